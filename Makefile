@@ -1,0 +1,42 @@
+# Forge: the two set-up commands are `make run` and `make test`; both work on a fresh machine
+# with only Python >= 3.11 and make.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.forge-installed
+
+.PHONY: run test check lint format typecheck contracts bench clean
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+run: $(STAMP)
+	$(BIN)/forge $(ARGS)
+
+test: $(STAMP)
+	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+lint: $(STAMP)
+	$(BIN)/ruff check forge tests bench
+	$(BIN)/ruff format --check forge tests bench
+
+format: $(STAMP)
+	$(BIN)/ruff format forge tests bench
+	$(BIN)/ruff check --fix forge tests bench
+
+typecheck: $(STAMP)
+	$(BIN)/mypy
+
+contracts: $(STAMP)
+	$(BIN)/lint-imports
+
+check: lint typecheck contracts test
+
+bench: $(STAMP)
+	$(BIN)/python -m bench
+
+clean:
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

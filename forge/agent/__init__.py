@@ -1,0 +1,1 @@
+"""The agent: tools, approvals, the loop, headless mode, sessions. Never imports Textual."""

@@ -1,0 +1,179 @@
+"""Agent events: what a client (TUI or headless) sees of a turn. One vocabulary with context."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+from forge.context.events import (
+    ContextEvent,
+    ContextUsage,
+    ContextWarning,
+    SummarizationCompleted,
+    SummarizationFailed,
+    SummarizationProgress,
+    SummarizationStarted,
+    Trigger,
+)
+from forge.llm.messages import Message, ToolCall
+from forge.llm.stream import Usage
+
+__all__ = [
+    "AgentEvent",
+    "ApprovalDecision",
+    "ApprovalRequested",
+    "ApprovalVerdict",
+    "AssistantMessageDone",
+    "ContextEvent",
+    "ContextUsage",
+    "ContextWarning",
+    "ErrorEvent",
+    "MessageDelta",
+    "QuestionAsked",
+    "ReasoningDelta",
+    "SummarizationCompleted",
+    "SummarizationFailed",
+    "SummarizationProgress",
+    "SummarizationStarted",
+    "ToolCallFinished",
+    "ToolCallStarted",
+    "ToolOutputDelta",
+    "Trigger",
+    "TurnFinished",
+    "UsageEvent",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class MessageDelta:
+    """A piece of the assistant's streamed answer."""
+
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class ReasoningDelta:
+    """A piece of the model's streamed reasoning."""
+
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class AssistantMessageDone:
+    """The assistant message of one LLM call is complete (text and/or tool calls)."""
+
+    message: Message
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallStarted:
+    """A tool call is about to run (after approval)."""
+
+    call: ToolCall
+
+
+@dataclass(frozen=True, slots=True)
+class ToolOutputDelta:
+    """Streamed output of a running tool (e.g. a command's stdout)."""
+
+    call_id: str
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallFinished:
+    """A tool call produced its result (or error, or rejection)."""
+
+    call: ToolCall
+    result: str
+    is_error: bool = False
+    exit_code: int | None = None
+    metadata: dict[str, Any] = field(default_factory=dict)
+    """Tool-specific detail for display, e.g. {"diff": "..."} for edits."""
+
+
+class ApprovalVerdict(StrEnum):
+    """How the user answered an approval request."""
+
+    APPROVE_ONCE = "approve_once"
+    APPROVE_ALWAYS = "approve_always"
+    """Approve this and every later call of this tool, for the session."""
+    REJECT = "reject"
+
+
+@dataclass(frozen=True, slots=True)
+class ApprovalDecision:
+    """The answer to an approval request."""
+
+    verdict: ApprovalVerdict
+    reason: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class ApprovalRequested:
+    """The agent waits for the client to approve or reject a tool call via `future`."""
+
+    call: ToolCall
+    summary: str
+    """What would happen, in one readable line (the command, or the file to be edited)."""
+    preview: str = ""
+    """A diff preview for edits, or the full command."""
+    future: asyncio.Future[ApprovalDecision] = field(
+        default_factory=lambda: asyncio.get_running_loop().create_future()
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class QuestionAsked:
+    """`ask_question`: the agent waits for the user's answer via `future`."""
+
+    question: str
+    suggestions: tuple[str, ...] = ()
+    future: asyncio.Future[str] = field(
+        default_factory=lambda: asyncio.get_running_loop().create_future()
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class UsageEvent:
+    """Usage the server reported for one LLM call, plus the session total so far."""
+
+    usage: Usage
+    session_prompt_tokens: int
+    session_completion_tokens: int
+
+
+@dataclass(frozen=True, slots=True)
+class ErrorEvent:
+    """Something went wrong; `fatal` means the turn ended because of it."""
+
+    message: str
+    kind: str
+    fatal: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class TurnFinished:
+    """The turn ended. `reason`: completed, answered, question, cancelled, error,
+    max_turns, circuit_breaker."""
+
+    reason: str
+    final_text: str = ""
+
+
+AgentEvent = (
+    MessageDelta
+    | ReasoningDelta
+    | AssistantMessageDone
+    | ToolCallStarted
+    | ToolOutputDelta
+    | ToolCallFinished
+    | ApprovalRequested
+    | QuestionAsked
+    | UsageEvent
+    | ErrorEvent
+    | TurnFinished
+    | ContextEvent
+)

@@ -1,0 +1,1 @@
+"""Context management: the conversation, strategies that summarize it, the manager."""

@@ -1,0 +1,102 @@
+"""Context events: small frozen records the manager emits; clients render them.
+
+The agent re-exports these beside its own events, so the whole core speaks one vocabulary.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from enum import StrEnum
+
+
+class Trigger(StrEnum):
+    """Why a summarization ran."""
+
+    AUTO = "auto"
+    """A strategy's own trigger, or the auto-summary threshold."""
+    MANUAL = "manual"
+    """The user asked (/compact)."""
+    OVERFLOW = "overflow"
+    """The provider said the context overflowed."""
+
+
+@dataclass(frozen=True, slots=True)
+class ContextWarning:
+    """Usage crossed the warning threshold (emitted once per crossing)."""
+
+    current_tokens: int
+    max_tokens: int
+    threshold: float
+
+
+@dataclass(frozen=True, slots=True)
+class ContextUsage:
+    """The manager's view of the prompt size, after any summarization before a call."""
+
+    current_tokens: int
+    max_tokens: int
+
+
+@dataclass(frozen=True, slots=True)
+class SummarizationStarted:
+    """A strategy began summarizing."""
+
+    run_id: str
+    strategy: str
+    trigger: Trigger
+    model: str
+    current_tokens: int
+    max_tokens: int
+    items: int
+
+
+@dataclass(frozen=True, slots=True)
+class SummarizationProgress:
+    """One more item (e.g. one tool-call group) finished."""
+
+    run_id: str
+    strategy: str
+    done: int
+    total: int
+
+
+@dataclass(frozen=True, slots=True)
+class SummarizationCompleted:
+    """A strategy run finished and its summaries were applied."""
+
+    run_id: str
+    strategy: str
+    model: str
+    items: int
+    tokens_before: int
+    tokens_after: int
+    duration_s: float
+    llm_calls: int
+
+
+@dataclass(frozen=True, slots=True)
+class SummarizationFailed:
+    """A strategy run failed (wholly or partly); says what fallback was applied, if any."""
+
+    run_id: str
+    strategy: str
+    model: str
+    error: str
+    fallback: str | None
+    items_applied: int = 0
+    tokens_before: int = 0
+    tokens_after: int = 0
+
+
+ContextEvent = (
+    ContextWarning
+    | ContextUsage
+    | SummarizationStarted
+    | SummarizationProgress
+    | SummarizationCompleted
+    | SummarizationFailed
+)
+
+EventSink = Callable[[ContextEvent], None]
+"""Where the manager sends events. Must not block; the agent queues them for its client."""

@@ -1,0 +1,1 @@
+"""LLM layer: message and stream types, provider protocols, the OpenAI-compatible provider."""

@@ -1,0 +1,71 @@
+"""Typed LLM errors. Messages never contain the API key (callers pass already-safe text)."""
+
+from __future__ import annotations
+
+
+class LLMError(Exception):
+    """Base class of every provider error."""
+
+    retryable: bool = False
+
+    def __init__(self, message: str, *, status: int | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.status = status
+
+    def __str__(self) -> str:
+        return self.message
+
+
+class AuthenticationError(LLMError):
+    """401/403: the key is missing, wrong or lacks access."""
+
+
+class ModelNotFoundError(LLMError):
+    """404: the server does not serve that model (or the base URL is wrong)."""
+
+
+class BadRequestError(LLMError):
+    """400 that is not a context overflow: the request itself is wrong."""
+
+
+class ContextOverflowError(LLMError):
+    """The prompt is longer than the model's context window."""
+
+
+class RateLimitError(LLMError):
+    """429: slow down; `retry_after` is the server's hint in seconds, if it gave one."""
+
+    retryable = True
+
+    def __init__(
+        self, message: str, *, status: int | None = 429, retry_after: float | None = None
+    ) -> None:
+        super().__init__(message, status=status)
+        self.retry_after = retry_after
+
+
+class QuotaExhaustedError(LLMError):
+    """429 insufficient_quota: out of credit. Never retried."""
+
+
+class ServerError(LLMError):
+    """5xx from the server."""
+
+    retryable = True
+
+
+class TransportError(LLMError):
+    """Connection refused, timeouts, resets, a stream cut off mid-way."""
+
+    retryable = True
+
+
+class MalformedStreamError(LLMError):
+    """The server sent something that is not a valid Chat Completions stream or body."""
+
+
+class StreamError(LLMError):
+    """The server reported an error inside an otherwise valid stream."""
+
+    retryable = True

@@ -1,0 +1,157 @@
+"""Messages in the OpenAI Chat Completions shape, plus the metadata Forge keeps about them.
+
+A `Message` is immutable. Any change (a summary replacing it, a partial answer being marked)
+creates a new object, so a token count cached per object stays true for that object's life.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import uuid
+from dataclasses import dataclass, field, replace
+from enum import StrEnum
+from typing import Any, Literal
+
+Role = Literal["system", "user", "assistant", "tool"]
+
+
+def new_message_id() -> str:
+    """A short random id for a message (unique within any realistic session)."""
+    return uuid.uuid4().hex[:16]
+
+
+class MessageKind(StrEnum):
+    """What a message is to Forge, beyond its role."""
+
+    NORMAL = "normal"
+    SUMMARY = "summary"
+    """Replaces one or more earlier messages with an LLM-written summary."""
+    GOAL_BATCH = "goal_batch"
+    """Replaces several complete user turns with one message keeping their intent."""
+    PRUNED = "pruned"
+    """Marks where deterministic fallback pruning removed or shortened messages."""
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCall:
+    """One function call the assistant asked for."""
+
+    id: str
+    name: str
+    arguments: str = "{}"
+    """The arguments as the raw JSON text the model produced (may be invalid JSON)."""
+
+    def parsed_arguments(self) -> dict[str, Any]:
+        """The arguments as a dict; raises ValueError with a readable reason if they are not."""
+        text = self.arguments.strip() or "{}"
+        try:
+            value = json.loads(text)
+        except json.JSONDecodeError as error:
+            raise ValueError(f"arguments are not valid JSON: {error.msg} at {error.pos}") from None
+        if not isinstance(value, dict):
+            raise ValueError("arguments must be a JSON object")
+        return value
+
+    def to_api(self) -> dict[str, Any]:
+        """The call in Chat Completions wire shape."""
+        return {
+            "id": self.id,
+            "type": "function",
+            "function": {"name": self.name, "arguments": self.arguments},
+        }
+
+
+@dataclass(frozen=True, slots=True, eq=False, weakref_slot=True)
+class Message:
+    """One chat message with Forge metadata. Identity equality: two objects are two messages."""
+
+    role: Role
+    content: str = ""
+    tool_calls: tuple[ToolCall, ...] = ()
+    tool_call_id: str | None = None
+    """For role "tool": the id of the call this answers."""
+    name: str | None = None
+    """For role "tool": the name of the tool that produced it."""
+    reasoning: str = ""
+    """Reasoning text the model streamed; shown, kept, never sent back."""
+    id: str = field(default_factory=new_message_id)
+    created_at: float = field(default_factory=time.time)
+    kind: MessageKind = MessageKind.NORMAL
+    replaces: tuple[str, ...] = ()
+    """For summaries, goal batches and pruned markers: ids of the messages this replaced."""
+    meta: dict[str, Any] = field(default_factory=dict)
+    """Free-form metadata (e.g. partial=True, strategy, tokens_before). JSON-serializable."""
+
+    def to_api(self) -> dict[str, Any]:
+        """The message in Chat Completions wire shape (metadata stripped)."""
+        payload: dict[str, Any] = {"role": self.role, "content": self.content}
+        if self.role == "assistant" and self.tool_calls:
+            payload["tool_calls"] = [call.to_api() for call in self.tool_calls]
+            if not self.content:
+                payload["content"] = None
+        if self.role == "tool":
+            payload["tool_call_id"] = self.tool_call_id
+        return payload
+
+    def evolve(self, **changes: Any) -> Message:
+        """A copy with changes applied; keeps the id so the session log can relate them."""
+        return replace(self, **changes)
+
+    def to_record(self) -> dict[str, Any]:
+        """A JSON-serializable record of everything (for session files)."""
+        return {
+            "id": self.id,
+            "role": self.role,
+            "content": self.content,
+            "tool_calls": [
+                {"id": c.id, "name": c.name, "arguments": c.arguments} for c in self.tool_calls
+            ],
+            "tool_call_id": self.tool_call_id,
+            "name": self.name,
+            "reasoning": self.reasoning,
+            "created_at": self.created_at,
+            "kind": self.kind.value,
+            "replaces": list(self.replaces),
+            "meta": self.meta,
+        }
+
+    @classmethod
+    def from_record(cls, record: dict[str, Any]) -> Message:
+        """Rebuild a message written by `to_record`."""
+        return cls(
+            role=record["role"],
+            content=record.get("content") or "",
+            tool_calls=tuple(
+                ToolCall(id=c["id"], name=c["name"], arguments=c.get("arguments") or "{}")
+                for c in record.get("tool_calls") or ()
+            ),
+            tool_call_id=record.get("tool_call_id"),
+            name=record.get("name"),
+            reasoning=record.get("reasoning") or "",
+            id=record.get("id") or new_message_id(),
+            created_at=float(record.get("created_at") or time.time()),
+            kind=MessageKind(record.get("kind") or "normal"),
+            replaces=tuple(record.get("replaces") or ()),
+            meta=dict(record.get("meta") or {}),
+        )
+
+
+def system(content: str) -> Message:
+    """A system message."""
+    return Message(role="system", content=content)
+
+
+def user(content: str) -> Message:
+    """A user message."""
+    return Message(role="user", content=content)
+
+
+def assistant(content: str = "", tool_calls: tuple[ToolCall, ...] = ()) -> Message:
+    """An assistant message, optionally with tool calls."""
+    return Message(role="assistant", content=content, tool_calls=tool_calls)
+
+
+def tool_result(call: ToolCall, content: str) -> Message:
+    """The result of a tool call."""
+    return Message(role="tool", content=content, tool_call_id=call.id, name=call.name)

@@ -1,0 +1,43 @@
+"""Shared fixtures. Every test runs with its own XDG directories and no provider env vars,
+so neither the developer's config nor their API key can leak in."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+_CLEARED_PREFIXES = ("FORGE_", "OPENAI_")
+
+
+@pytest.fixture(autouse=True)
+def isolated_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Point XDG_* at a temp dir and clear FORGE_*/OPENAI_* variables."""
+    home = tmp_path / "home"
+    for variable, sub in (
+        ("XDG_CONFIG_HOME", "config"),
+        ("XDG_DATA_HOME", "data"),
+        ("XDG_STATE_HOME", "state"),
+        ("XDG_CACHE_HOME", "cache"),
+    ):
+        path = home / sub
+        path.mkdir(parents=True, exist_ok=True)
+        monkeypatch.setenv(variable, str(path))
+    monkeypatch.setenv("HOME", str(home))
+    for name in list(os.environ):
+        if name.startswith(_CLEARED_PREFIXES):
+            monkeypatch.delenv(name, raising=False)
+    return home
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    """An empty workspace directory for tools and the agent."""
+    path = tmp_path / "workspace"
+    path.mkdir()
+    return path
+
+
+CORPUS = Path(__file__).resolve().parent.parent.parent / "shared" / "corpus"
+"""The shared corpus of real provider streams and agent sessions (beside the repo)."""
