@@ -1,0 +1,63 @@
+"""The `forge` command: the TUI by default, `forge run` headless, `forge config …`, `forge
+sessions`. Imports of heavy parts happen inside each command so `--help` stays fast."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from forge import __version__
+
+
+def _build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="forge",
+        description="A terminal coding agent with context management that never hits the wall.",
+    )
+    parser.add_argument("--version", action="version", version=f"forge {__version__}")
+    parser.add_argument("--workspace", "-C", default=".", help="workspace directory (default: .)")
+    parser.add_argument(
+        "--continue",
+        dest="continue_session",
+        action="store_true",
+        help="reopen the latest session for this workspace",
+    )
+    parser.add_argument("--resume", metavar="ID", help="reopen the session with this id")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    run = sub.add_parser("run", help="run one task headless (scripts and CI)")
+    run.add_argument("task", nargs="?", help="the task text")
+    run.add_argument("--task-file", help="read the task from this file")
+    run.add_argument("--yes", "-y", action="store_true", help="auto-approve every tool call")
+    run.add_argument("--output", choices=("text", "jsonl"), default="text")
+    run.add_argument("--max-turns", type=int, default=50, help="LLM calls at most (default 50)")
+    run.add_argument("--timeout", type=float, default=None, help="seconds before giving up")
+    run.add_argument("--model", help="override llm.model for this run")
+    config = sub.add_parser("config", help="show, check or locate the config file")
+    config.add_argument("action", choices=("path", "show", "validate"))
+    sub.add_parser("sessions", help="list saved sessions for this workspace")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the `forge` console script."""
+    args = _build_parser().parse_args(argv)
+    if args.command == "config":
+        from forge.config.commands import run_config_command
+
+        return run_config_command(args.action)
+    if args.command == "run":
+        from forge.agent.headless import run_headless
+
+        return run_headless(args)
+    if args.command == "sessions":
+        from forge.agent.sessions import print_sessions
+
+        return print_sessions(args.workspace)
+    from forge.tui.app import run_tui
+
+    return run_tui(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
