@@ -41,3 +41,25 @@ def workspace(tmp_path: Path) -> Path:
 
 CORPUS = Path(__file__).resolve().parent.parent.parent / "shared" / "corpus"
 """The shared corpus of real provider streams and agent sessions (beside the repo)."""
+
+
+# --- the loopback OpenAI-compatible server ------------------------------------------------------
+
+from collections.abc import Iterator  # noqa: E402
+
+from tests.support.openai_server import OpenAIServer  # noqa: E402
+
+
+@pytest.fixture(scope="session")
+def _openai_server_process() -> Iterator[OpenAIServer]:
+    server = OpenAIServer().start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def llm_server(_openai_server_process: OpenAIServer) -> Iterator[OpenAIServer]:
+    """The loopback OpenAI-compatible server, reset for this test."""
+    _openai_server_process.reset()
+    yield _openai_server_process
+    _openai_server_process.reset()

@@ -130,8 +130,7 @@ def find_problems(messages: Sequence[Message]) -> list[str]:
             position += 1 + sum(
                 1
                 for offset in range(1, len(expected) + 1)
-                if position + offset < len(messages)
-                and messages[position + offset].role == "tool"
+                if position + offset < len(messages) and messages[position + offset].role == "tool"
             )
             continue
         if message.role == "tool":
@@ -147,8 +146,10 @@ def tool_group_end(messages: Sequence[Message], start: int) -> int:
     end = start + 1
     if message.role == "assistant" and message.tool_calls:
         ids = {call.id for call in message.tool_calls}
-        while end < len(messages) and messages[end].role == "tool" and (
-            messages[end].tool_call_id in ids
+        while (
+            end < len(messages)
+            and messages[end].role == "tool"
+            and (messages[end].tool_call_id in ids)
         ):
             end += 1
     return end

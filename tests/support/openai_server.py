@@ -1,0 +1,456 @@
+"""A real OpenAI-compatible Chat Completions server on 127.0.0.1 for tests and benchmarks.
+
+Built on Starlette + uvicorn, running in a background thread with its own event loop. Tests
+script it: queue replies (text, tool calls, chunking), add latency, inject faults (HTTP errors
+with Retry-After, disconnects mid-stream, malformed JSON, slow streams), replay recorded `.sse`
+files byte for byte, or answer with a `responder` function. Every request is recorded.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import json
+import socket
+import threading
+import time
+from collections import deque
+from collections.abc import AsyncIterator, Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import uvicorn
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response, StreamingResponse
+from starlette.routing import Route
+
+# ---------------------------------------------------------------------------------------------
+# Replies a test can script
+
+
+@dataclass
+class Text:
+    """A plain assistant answer, streamed in `chunk_size`-character pieces."""
+
+    text: str
+    reasoning: str = ""
+    chunk_size: int = 8
+    finish_reason: str | None = "stop"
+    prompt_tokens: int | None = None
+    """Reported prompt tokens; None = a rough estimate of the request (chars / 4)."""
+    completion_tokens: int | None = None
+    delay: float = 0.0
+    """Seconds to wait before the response starts."""
+    chunk_delay: float = 0.0
+    """Seconds to wait between stream chunks."""
+
+
+@dataclass
+class Call:
+    """One tool call in a `ToolCalls` reply."""
+
+    name: str
+    arguments: dict[str, Any] | str = field(default_factory=dict)
+    id: str | None = None
+
+
+@dataclass
+class ToolCalls:
+    """An assistant message with tool calls (and optional text first)."""
+
+    calls: Sequence[Call]
+    text: str = ""
+    chunk_size: int = 12
+    finish_reason: str | None = "tool_calls"
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+    delay: float = 0.0
+    chunk_delay: float = 0.0
+
+
+@dataclass
+class Fault:
+    """An HTTP error response."""
+
+    status: int
+    body: dict[str, Any] | str = field(default_factory=dict)
+    headers: dict[str, str] = field(default_factory=dict)
+    delay: float = 0.0
+
+
+@dataclass
+class Disconnect:
+    """Stream `reply` but cut the connection after `after_chunks` chunks."""
+
+    reply: Text | ToolCalls
+    after_chunks: int = 2
+
+
+@dataclass
+class Raw:
+    """Send these bytes as an SSE body, unchanged."""
+
+    body: bytes
+    status: int = 200
+    content_type: str = "text/event-stream"
+    delay: float = 0.0
+    split_every: int | None = None
+    """Write the body in pieces of this many bytes (to split UTF-8 and lines across reads)."""
+
+
+def Replay(path: Path | str, *, split_every: int | None = None) -> Raw:
+    """Replay a recorded `.sse` (or `.json` error body) file byte for byte."""
+    data = Path(path).read_bytes()
+    if str(path).endswith(".json"):
+        return Raw(data, content_type="application/json")
+    return Raw(data, split_every=split_every)
+
+
+def MalformedJSON() -> Raw:
+    """A stream whose first data line is not JSON."""
+    return Raw(b'data: {"id": "x", "choices": [\n\n')
+
+
+Reply = Text | ToolCalls | Fault | Disconnect | Raw
+Responder = Callable[["RecordedRequest"], Reply]
+
+
+# ---------------------------------------------------------------------------------------------
+# What the server saw
+
+
+@dataclass
+class RecordedRequest:
+    """One request as the server received it."""
+
+    path: str
+    headers: dict[str, str]
+    body: dict[str, Any]
+    started_at: float
+    finished_at: float | None = None
+
+    @property
+    def model(self) -> str:
+        """The model the client asked for."""
+        return str(self.body.get("model", ""))
+
+    @property
+    def messages(self) -> list[dict[str, Any]]:
+        """The messages the client sent."""
+        return list(self.body.get("messages") or [])
+
+    @property
+    def stream(self) -> bool:
+        """Whether the client asked for a stream."""
+        return bool(self.body.get("stream"))
+
+    @property
+    def tools(self) -> list[dict[str, Any]]:
+        """The tools the client offered."""
+        return list(self.body.get("tools") or [])
+
+    def text(self) -> str:
+        """All message contents joined (for assertions on what was sent)."""
+        return "\n".join(str(m.get("content") or "") for m in self.messages)
+
+
+# ---------------------------------------------------------------------------------------------
+# The server
+
+
+_ids = itertools.count(1)
+
+
+def _estimate_prompt_tokens(body: dict[str, Any]) -> int:
+    return max(1, len(json.dumps(body.get("messages") or [])) // 4)
+
+
+def _chunk(model: str, delta: dict[str, Any], finish_reason: str | None = None) -> dict[str, Any]:
+    return {
+        "id": "chatcmpl-test",
+        "object": "chat.completion.chunk",
+        "created": 1_700_000_000,
+        "model": model,
+        "choices": [{"index": 0, "delta": delta, "finish_reason": finish_reason}],
+    }
+
+
+def _sse(payload: dict[str, Any] | str) -> bytes:
+    data = payload if isinstance(payload, str) else json.dumps(payload)
+    return f"data: {data}\n\n".encode()
+
+
+def _pieces(text: str, size: int) -> list[str]:
+    size = max(1, size)
+    return [text[i : i + size] for i in range(0, len(text), size)]
+
+
+def _call_id(call: Call) -> str:
+    return call.id or f"call_{next(_ids)}"
+
+
+def _arguments_text(call: Call) -> str:
+    return call.arguments if isinstance(call.arguments, str) else json.dumps(call.arguments)
+
+
+def _usage(reply: Text | ToolCalls, body: dict[str, Any]) -> dict[str, int]:
+    prompt = (
+        reply.prompt_tokens if reply.prompt_tokens is not None else _estimate_prompt_tokens(body)
+    )
+    text = reply.text + "".join(
+        _arguments_text(c) for c in (reply.calls if isinstance(reply, ToolCalls) else ())
+    )
+    completion = (
+        reply.completion_tokens if reply.completion_tokens is not None else max(1, len(text) // 4)
+    )
+    return {
+        "prompt_tokens": prompt,
+        "completion_tokens": completion,
+        "total_tokens": prompt + completion,
+    }
+
+
+def stream_chunks(reply: Text | ToolCalls, body: dict[str, Any]) -> list[bytes]:
+    """The SSE events (each `data: …\\n\\n`) for a scripted reply, ending with [DONE]."""
+    model = str(body.get("model", "test-model"))
+    events: list[bytes] = [_sse(_chunk(model, {"role": "assistant", "content": ""}))]
+    if isinstance(reply, Text) and reply.reasoning:
+        for piece in _pieces(reply.reasoning, reply.chunk_size):
+            events.append(_sse(_chunk(model, {"reasoning_content": piece})))
+    for piece in _pieces(reply.text, reply.chunk_size):
+        events.append(_sse(_chunk(model, {"content": piece})))
+    if isinstance(reply, ToolCalls):
+        for index, call in enumerate(reply.calls):
+            call_id = _call_id(call)
+            head = {"index": index, "id": call_id, "type": "function"}
+            head["function"] = {"name": call.name, "arguments": ""}
+            events.append(_sse(_chunk(model, {"tool_calls": [head]})))
+            for piece in _pieces(_arguments_text(call), reply.chunk_size):
+                delta = {"index": index, "function": {"arguments": piece}}
+                events.append(_sse(_chunk(model, {"tool_calls": [delta]})))
+    events.append(_sse(_chunk(model, {}, reply.finish_reason)))
+    options = body.get("stream_options") or {}
+    if options.get("include_usage"):
+        usage_chunk = {
+            "id": "chatcmpl-test",
+            "object": "chat.completion.chunk",
+            "created": 1_700_000_000,
+            "model": model,
+            "choices": [],
+            "usage": _usage(reply, body),
+        }
+        events.append(_sse(usage_chunk))
+    events.append(_sse("[DONE]"))
+    return events
+
+
+def completion_body(reply: Text | ToolCalls, body: dict[str, Any]) -> dict[str, Any]:
+    """A non-streaming Chat Completions response for a scripted reply."""
+    message: dict[str, Any] = {"role": "assistant", "content": reply.text or None}
+    if isinstance(reply, Text) and reply.reasoning:
+        message["reasoning_content"] = reply.reasoning
+    if isinstance(reply, ToolCalls):
+        message["tool_calls"] = [
+            {
+                "id": _call_id(call),
+                "type": "function",
+                "function": {"name": call.name, "arguments": _arguments_text(call)},
+            }
+            for call in reply.calls
+        ]
+    return {
+        "id": "chatcmpl-test",
+        "object": "chat.completion",
+        "created": 1_700_000_000,
+        "model": body.get("model", "test-model"),
+        "choices": [{"index": 0, "message": message, "finish_reason": reply.finish_reason}],
+        "usage": _usage(reply, body),
+    }
+
+
+class _CutConnection(Exception):
+    """Raised inside a streaming body to make uvicorn drop the connection."""
+
+
+class OpenAIServer:
+    """The scriptable server. Use `start()`/`stop()` or the pytest fixture `llm_server`."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._queue: deque[Reply] = deque()
+        self.responder: Responder | None = None
+        """Answers when the queue is empty. Default: Text("ok")."""
+        self.reject_stream_options = False
+        """When True, a request carrying stream_options gets HTTP 400 (old servers do this)."""
+        self.requests: list[RecordedRequest] = []
+        self.active = 0
+        self.max_active = 0
+        """The most requests that were in flight at once (proves concurrency)."""
+        self.cancelled_streams = 0
+        """Streams whose client went away before the end."""
+        self._server: uvicorn.Server | None = None
+        self._thread: threading.Thread | None = None
+        self.port = 0
+
+    # --- scripting ---------------------------------------------------------------------------
+    def enqueue(self, *replies: Reply) -> None:
+        """Answer the next requests with these replies, in order."""
+        with self._lock:
+            self._queue.extend(replies)
+
+    def reset(self) -> None:
+        """Forget queued replies, recorded requests and settings."""
+        with self._lock:
+            self._queue.clear()
+            self.requests.clear()
+            self.responder = None
+            self.reject_stream_options = False
+            self.active = 0
+            self.max_active = 0
+            self.cancelled_streams = 0
+
+    @property
+    def pending(self) -> int:
+        """Replies still queued."""
+        with self._lock:
+            return len(self._queue)
+
+    @property
+    def base_url(self) -> str:
+        """The URL to configure a client with (ends in /v1)."""
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    def requests_for(self, model: str) -> list[RecordedRequest]:
+        """The recorded requests that named this model."""
+        return [r for r in list(self.requests) if r.model == model]
+
+    # --- lifecycle ---------------------------------------------------------------------------
+    def start(self) -> OpenAIServer:
+        """Start on a free loopback port; returns when it accepts connections."""
+        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(("127.0.0.1", 0))
+        self.port = sock.getsockname()[1]
+        app = Starlette(
+            routes=[
+                Route("/v1/chat/completions", self._chat, methods=["POST"]),
+                Route("/v1/models", self._models, methods=["GET"]),
+            ]
+        )
+        config = uvicorn.Config(app, log_level="critical", lifespan="off", access_log=False)
+        self._server = uvicorn.Server(config)
+        self._thread = threading.Thread(
+            target=self._server.run, kwargs={"sockets": [sock]}, daemon=True
+        )
+        self._thread.start()
+        deadline = time.monotonic() + 10
+        while not self._server.started:
+            if time.monotonic() > deadline:
+                raise RuntimeError("test OpenAI server did not start")
+            time.sleep(0.01)
+        return self
+
+    def stop(self) -> None:
+        """Stop the server and wait for its thread."""
+        if self._server is not None:
+            self._server.should_exit = True
+        if self._thread is not None:
+            self._thread.join(timeout=10)
+
+    # --- handlers ----------------------------------------------------------------------------
+    async def _models(self, request: Request) -> Response:
+        return JSONResponse({"object": "list", "data": [{"id": "test-model", "object": "model"}]})
+
+    def _next_reply(self, recorded: RecordedRequest) -> Reply:
+        with self._lock:
+            if self._queue:
+                return self._queue.popleft()
+        if self.responder is not None:
+            return self.responder(recorded)
+        return Text("ok")
+
+    async def _chat(self, request: Request) -> Response:
+        raw = await request.body()
+        try:
+            body = json.loads(raw)
+        except json.JSONDecodeError:
+            return JSONResponse({"error": {"message": "invalid JSON body"}}, status_code=400)
+        recorded = RecordedRequest(
+            path=request.url.path,
+            headers={k.lower(): v for k, v in request.headers.items()},
+            body=body,
+            started_at=time.monotonic(),
+        )
+        with self._lock:
+            self.requests.append(recorded)
+            self.active += 1
+            self.max_active = max(self.max_active, self.active)
+        try:
+            if self.reject_stream_options and "stream_options" in body:
+                return JSONResponse(
+                    {"error": {"message": "Unrecognized request argument: stream_options"}},
+                    status_code=400,
+                )
+            reply = self._next_reply(recorded)
+            return await self._respond(reply, body, recorded)
+        finally:
+            with self._lock:
+                self.active -= 1
+
+    async def _respond(self, reply: Reply, body: dict[str, Any], rec: RecordedRequest) -> Response:
+        delay = getattr(reply, "delay", 0.0) if not isinstance(reply, Disconnect) else 0.0
+        if delay:
+            await asyncio.sleep(delay)
+        if isinstance(reply, Fault):
+            rec.finished_at = time.monotonic()
+            content = reply.body if isinstance(reply.body, str) else json.dumps(reply.body)
+            return Response(
+                content,
+                status_code=reply.status,
+                headers=reply.headers,
+                media_type="application/json",
+            )
+        if isinstance(reply, Raw):
+            return self._stream_bytes(reply, rec)
+        inner = reply.reply if isinstance(reply, Disconnect) else reply
+        if not body.get("stream"):
+            rec.finished_at = time.monotonic()
+            return JSONResponse(completion_body(inner, body))
+        chunks = stream_chunks(inner, body)
+        cut_after = reply.after_chunks if isinstance(reply, Disconnect) else None
+        return StreamingResponse(
+            self._body(chunks, inner.chunk_delay, cut_after, rec),
+            media_type="text/event-stream",
+        )
+
+    def _stream_bytes(self, reply: Raw, rec: RecordedRequest) -> Response:
+        if reply.content_type != "text/event-stream":
+            rec.finished_at = time.monotonic()
+            return Response(reply.body, status_code=reply.status, media_type=reply.content_type)
+        size = reply.split_every or len(reply.body) or 1
+        pieces = [reply.body[i : i + size] for i in range(0, len(reply.body), size)]
+        return StreamingResponse(
+            self._body(pieces, 0.0, None, rec),
+            status_code=reply.status,
+            media_type=reply.content_type,
+        )
+
+    async def _body(
+        self, chunks: list[bytes], chunk_delay: float, cut_after: int | None, rec: RecordedRequest
+    ) -> AsyncIterator[bytes]:
+        finished = False
+        try:
+            for number, chunk in enumerate(chunks):
+                if cut_after is not None and number >= cut_after:
+                    raise _CutConnection()
+                if chunk_delay and number:
+                    await asyncio.sleep(chunk_delay)
+                yield chunk
+            finished = True
+        finally:
+            rec.finished_at = time.monotonic()
+            if not finished:
+                with self._lock:
+                    self.cancelled_streams += 1
