@@ -1,0 +1,311 @@
+"""One provider for every OpenAI-compatible Chat Completions server, over httpx.
+
+OpenAI, OpenRouter, Groq, DeepSeek, Mistral, vLLM, llama.cpp and Ollama all speak this
+protocol with small differences; the differences are absorbed by `sse_assembly` (stream
+quirks), `http_errors` (error shapes) and a remembered fallback for servers that reject
+`stream_options`. Retries follow `RetryPolicy` and never happen once output reached the caller.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import json
+from collections.abc import AsyncGenerator, AsyncIterator, Sequence
+from contextlib import aclosing
+from dataclasses import dataclass
+
+import httpx
+from httpx_sse import EventSource
+
+import forge
+from forge.llm.errors import LLMError, MalformedStreamError, TransportError
+from forge.llm.http_errors import (
+    decode_body,
+    error_from_response,
+    error_from_stream_payload,
+    server_message,
+)
+from forge.llm.messages import Message
+from forge.llm.protocols import ToolSpec
+from forge.llm.retry import RetryPolicy
+from forge.llm.sse_assembly import StreamAssembler
+from forge.llm.stream import (
+    Completion,
+    ReasoningDelta,
+    StreamEvent,
+    StreamFinished,
+    TextDelta,
+    ToolCallComplete,
+    UsageReported,
+)
+from forge.llm.wire_format import completion_from_body, request_body
+
+
+@dataclass
+class _ServerQuirks:
+    """What we learned about the server; shared by a provider and all its clones."""
+
+    accepts_stream_options: bool = True
+
+
+class _StreamOptionsRejected(Exception):
+    """The server refused `stream_options`; the request is repeated without it."""
+
+
+def _is_event_stream(response: httpx.Response) -> bool:
+    return "text/event-stream" in response.headers.get("content-type", "")
+
+
+def _transport_error(error: httpx.HTTPError, base_url: str) -> TransportError:
+    """A readable TransportError for an httpx failure (httpx messages never hold headers)."""
+    if isinstance(error, httpx.TimeoutException):
+        return TransportError(f"Timed out talking to {base_url} ({type(error).__name__})")
+    detail = str(error) or type(error).__name__
+    return TransportError(f"Connection to {base_url} failed: {detail}")
+
+
+class OpenAICompatibleProvider:
+    """A `Provider` and `ModelCloner` for any OpenAI-compatible `/chat/completions` endpoint.
+
+    `client` lets several providers share one connection pool; when omitted the provider
+    creates and owns its client and `aclose()` closes it. Clones never close the client.
+    The API key is sent only as a Bearer header, and only when it is non-empty (local
+    servers such as Ollama need none); it never appears in `repr` or in error messages.
+    """
+
+    def __init__(
+        self,
+        model: str,
+        base_url: str,
+        api_key: str,
+        *,
+        client: httpx.AsyncClient | None = None,
+        timeout: float = 120,
+        max_retries: int = 4,
+        backoff_base: float = 0.5,
+        backoff_max: float = 20.0,
+    ) -> None:
+        self._model = model
+        self._base_url = base_url.rstrip("/")
+        self._api_key = api_key
+        self._timeout = httpx.Timeout(timeout)
+        self._owns_client = client is None
+        self._client = client if client is not None else httpx.AsyncClient(timeout=self._timeout)
+        self._retry = RetryPolicy(max_retries, backoff_base, backoff_max)
+        self._quirks = _ServerQuirks()
+
+    # --- identity ----------------------------------------------------------------------------
+    @property
+    def model(self) -> str:
+        """The model name sent with every request."""
+        return self._model
+
+    @property
+    def base_url(self) -> str:
+        """The server's base URL (without a trailing slash)."""
+        return self._base_url
+
+    def __repr__(self) -> str:
+        key = "<set>" if self._api_key else "<none>"
+        return (
+            f"{type(self).__name__}(model={self._model!r}, base_url={self._base_url!r}, "
+            f"api_key={key})"
+        )
+
+    def clone_with_model(self, model: str) -> OpenAICompatibleProvider:
+        """A copy sharing the HTTP client, key, base URL and learned server quirks."""
+        clone = copy.copy(self)
+        clone._model = model
+        clone._owns_client = False
+        return clone
+
+    async def aclose(self) -> None:
+        """Close the HTTP client if this provider created it (clones never do)."""
+        if self._owns_client:
+            await self._client.aclose()
+
+    async def __aenter__(self) -> OpenAICompatibleProvider:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.aclose()
+
+    # --- requests ----------------------------------------------------------------------------
+    def _headers(self) -> dict[str, str]:
+        headers = {
+            "Content-Type": "application/json",
+            "User-Agent": f"forge/{forge.__version__}",
+            # OpenRouter shows this as the calling app's name; other servers ignore it.
+            "X-Title": "Forge",
+        }
+        if self._api_key:
+            headers["Authorization"] = f"Bearer {self._api_key}"
+        return headers
+
+    @property
+    def _endpoint(self) -> str:
+        return f"{self._base_url}/chat/completions"
+
+    async def _raise_for_status(self, response: httpx.Response, *, with_options: bool) -> None:
+        if response.status_code < 400:
+            return
+        body = decode_body(await response.aread())
+        if (
+            with_options
+            and response.status_code == 400
+            and "stream_options" in server_message(body, "").lower()
+        ):
+            self._quirks.accepts_stream_options = False
+            raise _StreamOptionsRejected()
+        raise error_from_response(response.status_code, response.headers, body)
+
+    async def _wait_before_retry(self, error: LLMError, retries_done: int) -> None:
+        await asyncio.sleep(self._retry.delay(error, retries_done))
+
+    # --- streaming ---------------------------------------------------------------------------
+    async def stream(
+        self,
+        messages: Sequence[Message],
+        tools: Sequence[ToolSpec] | None = None,
+        *,
+        max_tokens: int | None = None,
+    ) -> AsyncIterator[StreamEvent]:
+        """Stream one reply; the last event is always `StreamFinished`.
+
+        Retryable failures are retried only while nothing visible has been yielded; after
+        that the typed error propagates and the caller decides what to keep.
+        """
+        retries_done = 0
+        while True:
+            assembler = StreamAssembler(self._model)
+            attempt = self._stream_once(messages, tools, max_tokens, assembler)
+            try:
+                async with aclosing(attempt) as events:
+                    async for event in events:
+                        yield event
+                return
+            except _StreamOptionsRejected:
+                continue
+            except LLMError as error:
+                if assembler.output_started or not self._retry.should_retry(error, retries_done):
+                    raise
+                await self._wait_before_retry(error, retries_done)
+                retries_done += 1
+
+    async def _stream_once(
+        self,
+        messages: Sequence[Message],
+        tools: Sequence[ToolSpec] | None,
+        max_tokens: int | None,
+        assembler: StreamAssembler,
+    ) -> AsyncGenerator[StreamEvent, None]:
+        with_options = self._quirks.accepts_stream_options
+        body = request_body(
+            self._model,
+            messages,
+            tools,
+            max_tokens=max_tokens,
+            stream=True,
+            include_usage=with_options,
+        )
+        headers = self._headers() | {"Accept": "text/event-stream", "Cache-Control": "no-store"}
+        try:
+            async with self._client.stream(
+                "POST", self._endpoint, json=body, headers=headers, timeout=self._timeout
+            ) as response:
+                await self._raise_for_status(response, with_options=with_options)
+                if not _is_event_stream(response):
+                    # Some servers ignore `stream: true` and answer with one JSON body.
+                    completion = self._completion_from_json(await response.aread())
+                    for event in _events_for_completion(completion):
+                        yield event
+                    return
+                async for event in self._events_from_sse(response, assembler):
+                    yield event
+        except httpx.HTTPError as error:
+            raise _transport_error(error, self._base_url) from None
+
+    async def _events_from_sse(
+        self, response: httpx.Response, assembler: StreamAssembler
+    ) -> AsyncIterator[StreamEvent]:
+        saw_done = False
+        async for sse in EventSource(response).aiter_sse():
+            data = sse.data.strip()
+            if sse.event == "error":
+                raise error_from_stream_payload(decode_body(data.encode()))
+            if not data:
+                continue
+            if data == "[DONE]":
+                saw_done = True
+                break
+            try:
+                chunk = json.loads(data)
+            except json.JSONDecodeError as error:
+                raise MalformedStreamError(
+                    f"The server sent a stream line that is not JSON ({error.msg} at {error.pos})"
+                ) from None
+            for event in assembler.feed(chunk):
+                yield event
+        for event in assembler.finish(saw_done=saw_done):
+            yield event
+
+    # --- whole replies -----------------------------------------------------------------------
+    async def complete(
+        self,
+        messages: Sequence[Message],
+        tools: Sequence[ToolSpec] | None = None,
+        *,
+        max_tokens: int | None = None,
+    ) -> Completion:
+        """One whole reply (no streaming), retried like `stream`."""
+        retries_done = 0
+        while True:
+            try:
+                return await self._complete_once(messages, tools, max_tokens)
+            except LLMError as error:
+                if not self._retry.should_retry(error, retries_done):
+                    raise
+                await self._wait_before_retry(error, retries_done)
+                retries_done += 1
+
+    async def _complete_once(
+        self,
+        messages: Sequence[Message],
+        tools: Sequence[ToolSpec] | None,
+        max_tokens: int | None,
+    ) -> Completion:
+        body = request_body(
+            self._model, messages, tools, max_tokens=max_tokens, stream=False, include_usage=False
+        )
+        try:
+            response = await self._client.post(
+                self._endpoint, json=body, headers=self._headers(), timeout=self._timeout
+            )
+        except httpx.HTTPError as error:
+            raise _transport_error(error, self._base_url) from None
+        await self._raise_for_status(response, with_options=False)
+        return self._completion_from_json(response.content)
+
+    def _completion_from_json(self, raw: bytes) -> Completion:
+        body = decode_body(raw)
+        if isinstance(body, dict) and body.get("error") is not None:
+            raise error_from_stream_payload(body)
+        if not isinstance(body, dict):
+            raise MalformedStreamError("The server's reply is not JSON")
+        return completion_from_body(body, self._model)
+
+
+def _events_for_completion(completion: Completion) -> list[StreamEvent]:
+    """The events a stream would have produced for a reply that arrived whole."""
+    message = completion.message
+    events: list[StreamEvent] = []
+    if message.reasoning:
+        events.append(ReasoningDelta(message.reasoning))
+    if message.content:
+        events.append(TextDelta(message.content))
+    events.extend(ToolCallComplete(index, call) for index, call in enumerate(message.tool_calls))
+    if completion.usage is not None:
+        events.append(UsageReported(completion.usage))
+    events.append(StreamFinished(completion))
+    return events

@@ -1,0 +1,169 @@
+"""The Chat Completions wire format: request bodies out, usage and whole replies in.
+
+Servers that call themselves OpenAI-compatible disagree in small ways (where reasoning lives,
+whether ids are present, which usage details exist); the readers here accept all the shapes
+seen in the corpus and fall back to empty values rather than failing on a missing field.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Sequence
+from typing import Any
+
+from forge.llm.errors import MalformedStreamError
+from forge.llm.messages import Message, ToolCall
+from forge.llm.protocols import ToolSpec
+from forge.llm.stream import Completion, Usage
+
+
+def request_body(
+    model: str,
+    messages: Sequence[Message],
+    tools: Sequence[ToolSpec] | None,
+    *,
+    max_tokens: int | None,
+    stream: bool,
+    include_usage: bool,
+) -> dict[str, Any]:
+    """The JSON body of one `/chat/completions` request."""
+    body: dict[str, Any] = {
+        "model": model,
+        "messages": [message.to_api() for message in messages],
+        "stream": stream,
+    }
+    if tools:
+        body["tools"] = [tool.to_api() for tool in tools]
+    if max_tokens is not None:
+        body["max_tokens"] = max_tokens
+    if stream and include_usage:
+        body["stream_options"] = {"include_usage": True}
+    return body
+
+
+def _count(value: Any) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
+def parse_usage(raw: Any) -> Usage | None:
+    """A `Usage` from a usage object, or None when there is none."""
+    if not isinstance(raw, dict):
+        return None
+    prompt = _count(raw.get("prompt_tokens"))
+    completion = _count(raw.get("completion_tokens"))
+    total = _count(raw.get("total_tokens")) or prompt + completion
+    prompt_details = raw.get("prompt_tokens_details")
+    completion_details = raw.get("completion_tokens_details")
+    cached = _count(prompt_details.get("cached_tokens")) if isinstance(prompt_details, dict) else 0
+    # DeepSeek reports cache hits at the top level instead of in prompt_tokens_details.
+    cached = cached or _count(raw.get("prompt_cache_hit_tokens"))
+    reasoning = (
+        _count(completion_details.get("reasoning_tokens"))
+        if isinstance(completion_details, dict)
+        else 0
+    )
+    return Usage(
+        prompt_tokens=prompt,
+        completion_tokens=completion,
+        total_tokens=total,
+        cached_tokens=cached,
+        reasoning_tokens=reasoning,
+    )
+
+
+def text_of(value: Any) -> str:
+    """Content as text: a string, or the text parts of a content-part list."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list):
+        return "".join(
+            part["text"]
+            for part in value
+            if isinstance(part, dict) and isinstance(part.get("text"), str)
+        )
+    return ""
+
+
+def reasoning_of(fields: dict[str, Any]) -> str:
+    """Reasoning text from a delta or message: `reasoning_content`, `reasoning`, or the text
+    inside `reasoning_details` (used only when neither plain field is present, because
+    OpenRouter sends the same text in both `reasoning` and `reasoning_details`)."""
+    for key in ("reasoning_content", "reasoning"):
+        value = fields.get(key)
+        if isinstance(value, str) and value:
+            return value
+    details = fields.get("reasoning_details")
+    if not isinstance(details, list):
+        return ""
+    pieces = []
+    for detail in details:
+        if not isinstance(detail, dict):
+            continue
+        for key in ("text", "summary"):
+            value = detail.get(key)
+            if isinstance(value, str):
+                pieces.append(value)
+                break
+    return "".join(pieces)
+
+
+def visible_text_of(fields: dict[str, Any]) -> str:
+    """The answer text of a delta or message. A refusal is shown as the answer, because to a
+    person at a terminal it is one."""
+    return text_of(fields.get("content")) or text_of(fields.get("refusal"))
+
+
+def new_tool_call_id() -> str:
+    """An id for a tool call the server sent without one (some local servers do)."""
+    return f"call_{uuid.uuid4().hex[:24]}"
+
+
+def normalized_arguments(arguments: str) -> str:
+    """Arguments text to keep: a call with no arguments at all means an empty object."""
+    return arguments if arguments.strip() else "{}"
+
+
+def completion_from_body(body: Any, requested_model: str) -> Completion:
+    """The `Completion` in a non-streaming response body (choice 0)."""
+    if not isinstance(body, dict):
+        raise MalformedStreamError("The server's reply is not a JSON object")
+    choices = body.get("choices")
+    if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
+        raise MalformedStreamError("The server's reply has no choices")
+    first = min(
+        (choice for choice in choices if isinstance(choice, dict)),
+        key=lambda choice: _count(choice.get("index")),
+    )
+    message = first.get("message")
+    if not isinstance(message, dict):
+        raise MalformedStreamError("The server's reply has no message")
+    calls = []
+    for raw_call in message.get("tool_calls") or ():
+        if not isinstance(raw_call, dict):
+            continue
+        function = raw_call.get("function")
+        function = function if isinstance(function, dict) else {}
+        arguments = function.get("arguments")
+        calls.append(
+            ToolCall(
+                id=_text(raw_call.get("id")) or new_tool_call_id(),
+                name=_text(function.get("name")),
+                arguments=normalized_arguments(arguments if isinstance(arguments, str) else ""),
+            )
+        )
+    finish_reason = first.get("finish_reason")
+    return Completion(
+        message=Message(
+            role="assistant",
+            content=visible_text_of(message),
+            tool_calls=tuple(calls),
+            reasoning=reasoning_of(message),
+        ),
+        usage=parse_usage(body.get("usage")),
+        finish_reason=finish_reason if isinstance(finish_reason, str) else None,
+        model=_text(body.get("model")) or requested_model,
+    )
+
+
+def _text(value: Any) -> str:
+    return value if isinstance(value, str) else ""
