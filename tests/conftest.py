@@ -25,6 +25,8 @@ def isolated_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Pat
         path.mkdir(parents=True, exist_ok=True)
         monkeypatch.setenv(variable, str(path))
     monkeypatch.setenv("HOME", str(home))
+    # Forge extracts tokenizer data itself; stop tiktoken keeping a second copy in /tmp.
+    monkeypatch.setenv("TIKTOKEN_CACHE_DIR", "")
     for name in list(os.environ):
         if name.startswith(_CLEARED_PREFIXES):
             monkeypatch.delenv(name, raising=False)
