@@ -1,0 +1,232 @@
+"""The `/settings` overlay: edit the config, check it as you type, Ctrl+S to save.
+
+The screen edits a `SettingsDraft` over the store's current load. Saving goes through the
+store (atomic, mode 0600, environment values left out unless edited) and dismisses with the new
+`LoadResult`; applying it to the running agent is the caller's job (see
+`forge.tui.reload.ConfigReloadController.apply_saved`).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Protocol
+
+from textual import events
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Button, Input, Label, Static
+
+from forge.config import ConfigSaveError, LoadResult, Settings
+from forge.tui.settings.confirm import DiscardChangesScreen
+from forge.tui.settings.fields import SECTIONS, FieldKind, SettingField, all_fields
+from forge.tui.settings.validation import DraftInvalidError, SettingsDraft, SettingValidator
+
+FROM_ENVIRONMENT = "from environment"
+FROM_ENVIRONMENT_EDITED = "from environment · edited, will be saved"
+SECRET_FIELDS = tuple(field for field in all_fields() if field.kind is FieldKind.SECRET)
+
+
+class SettingsStore(Protocol):
+    """What the overlay needs from `forge.config.ConfigStore`."""
+
+    @property
+    def current(self) -> LoadResult:
+        """The latest load of the config file."""
+        ...
+
+    def save(self, settings: Settings, changed_keys: set[str] | None = None) -> LoadResult:
+        """Write `settings`, then reload; raises ConfigSaveError leaving the file unchanged."""
+        ...
+
+
+class SettingsScreen(ModalScreen[LoadResult | None]):
+    """The settings overlay. Dismisses with the new `LoadResult` after a save, else None."""
+
+    CSS_PATH = "settings.tcss"
+
+    BINDINGS = [
+        Binding("ctrl+s", "save", "Save", priority=True),
+        Binding("escape", "close", "Close"),
+        Binding("ctrl+r", "toggle_reveal", "Reveal key"),
+    ]
+
+    def __init__(self, store: SettingsStore) -> None:
+        super().__init__()
+        self.store = store
+        self.loaded = store.current
+        self.draft = SettingsDraft(self.loaded.settings, all_fields())
+        self.fields_by_input_id = {field.widget_id: field for field in all_fields()}
+
+    # --- layout ------------------------------------------------------------------------------
+    def compose(self) -> ComposeResult:
+        """A titled dialog: one block per section, a help line and the keys."""
+        with Vertical(id="settings-dialog") as dialog:
+            dialog.border_title = "Settings"
+            dialog.border_subtitle = _display_path(self.loaded.path)
+            yield Static(self._file_error_text(), id="settings-file-error", markup=False)
+            with VerticalScroll(id="settings-body"):
+                for section in SECTIONS:
+                    yield Static(section.title, classes="section-title")
+                    for field in section.fields:
+                        yield from self._compose_field(field)
+            yield Static("", id="settings-help", markup=False)
+            yield Static(
+                "[b]Ctrl+S[/] save   [b]Esc[/] close   [b]Ctrl+R[/] reveal API key   "
+                "[b]Tab[/] next field",
+                id="settings-keys",
+            )
+
+    def _compose_field(self, field: SettingField) -> ComposeResult:
+        with Horizontal(classes="field-row", id=f"row-{field.section}-{field.name}"):
+            yield Label(field.label, classes="field-label")
+            yield Input(
+                value=self.draft.texts[field.key],
+                placeholder=field.placeholder,
+                password=field.kind is FieldKind.SECRET,
+                validators=[SettingValidator(self.draft, field)],
+                id=field.widget_id,
+                compact=True,
+            )
+            if field.key in self.loaded.env_keys:
+                yield Static(
+                    FROM_ENVIRONMENT,
+                    classes="field-source",
+                    id=f"source-{field.section}-{field.name}",
+                )
+            if field.kind is FieldKind.SECRET:
+                yield Button("Show", id="reveal-api-key", compact=True)
+        yield Static(
+            "", classes="field-reason", id=f"reason-{field.section}-{field.name}", markup=False
+        )
+
+    def _file_error_text(self) -> str:
+        error = self.loaded.error
+        if error is None:
+            return ""
+        if error.source == "file":
+            return f"{error} — saving is disabled until the file is fixed by hand."
+        return f"{error} — the environment value is ignored."
+
+    def on_mount(self) -> None:
+        """Show the file error (if any) and the first field's help; focus the first field."""
+        self.query_one("#settings-file-error").display = self.loaded.error is not None
+        first = all_fields()[0]
+        self.query_one(f"#{first.widget_id}", Input).focus()
+
+    # --- as you type -------------------------------------------------------------------------
+    def on_input_changed(self, event: Input.Changed) -> None:
+        """Record the text and re-check every field (rules can span fields)."""
+        field = self.fields_by_input_id.get(event.input.id or "")
+        if field is None:
+            return
+        self.draft.set_text(field.key, event.value)
+        self._refresh_validity()
+        if field.key in self.loaded.env_keys:
+            edited = field.key in self.draft.changed_keys()
+            source = self.query_one(f"#source-{field.section}-{field.name}", Static)
+            source.update(FROM_ENVIRONMENT_EDITED if edited else FROM_ENVIRONMENT)
+            source.set_class(edited, "-edited")
+
+    def _refresh_validity(self) -> dict[str, str]:
+        """Mark every field valid or invalid and show its reason; returns the reasons."""
+        reasons = self.draft.errors()
+        for field in all_fields():
+            field_input = self.query_one(f"#{field.widget_id}", Input)
+            field_input.validate(field_input.value)
+            reason_line = self.query_one(f"#reason-{field.section}-{field.name}", Static)
+            reason = reasons.get(field.key)
+            reason_line.update(f"↳ {reason}" if reason else "")
+            reason_line.set_class(reason is not None, "-shown")
+        return reasons
+
+    def on_descendant_focus(self, event: events.DescendantFocus) -> None:
+        """Show the focused field's description in the help line."""
+        field = self.fields_by_input_id.get(event.widget.id or "")
+        if field is not None:
+            help_text = f"{field.key} — {field.description}"
+            self.query_one("#settings-help", Static).update(help_text)
+
+    # --- actions -----------------------------------------------------------------------------
+    def action_save(self) -> None:
+        """Save through the store and dismiss with the new load, or say why not."""
+        reasons = self._refresh_validity()
+        try:
+            settings = self.draft.build()
+        except DraftInvalidError as error:
+            self._report_invalid(error.reasons or reasons)
+            return
+        if self.store.current is not self.loaded:
+            # The file was reloaded while the overlay was open; saving this draft over it
+            # would silently undo that edit.
+            self.notify(
+                "The config file changed while the settings were open. "
+                "Close (Esc) and reopen /settings to edit the new values.",
+                title="Settings not saved",
+                severity="error",
+                timeout=10,
+            )
+            return
+        changed_keys = self.draft.changed_keys()
+        if not changed_keys:
+            self.notify("Nothing changed, nothing to save.", title="Settings")
+            return
+        try:
+            result = self.store.save(settings, changed_keys)
+        except ConfigSaveError as error:
+            self.notify(
+                str(error), title="Settings not saved", severity="error", timeout=10, markup=False
+            )
+            return
+        self.notify(f"Saved to {_display_path(result.path)}", title="Settings saved", markup=False)
+        self.dismiss(result)
+
+    def _report_invalid(self, reasons: dict[str, str]) -> None:
+        fields = {field.key: field for field in all_fields()}
+        lines = []
+        for key, reason in reasons.items():
+            label = fields[key].label if key in fields else key
+            lines.append(f"{label}: {reason}")
+        self.notify(
+            "\n".join(lines), title="Settings not saved", severity="error", timeout=10, markup=False
+        )
+        first_invalid = next((fields[key] for key in reasons if key in fields), None)
+        if first_invalid is not None:
+            self.query_one(f"#{first_invalid.widget_id}", Input).focus()
+
+    def action_close(self) -> None:
+        """Close; ask first when there are unsaved edits."""
+        changed = self.draft.changed_keys()
+        if not changed:
+            self.dismiss(None)
+            return
+        labels = [field.label for field in all_fields() if field.key in changed]
+
+        def discard_if_confirmed(discard: bool | None) -> None:
+            if discard:
+                self.dismiss(None)
+
+        self.app.push_screen(DiscardChangesScreen(labels), discard_if_confirmed)
+
+    def action_toggle_reveal(self) -> None:
+        """Show or hide the API key's characters."""
+        for field in SECRET_FIELDS:
+            secret_input = self.query_one(f"#{field.widget_id}", Input)
+            secret_input.password = not secret_input.password
+            revealed = not secret_input.password
+            self.query_one("#reveal-api-key", Button).label = "Hide" if revealed else "Show"
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        """The reveal button toggles the key's visibility."""
+        if event.button.id == "reveal-api-key":
+            event.stop()
+            self.action_toggle_reveal()
+
+
+def _display_path(path: Path) -> str:
+    """`path` with the home directory shown as `~`."""
+    try:
+        return f"~/{path.relative_to(Path.home())}"
+    except ValueError:
+        return str(path)
