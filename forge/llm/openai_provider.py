@@ -41,6 +41,9 @@ from forge.llm.stream import (
 )
 from forge.llm.wire_format import completion_from_body, request_body
 
+_SHORTEST_REDACTED_KEY = 4
+"""Shorter "keys" are placeholders; masking them would garble ordinary words."""
+
 
 @dataclass
 class _ServerQuirks:
@@ -160,6 +163,12 @@ class OpenAICompatibleProvider:
             raise _StreamOptionsRejected()
         raise error_from_response(response.status_code, response.headers, body)
 
+    def _redact_key(self, error: LLMError) -> None:
+        """Mask the key if a server echoed it back in its error message."""
+        if len(self._api_key) >= _SHORTEST_REDACTED_KEY and self._api_key in error.message:
+            error.message = error.message.replace(self._api_key, "***")
+            error.args = (error.message,)
+
     async def _wait_before_retry(self, error: LLMError, retries_done: int) -> None:
         await asyncio.sleep(self._retry.delay(error, retries_done))
 
@@ -170,7 +179,7 @@ class OpenAICompatibleProvider:
         tools: Sequence[ToolSpec] | None = None,
         *,
         max_tokens: int | None = None,
-    ) -> AsyncIterator[StreamEvent]:
+    ) -> AsyncGenerator[StreamEvent, None]:
         """Stream one reply; the last event is always `StreamFinished`.
 
         Retryable failures are retried only while nothing visible has been yielded; after
@@ -188,6 +197,7 @@ class OpenAICompatibleProvider:
             except _StreamOptionsRejected:
                 continue
             except LLMError as error:
+                self._redact_key(error)
                 if assembler.output_started or not self._retry.should_retry(error, retries_done):
                     raise
                 await self._wait_before_retry(error, retries_done)
@@ -264,6 +274,7 @@ class OpenAICompatibleProvider:
             try:
                 return await self._complete_once(messages, tools, max_tokens)
             except LLMError as error:
+                self._redact_key(error)
                 if not self._retry.should_retry(error, retries_done):
                     raise
                 await self._wait_before_retry(error, retries_done)

@@ -111,15 +111,19 @@ class StreamAssembler:
             self.output_started = True
         return events
 
-    def _tool_index(self, raw_call: dict[str, Any], call_id: str) -> int:
+    def _tool_index(self, raw_call: dict[str, Any], call_id: str, name: str) -> int:
         index = raw_call.get("index")
         if isinstance(index, int) and not isinstance(index, bool):
             return index
-        # Without an index, an unseen id starts a new call; anything else continues the last.
+        # Without an index: a known id continues its call, an unseen id starts one, and so
+        # does a name arriving after the previous call already had its name and arguments.
         known = {partial.id: number for number, partial in self._tool_calls.items()}
         if call_id and call_id in known:
             return known[call_id]
         if call_id or self._last_tool_index is None:
+            return len(self._tool_calls)
+        last = self._tool_calls[self._last_tool_index]
+        if name and last.name and (name != last.name or last.arguments):
             return len(self._tool_calls)
         return self._last_tool_index
 
@@ -129,7 +133,7 @@ class StreamAssembler:
         function = function if isinstance(function, dict) else {}
         name = _string(function.get("name"))
         arguments = _string(function.get("arguments"))
-        index = self._tool_index(raw_call, call_id)
+        index = self._tool_index(raw_call, call_id, name)
         self._last_tool_index = index
         partial = self._tool_calls.setdefault(index, _PartialToolCall())
         # Ids and names may be repeated in every delta: keep the first real one, never

@@ -71,34 +71,43 @@ def parse_usage(raw: Any) -> Usage | None:
     )
 
 
+def _parts(value: Any) -> list[dict[str, Any]]:
+    return [part for part in value if isinstance(part, dict)] if isinstance(value, list) else []
+
+
 def text_of(value: Any) -> str:
     """Content as text: a string, or the text parts of a content-part list."""
     if isinstance(value, str):
         return value
-    if isinstance(value, list):
-        return "".join(
-            part["text"]
-            for part in value
-            if isinstance(part, dict) and isinstance(part.get("text"), str)
-        )
-    return ""
+    return "".join(
+        part["text"]
+        for part in _parts(value)
+        if part.get("type", "text") == "text" and isinstance(part.get("text"), str)
+    )
+
+
+def _thinking_parts_text(content: Any) -> str:
+    """Mistral's Magistral streams reasoning as content parts of type "thinking", each
+    holding its own list of text parts."""
+    return "".join(
+        text_of(part.get("thinking")) for part in _parts(content) if part.get("type") == "thinking"
+    )
 
 
 def reasoning_of(fields: dict[str, Any]) -> str:
-    """Reasoning text from a delta or message: `reasoning_content`, `reasoning`, or the text
-    inside `reasoning_details` (used only when neither plain field is present, because
-    OpenRouter sends the same text in both `reasoning` and `reasoning_details`)."""
+    """Reasoning text from a delta or message: `reasoning_content`, `reasoning`, "thinking"
+    content parts, or the text inside `reasoning_details` (used only when no plain field is
+    present, because OpenRouter sends the same text in both `reasoning` and
+    `reasoning_details`). Encrypted reasoning has no text and yields nothing."""
     for key in ("reasoning_content", "reasoning"):
         value = fields.get(key)
         if isinstance(value, str) and value:
             return value
-    details = fields.get("reasoning_details")
-    if not isinstance(details, list):
-        return ""
+    thinking = _thinking_parts_text(fields.get("content"))
+    if thinking:
+        return thinking
     pieces = []
-    for detail in details:
-        if not isinstance(detail, dict):
-            continue
+    for detail in _parts(fields.get("reasoning_details")):
         for key in ("text", "summary"):
             value = detail.get(key)
             if isinstance(value, str):
