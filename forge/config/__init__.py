@@ -1,0 +1,34 @@
+"""Settings, XDG paths, the YAML config store and its watcher.
+
+The bottom layer of Forge: it imports nothing else from Forge. Public names are re-exported here;
+the watcher stays in `forge.config.watcher` because it pulls in `watchfiles`.
+"""
+
+from __future__ import annotations
+
+from forge.config.errors import ConfigError, ConfigSaveError
+from forge.config.settings import (
+    ContextSettings,
+    LLMSettings,
+    Settings,
+    SummarizerSettings,
+    ToolsSettings,
+    UISettings,
+)
+from forge.config.store import ConfigStore, LoadResult, load_settings, mask_secret, save_settings
+
+__all__ = [
+    "ConfigError",
+    "ConfigSaveError",
+    "ConfigStore",
+    "ContextSettings",
+    "LLMSettings",
+    "LoadResult",
+    "Settings",
+    "SummarizerSettings",
+    "ToolsSettings",
+    "UISettings",
+    "load_settings",
+    "mask_secret",
+    "save_settings",
+]

@@ -1,0 +1,315 @@
+"""Forge's settings: typed, validated, one docstring per field (shown in the settings screen).
+
+Sources, highest first: constructor arguments, `FORGE_*` environment variables (`__` nests:
+`FORGE_LLM__MODEL`), `OPENAI_API_KEY` / `OPENAI_BASE_URL`, the YAML config file, defaults.
+`Settings()` alone never reads the file; `forge.config.store.load_settings` supplies it.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+from typing import Annotated, Any
+
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    SecretStr,
+    ValidationInfo,
+    field_validator,
+)
+from pydantic.fields import FieldInfo
+from pydantic_settings import (
+    BaseSettings,
+    EnvSettingsSource,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+)
+
+ENV_PREFIX = "FORGE_"
+ENV_NESTED_DELIMITER = "__"
+OPENAI_ENV_VARIABLES: Mapping[str, tuple[str, str]] = {
+    "OPENAI_API_KEY": ("llm", "api_key"),
+    "OPENAI_BASE_URL": ("llm", "base_url"),
+}
+"""Conventional variables other tools already set, mapped to the settings they fill."""
+
+_HTTP_URL = re.compile(r"^https?://[^/\s?#]+(?:[/?#]\S*)?$")
+
+
+def _in_unit_interval(value: float) -> float:
+    if not 0 < value <= 1:
+        raise ValueError("must be in (0, 1]")
+    return value
+
+
+def _positive_int(value: int) -> int:
+    if value <= 0:
+        raise ValueError("must be a positive whole number")
+    return value
+
+
+def _non_negative_int(value: int) -> int:
+    if value < 0:
+        raise ValueError("must be zero or more")
+    return value
+
+
+def _positive_seconds(value: float) -> float:
+    if value <= 0:
+        raise ValueError("must be a positive number of seconds")
+    return value
+
+
+def _not_blank(value: str) -> str:
+    if not value.strip():
+        raise ValueError("must not be empty")
+    return value
+
+
+Fraction = Annotated[float, AfterValidator(_in_unit_interval)]
+PositiveCount = Annotated[int, AfterValidator(_positive_int)]
+NonNegativeCount = Annotated[int, AfterValidator(_non_negative_int)]
+Seconds = Annotated[float, AfterValidator(_positive_seconds)]
+NonBlank = Annotated[str, AfterValidator(_not_blank)]
+
+_SECTION_CONFIG = ConfigDict(use_attribute_docstrings=True, extra="ignore", validate_default=True)
+
+
+class LLMSettings(BaseModel):
+    """How Forge talks to the model: an OpenAI-compatible chat completions endpoint."""
+
+    model_config = _SECTION_CONFIG
+
+    model: NonBlank = "gpt-4o-mini"
+    """Model used for the conversation."""
+    summarization_model: str = ""
+    """Model used to summarize old context; empty means the same as `model`."""
+    base_url: str = "https://api.openai.com/v1"
+    """Base URL of the OpenAI-compatible API (also read from OPENAI_BASE_URL)."""
+    api_key: SecretStr = SecretStr("")
+    """API key (also read from OPENAI_API_KEY); prefer the environment to the file."""
+    request_timeout: Seconds = 120
+    """Seconds to wait for a response before giving up on one request."""
+    max_retries: NonNegativeCount = 4
+    """Retries for rate limits, server errors and dropped connections (0 = none)."""
+
+    @field_validator("base_url")
+    @classmethod
+    def _base_url_is_http(cls, value: str) -> str:
+        if not _HTTP_URL.match(value.strip()):
+            raise ValueError("must look like http(s)://host[:port][/path]")
+        return value.strip()
+
+    @property
+    def effective_summarization_model(self) -> str:
+        """The model summaries use: `summarization_model`, or `model` when that is empty."""
+        return self.summarization_model.strip() or self.model
+
+
+class SummarizerSettings(BaseModel):
+    """The adaptive map-reduce summarizer used for long stretches of history."""
+
+    model_config = _SECTION_CONFIG
+
+    chunk_size: PositiveCount = 2048
+    """Tokens per chunk in the map step."""
+    chunk_overlap: NonNegativeCount = 200
+    """Tokens shared between neighbouring chunks; must be less than `chunk_size`."""
+    max_concurrent: PositiveCount = 5
+    """Chunks summarized at the same time."""
+    token_max: PositiveCount = 3000
+    """Summaries longer than this (tokens) are collapsed again in the reduce step."""
+    max_collapse_depth: PositiveCount = 10
+    """Reduce rounds at most before the result is truncated."""
+
+    @field_validator("chunk_overlap")
+    @classmethod
+    def _overlap_below_chunk_size(cls, value: int, info: ValidationInfo) -> int:
+        chunk_size = info.data.get("chunk_size")
+        if chunk_size is not None and value >= chunk_size:
+            raise ValueError("must be less than summarizer.chunk_size")
+        return value
+
+
+class ContextSettings(BaseModel):
+    """When and how Forge compacts the conversation to stay inside the model's window."""
+
+    model_config = _SECTION_CONFIG
+
+    max_tokens: PositiveCount | None = None
+    """Context budget in tokens; empty (null) means the model's own window."""
+    warning_threshold: Fraction = 0.85
+    """Fraction of the budget at which the UI warns."""
+    auto_summary_threshold: Fraction = 0.90
+    """Fraction of the budget at which history is summarized automatically."""
+    threshold_trigger: Fraction = 0.80
+    """Fraction of the budget at which the threshold strategy starts summarizing."""
+    messages_old_threshold: PositiveCount = 20
+    """Messages after which a message counts as old enough to summarize."""
+    min_tool_calls_to_summarize: PositiveCount = 10
+    """Tool calls needed before the tool-call strategy summarizes them."""
+    max_tool_call_distance: PositiveCount = 40
+    """Messages back from the end beyond which a tool call may be summarized."""
+    excluded_tools: list[str] = ["task_completion", "ask_question", "converse"]
+    """Tools whose calls and results are never summarized away."""
+    goal_batch_age: PositiveCount = 20
+    """Messages after which a finished goal's turns may be batched into one summary."""
+    goal_batch_min_turns: PositiveCount = 3
+    """Fewest turns the goal-batch strategy summarizes together."""
+    goal_batch_max_turns: PositiveCount = 6
+    """Most turns the goal-batch strategy summarizes together."""
+    max_concurrent_summaries: PositiveCount = 5
+    """Summarization requests in flight at the same time."""
+    summarizer: SummarizerSettings = SummarizerSettings()
+    """The map-reduce summarizer."""
+
+    @field_validator("auto_summary_threshold")
+    @classmethod
+    def _auto_summary_not_below_warning(cls, value: float, info: ValidationInfo) -> float:
+        warning = info.data.get("warning_threshold")
+        if warning is not None and value < warning:
+            raise ValueError("must be at least context.warning_threshold")
+        return value
+
+    @field_validator("goal_batch_max_turns")
+    @classmethod
+    def _max_turns_not_below_min(cls, value: int, info: ValidationInfo) -> int:
+        minimum = info.data.get("goal_batch_min_turns")
+        if minimum is not None and value < minimum:
+            raise ValueError("must be at least context.goal_batch_min_turns")
+        return value
+
+
+class ToolsSettings(BaseModel):
+    """What the agent's tools may do without asking."""
+
+    model_config = _SECTION_CONFIG
+
+    auto_approve: list[str] = ["read_file", "list_files", "search_files"]
+    """Tools that run without asking for approval."""
+    command_allowlist: list[str] = []
+    """Shell commands that run without approval, matched by prefix (e.g. "git status")."""
+    command_timeout: Seconds = 120
+    """Seconds a shell command may run before it is stopped."""
+
+
+class UISettings(BaseModel):
+    """The look of the terminal UI."""
+
+    model_config = _SECTION_CONFIG
+
+    show_reasoning: bool = True
+    """Show the model's reasoning as it streams."""
+    theme: NonBlank = "textual-dark"
+    """Textual theme name."""
+
+
+@dataclass(frozen=True)
+class _SourceInputs:
+    """What the next `Settings()` built in this context reads besides its arguments."""
+
+    file_data: Mapping[str, Any] = field(default_factory=dict)
+    include_environment: bool = True
+
+
+_source_inputs: ContextVar[_SourceInputs] = ContextVar("forge_settings_sources")
+
+
+@contextmanager
+def settings_sources(
+    file_data: Mapping[str, Any], *, include_environment: bool = True
+) -> Iterator[None]:
+    """Within this block, `Settings()` layers `file_data` under the environment.
+
+    With `include_environment=False` the environment is ignored (used to fall back when an
+    environment variable holds an invalid value).
+    """
+    token = _source_inputs.set(_SourceInputs(file_data, include_environment))
+    try:
+        yield
+    finally:
+        _source_inputs.reset(token)
+
+
+class _FileDataSource(PydanticBaseSettingsSource):
+    """The parsed YAML file, handed in through `settings_sources`."""
+
+    def __init__(self, settings_cls: type[BaseSettings], data: Mapping[str, Any]) -> None:
+        super().__init__(settings_cls)
+        self._data = data
+
+    def get_field_value(self, field: FieldInfo, field_name: str) -> tuple[Any, str, bool]:
+        return self._data.get(field_name), field_name, False
+
+    def __call__(self) -> dict[str, Any]:
+        return {name: value for name, value in self._data.items() if name in Settings.model_fields}
+
+
+class OpenAIEnvironmentSource(PydanticBaseSettingsSource):
+    """`OPENAI_API_KEY` and `OPENAI_BASE_URL`; empty values count as unset."""
+
+    def get_field_value(self, field: FieldInfo, field_name: str) -> tuple[Any, str, bool]:
+        return None, field_name, False
+
+    def __call__(self) -> dict[str, Any]:
+        data: dict[str, dict[str, str]] = {}
+        for variable, (section, key) in OPENAI_ENV_VARIABLES.items():
+            value = os.environ.get(variable, "")
+            if value:
+                data.setdefault(section, {})[key] = value
+        return data
+
+
+class Settings(BaseSettings):
+    """All of Forge's settings. Sections mirror the YAML file's top-level keys."""
+
+    model_config = SettingsConfigDict(
+        env_prefix=ENV_PREFIX,
+        env_nested_delimiter=ENV_NESTED_DELIMITER,
+        use_attribute_docstrings=True,
+        extra="ignore",
+        validate_default=True,
+    )
+
+    llm: LLMSettings = LLMSettings()
+    """The model endpoint."""
+    context: ContextSettings = ContextSettings()
+    """Context management."""
+    tools: ToolsSettings = ToolsSettings()
+    """Tool approval and limits."""
+    ui: UISettings = UISettings()
+    """The terminal UI."""
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        # Called on every construction, so the context variable is read per instance.
+        inputs = _source_inputs.get(_SourceInputs())
+        file_source = _FileDataSource(settings_cls, inputs.file_data)
+        if not inputs.include_environment:
+            return init_settings, file_source
+        return init_settings, env_settings, OpenAIEnvironmentSource(settings_cls), file_source
+
+
+def environment_values() -> dict[str, Any]:
+    """The nested values the environment supplies right now, `FORGE_*` over `OPENAI_*`."""
+    forge_values = EnvSettingsSource(Settings)()
+    merged: dict[str, Any] = OpenAIEnvironmentSource(Settings)()
+    for section, value in forge_values.items():
+        if isinstance(value, dict) and isinstance(merged.get(section), dict):
+            merged[section] = {**merged[section], **value}
+        else:
+            merged[section] = value
+    return merged
