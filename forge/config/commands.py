@@ -1,0 +1,71 @@
+"""`forge config path|show|validate`: locate, display and check the config file."""
+
+from __future__ import annotations
+
+import sys
+from typing import Any, TextIO
+
+import yaml
+
+from forge.config.keys import leaf_values
+from forge.config.paths import config_path
+from forge.config.store import API_KEY, LoadResult, load_settings, mask_secret
+
+ACTIONS = ("path", "show", "validate")
+
+
+def run_config_command(action: str) -> int:
+    """Run one `forge config` action; returns the process exit code."""
+    if action == "path":
+        print(config_path())
+        return 0
+    if action == "show":
+        result = load_settings()
+        if result.error is not None:
+            _print_error(result, sys.stderr)
+            print("warning: showing defaults and environment instead of the file", file=sys.stderr)
+        sys.stdout.write(render_effective_settings(result))
+        return 0
+    if action == "validate":
+        result = load_settings()
+        if result.error is not None:
+            _print_error(result, sys.stderr)
+            return 1
+        suffix = "" if result.path.exists() else " (no file; defaults and environment)"
+        print(f"ok: {result.path}{suffix}")
+        return 0
+    print(
+        f"forge config: unknown action {action!r} (expected {', '.join(ACTIONS)})", file=sys.stderr
+    )
+    return 2
+
+
+def _print_error(result: LoadResult, stream: TextIO) -> None:
+    assert result.error is not None
+    print(f"error: {result.path}", file=stream)
+    for detail in result.error.details:
+        print(f"  {detail}", file=stream)
+
+
+def _scalar(value: Any) -> str:
+    """One value as inline YAML (flow style for lists)."""
+    rendered = yaml.safe_dump(value, default_flow_style=True, allow_unicode=True, width=10**6)
+    return rendered.removesuffix("\n").removesuffix("\n...").strip()
+
+
+def render_effective_settings(result: LoadResult) -> str:
+    """The effective settings as YAML, the API key masked, values from the environment marked."""
+    lines = [f"# effective settings; file: {result.path}"]
+    written_sections: list[str] = []
+    for key, value in leaf_values(result.settings).items():
+        *sections, name = key.split(".")
+        for depth, section in enumerate(sections):
+            if written_sections[: depth + 1] != sections[: depth + 1]:
+                lines.append(f"{'  ' * depth}{section}:")
+                written_sections = sections[: depth + 1]
+        shown = mask_secret(value) if key == API_KEY else value
+        line = f"{'  ' * len(sections)}{name}: {_scalar(shown)}"
+        if key in result.env_keys:
+            line += "  # from environment"
+        lines.append(line)
+    return "\n".join(lines) + "\n"
