@@ -45,6 +45,7 @@ class SettingsScreen(ModalScreen[LoadResult | None]):
     """The settings overlay. Dismisses with the new `LoadResult` after a save, else None."""
 
     CSS_PATH = "settings.tcss"
+    AUTO_FOCUS = f"#{all_fields()[0].widget_id}"
 
     BINDINGS = [
         Binding("ctrl+s", "save", "Save", priority=True),
@@ -110,10 +111,8 @@ class SettingsScreen(ModalScreen[LoadResult | None]):
         return f"{error} — the environment value is ignored."
 
     def on_mount(self) -> None:
-        """Show the file error (if any) and the first field's help; focus the first field."""
+        """Show the file error, if there is one."""
         self.query_one("#settings-file-error").display = self.loaded.error is not None
-        first = all_fields()[0]
-        self.query_one(f"#{first.widget_id}", Input).focus()
 
     # --- as you type -------------------------------------------------------------------------
     def on_input_changed(self, event: Input.Changed) -> None:
