@@ -1,0 +1,100 @@
+"""What every tool is made of: its result, its context, its error, and the `Tool` base class.
+
+A tool is a small object with a JSON-schema `spec` the model sees (native OpenAI function
+calling), an async `run` that does the work, and two cheap, side-effect-free views of a call for
+people: `describe` (one line) and `preview` (the diff or the full command an approval dialog
+shows). Errors the model should read are raised as `ToolError`; the registry turns them into an
+error `ToolResult`, so a bad call never ends a turn.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, ClassVar
+
+from forge.llm.protocols import ToolSpec
+
+
+class ToolError(Exception):
+    """A failure the model should read and can act on; its message becomes the tool result."""
+
+
+@dataclass(slots=True)
+class ToolResult:
+    """What a tool call produced.
+
+    `content` is the text the model reads. `is_error` marks failures (and non-zero exit codes)
+    for display. `exit_code` is set by `execute_command`. `metadata` carries detail for people,
+    never for the model: {"diff": unified diff} for edits, {"path": workspace-relative path}.
+    """
+
+    content: str
+    is_error: bool = False
+    exit_code: int | None = None
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(slots=True)
+class ToolContext:
+    """Where and how a tool call runs.
+
+    `workspace` is the directory file tools are confined to and commands run in.
+    `on_output` receives a running command's output as it arrives (for live display).
+    `command_timeout` is the default limit in seconds for `execute_command`.
+    """
+
+    workspace: Path
+    on_output: Callable[[str], None] | None = None
+    command_timeout: float = 120
+
+
+class Tool(ABC):
+    """A function the model may call.
+
+    Subclasses set `spec` (name, description, JSON schema of the arguments) and implement
+    `run`. `mutates` is true for tools that write files or run commands: the approval policy
+    asks the user before running them unless told otherwise. `loop_breaking` is true for the
+    tools that end the agent's turn (`ask_question`, `converse`, `task_completion`); the loop
+    handles those itself.
+    """
+
+    spec: ClassVar[ToolSpec]
+    mutates: ClassVar[bool] = False
+    loop_breaking: ClassVar[bool] = False
+
+    @property
+    def name(self) -> str:
+        """The tool's name, as the model calls it."""
+        return self.spec.name
+
+    @abstractmethod
+    async def run(self, arguments: dict[str, Any], context: ToolContext) -> ToolResult:
+        """Do the work. `arguments` were validated against `spec`; raise `ToolError` on failure."""
+
+    def describe(self, arguments: Mapping[str, Any]) -> str:
+        """One readable line for approval dialogs and tool blocks, e.g. "read_file: a.py".
+
+        Never raises, whatever the arguments: it is shown before they are validated.
+        """
+        for value in arguments.values():
+            if isinstance(value, str) and value:
+                return f"{self.name}: {first_line(value)}"
+        return self.name
+
+    def preview(self, arguments: Mapping[str, Any], context: ToolContext) -> str:
+        """What running the call would do, computed without doing it (a diff, a command).
+
+        Never raises and never changes anything; the default is `describe`.
+        """
+        return self.describe(arguments)
+
+
+def first_line(text: str, limit: int = 120) -> str:
+    """The first line of `text`, shortened to `limit` characters, marked if anything was cut."""
+    line, _, rest = text.partition("\n")
+    if len(line) > limit:
+        return line[: limit - 1] + "…"
+    return line + (" …" if rest else "")
