@@ -1,0 +1,114 @@
+"""`read_file`: a text file from the workspace, with line numbers, bounded in size."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from forge.agent.tools.base import Tool, ToolContext, ToolError, ToolResult
+from forge.agent.tools.output import head_and_tail_lines
+from forge.agent.tools.workspace import display_path, resolve_in_workspace
+from forge.llm.protocols import ToolSpec
+
+MAX_LINES = 2000
+"""A read returning more lines than this is cut to its head and tail."""
+MAX_CHARACTERS = 100_000
+"""A read returning more characters than this is cut to its head and tail."""
+MAX_LINE_CHARACTERS = 2000
+"""A longer line (minified code, data) is shortened and marked."""
+BINARY_SNIFF_BYTES = 8192
+"""A NUL byte in this many leading bytes marks a file as binary, as git decides."""
+
+
+class ReadFileTool(Tool):
+    """Reads a text file, numbering its lines; refuses binary files and paths outside."""
+
+    spec = ToolSpec(
+        name="read_file",
+        description=(
+            "Read a text file in the workspace. Each line is prefixed with its 1-based number "
+            "and ' | ' (the prefix is not part of the file). Large files come back as head and "
+            "tail; read the elided part with start_line/end_line."
+        ),
+        parameters={
+            "type": "object",
+            "properties": {
+                "path": {"type": "string", "description": "File path, relative to the workspace."},
+                "start_line": {
+                    "type": "integer",
+                    "description": "First line to read, 1-based (default 1).",
+                },
+                "end_line": {
+                    "type": "integer",
+                    "description": "Last line to read, inclusive (default: the end of the file).",
+                },
+            },
+            "required": ["path"],
+        },
+    )
+
+    def describe(self, arguments: Mapping[str, Any]) -> str:
+        """E.g. "read_file: src/app.py (lines 10-40)"."""
+        line = f"read_file: {arguments.get('path', '?')}"
+        start, end = arguments.get("start_line"), arguments.get("end_line")
+        if start is not None or end is not None:
+            line += f" (lines {start or 1}-{end if end is not None else 'end'})"
+        return line
+
+    async def run(self, arguments: dict[str, Any], context: ToolContext) -> ToolResult:
+        """The numbered lines asked for, or a `ToolError` naming what is wrong."""
+        path = resolve_in_workspace(context.workspace, arguments["path"])
+        shown = display_path(context.workspace, path)
+        content = await asyncio.to_thread(
+            _read_numbered, path, shown, arguments.get("start_line"), arguments.get("end_line")
+        )
+        return ToolResult(content=content, metadata={"path": shown})
+
+
+def _read_numbered(path: Path, shown: str, start_line: int | None, end_line: int | None) -> str:
+    if path.is_dir():
+        raise ToolError(f"'{shown}' is a directory; use list_files to see what it holds")
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise ToolError(f"file '{shown}' does not exist") from None
+    except OSError as error:
+        raise ToolError(f"cannot read '{shown}': {error.strerror}") from None
+    if b"\x00" in data[:BINARY_SNIFF_BYTES]:
+        raise ToolError(
+            f"'{shown}' is a binary file ({len(data)} bytes); read_file only reads text"
+        )
+    lines = data.decode("utf-8", errors="replace").split("\n")
+    if lines[-1] == "":
+        lines.pop()
+    total = len(lines)
+    if total == 0:
+        return f"{shown} is empty"
+    first = 1 if start_line is None else start_line
+    last = total if end_line is None else min(end_line, total)
+    if first < 1:
+        raise ToolError("start_line must be 1 or more (lines are numbered from 1)")
+    if first > total:
+        raise ToolError(f"start_line {first} is past the end of '{shown}' ({total} lines)")
+    if last < first:
+        raise ToolError(f"end_line {end_line} is before start_line {first}")
+    width = len(str(last))
+    numbered = [
+        f"{number:>{width}} | {_shorten(lines[number - 1].rstrip(chr(13)))}"
+        for number in range(first, last + 1)
+    ]
+    head, elided, tail = head_and_tail_lines(numbered, MAX_LINES, MAX_CHARACTERS)
+    header = f"{shown} (lines {first}-{last} of {total})"
+    if not elided:
+        return "\n".join([header, *head])
+    marker = f"[... {elided} lines elided; read them with start_line/end_line ...]"
+    return "\n".join([header, *head, marker, *tail])
+
+
+def _shorten(line: str) -> str:
+    if len(line) <= MAX_LINE_CHARACTERS:
+        return line
+    extra = len(line) - MAX_LINE_CHARACTERS
+    return f"{line[:MAX_LINE_CHARACTERS]} … [line truncated: {extra} more characters]"

@@ -1,0 +1,142 @@
+"""`search_files`: a regular-expression search over workspace files, like a small grep."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from collections.abc import Mapping
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from pathspec import GitIgnoreSpec
+
+from forge.agent.tools.base import Tool, ToolContext, ToolError, ToolResult
+from forge.agent.tools.ignore import IgnoreRules, WorkspaceEntry, walk
+from forge.agent.tools.workspace import (
+    display_path,
+    is_inside_workspace,
+    resolve_in_workspace,
+    workspace_root,
+)
+from forge.llm.protocols import ToolSpec
+
+MAX_MATCHES = 200
+"""Matching lines reported before the rest is summarized as a count."""
+MAX_LINE_CHARACTERS = 300
+"""A longer matching line is shortened in the report."""
+MAX_FILE_BYTES = 5_000_000
+"""Larger files are skipped (they are rarely source and slow to scan)."""
+BINARY_SNIFF_BYTES = 8192
+
+
+class SearchFilesTool(Tool):
+    """Finds lines matching a Python regular expression, respecting .gitignore."""
+
+    spec = ToolSpec(
+        name="search_files",
+        description=(
+            "Search workspace files for a regular expression (Python syntax), reporting "
+            "'path:line: text' for each matching line. Ignored files, .git, binary files and "
+            "files over 5 MB are skipped."
+        ),
+        parameters={
+            "type": "object",
+            "properties": {
+                "regex": {"type": "string", "description": "The regular expression to find."},
+                "path": {
+                    "type": "string",
+                    "description": "Directory or file to search, relative to the workspace "
+                    "(default '.').",
+                },
+                "include": {
+                    "type": "string",
+                    "description": "Only search files matching this glob, e.g. '*.py' or "
+                    "'src/**/*.ts' (gitignore-style).",
+                },
+            },
+            "required": ["regex"],
+        },
+    )
+
+    def describe(self, arguments: Mapping[str, Any]) -> str:
+        """E.g. "search_files: /def main/ in src (*.py)"."""
+        line = f"search_files: /{arguments.get('regex', '')}/ in {arguments.get('path') or '.'}"
+        include = arguments.get("include")
+        return f"{line} ({include})" if include else line
+
+    async def run(self, arguments: dict[str, Any], context: ToolContext) -> ToolResult:
+        """The matching lines, capped at `MAX_MATCHES`."""
+        try:
+            pattern = re.compile(arguments["regex"])
+        except re.error as error:
+            raise ToolError(f"invalid regex {arguments['regex']!r}: {error}") from None
+        target = resolve_in_workspace(context.workspace, arguments.get("path") or ".")
+        shown = display_path(context.workspace, target)
+        include = arguments.get("include") or None
+        root = workspace_root(context.workspace)
+        content = await asyncio.to_thread(_search, root, target, shown, pattern, include)
+        return ToolResult(content=content, metadata={"path": shown})
+
+
+def _search(
+    root: Path, target: Path, shown: str, pattern: re.Pattern[str], include: str | None
+) -> str:
+    if not target.exists():
+        raise ToolError(f"path '{shown}' does not exist")
+    included = GitIgnoreSpec.from_lines([include]) if include else None
+    matches: list[str] = []
+    extra = 0
+    for entry in _candidate_files(root, target):
+        relative = entry.relative.as_posix()
+        if included is not None and not included.match_file(relative):
+            continue
+        for number, line in _matching_lines(entry.path, pattern):
+            if len(matches) < MAX_MATCHES:
+                matches.append(f"{relative}:{number}: {_shorten(line)}")
+            else:
+                extra += 1
+    if not matches:
+        scope = f" matching {include!r}" if include else ""
+        return f"no matches for /{pattern.pattern}/ in {shown}{scope}"
+    if extra:
+        matches.append(f"... {extra} more matches not shown; narrow the regex, path or include")
+    return "\n".join(matches)
+
+
+def _candidate_files(root: Path, target: Path) -> list[WorkspaceEntry]:
+    relative = PurePosixPath(target.relative_to(root).as_posix())
+    if target.is_file():
+        return [WorkspaceEntry(path=target, relative=relative, is_directory=False)]
+    # As with list_files: naming an ignored directory means "search it anyway".
+    respect = target == root or not IgnoreRules(root).is_ignored(relative, is_directory=True)
+    return [
+        entry
+        for entry in walk(root, target, recursive=True, respect_ignores=respect)
+        if not entry.is_directory
+        # A symlink to a file outside the workspace must not be read through.
+        and is_inside_workspace(root, entry.path)
+    ]
+
+
+def _matching_lines(path: Path, pattern: re.Pattern[str]) -> list[tuple[int, str]]:
+    try:
+        if not path.is_file() or path.stat().st_size > MAX_FILE_BYTES:
+            return []
+        data = path.read_bytes()
+    except OSError:
+        return []
+    if b"\x00" in data[:BINARY_SNIFF_BYTES]:
+        return []
+    text = data.decode("utf-8", errors="replace")
+    return [
+        (number, line.rstrip("\r"))
+        for number, line in enumerate(text.split("\n"), start=1)
+        if pattern.search(line)
+    ]
+
+
+def _shorten(line: str) -> str:
+    stripped = line.strip()
+    if len(stripped) <= MAX_LINE_CHARACTERS:
+        return stripped
+    return stripped[:MAX_LINE_CHARACTERS] + " …"

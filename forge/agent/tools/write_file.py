@@ -1,0 +1,76 @@
+"""`write_file`: create or replace a whole file in the workspace."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from forge.agent.tools.base import Tool, ToolContext, ToolError, ToolResult
+from forge.agent.tools.diffs import diff_stats, unified_diff
+from forge.agent.tools.text_files import read_text_for_edit, write_text
+from forge.agent.tools.workspace import display_path, resolve_in_workspace
+from forge.llm.protocols import ToolSpec
+
+
+class WriteFileTool(Tool):
+    """Writes a file's whole content, creating missing parent directories."""
+
+    spec = ToolSpec(
+        name="write_file",
+        description=(
+            "Create a file or replace its whole content. Parent directories are created. "
+            "To change part of an existing file prefer apply_diff."
+        ),
+        parameters={
+            "type": "object",
+            "properties": {
+                "path": {"type": "string", "description": "File path, relative to the workspace."},
+                "content": {"type": "string", "description": "The complete new file content."},
+            },
+            "required": ["path", "content"],
+        },
+    )
+    mutates = True
+
+    def describe(self, arguments: Mapping[str, Any]) -> str:
+        """E.g. "write_file: src/app.py (12 lines)"."""
+        content = arguments.get("content")
+        size = f" ({len(content.splitlines())} lines)" if isinstance(content, str) else ""
+        return f"write_file: {arguments.get('path', '?')}{size}"
+
+    def preview(self, arguments: Mapping[str, Any], context: ToolContext) -> str:
+        """The diff the write would make, computed without writing."""
+        try:
+            path_argument, content = arguments["path"], arguments["content"]
+            if not isinstance(path_argument, str) or not isinstance(content, str):
+                return self.describe(arguments)
+            diff, _, _ = _plan(context, path_argument, content)
+        except (ToolError, KeyError) as error:
+            return f"cannot preview: {error}"
+        return diff or "(no change)"
+
+    async def run(self, arguments: dict[str, Any], context: ToolContext) -> ToolResult:
+        """Write the file; the result's metadata holds the diff and the path."""
+        diff, shown, existed = _plan(context, arguments["path"], arguments["content"])
+        path = resolve_in_workspace(context.workspace, arguments["path"])
+        content: str = arguments["content"]
+        metadata = {"path": shown, "diff": diff}
+        if existed and not diff:
+            return ToolResult(
+                content=f"{shown} already has this content; nothing changed", metadata=metadata
+            )
+        write_text(path, shown, content)
+        added, removed = diff_stats(diff)
+        verb = "updated" if existed else "created"
+        lines = len(content.splitlines())
+        return ToolResult(
+            content=f"{verb} {shown} ({lines} lines; +{added} -{removed})", metadata=metadata
+        )
+
+
+def _plan(context: ToolContext, path_argument: str, content: str) -> tuple[str, str, bool]:
+    """(diff, display path, whether the file existed) for writing `content` to the path."""
+    path = resolve_in_workspace(context.workspace, path_argument)
+    shown = display_path(context.workspace, path)
+    old = read_text_for_edit(path, shown, strict=False)
+    return unified_diff(old or "", content, shown, existed=old is not None), shown, old is not None
