@@ -1,0 +1,232 @@
+"""`execute_command`: run a shell command in the workspace, streamed, bounded and killable.
+
+The command runs as `/bin/sh -c COMMAND` in its own session, so it leads a new process group
+and everything it starts can be signalled at once. stdout and stderr share one pipe, so their
+interleaving is kept. On timeout or cancellation the whole group gets SIGTERM, then SIGKILL
+after a grace period. When the shell exits, whatever it left running in its group is ended the
+same way: nothing the agent starts outlives the call.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import codecs
+import contextlib
+import os
+import signal
+from collections.abc import Mapping
+from typing import Any
+
+from forge.agent.tools.base import Tool, ToolContext, ToolError, ToolResult, first_line
+from forge.agent.tools.output import HeadTailBuffer
+from forge.agent.tools.workspace import workspace_root
+from forge.llm.protocols import ToolSpec
+
+HEAD_CHARACTERS = 10_000
+"""Characters kept from the start of a command's output."""
+TAIL_CHARACTERS = 10_000
+"""Characters kept from the end of a command's output."""
+MAX_TIMEOUT_SECONDS = 3600.0
+"""The longest timeout a model may ask for."""
+TERMINATE_GRACE_SECONDS = 2.0
+"""How long a process group has to exit after SIGTERM before it gets SIGKILL."""
+DRAIN_GRACE_SECONDS = 2.0
+"""How long to wait for the output pipe to close once the group is gone (a process that left
+the group may still hold it)."""
+_READ_SIZE = 65536
+
+HIDDEN_ENVIRONMENT_PREFIXES = ("FORGE_",)
+HIDDEN_ENVIRONMENT_NAMES = frozenset({"OPENAI_API_KEY"})
+"""Forge's own settings and key are not the command's business, and output a command prints
+ends up in the session file (invariant 5: no API key there)."""
+
+EXTRA_ENVIRONMENT = {"PAGER": "cat", "GIT_PAGER": "cat", "GIT_TERMINAL_PROMPT": "0"}
+"""Nobody can answer a pager or a password prompt: stdin is /dev/null."""
+
+
+class ExecuteCommandTool(Tool):
+    """Runs `/bin/sh -c command` in the workspace with a timeout and bounded output."""
+
+    spec = ToolSpec(
+        name="execute_command",
+        description=(
+            "Run a shell command (/bin/sh -c) in the workspace directory. stdout and stderr "
+            "are merged; stdin is empty, so interactive prompts fail. Long output is cut to "
+            "its head and tail. The result ends with the exit code."
+        ),
+        parameters={
+            "type": "object",
+            "properties": {
+                "command": {"type": "string", "description": "The shell command to run."},
+                "timeout": {
+                    "type": "number",
+                    "description": "Seconds before the command is killed (default 120).",
+                },
+            },
+            "required": ["command"],
+        },
+    )
+    mutates = True
+
+    def __init__(
+        self, head_characters: int = HEAD_CHARACTERS, tail_characters: int = TAIL_CHARACTERS
+    ) -> None:
+        """`head_characters`/`tail_characters` bound the output the model reads."""
+        self.head_characters = head_characters
+        self.tail_characters = tail_characters
+
+    def describe(self, arguments: Mapping[str, Any]) -> str:
+        """E.g. "execute_command: pytest -q"."""
+        command = arguments.get("command")
+        return f"execute_command: {first_line(command) if isinstance(command, str) else '?'}"
+
+    def preview(self, arguments: Mapping[str, Any], context: ToolContext) -> str:
+        """The full command, as it would run."""
+        command = arguments.get("command")
+        return command if isinstance(command, str) else self.describe(arguments)
+
+    async def run(self, arguments: dict[str, Any], context: ToolContext) -> ToolResult:
+        """Run the command; the result holds the (capped) output and the exit code."""
+        command: str = arguments["command"]
+        if not command.strip():
+            raise ToolError("command is empty")
+        timeout = float(arguments.get("timeout") or context.command_timeout)
+        if timeout <= 0:
+            raise ToolError("timeout must be a positive number of seconds")
+        timeout = min(timeout, MAX_TIMEOUT_SECONDS)
+        cwd = workspace_root(context.workspace)
+        # Our own pipe rather than asyncio's: with asyncio's, Process.wait() (Python 3.11)
+        # returns only once the pipe closes, which a background child can hold open forever.
+        read_descriptor, write_descriptor = os.pipe()
+        try:
+            process = await asyncio.create_subprocess_exec(
+                "/bin/sh",
+                "-c",
+                command,
+                cwd=cwd,
+                stdin=asyncio.subprocess.DEVNULL,
+                stdout=write_descriptor,
+                stderr=write_descriptor,
+                start_new_session=True,
+                env=_command_environment(),
+            )
+        except OSError as error:
+            os.close(read_descriptor)
+            raise ToolError(f"cannot start /bin/sh: {error.strerror}") from None
+        finally:
+            os.close(write_descriptor)
+        output, transport = await _open_pipe_reader(read_descriptor)
+        buffer = HeadTailBuffer(self.head_characters, self.tail_characters)
+        reader = asyncio.create_task(_pump(output, buffer, context))
+        timed_out = False
+        group_ended = False
+        try:
+            try:
+                async with asyncio.timeout(timeout):
+                    await process.wait()
+            except TimeoutError:
+                timed_out = True
+            await _end_process_group(process)
+            group_ended = True
+            await _finish_reading(reader)
+        except asyncio.CancelledError:
+            await _end_process_group(process)
+            group_ended = True
+            await _finish_reading(reader)
+            raise
+        finally:
+            if not group_ended:
+                # Cancelled again while cleaning up: leave nothing running all the same.
+                _signal_group(process.pid, signal.SIGKILL)
+            reader.cancel()
+            transport.close()
+        exit_code = process.returncode if process.returncode is not None else -signal.SIGKILL
+        return _result(buffer, exit_code, timed_out, timeout)
+
+
+async def _open_pipe_reader(
+    read_descriptor: int,
+) -> tuple[asyncio.StreamReader, asyncio.ReadTransport]:
+    loop = asyncio.get_running_loop()
+    stream = asyncio.StreamReader()
+    pipe = os.fdopen(read_descriptor, "rb", buffering=0)
+    transport, _ = await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(stream), pipe)
+    return stream, transport
+
+
+async def _pump(output: asyncio.StreamReader, buffer: HeadTailBuffer, context: ToolContext) -> None:
+    """Copy the merged output into `buffer` and to `context.on_output` until the pipe closes."""
+    decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+    while True:
+        chunk = await output.read(_READ_SIZE)
+        text = decoder.decode(chunk, final=not chunk)
+        if text:
+            buffer.add(text)
+            if context.on_output is not None:
+                context.on_output(text)
+        if not chunk:
+            return
+
+
+async def _finish_reading(reader: asyncio.Task[None]) -> None:
+    """Let the reader drain what the pipe still holds, but not forever."""
+    with contextlib.suppress(TimeoutError):
+        await asyncio.wait_for(asyncio.shield(reader), DRAIN_GRACE_SECONDS)
+
+
+async def _end_process_group(process: asyncio.subprocess.Process) -> None:
+    """SIGTERM the command's process group, then SIGKILL whatever is left after a grace."""
+    group = process.pid
+    if not _signal_group(group, signal.SIGTERM):
+        await process.wait()
+        return
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + TERMINATE_GRACE_SECONDS
+    # No event fires when a process group empties, so poll it.
+    while _group_alive(group) and loop.time() < deadline:  # noqa: ASYNC110
+        await asyncio.sleep(0.05)
+    _signal_group(group, signal.SIGKILL)
+    await process.wait()
+
+
+def _signal_group(group: int, signal_number: int) -> bool:
+    """Send a signal to a process group; False if the group no longer exists."""
+    try:
+        os.killpg(group, signal_number)
+    except (ProcessLookupError, PermissionError):
+        return False
+    return True
+
+
+def _group_alive(group: int) -> bool:
+    return _signal_group(group, 0)
+
+
+def _command_environment() -> dict[str, str]:
+    environment = {
+        name: value
+        for name, value in os.environ.items()
+        if name not in HIDDEN_ENVIRONMENT_NAMES and not name.startswith(HIDDEN_ENVIRONMENT_PREFIXES)
+    }
+    environment.update(EXTRA_ENVIRONMENT)
+    return environment
+
+
+def _result(buffer: HeadTailBuffer, exit_code: int, timed_out: bool, timeout: float) -> ToolResult:
+    output = buffer.render()
+    if output and not output.endswith("\n"):
+        output += "\n"
+    if timed_out:
+        status = (
+            f"[timed out after {timeout:g} seconds; the command and everything it started "
+            f"were killed (exit code {exit_code})]"
+        )
+    else:
+        status = f"[exit code {exit_code}]"
+    content = (output or "(no output)\n") + status
+    return ToolResult(
+        content=content,
+        is_error=timed_out or exit_code != 0,
+        exit_code=exit_code,
+        metadata={"timed_out": timed_out, "output_truncated": buffer.elided},
+    )
