@@ -1,0 +1,121 @@
+"""`ToolRegistry`: the tools the model may call, and the one safe way to run a call.
+
+The agent loop uses it like this::
+
+    registry = default_registry()
+    reply = provider.stream(messages, registry.specs())
+    ...
+    try:
+        prepared = registry.prepare(call)      # unknown tool / bad JSON / missing args
+    except ToolError as error:
+        result = ToolResult(content=str(error), is_error=True)
+    else:
+        # policy.decide(call, prepared.tool); prepared.tool.describe(prepared.arguments) and
+        # .preview(prepared.arguments, context) for the approval dialog; loop-breaking tools
+        # (prepared.tool.loop_breaking) are handled by the loop itself.
+        result = await registry.execute(call, context)
+
+`execute` never raises for a bad call or a failing tool — the model reads an error result and
+can correct itself. Only cancellation (`asyncio.CancelledError`) propagates.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from forge.agent.tools.apply_diff import ApplyDiffTool
+from forge.agent.tools.arguments import validate_arguments
+from forge.agent.tools.base import Tool, ToolContext, ToolError, ToolResult
+from forge.agent.tools.execute_command import ExecuteCommandTool
+from forge.agent.tools.list_files import ListFilesTool
+from forge.agent.tools.loop_breaking import AskQuestionTool, ConverseTool, TaskCompletionTool
+from forge.agent.tools.read_file import ReadFileTool
+from forge.agent.tools.search_files import SearchFilesTool
+from forge.agent.tools.write_file import WriteFileTool
+from forge.llm.messages import ToolCall
+from forge.llm.protocols import ToolSpec
+
+
+@dataclass(frozen=True, slots=True)
+class PreparedCall:
+    """A tool call whose tool exists and whose arguments passed the tool's schema."""
+
+    call: ToolCall
+    tool: Tool
+    arguments: dict[str, Any]
+
+
+class ToolRegistry:
+    """Tools by name, in the order they were registered (the order the model sees them)."""
+
+    def __init__(self, tools: Iterable[Tool] = ()) -> None:
+        """A registry holding `tools`; names must be unique."""
+        self._tools: dict[str, Tool] = {}
+        for tool in tools:
+            self.register(tool)
+
+    def register(self, tool: Tool) -> None:
+        """Add a tool; `ValueError` if one with its name is already registered."""
+        if tool.name in self._tools:
+            raise ValueError(f"a tool named {tool.name!r} is already registered")
+        self._tools[tool.name] = tool
+
+    def names(self) -> list[str]:
+        """The registered tool names."""
+        return list(self._tools)
+
+    def specs(self) -> list[ToolSpec]:
+        """The specs to send to the provider with every request."""
+        return [tool.spec for tool in self._tools.values()]
+
+    def get(self, name: str) -> Tool:
+        """The tool called `name`; `ToolError` ("unknown tool X; available: ...") if none."""
+        tool = self._tools.get(name)
+        if tool is None:
+            available = ", ".join(self._tools)
+            raise ToolError(f"unknown tool {name!r}; available: {available}")
+        return tool
+
+    def prepare(self, call: ToolCall) -> PreparedCall:
+        """Look up the tool and parse and check the arguments; `ToolError` says what is wrong."""
+        tool = self.get(call.name)
+        try:
+            raw = call.parsed_arguments()
+        except ValueError as error:
+            raise ToolError(f"{call.name}: {error}") from None
+        return PreparedCall(call=call, tool=tool, arguments=validate_arguments(tool.spec, raw))
+
+    async def execute(self, call: ToolCall, context: ToolContext) -> ToolResult:
+        """Run one call. Every failure becomes an error result the model can read."""
+        try:
+            prepared = self.prepare(call)
+            return await prepared.tool.run(prepared.arguments, context)
+        except ToolError as error:
+            return ToolResult(content=str(error), is_error=True)
+        except Exception as error:
+            # A tool bug or an unexpected OS error must not end the turn; the model sees what
+            # happened and the display keeps the exception type.
+            return ToolResult(
+                content=f"{call.name} failed: {type(error).__name__}: {error}",
+                is_error=True,
+                metadata={"exception": type(error).__name__},
+            )
+
+
+def default_registry() -> ToolRegistry:
+    """A registry with every built-in tool: file tools, search, commands, loop-breaking tools."""
+    return ToolRegistry(
+        [
+            ReadFileTool(),
+            WriteFileTool(),
+            ApplyDiffTool(),
+            ListFilesTool(),
+            SearchFilesTool(),
+            ExecuteCommandTool(),
+            AskQuestionTool(),
+            ConverseTool(),
+            TaskCompletionTool(),
+        ]
+    )
