@@ -1,0 +1,100 @@
+"""Which tool calls run without asking the user (see docs/adr/0006-approvals.md).
+
+Pure logic, no I/O: the agent loop asks `ApprovalPolicy.decide` before every call and shows an
+approval request when the answer is "ask".
+
+A call is allowed without asking when any of these holds, checked in order:
+1. the tool does not mutate anything (reads, searches, listings, the turn-ending tools);
+2. the policy approves everything (`approve_all`, e.g. a `--yes` flag);
+3. the tool is in `auto_approve` or was approved "always" this session;
+4. it is `execute_command` and its command matches an allowlist entry (below).
+
+Allowlist matching is by words, not text: the command and the entry are split with
+`shlex.split`, and the entry's words must be the command's first words, exactly. So the entry
+"git status" allows "git status --short" but not "git statusx" or "echo git status". A command
+holding any shell metacharacter (; & | ` $ ( ) < > or a line break) is never allowed by the
+allowlist, because the words after the prefix could start a second command.
+"""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Iterable
+from typing import Literal
+
+from forge.agent.tools.base import Tool
+from forge.llm.messages import ToolCall
+
+Decision = Literal["allow", "ask"]
+
+COMMAND_TOOL = "execute_command"
+"""The tool whose calls the command allowlist can approve."""
+
+SHELL_METACHARACTERS = frozenset(";&|`$()<>\n\r")
+"""Characters that can chain, substitute or redirect in /bin/sh; `$` covers `$(`, `${` and
+variables, whose expansion the allowlist cannot see through."""
+
+
+class ApprovalPolicy:
+    """Decides, per tool call, whether it may run now ("allow") or needs the user ("ask")."""
+
+    def __init__(
+        self,
+        auto_approve: Iterable[str] = (),
+        command_allowlist: Iterable[str] = (),
+        approve_all: bool = False,
+    ) -> None:
+        """`auto_approve`: tool names that never ask. `command_allowlist`: command prefixes
+        (e.g. "git status", "pytest") that `execute_command` may run without asking.
+        `approve_all`: never ask."""
+        self.auto_approve = frozenset(auto_approve)
+        self.command_allowlist = tuple(command_allowlist)
+        self.approve_all = approve_all
+        self._approved_this_session: set[str] = set()
+        self._allowlist_words = [
+            words for words in (_split(entry) for entry in self.command_allowlist) if words
+        ]
+
+    @property
+    def approved_this_session(self) -> frozenset[str]:
+        """Tool names approved "always" during this session."""
+        return frozenset(self._approved_this_session)
+
+    def approve_always(self, tool_name: str) -> None:
+        """Allow every later call of `tool_name` this session (the "always" answer)."""
+        self._approved_this_session.add(tool_name)
+
+    def decide(self, call: ToolCall, tool: Tool) -> Decision:
+        """ "allow" if `call` may run without asking the user, else "ask"."""
+        if not tool.mutates or self.approve_all:
+            return "allow"
+        if tool.name in self.auto_approve or tool.name in self._approved_this_session:
+            return "allow"
+        if tool.name == COMMAND_TOOL and self.command_is_allowlisted(_command_of(call)):
+            return "allow"
+        return "ask"
+
+    def command_is_allowlisted(self, command: str | None) -> bool:
+        """Whether `command` starts with the words of an allowlist entry and has no shell
+        metacharacters. Unparseable commands (e.g. an open quote) are never allowlisted."""
+        if not command or any(character in SHELL_METACHARACTERS for character in command):
+            return False
+        words = _split(command)
+        if not words:
+            return False
+        return any(words[: len(entry)] == entry for entry in self._allowlist_words)
+
+
+def _split(text: str) -> list[str]:
+    try:
+        return shlex.split(text)
+    except ValueError:
+        return []
+
+
+def _command_of(call: ToolCall) -> str | None:
+    try:
+        command = call.parsed_arguments().get("command")
+    except ValueError:
+        return None
+    return command if isinstance(command, str) else None
