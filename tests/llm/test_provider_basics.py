@@ -3,6 +3,7 @@ tool calls, request shape and clones."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import AsyncIterator
 
@@ -187,3 +188,19 @@ async def test_owner_closes_its_own_client_but_not_a_given_one(llm_server: OpenA
     assert not shared.is_closed
     await collect(borrower, [user("hi")])
     await shared.aclose()
+
+
+async def test_clones_stream_concurrently_over_the_shared_client(
+    provider: OpenAICompatibleProvider, llm_server: OpenAIServer
+) -> None:
+    # The context manager summarizes tool-call groups in parallel through clones.
+    llm_server.responder = lambda request: Text(f"summary by {request.model}", delay=0.3)
+    clones = [provider.clone_with_model(f"summarizer-{n}") for n in range(3)]
+
+    async def final(clone: OpenAICompatibleProvider) -> str:
+        events = await collect(clone, [user("summarize")])
+        return finished(events).completion.message.content
+
+    results = await asyncio.gather(*(final(clone) for clone in clones))
+    assert results == [f"summary by summarizer-{n}" for n in range(3)]
+    assert llm_server.max_active == 3

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import email.utils
 import socket
 import traceback
 from collections.abc import AsyncIterator
@@ -20,6 +21,7 @@ from forge.llm.errors import (
     ServerError,
     TransportError,
 )
+from forge.llm.http_errors import parse_retry_after
 from forge.llm.messages import user
 from forge.llm.openai_provider import OpenAICompatibleProvider
 from forge.llm.stream import StreamEvent
@@ -192,3 +194,14 @@ async def test_error_object_in_a_whole_reply_is_typed(
     )
     with pytest.raises(ContextOverflowError, match="maximum context length"):
         await provider.complete([user("hi")])
+
+
+def test_retry_after_forms() -> None:
+    moment = 1_700_000_000.0
+    http_date = email.utils.formatdate(moment + 30, usegmt=True)
+    assert parse_retry_after({"Retry-After": http_date}, now=moment) == 30.0
+    assert parse_retry_after({"Retry-After": email.utils.formatdate(moment - 5)}, now=moment) == 0
+    assert parse_retry_after({"retry-after": " 12 "}) == 12.0
+    assert parse_retry_after({"Retry-After-Ms": "250", "Retry-After": "9"}) == 0.25
+    assert parse_retry_after({"Retry-After": "soon"}) is None
+    assert parse_retry_after({}) is None
