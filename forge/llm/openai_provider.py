@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import copy
 import json
-from collections.abc import AsyncGenerator, AsyncIterator, Sequence
+from collections.abc import AsyncGenerator, Sequence
 from contextlib import aclosing
 from dataclasses import dataclass
 
@@ -231,14 +231,15 @@ class OpenAICompatibleProvider:
                     for event in _events_for_completion(completion):
                         yield event
                     return
-                async for event in self._events_from_sse(response, assembler):
-                    yield event
+                async with aclosing(self._events_from_sse(response, assembler)) as events:
+                    async for event in events:
+                        yield event
         except httpx.HTTPError as error:
             raise _transport_error(error, self._base_url) from None
 
     async def _events_from_sse(
         self, response: httpx.Response, assembler: StreamAssembler
-    ) -> AsyncIterator[StreamEvent]:
+    ) -> AsyncGenerator[StreamEvent, None]:
         saw_done = False
         async for sse in EventSource(response).aiter_sse():
             data = sse.data.strip()
