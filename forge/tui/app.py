@@ -1,0 +1,412 @@
+"""The Forge app: the main screen, the agent-turn worker, and the handlers that route events.
+
+Threading model (ADR 0016): one async worker per turn (group "agent-turn") iterates the
+agent's events and only posts messages; handlers here route each message to the widget that
+owns that region. Approvals and questions arrive as messages carrying a future, answered by a
+dialog worker through `push_screen_wait`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import time
+from collections.abc import AsyncIterator
+from contextlib import aclosing
+from pathlib import Path
+from typing import Any
+
+from textual import work
+from textual.app import App, ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.reactive import var
+from textual.screen import Screen
+from textual.widgets import Footer
+
+from forge.agent.events import (
+    AgentEvent,
+    ApprovalDecision,
+    ApprovalRequested,
+    ApprovalVerdict,
+    ContextWarning,
+    QuestionAsked,
+    SummarizationCompleted,
+    SummarizationFailed,
+)
+from forge.agent.runtime import Runtime, build_runtime
+from forge.config.settings import Settings
+from forge.config.store import ConfigStore
+from forge.tui.commands import (
+    ParsedCommand,
+    SlashCommand,
+    SlashCommandProvider,
+    SlashCommandRunner,
+)
+from forge.tui.messages import (
+    AgentEventArrived,
+    ApprovalNeeded,
+    QuestionNeeded,
+    TurnEnded,
+    message_for_event,
+)
+from forge.tui.screens.approval import ApprovalScreen
+from forge.tui.screens.question import DECLINED_ANSWER, QuestionScreen
+from forge.tui.widgets.chat import ChatView
+from forge.tui.widgets.chat_blocks import UserMessageBlock
+from forge.tui.widgets.formatting import display_path
+from forge.tui.widgets.header import ForgeHeader
+from forge.tui.widgets.prompt_input import PromptArea, PromptInput
+from forge.tui.widgets.status import StatusPane
+
+QUIT_CONFIRM_SECONDS = 2.0
+"""A second Ctrl+C within this many seconds quits."""
+
+WELCOME_NO_KEY = """\
+## Welcome to Forge
+
+No API key is configured yet, so Forge cannot reach a model. Either:
+
+- set `OPENAI_API_KEY` in your environment and start Forge again, or
+- open **/settings** (Ctrl+,), enter an API key (and a Base URL for another
+  OpenAI-compatible server), and press Ctrl+S — it applies at once.
+"""
+
+READY_HINT = "Type a task and press Enter. **/help** lists commands; Esc interrupts a turn."
+
+
+def needs_api_key(settings: Settings) -> bool:
+    """True when no key is set and the endpoint is not on this machine (local servers often
+    need none)."""
+    if settings.llm.api_key.get_secret_value().strip():
+        return False
+    base_url = settings.llm.base_url
+    return not any(host in base_url for host in ("://127.0.0.1", "://localhost", "://[::1]"))
+
+
+class ForgeApp(App[int]):
+    """Forge's full-screen UI over one `Runtime` (agent, context manager, provider)."""
+
+    CSS_PATH = "app.tcss"
+    TITLE = "Forge"
+    COMMANDS = App.COMMANDS | {SlashCommandProvider}
+    BINDINGS = [
+        Binding("ctrl+c", "interrupt_or_quit", "Interrupt/quit", priority=True),
+        Binding("escape", "interrupt", "Interrupt"),
+        Binding("ctrl+comma", "open_settings", "Settings"),
+        Binding("f1", "help", "Help"),
+    ]
+
+    busy: var[bool] = var(False, toggle_class="-busy")
+    """A turn or a /compact run is in progress."""
+
+    def __init__(self, *, runtime: Runtime, store: ConfigStore, workspace: Path) -> None:
+        super().__init__()
+        self.runtime = runtime
+        self.config_store = store
+        self.settings: Settings = runtime.settings
+        self.workspace = workspace
+        self.queued: list[tuple[str, UserMessageBlock]] = []
+        self.reload_controller: Any = None
+        self.commands_runner = SlashCommandRunner(self)
+        self._last_interrupt_key = -QUIT_CONFIRM_SECONDS
+        llm = self.settings.llm
+        self.theme = self.settings.ui.theme
+        self.header = ForgeHeader(display_path(workspace), llm.model, llm.summarization_model)
+        self.chat = ChatView(show_reasoning=self.settings.ui.show_reasoning, id="chat")
+        self.status = StatusPane(
+            summarization_model=llm.effective_summarization_model,
+            warning_threshold=self.settings.context.warning_threshold,
+            critical_threshold=self.settings.context.auto_summary_threshold,
+            id="status",
+        )
+
+    def compose(self) -> ComposeResult:
+        yield self.header
+        yield self.status
+        with Vertical(id="main"):
+            yield self.chat
+            yield PromptArea(id="prompt-area")
+        yield Footer()
+
+    @property
+    def prompt(self) -> PromptInput:
+        """The input the user types into."""
+        return self.query_one(PromptInput)
+
+    async def on_mount(self) -> None:
+        self.reload_controller = start_reload_controller(self)
+        history = self.runtime.agent.conversation.messages
+        if any(message.role == "user" for message in history):
+            await self.chat.show_history(history)
+            await self.chat.add_notice(f"Resumed session `{self.runtime.session_id}`.")
+        if needs_api_key(self.settings):
+            await self.chat.add_notice(WELCOME_NO_KEY, kind="welcome")
+        else:
+            await self.chat.add_notice(READY_HINT)
+        self.refresh_context_gauge()
+        self.prompt.focus()
+
+    async def on_unmount(self) -> None:
+        await self.runtime.aclose()
+
+    # --- input ---------------------------------------------------------------------------------
+    async def on_prompt_input_submitted(self, message: PromptInput.Submitted) -> None:
+        text = message.text
+        if await self.commands_runner.run_text(text):
+            return
+        if text.lstrip().startswith("//"):
+            text = text.lstrip()[1:]
+        if needs_api_key(self.settings):
+            await self.chat.add_user_message(text)
+            await self.chat.add_notice(WELCOME_NO_KEY, kind="welcome")
+            return
+        if self.busy:
+            block = await self.chat.add_user_message(text, queued=True)
+            self.queued.append((text, block))
+            self._show_activity()
+            return
+        await self.chat.add_user_message(text)
+        self.start_turn(text)
+
+    def start_turn(self, text: str) -> None:
+        """Run one agent turn for `text` in the turn worker."""
+        self.busy = True
+        self._show_activity()
+        self.run_events(self.runtime.agent.run_turn(text))
+
+    def start_compaction(self, instructions: str) -> None:
+        """Run `/compact` in the turn worker (its events render like a turn's)."""
+        self.busy = True
+        self._show_activity("compacting…")
+        self.run_events(self.runtime.agent.compact(instructions))
+
+    def invoke_slash_command(self, command: SlashCommand) -> None:
+        """From the command palette: run `command`, or start typing it when it needs an
+        argument."""
+        if command.argument_required:
+            self.prompt.load_text(f"/{command.name} ")
+            self.prompt.move_cursor(self.prompt.document.end)
+            self.prompt.focus()
+            return
+        parsed = ParsedCommand(command.name, "", command)
+        self.call_later(self.commands_runner.run, parsed)
+
+    # --- the turn worker -----------------------------------------------------------------------
+    @work(exclusive=True, group="agent-turn", exit_on_error=False)
+    async def run_events(self, events: AsyncIterator[AgentEvent]) -> None:
+        """Iterate the agent's events and post each as a message; never touches a widget.
+
+        Always ends by posting `TurnEnded`, whether the events ran out, the worker was
+        cancelled (interrupt) or the agent raised.
+        """
+        reason, error = "completed", ""
+        try:
+            async with aclosing(events):  # type: ignore[type-var]
+                async for event in events:
+                    self.post_message(message_for_event(event))
+        except asyncio.CancelledError:
+            reason = "cancelled"
+            raise
+        except Exception as exception:
+            reason, error = "error", str(exception) or type(exception).__name__
+        finally:
+            self.post_message(TurnEnded(reason, error))
+
+    async def on_agent_event_arrived(self, message: AgentEventArrived) -> None:
+        event = message.event
+        await self.chat.show_event(event)
+        self.status.show_event(event)
+        if isinstance(event, SummarizationCompleted | SummarizationFailed):
+            saved = event.tokens_before - event.tokens_after if event.tokens_before else None
+            await self.chat.show_new_summaries(
+                self.runtime.agent.conversation.messages,
+                strategy=event.strategy,
+                tokens_saved=saved,
+            )
+        elif isinstance(event, ContextWarning):
+            self.notify(
+                f"Context at {event.current_tokens / max(event.max_tokens, 1):.0%} of the budget",
+                severity="warning",
+            )
+
+    async def on_turn_ended(self, message: TurnEnded) -> None:
+        await self.chat.end_turn(message.reason, message.error)
+        self.status.summarization.interrupted()
+        self._dismiss_dialogs()
+        self.refresh_context_gauge()
+        self.busy = False
+        if self.queued and message.reason != "cancelled":
+            text, block = self.queued.pop(0)
+            block.remove_class("-queued")
+            self.start_turn(text)
+        self._show_activity()
+
+    async def new_session(self) -> None:
+        """Replace the runtime with a fresh one (new conversation and session file)."""
+        old = self.runtime
+        self.runtime = build_runtime(self.settings, self.workspace)
+        if self.reload_controller is not None:
+            self.reload_controller.runtime = self.runtime
+        await old.aclose()
+        self.queued.clear()
+        await self.chat.clear_chat()
+        self.status.reset_usage()
+        self.refresh_context_gauge()
+
+    def refresh_context_gauge(self) -> None:
+        """Show the context manager's current view of the prompt size."""
+        manager = self.runtime.context_manager
+        conversation = self.runtime.agent.conversation
+        self.status.gauge.show(manager.current_tokens(conversation), manager.max_tokens)
+
+    def _show_activity(self, working: str = "working…") -> None:
+        parts = [working] if self.busy else []
+        if self.queued:
+            parts.append(f"{len(self.queued)} queued")
+        self.status.show_activity(" · ".join(parts))
+
+    # --- approvals and questions ---------------------------------------------------------------
+    async def on_approval_needed(self, message: ApprovalNeeded) -> None:
+        await self.chat.mark_awaiting_approval(message.request.call)
+        self.ask_approval(message.request)
+
+    @work(group="dialogs", exit_on_error=False)
+    async def ask_approval(self, request: ApprovalRequested) -> None:
+        """Show the approval dialog and answer the request's future with the decision."""
+        if request.future.done():
+            return
+        screen = ApprovalScreen(request)
+        request.future.add_done_callback(lambda _: self._dismiss_dialog(screen))
+        decision = await self.push_screen_wait(screen)
+        if not request.future.done():
+            request.future.set_result(decision)
+
+    async def on_question_needed(self, message: QuestionNeeded) -> None:
+        await self.chat.add_notice(f"**Question:** {message.request.question}")
+        self.ask_question(message.request)
+
+    @work(group="dialogs", exit_on_error=False)
+    async def ask_question(self, request: QuestionAsked) -> None:
+        """Show the question dialog and answer the request's future with the reply."""
+        if request.future.done():
+            return
+        screen = QuestionScreen(request)
+        request.future.add_done_callback(lambda _: self._dismiss_dialog(screen))
+        answer = await self.push_screen_wait(screen)
+        if not request.future.done():
+            request.future.set_result(answer)
+            await self.chat.add_user_message(answer)
+
+    def _dismiss_dialog(self, screen: Screen[Any]) -> None:
+        """Close a dialog whose request the agent no longer waits for (e.g. interrupted)."""
+        if screen.is_current:
+            if isinstance(screen, ApprovalScreen):
+                screen.dismiss(ApprovalDecision(ApprovalVerdict.REJECT, "interrupted"))
+            else:
+                screen.dismiss(DECLINED_ANSWER)
+
+    def _dismiss_dialogs(self) -> None:
+        for screen in list(self.screen_stack):
+            if isinstance(screen, ApprovalScreen | QuestionScreen):
+                self._dismiss_dialog(screen)
+
+    # --- actions -------------------------------------------------------------------------------
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # Esc means "interrupt" only while something runs; hide it from the footer otherwise.
+        if action == "interrupt":
+            return self.busy
+        return True
+
+    def watch_busy(self) -> None:
+        self.refresh_bindings()
+
+    def action_interrupt(self) -> None:
+        """Stop the running turn; queued messages go back into the prompt, not lost."""
+        if not self.busy:
+            return
+        self.workers.cancel_group(self, "agent-turn")
+        if self.queued:
+            texts = [text for text, _ in self.queued]
+            for _, block in self.queued:
+                block.remove()
+            self.queued.clear()
+            self.prompt.load_text("\n\n".join(texts))
+            self.prompt.move_cursor(self.prompt.document.end)
+
+    def action_interrupt_or_quit(self) -> None:
+        """Ctrl+C: interrupt a running turn; a second press in quick succession quits."""
+        now = time.monotonic()
+        if now - self._last_interrupt_key < QUIT_CONFIRM_SECONDS:
+            self.exit(0)
+            return
+        self._last_interrupt_key = now
+        if self.busy:
+            self.action_interrupt()
+        self.notify("Press Ctrl+C again to quit", timeout=QUIT_CONFIRM_SECONDS)
+
+    def action_open_settings(self) -> None:
+        """Open the /settings overlay."""
+        self.call_later(self.commands_runner.run, ParsedCommand("settings", "", None))
+
+    def action_help(self) -> None:
+        """Show help."""
+        self.call_later(self.commands_runner.run, ParsedCommand("help", "", None))
+
+    # --- configuration -------------------------------------------------------------------------
+    def show_settings(self, settings: Settings) -> None:
+        """Reflect settings now in use: header, status pane, reasoning display."""
+        self.settings = settings
+        llm = settings.llm
+        self.header.show_models(llm.model, llm.summarization_model)
+        self.status.summarization.set_model(llm.effective_summarization_model)
+        context = settings.context
+        self.status.gauge.set_thresholds(context.warning_threshold, context.auto_summary_threshold)
+        self.chat.show_reasoning = settings.ui.show_reasoning
+        self.refresh_context_gauge()
+
+    def on_config_reload_controller_applied(self, message: Any) -> None:
+        self.show_settings(message.settings)
+
+    def on_config_reload_controller_rejected(self, message: Any) -> None:
+        self.notify(f"Config file not applied: {message.error}", severity="error", timeout=8)
+
+
+def start_reload_controller(app: ForgeApp) -> Any:
+    """Start the hot-reload controller (config file watcher, /settings saves), if present."""
+    try:
+        from forge.tui.reload import ConfigReloadController
+    except ImportError:
+        return None
+    controller = ConfigReloadController(app=app, store=app.config_store, runtime=app.runtime)
+    controller.start()
+    return controller
+
+
+def run_tui(args: argparse.Namespace) -> int:
+    """`forge`: open the TUI on `args.workspace`, optionally resuming a session."""
+    import sys
+
+    from forge.agent.sessions import SessionNotFoundError
+
+    workspace = Path(args.workspace).expanduser().resolve()
+    if not workspace.is_dir():
+        print(f"forge: workspace {workspace} is not a directory", file=sys.stderr)
+        return 2
+    store = ConfigStore()
+    loaded = store.current
+    if loaded.error is not None:
+        print(f"forge: {loaded.error} (using defaults for now)", file=sys.stderr)
+    try:
+        runtime = build_runtime(
+            loaded.settings,
+            workspace,
+            session_id=getattr(args, "resume", None),
+            resume_latest=bool(getattr(args, "continue_session", False)),
+        )
+    except (SessionNotFoundError, ValueError) as error:
+        print(f"forge: {error}", file=sys.stderr)
+        return 2
+    app = ForgeApp(runtime=runtime, store=store, workspace=workspace)
+    result = app.run()
+    return result if isinstance(result, int) else 0

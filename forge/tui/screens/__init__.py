@@ -1,0 +1,1 @@
+"""Modal screens: tool approval, questions from the agent, and help."""

@@ -1,0 +1,99 @@
+"""The tool-approval modal: approve once, approve always for this tool, or reject with a reason.
+
+It is pushed with `push_screen_wait` by a worker that then answers the request's future, so
+the agent waits on the future and the UI stays responsive. Esc rejects explicitly.
+"""
+
+from __future__ import annotations
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.content import Content
+from textual.screen import ModalScreen
+from textual.widgets import Button, Input, Label, Static
+
+from forge.agent.events import ApprovalDecision, ApprovalRequested, ApprovalVerdict
+from forge.tui.widgets.diff_view import DiffView
+
+ESCAPE_REASON = "dismissed with Esc"
+
+
+def _looks_like_diff(text: str) -> bool:
+    return text.startswith(("---", "@@", "diff ")) or "\n@@ " in text
+
+
+class ApprovalScreen(ModalScreen[ApprovalDecision]):
+    """Asks whether a tool call may run; dismisses with an `ApprovalDecision`."""
+
+    CSS_PATH = "approval.tcss"
+    BINDINGS = [
+        Binding("y", "approve_once", "Approve once"),
+        Binding("a", "approve_always", "Always for this tool"),
+        Binding("n", "reject", "Reject with reason"),
+        Binding("escape,ctrl+c", "reject_now", "Reject", show=True),
+    ]
+
+    def __init__(self, request: ApprovalRequested) -> None:
+        super().__init__()
+        self.request = request
+
+    def compose(self) -> ComposeResult:
+        preview = self.request.preview or self.request.summary
+        with Vertical(id="approval-dialog"):
+            yield Label(f"Allow {self.request.call.name}?", id="approval-title", markup=False)
+            yield Static(self.request.summary, id="approval-summary", markup=False)
+            with VerticalScroll(id="approval-preview"):
+                if _looks_like_diff(preview):
+                    yield DiffView(preview)
+                else:
+                    yield Static(preview, markup=False, classes="command-preview")
+            with Horizontal(id="approval-buttons"):
+                # Content labels: "[y]" written as markup would vanish as a tag.
+                yield Button(Content("Approve once [y]"), id="approve-once", variant="success")
+                yield Button(
+                    Content("Always for this tool [a]"), id="approve-always", variant="primary"
+                )
+                yield Button(Content("Reject [n]"), id="reject", variant="error")
+            yield Input(
+                placeholder="Why? (Enter rejects, Esc rejects without a reason)", id="reject-reason"
+            )
+
+    def on_mount(self) -> None:
+        self.query_one("#approve-once", Button).focus()
+
+    def action_approve_once(self) -> None:
+        """Run this call."""
+        self.dismiss(ApprovalDecision(ApprovalVerdict.APPROVE_ONCE))
+
+    def action_approve_always(self) -> None:
+        """Run this and every later call of this tool in this session."""
+        self.dismiss(ApprovalDecision(ApprovalVerdict.APPROVE_ALWAYS))
+
+    def action_reject(self) -> None:
+        """Ask for a reason, then reject."""
+        self.add_class("-asking-reason")
+        self.query_one("#reject-reason", Input).focus()
+
+    def action_reject_now(self) -> None:
+        """Reject at once (Esc): the agent is told, never left waiting."""
+        reason = self.query_one("#reject-reason", Input).value.strip() or ESCAPE_REASON
+        self.dismiss(ApprovalDecision(ApprovalVerdict.REJECT, reason))
+
+    @on(Button.Pressed, "#approve-once")
+    def _approve_once_pressed(self) -> None:
+        self.action_approve_once()
+
+    @on(Button.Pressed, "#approve-always")
+    def _approve_always_pressed(self) -> None:
+        self.action_approve_always()
+
+    @on(Button.Pressed, "#reject")
+    def _reject_pressed(self) -> None:
+        self.action_reject()
+
+    @on(Input.Submitted, "#reject-reason")
+    def _reason_submitted(self, event: Input.Submitted) -> None:
+        reason = event.value.strip() or ESCAPE_REASON
+        self.dismiss(ApprovalDecision(ApprovalVerdict.REJECT, reason))

@@ -1,0 +1,52 @@
+"""The help screen: slash commands and key bindings."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Markdown
+
+from forge.tui.commands import SLASH_COMMANDS
+
+KEYS = (
+    ("Enter", "send the message (queued if a turn is running)"),
+    ("Shift+Enter, Ctrl+J", "new line"),
+    ("Up / Down", "previous / next message from history"),
+    ("Tab", "complete a slash command"),
+    ("Esc, Ctrl+C", "interrupt the running turn"),
+    ("Ctrl+C twice", "quit"),
+    ("Ctrl+P", "command palette"),
+    ("Ctrl+,", "settings"),
+    ("F1", "this help"),
+)
+
+
+def help_markdown() -> str:
+    """The help text: every slash command and key binding."""
+    commands = "\n".join(f"| `{c.usage}` | {c.description} |" for c in SLASH_COMMANDS)
+    keys = "\n".join(f"| {key} | {action} |" for key, action in KEYS)
+    return (
+        "# Forge help\n\n"
+        "| Command | What it does |\n|---|---|\n"
+        f"{commands}\n\n"
+        "| Key | What it does |\n|---|---|\n"
+        f"{keys}\n\n"
+        "Start a message with `//` to send text that begins with `/`."
+    )
+
+
+class HelpScreen(ModalScreen[None]):
+    """Lists commands and keys; Esc, q or F1 closes it."""
+
+    CSS_PATH = "help.tcss"
+    BINDINGS = [Binding("escape,q,f1", "dismiss_help", "Close")]
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll(id="help-body"):
+            yield Markdown(help_markdown())
+
+    def action_dismiss_help(self) -> None:
+        """Close the help."""
+        self.dismiss(None)

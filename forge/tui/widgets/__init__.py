@@ -1,0 +1,1 @@
+"""The widgets of Forge's main screen, one region each: header, chat, status pane, prompt."""

@@ -1,0 +1,248 @@
+"""The chat: a scrolling column of blocks that renders agent events, bounded in size.
+
+Only the newest `MAX_CHAT_BLOCKS` blocks are kept as widgets, so a long session stays fast;
+the conversation itself (and the session file) keeps everything.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from textual.containers import VerticalScroll
+from textual.widget import Widget
+
+from forge.agent.events import (
+    AgentEvent,
+    AssistantMessageDone,
+    ErrorEvent,
+    MessageDelta,
+    ReasoningDelta,
+    ToolCallFinished,
+    ToolCallStarted,
+    ToolOutputDelta,
+    TurnFinished,
+)
+from forge.llm.messages import Message, MessageKind, ToolCall
+from forge.tui.widgets.chat_blocks import (
+    AssistantBlock,
+    NoticeBlock,
+    SummaryBlock,
+    ToolCallBlock,
+    UserMessageBlock,
+)
+
+LOOP_BREAKING_TOOLS = frozenset({"converse", "task_completion", "ask_question"})
+"""Tools that talk to the user: shown as answers and questions, not as tool blocks."""
+MAX_CHAT_BLOCKS = 150
+"""Blocks kept mounted at most; older ones are removed from the screen (not from history)."""
+
+SUMMARY_KINDS = (MessageKind.SUMMARY, MessageKind.GOAL_BATCH, MessageKind.PRUNED)
+_KIND_LABELS = {
+    MessageKind.SUMMARY: "Summary",
+    MessageKind.GOAL_BATCH: "Goal batch",
+    MessageKind.PRUNED: "Pruned",
+}
+_TURN_END_NOTES = {
+    "cancelled": "Interrupted.",
+    "max_turns": "Stopped: the turn reached its limit of LLM calls.",
+    "circuit_breaker": "Stopped: the same failing call kept repeating.",
+}
+
+
+class ChatView(VerticalScroll):
+    """Renders the conversation as it happens; owns the blocks of the running turn."""
+
+    DEFAULT_CSS = """
+    ChatView {
+        height: 1fr;
+        padding: 0 1;
+    }
+    """
+
+    def __init__(self, *, show_reasoning: bool = True, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.show_reasoning = show_reasoning
+        self.current_answer: AssistantBlock | None = None
+        self.tool_blocks: dict[str, ToolCallBlock] = {}
+        self.shown_summary_ids: set[str] = set()
+
+    def watch_virtual_size(self) -> None:
+        # Anchor (stick to the newest output) only once the chat overflows: an anchored
+        # widget bottom-aligns short content, and a fresh chat should read from the top.
+        if not self.is_anchored and self.virtual_size.height > self.size.height:
+            self.anchor()
+
+    # --- adding blocks ---------------------------------------------------------------------
+    async def add_block(self, block: Widget) -> Widget:
+        """Mount `block` at the end, then drop the oldest blocks beyond the bound."""
+        await self.mount(block)
+        excess = len(self.children) - MAX_CHAT_BLOCKS
+        if excess > 0:
+            old = list(self.children[:excess])
+            for widget in old:
+                if isinstance(widget, ToolCallBlock):
+                    self.tool_blocks.pop(widget.call.id, None)
+            await self.remove_children(old)
+        return block
+
+    async def add_user_message(self, text: str, *, queued: bool = False) -> UserMessageBlock:
+        """Show what the user typed (marked `-queued` while it waits its turn)."""
+        block = UserMessageBlock(text, queued=queued)
+        await self.add_block(block)
+        return block
+
+    async def add_notice(self, markdown: str, *, kind: str = "info") -> NoticeBlock:
+        """Show a message from Forge: kind "info", "welcome" or "error"."""
+        block = NoticeBlock(markdown, kind=kind)
+        await self.add_block(block)
+        return block
+
+    async def clear_chat(self) -> None:
+        """Remove every block (a new session starts)."""
+        self.current_answer = None
+        self.tool_blocks.clear()
+        self.shown_summary_ids.clear()
+        self.anchor(False)
+        await self.remove_children()
+
+    # --- the running turn ------------------------------------------------------------------
+    async def _answer_block(self) -> AssistantBlock:
+        if self.current_answer is None:
+            self.current_answer = AssistantBlock(show_reasoning=self.show_reasoning)
+            await self.add_block(self.current_answer)
+        return self.current_answer
+
+    async def tool_block(self, call: ToolCall) -> ToolCallBlock:
+        """The block of `call`, created (after any answer text) on first use."""
+        block = self.tool_blocks.get(call.id)
+        if block is None:
+            await self._finish_answer()
+            block = ToolCallBlock(call)
+            self.tool_blocks[call.id] = block
+            await self.add_block(block)
+        return block
+
+    async def _finish_answer(self, final_text: str | None = None) -> None:
+        answer = self.current_answer
+        self.current_answer = None
+        if answer is None:
+            return
+        await answer.finish(final_text)
+        if answer.is_empty:
+            await answer.remove()
+
+    async def show_event(self, event: AgentEvent) -> None:
+        """Render one event of the running turn (events for other panes are ignored)."""
+        if isinstance(event, MessageDelta):
+            await (await self._answer_block()).append_answer(event.text)
+        elif isinstance(event, ReasoningDelta):
+            (await self._answer_block()).append_reasoning(event.text)
+        elif isinstance(event, AssistantMessageDone):
+            await self._finish_answer()
+        elif isinstance(event, ToolCallStarted):
+            if event.call.name not in LOOP_BREAKING_TOOLS:
+                (await self.tool_block(event.call)).set_status("running", "running")
+        elif isinstance(event, ToolOutputDelta):
+            block = self.tool_blocks.get(event.call_id)
+            if block is not None:
+                block.append_output(event.text)
+        elif isinstance(event, ToolCallFinished):
+            await self._show_tool_result(event)
+        elif isinstance(event, ErrorEvent):
+            await self.add_notice(f"**{event.kind}**: {event.message}", kind="error")
+        elif isinstance(event, TurnFinished):
+            await self.end_turn(event.reason)
+
+    async def _show_tool_result(self, event: ToolCallFinished) -> None:
+        if event.call.name in LOOP_BREAKING_TOOLS and not event.is_error:
+            if event.call.name != "ask_question":  # the question dialog shows that one
+                await self.add_final_answer(event.result)
+            return
+        block = await self.tool_block(event.call)
+        block.show_output(event.result)
+        if event.metadata.get("rejected"):
+            block.set_status("rejected", "rejected")
+            return
+        if event.exit_code is not None:
+            status = "error" if event.exit_code != 0 else "ok"
+            block.set_status(status, f"exit {event.exit_code}")
+        elif event.is_error:
+            block.set_status("error", "failed")
+        else:
+            block.set_status("ok", "done")
+        diff = event.metadata.get("diff")
+        if isinstance(diff, str) and diff.strip():
+            await block.show_diff(diff)
+
+    async def add_final_answer(self, markdown: str) -> AssistantBlock:
+        """Show what `converse` or `task_completion` told the user, as an answer."""
+        await self._finish_answer()
+        block = AssistantBlock(show_reasoning=self.show_reasoning)
+        await self.add_block(block)
+        await block.finish(markdown)
+        return block
+
+    async def mark_awaiting_approval(self, call: ToolCall) -> None:
+        """The call waits for the user's approval."""
+        (await self.tool_block(call)).set_status("pending", "awaiting approval")
+
+    async def end_turn(self, reason: str, error: str = "") -> None:
+        """The turn ended: flush the answer, settle any call still marked running or pending."""
+        await self._finish_answer()
+        for block in self.tool_blocks.values():
+            if block.status in ("running", "pending"):
+                block.set_status("error", "interrupted" if reason == "cancelled" else "unfinished")
+        self.tool_blocks.clear()
+        if error:
+            await self.add_notice(f"**Turn failed**: {error}", kind="error")
+        elif note := _TURN_END_NOTES.get(reason):
+            await self.add_notice(note, kind="error" if reason != "cancelled" else "info")
+
+    # --- summaries and history ---------------------------------------------------------------
+    async def show_new_summaries(
+        self, messages: Iterable[Message], *, strategy: str, tokens_saved: int | None
+    ) -> SummaryBlock | None:
+        """One block for the summaries in `messages` not shown yet (one summarization run)."""
+        new = [
+            m for m in messages if m.kind in SUMMARY_KINDS and m.id not in self.shown_summary_ids
+        ]
+        if not new:
+            return None
+        self.shown_summary_ids.update(m.id for m in new)
+        text = "\n\n---\n\n".join(m.content for m in new)
+        replaced = sum(len(m.replaces) for m in new)
+        block = SummaryBlock(
+            text, label=f"Summarized ({strategy})", replaced=replaced, tokens_saved=tokens_saved
+        )
+        await self.add_block(block)
+        return block
+
+    def remember_summaries(self, messages: Iterable[Message]) -> None:
+        """Mark the summaries already in `messages` as shown (e.g. when history is rendered)."""
+        self.shown_summary_ids.update(m.id for m in messages if m.kind in SUMMARY_KINDS)
+
+    async def show_history(self, messages: Sequence[Message]) -> None:
+        """Render a resumed conversation: the newest messages, within the block bound."""
+        results = {m.tool_call_id: m for m in messages if m.role == "tool"}
+        for message in messages[-MAX_CHAT_BLOCKS:]:
+            if message.kind in SUMMARY_KINDS:
+                self.shown_summary_ids.add(message.id)
+                label = _KIND_LABELS.get(message.kind, "Summary")
+                await self.add_block(
+                    SummaryBlock(message.content, label=label, replaced=len(message.replaces))
+                )
+            elif message.role == "user":
+                await self.add_user_message(message.content)
+            elif message.role == "assistant":
+                if message.content or message.reasoning:
+                    block = AssistantBlock(show_reasoning=self.show_reasoning)
+                    await self.add_block(block)
+                    if message.reasoning:
+                        block.append_reasoning(message.reasoning)
+                    await block.finish(message.content)
+                for call in message.tool_calls:
+                    block_for_call = await self.tool_block(call)
+                    result = results.get(call.id)
+                    block_for_call.show_output(result.content if result else "")
+                    block_for_call.set_status("ok", "done")
+        self.tool_blocks.clear()

@@ -1,0 +1,163 @@
+"""The blocks the chat is made of: user messages, answers, tool calls, summaries, notices."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.markup import escape
+from textual.widgets import Collapsible, Markdown, Static
+from textual.widgets.markdown import MarkdownStream
+
+from forge.llm.messages import ToolCall
+from forge.tui.widgets.diff_view import DiffView
+from forge.tui.widgets.formatting import format_tokens, tool_call_argument_summary
+
+MAX_TOOL_OUTPUT_CHARS = 20_000
+"""Tool output kept for display; the tail is kept, as the end of a command's output matters."""
+
+
+class UserMessageBlock(Static):
+    """What the user typed. `-queued` while it waits for the running turn to finish."""
+
+    DEFAULT_CLASSES = "chat-block"
+
+    def __init__(self, text: str, *, queued: bool = False) -> None:
+        super().__init__(text, markup=False, classes="-queued" if queued else None)
+        self.text = text
+
+
+class NoticeBlock(Markdown):
+    """A message from Forge itself: welcome, help, command results (`-info`) or errors."""
+
+    DEFAULT_CLASSES = "chat-block"
+
+    def __init__(self, markdown: str, *, kind: str = "info") -> None:
+        super().__init__(markdown, classes=f"-{kind}")
+        self.kind = kind
+        self.text = markdown
+
+
+class AssistantBlock(Vertical):
+    """One assistant reply: dimmed, collapsible reasoning above the streamed markdown answer."""
+
+    DEFAULT_CLASSES = "chat-block"
+
+    def __init__(self, *, show_reasoning: bool = True) -> None:
+        super().__init__()
+        self.show_reasoning = show_reasoning
+        self.answer_text = ""
+        self.reasoning_text = ""
+        self._reasoning = Static("", markup=False, classes="reasoning-text")
+        self._reasoning_box = Collapsible(
+            self._reasoning, title="Thinking…", collapsed=False, classes="reasoning"
+        )
+        self._reasoning_box.display = False
+        self._answer = Markdown("", classes="answer")
+        self._stream: MarkdownStream | None = None
+
+    def compose(self) -> ComposeResult:
+        yield self._reasoning_box
+        yield self._answer
+
+    async def append_answer(self, text: str) -> None:
+        """Stream more of the answer (batched by Textual's MarkdownStream)."""
+        if self._stream is None:
+            self._stream = Markdown.get_stream(self._answer)
+            if self.reasoning_text:
+                # Once the answer starts, the reasoning steps aside.
+                self._reasoning_box.title = "Thought"
+                self._reasoning_box.collapsed = True
+        self.answer_text += text
+        await self._stream.write(text)
+
+    def append_reasoning(self, text: str) -> None:
+        """Show more reasoning, dimmed, if reasoning display is on."""
+        self.reasoning_text += text
+        if not self.show_reasoning:
+            return
+        self._reasoning_box.display = True
+        self._reasoning.update(self.reasoning_text)
+
+    async def finish(self, final_text: str | None = None) -> None:
+        """The reply is complete: flush the stream, and show `final_text` if nothing streamed."""
+        if self._stream is not None:
+            await self._stream.stop()
+            self._stream = None
+        elif final_text:
+            self.answer_text = final_text
+            await self._answer.update(final_text)
+        if self.reasoning_text:
+            self._reasoning_box.title = "Thought"
+
+    @property
+    def is_empty(self) -> bool:
+        """True when neither answer nor reasoning arrived (a reply that only called tools)."""
+        return not self.answer_text and not self.reasoning_text
+
+
+class ToolCallBlock(Vertical):
+    """One tool call: a compact title (name, key argument, status) over collapsed output.
+
+    Status classes: `-pending` (awaiting approval), `-running`, `-ok`, `-error`, `-rejected`.
+    """
+
+    DEFAULT_CLASSES = "chat-block"
+    _ICONS = {"pending": "?", "running": "●", "ok": "✓", "error": "✗", "rejected": "⊘"}
+
+    def __init__(self, call: ToolCall) -> None:
+        super().__init__(classes="-running")
+        self.call = call
+        self.status = "running"
+        self.status_text = "running"
+        self.output = ""
+        self._output = Static("", markup=False, classes="tool-output")
+        self._box = Collapsible(self._output, title=self._title(), collapsed=True)
+
+    def compose(self) -> ComposeResult:
+        yield self._box
+
+    def _title(self) -> str:
+        argument = tool_call_argument_summary(self.call)
+        icon = self._ICONS[self.status]
+        return escape(f"{icon} {self.call.name}  {argument}  · {self.status_text}")
+
+    def set_status(self, status: str, text: str) -> None:
+        """Change the status class, icon and the text after the title."""
+        self.remove_class(f"-{self.status}")
+        self.status = status
+        self.status_text = text
+        self.add_class(f"-{status}")
+        self._box.title = self._title()
+
+    def append_output(self, text: str) -> None:
+        """Add streamed output (keeps the last `MAX_TOOL_OUTPUT_CHARS` characters)."""
+        self.show_output(self.output + text)
+
+    def show_output(self, text: str) -> None:
+        """Replace the output shown."""
+        if len(text) > MAX_TOOL_OUTPUT_CHARS:
+            text = "…" + text[-MAX_TOOL_OUTPUT_CHARS:]
+        self.output = text
+        self._output.update(text)
+
+    async def show_diff(self, diff: str) -> None:
+        """Show an edit's diff in colour, expanded: edits are what a reviewer wants to see."""
+        await self._box.query_one(Collapsible.Contents).mount(DiffView(diff))
+        self._output.display = False
+        self._box.collapsed = False
+
+
+class SummaryBlock(Collapsible):
+    """A summary that replaced earlier messages: what it replaced, tokens saved, its text."""
+
+    DEFAULT_CLASSES = "chat-block"
+
+    def __init__(
+        self, text: str, *, label: str, replaced: int, tokens_saved: int | None = None
+    ) -> None:
+        saved = f" · saved {format_tokens(tokens_saved)} tokens" if tokens_saved else ""
+        title = f"⟲ {label} · replaced {replaced} message{'s' if replaced != 1 else ''}{saved}"
+        super().__init__(Markdown(text), title=escape(title), collapsed=True)
+        self.text = text
+        self.replaced = replaced
+        self.tokens_saved = tokens_saved

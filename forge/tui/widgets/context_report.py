@@ -1,0 +1,108 @@
+"""The text of `/context` and `/sessions`: what fills the window, recent compactions, sessions."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+from forge.agent.events import SummarizationCompleted, SummarizationFailed
+from forge.agent.sessions import SessionInfo
+from forge.llm.messages import Message
+from forge.llm.protocols import TokenCounter
+from forge.tui.widgets.chat import SUMMARY_KINDS
+from forge.tui.widgets.formatting import format_tokens, shorten
+from forge.tui.widgets.summarization_panel import result_label
+
+
+@dataclass(frozen=True, slots=True)
+class ContextBreakdown:
+    """Tokens per kind of content in the conversation (as the counter counts them)."""
+
+    system: int = 0
+    messages: int = 0
+    summaries: int = 0
+    tool_outputs: int = 0
+    message_count: int = 0
+    summary_count: int = 0
+    tool_output_count: int = 0
+
+    @property
+    def total(self) -> int:
+        """All counted tokens."""
+        return self.system + self.messages + self.summaries + self.tool_outputs
+
+
+def context_breakdown(messages: Sequence[Message], counter: TokenCounter) -> ContextBreakdown:
+    """Split the conversation's tokens into system, messages, summaries and tool outputs."""
+    system = chat = summaries = tools = 0
+    chat_count = summary_count = tool_count = 0
+    for message in messages:
+        tokens = counter.count_message(message)
+        if message.kind in SUMMARY_KINDS:
+            summaries += tokens
+            summary_count += 1
+        elif message.role == "system":
+            system += tokens
+        elif message.role == "tool":
+            tools += tokens
+            tool_count += 1
+        else:
+            chat += tokens
+            chat_count += 1
+    return ContextBreakdown(system, chat, summaries, tools, chat_count, summary_count, tool_count)
+
+
+def _compaction_line(event: SummarizationCompleted | SummarizationFailed) -> str:
+    if isinstance(event, SummarizationCompleted):
+        return f"- {event.strategy} · {event.model} · {result_label(event)}"
+    fallback = f", fallback: {event.fallback}" if event.fallback else ""
+    return f"- {event.strategy} · {event.model} · failed: {shorten(event.error, 80)}{fallback}"
+
+
+def context_report_markdown(
+    breakdown: ContextBreakdown,
+    *,
+    current_tokens: int,
+    max_tokens: int,
+    recent_compactions: Iterable[SummarizationCompleted | SummarizationFailed],
+) -> str:
+    """The `/context` report as markdown."""
+    share = f"{current_tokens / max_tokens:.0%}" if max_tokens else "n/a"
+    rows = (
+        ("System prompt", breakdown.system, ""),
+        ("Messages", breakdown.messages, str(breakdown.message_count)),
+        ("Summaries", breakdown.summaries, str(breakdown.summary_count)),
+        ("Tool outputs", breakdown.tool_outputs, str(breakdown.tool_output_count)),
+    )
+    table = "\n".join(
+        f"| {name} | {format_tokens(tokens)} | {count} |" for name, tokens, count in rows
+    )
+    compactions = "\n".join(_compaction_line(event) for event in recent_compactions)
+    return (
+        f"**Context**: {format_tokens(current_tokens)} of {format_tokens(max_tokens)} tokens "
+        f"({share})\n\n"
+        "| Part | Tokens | Items |\n|---|---:|---:|\n"
+        f"{table}\n\n"
+        f"**Recent compactions**\n\n{compactions or 'none yet'}"
+    )
+
+
+def sessions_markdown(sessions: Sequence[SessionInfo], current_id: str | None) -> str:
+    """The `/sessions` list as markdown, newest first, with how to reopen one."""
+    if not sessions:
+        return "No saved sessions for this workspace yet."
+    lines = ["| Session | Updated | Messages | Model | Title |", "|---|---|---:|---|---|"]
+    for info in sessions[:20]:
+        updated = datetime.fromtimestamp(info.updated).strftime("%Y-%m-%d %H:%M")
+        marker = " (this one)" if info.id == current_id else ""
+        title = info.title.replace("|", "\\|")
+        lines.append(
+            f"| `{info.id}`{marker} | {updated} | {info.messages} | {info.model} | {title} |"
+        )
+    more = f"\n\n…and {len(sessions) - 20} older." if len(sessions) > 20 else ""
+    return (
+        "\n".join(lines)
+        + more
+        + "\n\nReopen one with `forge --resume ID` (latest: `forge --continue`)."
+    )

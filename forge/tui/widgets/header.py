@@ -1,0 +1,56 @@
+"""The one-line header: workspace, model, and the summarization model."""
+
+from __future__ import annotations
+
+from textual.app import RenderResult
+from textual.content import Content
+from textual.reactive import reactive
+from textual.widget import Widget
+
+
+class ForgeHeader(Widget):
+    """Shows where Forge works and which models it talks to; updates on every reload."""
+
+    DEFAULT_CSS = """
+    ForgeHeader {
+        dock: top;
+        height: 1;
+        padding: 0 1;
+        background: $panel;
+        color: $foreground;
+    }
+    """
+
+    workspace: reactive[str] = reactive("")
+    model: reactive[str] = reactive("")
+    summarization_model: reactive[str] = reactive("")
+    """Empty means summaries use the main model."""
+
+    def __init__(
+        self, workspace: str, model: str, summarization_model: str, *, id: str | None = None
+    ) -> None:
+        super().__init__(id=id)
+        self.set_reactive(ForgeHeader.workspace, workspace)
+        self.set_reactive(ForgeHeader.model, model)
+        self.set_reactive(ForgeHeader.summarization_model, summarization_model)
+
+    def show_models(self, model: str, summarization_model: str) -> None:
+        """Show new models (after /model, /settings or an external config edit)."""
+        self.model = model
+        self.summarization_model = summarization_model
+
+    @property
+    def summarization_label(self) -> str:
+        """What the header says about the summarization model."""
+        return self.summarization_model.strip() or "same as model"
+
+    def render(self) -> RenderResult:
+        return Content.assemble(
+            ("forge", "bold $accent"),
+            "  ",
+            (self.workspace, "$text-muted"),
+            "  │  model ",
+            (self.model, "bold"),
+            "  │  summaries ",
+            (self.summarization_label, "bold" if self.summarization_model.strip() else "italic"),
+        )

@@ -1,0 +1,166 @@
+"""The prompt: a multi-line input with history and slash-command completion.
+
+Enter sends; Shift+Enter or Ctrl+J inserts a newline (terminals that cannot tell Shift+Enter
+from Enter still send Ctrl+J). Up on the first line and Down on the last walk the history.
+Tab completes a slash command.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from textual import events
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.message import Message
+from textual.widgets import Static, TextArea
+
+from forge.tui.commands import complete_slash_command
+
+NEWLINE_KEYS = ("shift+enter", "ctrl+j")
+MAX_HISTORY = 200
+PLACEHOLDER = "Ask Forge…  (Enter sends · Shift+Enter or Ctrl+J new line · / for commands)"
+
+
+class PromptInput(TextArea):
+    """The text area the user types into; posts `Submitted` on Enter."""
+
+    @dataclass
+    class Submitted(Message):
+        """The user pressed Enter on non-empty text."""
+
+        text: str
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(soft_wrap=True, show_line_numbers=False, tab_behavior="focus", id=id)
+        self.sent_history: list[str] = []
+        self._history_position: int | None = None
+        """Index into `history` while browsing it; None when editing a fresh draft."""
+        self._draft = ""
+
+    async def _on_key(self, event: events.Key) -> None:
+        handled = True
+        if event.key == "enter":
+            self.submit()
+        elif event.key in NEWLINE_KEYS:
+            self.insert("\n")
+        elif event.key == "up" and self.cursor_location[0] == 0 and self.sent_history:
+            self._walk_history(-1)
+        elif (
+            event.key == "down"
+            and self._history_position is not None
+            and self.cursor_location[0] == self.document.line_count - 1
+        ):
+            self._walk_history(1)
+        elif event.key == "tab" and self.complete_command():
+            pass
+        else:
+            handled = False
+        if handled:
+            # Stop TextArea's own handling (and bindings such as cursor_up) for this key.
+            event.stop()
+            event.prevent_default()
+
+    def submit(self) -> None:
+        """Send the text (if any), remember it in the history, and clear the prompt."""
+        text = self.text.strip("\n")
+        if not text.strip():
+            return
+        if not self.sent_history or self.sent_history[-1] != text:
+            self.sent_history.append(text)
+            del self.sent_history[:-MAX_HISTORY]
+        self._history_position = None
+        self._draft = ""
+        self.clear()
+        self.post_message(self.Submitted(text))
+
+    def _walk_history(self, step: int) -> None:
+        if self._history_position is None:
+            if step > 0:
+                return
+            self._draft = self.text
+            position = len(self.sent_history) - 1
+        else:
+            position = self._history_position + step
+        if position < 0:
+            return
+        if position >= len(self.sent_history):
+            self._history_position = None
+            self._set_text(self._draft)
+            return
+        self._history_position = position
+        self._set_text(self.sent_history[position])
+
+    def _set_text(self, text: str) -> None:
+        self.load_text(text)
+        self.move_cursor(self.document.end)
+
+    def complete_command(self) -> bool:
+        """Complete a partly typed slash command; True if the text changed."""
+        matches = complete_slash_command(self.text)
+        if not matches:
+            return False
+        if len(matches) == 1:
+            completion = f"/{matches[0].name} "
+        else:
+            completion = "/" + _common_prefix([m.name for m in matches])
+        if completion == self.text:
+            return False
+        self._set_text(completion)
+        return True
+
+
+def _common_prefix(words: list[str]) -> str:
+    prefix = words[0]
+    for word in words[1:]:
+        while not word.startswith(prefix):
+            prefix = prefix[:-1]
+    return prefix
+
+
+class CommandHints(Static):
+    """The slash commands matching what is typed, shown above the prompt."""
+
+    DEFAULT_CSS = """
+    CommandHints {
+        height: auto;
+        max-height: 9;
+        padding: 0 1;
+        color: $text-muted;
+        background: $surface;
+        display: none;
+        &.-visible { display: block; }
+    }
+    """
+
+    def show_for(self, text: str) -> None:
+        """Show the commands matching `text`, or hide when there are none."""
+        matches = complete_slash_command(text)
+        self.set_class(bool(matches), "-visible")
+        self.update("\n".join(f"{m.usage:<26} {m.description}" for m in matches))
+
+
+class PromptArea(Vertical):
+    """The hints and the prompt together; keeps the hints in step with the text."""
+
+    DEFAULT_CSS = """
+    PromptArea {
+        dock: bottom;
+        height: auto;
+        PromptInput {
+            height: auto;
+            min-height: 3;
+            max-height: 10;
+            border: tall $accent 50%;
+            padding: 0 1;
+            &:focus { border: tall $accent; }
+        }
+    }
+    """
+
+    def compose(self) -> ComposeResult:
+        yield CommandHints(markup=False)
+        yield PromptInput(id="prompt")
+
+    def on_text_area_changed(self, event: TextArea.Changed) -> None:
+        self.query_one(CommandHints).show_for(event.text_area.text)

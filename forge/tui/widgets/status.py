@@ -1,0 +1,161 @@
+"""The status pane: context gauge, session token usage, and the summarization panel."""
+
+from __future__ import annotations
+
+from collections import deque
+
+from textual.app import ComposeResult, RenderResult
+from textual.containers import Vertical
+from textual.content import Content
+from textual.reactive import reactive, var
+from textual.widget import Widget
+from textual.widgets import Label, Static
+
+from forge.agent.events import (
+    AgentEvent,
+    ContextUsage,
+    ContextWarning,
+    SummarizationCompleted,
+    SummarizationFailed,
+    SummarizationProgress,
+    SummarizationStarted,
+    UsageEvent,
+)
+from forge.tui.widgets.formatting import format_tokens
+from forge.tui.widgets.summarization_panel import SummarizationPanel
+
+RECENT_COMPACTIONS = 5
+"""Finished summarization runs remembered for /context."""
+
+
+class ContextGauge(Widget):
+    """Tokens used of the budget, as a bar and a percentage; `-warning` and `-critical` past
+    the configured thresholds."""
+
+    DEFAULT_CSS = """
+    ContextGauge {
+        height: 3;
+        color: $text-success;
+        &.-warning { color: $text-warning; }
+        &.-critical { color: $text-error; }
+    }
+    """
+
+    current_tokens: reactive[int] = reactive(0)
+    max_tokens: reactive[int] = reactive(0)
+    warning: var[bool] = var(False, toggle_class="-warning")
+    critical: var[bool] = var(False, toggle_class="-critical")
+
+    def __init__(
+        self, *, warning_threshold: float, critical_threshold: float, id: str | None = None
+    ) -> None:
+        super().__init__(id=id)
+        self.warning_threshold = warning_threshold
+        self.critical_threshold = critical_threshold
+
+    @property
+    def fraction(self) -> float:
+        """Share of the budget in use (0 when no budget is known)."""
+        return self.current_tokens / self.max_tokens if self.max_tokens else 0.0
+
+    def show(self, current_tokens: int, max_tokens: int) -> None:
+        """Show a new reading."""
+        self.current_tokens = current_tokens
+        self.max_tokens = max_tokens
+        self.critical = self.fraction >= self.critical_threshold
+        self.warning = not self.critical and self.fraction >= self.warning_threshold
+
+    def set_thresholds(self, warning_threshold: float, critical_threshold: float) -> None:
+        """New thresholds (after a settings change); recolours the current reading."""
+        self.warning_threshold = warning_threshold
+        self.critical_threshold = critical_threshold
+        self.show(self.current_tokens, self.max_tokens)
+
+    def render(self) -> RenderResult:
+        width = max(self.size.width, 10)
+        filled = min(width, round(self.fraction * width))
+        percent = f"{self.fraction:.0%}"
+        used, budget = format_tokens(self.current_tokens), format_tokens(self.max_tokens)
+        title = Content.assemble(("Context", "bold $foreground"), " " * (width - 7 - len(percent)))
+        return Content("\n").join(
+            [
+                title + Content.styled(percent, "bold"),
+                Content.assemble(("█" * filled, ""), ("░" * (width - filled), "$text-muted")),
+                Content.styled(f"{used} / {budget} tokens", "$foreground"),
+            ]
+        )
+
+
+class StatusPane(Vertical):
+    """The right-hand pane; renders context and usage events, remembers recent compactions."""
+
+    DEFAULT_CSS = """
+    StatusPane {
+        width: 34;
+        dock: right;
+        padding: 0 1;
+        border-left: vkey $panel;
+        .pane-title { text-style: bold; margin-top: 1; }
+    }
+    """
+
+    def __init__(
+        self,
+        *,
+        summarization_model: str,
+        warning_threshold: float,
+        critical_threshold: float,
+        id: str | None = None,
+    ) -> None:
+        super().__init__(id=id)
+        self.gauge = ContextGauge(
+            warning_threshold=warning_threshold, critical_threshold=critical_threshold
+        )
+        self.summarization = SummarizationPanel(summarization_model)
+        self.recent_compactions: deque[SummarizationCompleted | SummarizationFailed] = deque(
+            maxlen=RECENT_COMPACTIONS
+        )
+        self.prompt_tokens = 0
+        self.completion_tokens = 0
+
+    def compose(self) -> ComposeResult:
+        yield self.gauge
+        yield Label("Session", classes="pane-title")
+        yield Static(self._usage_text(), id="usage", markup=False)
+        yield Label("", id="activity", markup=False)
+        yield self.summarization
+
+    def _usage_text(self) -> str:
+        return (
+            f"in  {format_tokens(self.prompt_tokens)} tokens\n"
+            f"out {format_tokens(self.completion_tokens)} tokens"
+        )
+
+    def reset_usage(self) -> None:
+        """Zero the session usage (a new session started)."""
+        self.prompt_tokens = self.completion_tokens = 0
+        self.query_one("#usage", Static).update(self._usage_text())
+
+    def show_activity(self, text: str) -> None:
+        """One line about what Forge is doing ("working…", "2 queued"), or "" for nothing."""
+        self.query_one("#activity", Label).update(text)
+
+    def show_event(self, event: AgentEvent) -> None:
+        """Render one event meant for this pane (others are ignored)."""
+        if isinstance(event, ContextUsage | ContextWarning):
+            self.gauge.show(event.current_tokens, event.max_tokens)
+        elif isinstance(event, UsageEvent):
+            self.prompt_tokens = event.session_prompt_tokens
+            self.completion_tokens = event.session_completion_tokens
+            self.query_one("#usage", Static).update(self._usage_text())
+        elif isinstance(event, SummarizationStarted):
+            self.gauge.show(event.current_tokens, event.max_tokens)
+            self.summarization.started(event)
+        elif isinstance(event, SummarizationProgress):
+            self.summarization.progress(event)
+        elif isinstance(event, SummarizationCompleted):
+            self.recent_compactions.append(event)
+            self.summarization.completed(event)
+        elif isinstance(event, SummarizationFailed):
+            self.recent_compactions.append(event)
+            self.summarization.failed(event)

@@ -1,0 +1,134 @@
+"""The summarization panel: what is being summarized, by which model, how far it got, and how
+it ended. Every run ends in a result or an error; an interrupted run says so, never spins."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.reactive import var
+from textual.widgets import Label, ProgressBar, Static
+
+from forge.agent.events import (
+    SummarizationCompleted,
+    SummarizationFailed,
+    SummarizationProgress,
+    SummarizationStarted,
+)
+from forge.tui.widgets.formatting import format_seconds, format_tokens
+
+STATES = ("idle", "running", "done", "failed")
+
+
+def progress_label(done: int, total: int) -> str:
+    """The text beside the bar: "Summarizing 7/12"."""
+    return f"Summarizing {done}/{total}"
+
+
+def result_label(event: SummarizationCompleted) -> str:
+    """The outcome line: "42.1k → 18.3k tokens, 3.2 s"."""
+    before, after = format_tokens(event.tokens_before), format_tokens(event.tokens_after)
+    return f"{before} → {after} tokens, {format_seconds(event.duration_s)}"
+
+
+class SummarizationPanel(Vertical):
+    """Live state of the latest summarization run; state is a dash-class (`-running`, ...)."""
+
+    DEFAULT_CSS = """
+    SummarizationPanel {
+        height: auto;
+        ProgressBar { display: none; }
+        &.-running ProgressBar { display: block; }
+        #summary-progress-label { display: none; }
+        &.-running #summary-progress-label { display: block; }
+        ProgressBar Bar { width: 1fr; }
+        &.-failed #summary-result { color: $text-error; }
+        &.-done #summary-result { color: $text-success; }
+    }
+    """
+
+    DEFAULT_CLASSES = "-idle"
+
+    state: var[str] = var("idle")
+
+    def __init__(self, summarization_model: str, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.summarization_model = summarization_model
+        self.run_id = ""
+        self.strategy = ""
+        self.done = 0
+        self.total = 0
+        self.result_text = ""
+
+    def compose(self) -> ComposeResult:
+        yield Label("Summarization", classes="pane-title")
+        yield Static(self._details(), id="summary-details", markup=False)
+        yield ProgressBar(total=1, show_eta=False, show_percentage=False, id="summary-progress")
+        yield Label("", id="summary-progress-label", markup=False)
+        yield Static("idle", id="summary-result", markup=False)
+
+    def watch_state(self, old: str, new: str) -> None:
+        self.remove_class(f"-{old}")
+        self.add_class(f"-{new}")
+
+    def _details(self) -> str:
+        if self.strategy:
+            return f"strategy  {self.strategy}\nmodel     {self.summarization_model}"
+        return f"model     {self.summarization_model}"
+
+    def _refresh_details(self) -> None:
+        if self.is_mounted:
+            self.query_one("#summary-details", Static).update(self._details())
+
+    def _show_result(self, text: str) -> None:
+        self.result_text = text
+        self.query_one("#summary-result", Static).update(text)
+
+    def _show_progress(self) -> None:
+        total = max(self.total, 1)
+        self.query_one(ProgressBar).update(total=total, progress=min(self.done, total))
+        label = progress_label(self.done, self.total)
+        self.query_one("#summary-progress-label", Label).update(label)
+
+    def set_model(self, summarization_model: str) -> None:
+        """The model summaries use from now on (shown while idle and for the next run)."""
+        if self.state != "running":
+            self.summarization_model = summarization_model
+            self._refresh_details()
+
+    def started(self, event: SummarizationStarted) -> None:
+        """A run began: show strategy, trigger, model and an empty bar."""
+        self.run_id = event.run_id
+        self.strategy = f"{event.strategy} ({event.trigger.value})"
+        self.summarization_model = event.model
+        self.done, self.total = 0, event.items
+        self.state = "running"
+        self._refresh_details()
+        self._show_progress()
+        self._show_result(f"{format_tokens(event.current_tokens)} tokens in context")
+
+    def progress(self, event: SummarizationProgress) -> None:
+        """One more item finished: advance the bar."""
+        if event.run_id != self.run_id or self.state != "running":
+            return
+        self.done, self.total = event.done, event.total
+        self._show_progress()
+
+    def completed(self, event: SummarizationCompleted) -> None:
+        """The run finished: show before → after tokens and the time taken."""
+        self.run_id = event.run_id
+        self.state = "done"
+        self.done = self.total = event.items
+        self._show_result(result_label(event))
+
+    def failed(self, event: SummarizationFailed) -> None:
+        """The run failed: show the error and the fallback that was applied."""
+        self.run_id = event.run_id
+        self.state = "failed"
+        fallback = f"\nfallback: {event.fallback}" if event.fallback else "\nno fallback applied"
+        self._show_result(f"failed: {event.error}{fallback}")
+
+    def interrupted(self) -> None:
+        """The turn ended while a run was in progress: say so instead of spinning forever."""
+        if self.state == "running":
+            self.state = "failed"
+            self._show_result(f"interrupted at {self.done}/{self.total}")

@@ -1,0 +1,183 @@
+"""The real app against the loopback LLM server: a task streams, turns queue, Esc and
+Ctrl+C interrupt, Ctrl+C twice quits, and a first run without a key explains what to do."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from textual.message import Message
+
+from forge.agent.events import MessageDelta, TurnFinished
+from forge.tui.app import ForgeApp
+from forge.tui.messages import TurnEnded
+from forge.tui.widgets.chat_blocks import AssistantBlock, ToolCallBlock, UserMessageBlock
+from tests.support.openai_server import Call, OpenAIServer, Text, ToolCalls
+from tests.tui.test_app_helpers import (
+    GATE_COMMAND,
+    GATE_CONFIG,
+    configure,
+    events_of,
+    install_gate,
+    make_app,
+    notices,
+    submit,
+    wait_idle,
+    wait_until,
+)
+
+SIZE = (120, 40)
+
+
+def running_output(app: ForgeApp) -> str:
+    """Output shown so far by the tool call blocks in the chat."""
+    return "".join(block.output for block in app.chat.query(ToolCallBlock))
+
+
+async def test_a_task_streams_its_answer_into_the_chat(
+    llm_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch, workspace: Path
+) -> None:
+    answer = "The tests live in **tests/** and run with `pytest`."
+    llm_server.enqueue(Text(answer, chunk_size=5))
+    app = make_app(configure(llm_server, monkeypatch), workspace)
+    seen: list[Message] = []
+    async with app.run_test(size=SIZE, message_hook=seen.append) as pilot:
+        await submit(pilot, "where are the tests?")
+        await wait_until(pilot, lambda: any(isinstance(m, TurnEnded) for m in seen), "TurnEnded")
+        await wait_idle(pilot)
+        deltas = events_of(seen, MessageDelta)
+        assert len(deltas) > 1, "the answer arrived in pieces"
+        assert "".join(delta.text for delta in deltas) == answer
+        assert events_of(seen, TurnFinished)[-1].reason == "answered"
+        ended = [m for m in seen if isinstance(m, TurnEnded)]
+        assert [m.reason for m in ended] == ["completed"]
+        assert [b.text for b in app.chat.query(UserMessageBlock)] == ["where are the tests?"]
+        answers = list(app.chat.query(AssistantBlock))
+        assert [block.answer_text for block in answers] == [answer]
+    assert "where are the tests?" in llm_server.requests[0].text()
+    assert llm_server.requests[0].headers["authorization"] == "Bearer sk-test-key"
+
+
+async def test_a_message_sent_during_a_turn_is_queued_then_sent(
+    llm_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch, workspace: Path
+) -> None:
+    release = install_gate(workspace)
+    llm_server.enqueue(
+        ToolCalls([Call("execute_command", {"command": GATE_COMMAND})]),
+        Text("first done"),
+        Text("second done"),
+    )
+    app = make_app(configure(llm_server, monkeypatch, config=GATE_CONFIG), workspace)
+    async with app.run_test(size=SIZE) as pilot:
+        await submit(pilot, "first task")
+        await wait_until(pilot, lambda: "waiting" in running_output(app), "the gate to block")
+        await submit(pilot, "second task")
+        queued = [b for b in app.chat.query(UserMessageBlock) if b.has_class("-queued")]
+        assert [b.text for b in queued] == ["second task"]
+        assert [text for text, _ in app.queued] == ["second task"]
+        assert len(llm_server.requests) == 1, "nothing is sent while the turn runs"
+        release.touch()
+        await wait_until(pilot, lambda: len(llm_server.requests) == 3, "the queued request")
+        await wait_idle(pilot)
+        assert not any(b.has_class("-queued") for b in app.chat.query(UserMessageBlock))
+        answers = [b.answer_text for b in app.chat.query(AssistantBlock)]
+        assert answers == ["first done", "second done"]
+    assert llm_server.requests[2].messages[-1] == {"role": "user", "content": "second task"}
+
+
+@pytest.mark.parametrize("key", ["escape", "ctrl+c"])
+async def test_esc_or_ctrl_c_interrupts_the_running_turn(
+    llm_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch, workspace: Path, key: str
+) -> None:
+    install_gate(workspace)
+    llm_server.enqueue(ToolCalls([Call("execute_command", {"command": GATE_COMMAND})]))
+    llm_server.enqueue(Text("after"))
+    app = make_app(configure(llm_server, monkeypatch, config=GATE_CONFIG), workspace)
+    seen: list[Message] = []
+    async with app.run_test(size=SIZE, message_hook=seen.append) as pilot:
+        await submit(pilot, "wait for the gate")
+        await wait_until(pilot, lambda: "waiting" in running_output(app), "the gate to block")
+        await pilot.press(key)
+        await wait_idle(pilot, "the interrupted turn to end")
+        assert [m.reason for m in seen if isinstance(m, TurnEnded)] == ["cancelled"]
+        assert "Interrupted." in notices(app)
+        assert app.chat.query_one(ToolCallBlock).status_text == "interrupted"
+        assert app.is_running, "one Ctrl+C does not quit"
+        conversation = app.runtime.agent.conversation
+        assert conversation.is_valid()
+        assert conversation.messages[-1].role == "tool", "the call got a cancelled result"
+        await submit(pilot, "next")
+        await wait_idle(pilot)
+        assert [b.answer_text for b in app.chat.query(AssistantBlock)][-1] == "after"
+    assert len(llm_server.requests) == 2
+
+
+async def test_interrupt_returns_queued_messages_to_the_prompt(
+    llm_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch, workspace: Path
+) -> None:
+    install_gate(workspace)
+    llm_server.enqueue(ToolCalls([Call("execute_command", {"command": GATE_COMMAND})]))
+    app = make_app(configure(llm_server, monkeypatch, config=GATE_CONFIG), workspace)
+    async with app.run_test(size=SIZE) as pilot:
+        await submit(pilot, "long task")
+        await wait_until(pilot, lambda: "waiting" in running_output(app), "the gate to block")
+        await submit(pilot, "follow-up")
+        await pilot.press("escape")
+        await wait_idle(pilot)
+        assert app.queued == []
+        assert app.prompt.text == "follow-up"
+        assert [b.text for b in app.chat.query(UserMessageBlock)] == ["long task"]
+    assert len(llm_server.requests) == 1
+
+
+async def test_ctrl_c_twice_quits(
+    llm_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch, workspace: Path
+) -> None:
+    app = make_app(configure(llm_server, monkeypatch), workspace)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("ctrl+c")
+        await pilot.pause()
+        assert app.is_running
+        await pilot.press("ctrl+c")
+        await wait_until(pilot, lambda: not app.is_running, "the app to exit")
+    assert app.return_code == 0
+
+
+async def test_first_run_without_a_key_explains_how_to_set_one(
+    llm_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch, workspace: Path
+) -> None:
+    store = configure(llm_server, monkeypatch, api_key="")
+    monkeypatch.delenv("OPENAI_BASE_URL")  # the default endpoint, which needs a key
+    store.load()
+    app = make_app(store, workspace)
+    async with app.run_test(size=SIZE) as pilot:
+        welcome = notices(app)
+        assert any("OPENAI_API_KEY" in text and "/settings" in text for text in welcome)
+        await submit(pilot, "hello")
+        await pilot.pause()
+        assert not app.busy
+        assert sum("OPENAI_API_KEY" in text for text in notices(app)) == 2
+    assert llm_server.requests == []
+
+
+async def test_continue_shows_the_resumed_conversation(
+    llm_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch, workspace: Path
+) -> None:
+    llm_server.enqueue(Text("Answer one."))
+    store = configure(llm_server, monkeypatch)
+    first = make_app(store, workspace)
+    async with first.run_test(size=SIZE) as pilot:
+        await submit(pilot, "question one")
+        await wait_idle(pilot)
+        session_id = first.runtime.session_id
+    again = make_app(store, workspace, resume_latest=True)
+    async with again.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert again.runtime.session_id == session_id
+        assert [b.text for b in again.chat.query(UserMessageBlock)] == ["question one"]
+        assert [b.answer_text for b in again.chat.query(AssistantBlock)] == ["Answer one."]
+        assert any(session_id in text for text in notices(again))
+
+
+def test_app_is_importable_without_a_running_loop() -> None:
+    assert ForgeApp.CSS_PATH == "app.tcss"

@@ -1,0 +1,106 @@
+"""Helpers shared by the TUI tests (this module holds no tests of its own)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from textual.message import Message
+from textual.pilot import Pilot
+
+from forge.agent.runtime import build_runtime
+from forge.config.store import ConfigStore
+from forge.tui.app import ForgeApp
+from forge.tui.messages import AgentEventArrived
+from forge.tui.widgets.chat_blocks import NoticeBlock
+from tests.support.openai_server import OpenAIServer
+
+DEADLINE_SECONDS = 20.0
+"""How long a test waits for the UI to reach a state before failing (generous for slow CI)."""
+
+
+async def wait_until(
+    pilot: Pilot[object],
+    condition: Callable[[], object],
+    what: str,
+    *,
+    deadline: float = DEADLINE_SECONDS,
+) -> None:
+    """Let the app run until `condition()` is truthy; fail naming `what` after `deadline`."""
+    end = time.monotonic() + deadline
+    while not condition():
+        if time.monotonic() > end:
+            raise AssertionError(f"timed out waiting for {what}")
+        await pilot.pause(0.02)
+
+
+def configure(
+    llm_server: OpenAIServer,
+    monkeypatch: pytest.MonkeyPatch,
+    *,
+    api_key: str = "sk-test-key",
+    config: dict[str, Any] | None = None,
+) -> ConfigStore:
+    """Point Forge at the loopback server (through the environment, as a user would) and
+    write `config` as the YAML config file; returns the store the app reads."""
+    monkeypatch.setenv("OPENAI_BASE_URL", llm_server.base_url)
+    if api_key:
+        monkeypatch.setenv("OPENAI_API_KEY", api_key)
+    store = ConfigStore()
+    if config:
+        store.path.parent.mkdir(parents=True, exist_ok=True)
+        store.path.write_text(yaml.safe_dump(config), encoding="utf-8")
+        store.load()
+    return store
+
+
+def make_app(store: ConfigStore, workspace: Path, *, resume_latest: bool = False) -> ForgeApp:
+    """The real app over a real runtime built from `store`'s settings."""
+    runtime = build_runtime(store.current.settings, workspace, resume_latest=resume_latest)
+    return ForgeApp(runtime=runtime, store=store, workspace=workspace)
+
+
+async def submit(pilot: Pilot[object], text: str) -> None:
+    """Type `text` into the prompt and press Enter."""
+    app = pilot.app
+    assert isinstance(app, ForgeApp)
+    app.prompt.focus()
+    await pilot.press(*text)
+    await pilot.press("enter")
+
+
+async def wait_idle(pilot: Pilot[object], what: str = "the turn to end") -> None:
+    """Wait until no turn runs and every posted message was handled."""
+    app = pilot.app
+    assert isinstance(app, ForgeApp)
+    await wait_until(pilot, lambda: not app.busy, what)
+    await pilot.pause()
+
+
+def events_of(seen: list[Message], kind: type[Any]) -> list[Any]:
+    """The agent events of type `kind` the app received, in order."""
+    return [m.event for m in seen if isinstance(m, AgentEventArrived) and isinstance(m.event, kind)]
+
+
+def notices(app: ForgeApp) -> list[str]:
+    """Text of every notice in the chat, oldest first."""
+    return [block.text for block in app.chat.query(NoticeBlock)]
+
+
+GATE_COMMAND = "sh gate.sh"
+"""A command that prints "waiting" and then blocks until the test creates `release` in the
+workspace: it holds a turn open deterministically, with the process idle."""
+GATE_CONFIG: dict[str, Any] = {"tools": {"command_allowlist": [GATE_COMMAND]}}
+
+
+def install_gate(workspace: Path) -> Path:
+    """Write gate.sh into `workspace`; returns the file whose creation releases the gate."""
+    (workspace / "gate.sh").write_text(
+        "echo waiting\nwhile [ ! -e release ]; do sleep 0.02; done\necho released\n",
+        encoding="utf-8",
+    )
+    return workspace / "release"

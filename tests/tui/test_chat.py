@@ -1,0 +1,230 @@
+"""The chat widget rendering agent events: streaming, tool calls, diffs, summaries, bounds."""
+
+from __future__ import annotations
+
+from textual.app import App, ComposeResult
+from textual.widgets import Collapsible, Markdown
+
+from forge.agent.events import (
+    AssistantMessageDone,
+    ErrorEvent,
+    MessageDelta,
+    ReasoningDelta,
+    ToolCallFinished,
+    ToolCallStarted,
+    ToolOutputDelta,
+    TurnFinished,
+)
+from forge.llm.messages import Message, MessageKind, ToolCall
+from forge.tui.widgets.chat import MAX_CHAT_BLOCKS, ChatView
+from forge.tui.widgets.chat_blocks import (
+    AssistantBlock,
+    NoticeBlock,
+    SummaryBlock,
+    ToolCallBlock,
+    UserMessageBlock,
+)
+from forge.tui.widgets.diff_view import DiffView
+
+
+class ChatHost(App[None]):
+    def compose(self) -> ComposeResult:
+        yield ChatView()
+
+
+def command_call(command: str, call_id: str = "call_1") -> ToolCall:
+    return ToolCall(call_id, "execute_command", f'{{"command": "{command}"}}')
+
+
+async def test_streamed_deltas_become_one_markdown_answer() -> None:
+    app = ChatHost()
+    async with app.run_test(size=(100, 30)) as pilot:
+        chat = app.query_one(ChatView)
+        for piece in ("Hello ", "**world**", "\n\n```python\nprint(1)\n```\n"):
+            await chat.show_event(MessageDelta(piece))
+        await chat.show_event(AssistantMessageDone(Message(role="assistant", content="x")))
+        await pilot.pause()
+        answers = list(chat.query(AssistantBlock))
+        assert len(answers) == 1
+        assert answers[0].answer_text == "Hello **world**\n\n```python\nprint(1)\n```\n"
+        markdown = answers[0].query_one(".answer", Markdown)
+        assert markdown.source == answers[0].answer_text
+        assert chat.current_answer is None
+
+
+async def test_reasoning_is_shown_then_collapsed_when_the_answer_starts() -> None:
+    app = ChatHost()
+    async with app.run_test(size=(100, 30)) as pilot:
+        chat = app.query_one(ChatView)
+        await chat.show_event(ReasoningDelta("Thinking about "))
+        await chat.show_event(ReasoningDelta("the tests."))
+        block = chat.query_one(AssistantBlock)
+        reasoning = block.query_one(".reasoning", Collapsible)
+        assert reasoning.display and not reasoning.collapsed
+        assert block.reasoning_text == "Thinking about the tests."
+        await chat.show_event(MessageDelta("Done."))
+        await pilot.pause()
+        assert reasoning.collapsed
+
+
+async def test_hidden_reasoning_is_kept_but_not_displayed() -> None:
+    app = ChatHost()
+    async with app.run_test(size=(100, 30)):
+        chat = app.query_one(ChatView)
+        chat.show_reasoning = False
+        await chat.show_event(ReasoningDelta("secret thoughts"))
+        block = chat.query_one(AssistantBlock)
+        assert not block.query_one(".reasoning", Collapsible).display
+
+
+async def test_a_reply_with_only_tool_calls_leaves_no_empty_answer_block() -> None:
+    app = ChatHost()
+    async with app.run_test(size=(100, 30)) as pilot:
+        chat = app.query_one(ChatView)
+        call = command_call("ls")
+        await chat.show_event(ToolCallStarted(call))
+        await pilot.pause()
+        assert not list(chat.query(AssistantBlock))
+        assert chat.query_one(ToolCallBlock).status == "running"
+
+
+async def test_tool_call_block_shows_status_exit_code_and_collapsed_output() -> None:
+    app = ChatHost()
+    async with app.run_test(size=(100, 30)) as pilot:
+        chat = app.query_one(ChatView)
+        call = command_call("pytest -q")
+        await chat.show_event(ToolCallStarted(call))
+        await chat.show_event(ToolOutputDelta(call.id, "collected 4 items\n"))
+        block = chat.query_one(ToolCallBlock)
+        assert block.output == "collected 4 items\n"
+        await chat.show_event(ToolCallFinished(call, "1 failed, 3 passed", True, 1))
+        await pilot.pause()
+        assert block.status == "error"
+        assert block.has_class("-error")
+        assert "exit 1" in block.query_one(Collapsible).title
+        assert "pytest -q" in block.query_one(Collapsible).title
+        assert block.query_one(Collapsible).collapsed
+        assert block.output == "1 failed, 3 passed"
+
+
+async def test_successful_command_is_marked_ok() -> None:
+    app = ChatHost()
+    async with app.run_test(size=(100, 30)):
+        chat = app.query_one(ChatView)
+        call = command_call("true")
+        await chat.show_event(ToolCallFinished(call, "", False, 0))
+        block = chat.query_one(ToolCallBlock)
+        assert (block.status, block.status_text) == ("ok", "exit 0")
+
+
+async def test_rejected_call_is_marked_rejected() -> None:
+    app = ChatHost()
+    async with app.run_test(size=(100, 30)):
+        chat = app.query_one(ChatView)
+        call = command_call("rm -rf build")
+        await chat.mark_awaiting_approval(call)
+        assert chat.query_one(ToolCallBlock).status == "pending"
+        result = "rejected by user: not now"
+        await chat.show_event(ToolCallFinished(call, result, True, None, {"rejected": True}))
+        block = chat.query_one(ToolCallBlock)
+        assert block.status == "rejected"
+        assert block.output == result
+
+
+async def test_edit_shows_a_coloured_diff_expanded() -> None:
+    diff = "--- a/app.py\n+++ b/app.py\n@@ -1,2 +1,2 @@\n-print('old')\n+print('new')\n keep\n"
+    call = ToolCall("call_9", "edit_file", '{"path": "app.py"}')
+    app = ChatHost()
+    async with app.run_test(size=(100, 30)) as pilot:
+        chat = app.query_one(ChatView)
+        await chat.show_event(ToolCallFinished(call, "edited app.py", metadata={"diff": diff}))
+        await pilot.pause()
+        block = chat.query_one(ToolCallBlock)
+        view = block.query_one(DiffView)
+        assert view.diff == diff
+        assert not block.query_one(Collapsible).collapsed
+        spans = view.render().spans  # type: ignore[union-attr]
+        assert spans, "the diff is styled, not plain text"
+
+
+async def test_interrupted_turn_settles_running_calls() -> None:
+    app = ChatHost()
+    async with app.run_test(size=(100, 30)):
+        chat = app.query_one(ChatView)
+        call = command_call("sleep 100")
+        await chat.show_event(ToolCallStarted(call))
+        await chat.end_turn("cancelled")
+        block = chat.query_one(ToolCallBlock)
+        assert (block.status, block.status_text) == ("error", "interrupted")
+        notices = [n.text for n in chat.query(NoticeBlock)]
+        assert notices == ["Interrupted."]
+
+
+async def test_errors_and_turn_limits_are_reported() -> None:
+    app = ChatHost()
+    async with app.run_test(size=(100, 30)):
+        chat = app.query_one(ChatView)
+        await chat.show_event(ErrorEvent("model not found: nope", "model_not_found", fatal=True))
+        await chat.show_event(TurnFinished("max_turns"))
+        kinds = [(n.kind, n.text) for n in chat.query(NoticeBlock)]
+        assert kinds[0] == ("error", "**model_not_found**: model not found: nope")
+        assert "limit" in kinds[1][1]
+
+
+async def test_summary_block_shows_replaced_count_and_tokens_saved_once() -> None:
+    summary = Message(
+        role="user",
+        content="The user asked to fix tests; pytest ran 12 times.",
+        kind=MessageKind.SUMMARY,
+        replaces=("a", "b", "c"),
+    )
+    plain = Message(role="user", content="hello")
+    app = ChatHost()
+    async with app.run_test(size=(100, 30)):
+        chat = app.query_one(ChatView)
+        first = await chat.show_new_summaries(
+            [plain, summary], strategy="tool_call", tokens_saved=23_800
+        )
+        again = await chat.show_new_summaries(
+            [plain, summary], strategy="tool_call", tokens_saved=1
+        )
+        assert again is None
+        assert first is not None
+        assert first.replaced == 3
+        assert "saved 23.8k tokens" in first.title
+        assert "replaced 3 messages" in first.title
+        assert first.collapsed
+        assert len(chat.query(SummaryBlock)) == 1
+
+
+async def test_chat_keeps_a_bounded_number_of_blocks() -> None:
+    app = ChatHost()
+    async with app.run_test(size=(100, 30)):
+        chat = app.query_one(ChatView)
+        for index in range(MAX_CHAT_BLOCKS + 25):
+            await chat.add_user_message(f"message {index}")
+        blocks = list(chat.query(UserMessageBlock))
+        assert len(blocks) == MAX_CHAT_BLOCKS
+        assert blocks[0].text == "message 25"
+        assert blocks[-1].text == f"message {MAX_CHAT_BLOCKS + 24}"
+
+
+async def test_history_renders_messages_tool_calls_and_summaries() -> None:
+    call = command_call("ls")
+    history = [
+        Message(role="system", content="system prompt"),
+        Message(role="user", content="earlier work", kind=MessageKind.SUMMARY, replaces=("x",)),
+        Message(role="user", content="list files"),
+        Message(role="assistant", content="", tool_calls=(call,)),
+        Message(role="tool", content="a.py\nb.py", tool_call_id=call.id, name=call.name),
+        Message(role="assistant", content="Two files."),
+    ]
+    app = ChatHost()
+    async with app.run_test(size=(100, 30)) as pilot:
+        chat = app.query_one(ChatView)
+        await chat.show_history(history)
+        await pilot.pause()
+        kinds = [type(block).__name__ for block in chat.children]
+        assert kinds == ["SummaryBlock", "UserMessageBlock", "ToolCallBlock", "AssistantBlock"]
+        assert chat.query_one(ToolCallBlock).output == "a.py\nb.py"
+        assert chat.query_one(AssistantBlock).answer_text == "Two files."
