@@ -1,0 +1,414 @@
+"""The agent loop: one user message in, a stream of typed events out, until the turn ends.
+
+A turn: append the user message; then, until something ends the turn, let the context manager
+summarize if it must, stream one reply from the provider, append it, and run its tool calls in
+order (asking for approval where the policy says so). The turn ends on a loop-breaking tool
+(`task_completion`, `converse`), a plain answer, the circuit breaker, the LLM-call limit, or an
+error. Whatever stops it, including the consuming task being cancelled, the conversation is
+left provider-valid (see `forge.agent.interruption`). See docs/adr/0013-agent-loop-and-events.md.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import AsyncGenerator, AsyncIterator
+from pathlib import Path
+
+from forge.agent.answers import DismissedError, answer_of
+from forge.agent.approvals import ApprovalPolicy
+from forge.agent.circuit_breaker import CircuitBreaker
+from forge.agent.error_kinds import EmptyReplyError, error_kind
+from forge.agent.event_pump import EventPump
+from forge.agent.events import (
+    AgentEvent,
+    ApprovalDecision,
+    ApprovalRequested,
+    ApprovalVerdict,
+    AssistantMessageDone,
+    ErrorEvent,
+    MessageDelta,
+    QuestionAsked,
+    ReasoningDelta,
+    ToolCallFinished,
+    ToolCallStarted,
+    ToolOutputDelta,
+    Trigger,
+    TurnFinished,
+    UsageEvent,
+)
+from forge.agent.interruption import cancelled_result, ensure_valid, keep_partial_answer
+from forge.agent.tools import PreparedCall, ToolContext, ToolError, ToolRegistry, ToolResult
+from forge.agent.turn_state import TurnState
+from forge.context.conversation import Conversation
+from forge.context.protocols import ContextManagerProtocol
+from forge.llm import stream as llm_stream
+from forge.llm.errors import ContextOverflowError, LLMError
+from forge.llm.messages import Message, ToolCall, system, tool_result, user
+from forge.llm.protocols import Provider
+
+logger = logging.getLogger(__name__)
+
+NO_USER_ANSWER = "no user available; decide yourself"
+"""What `ask_question` returns when nobody can answer (headless runs)."""
+SKIPPED_RESULT = "[skipped: the turn ended before this call ran]"
+
+_FINISH_REASONS = {"task_completion": "completed", "converse": "answered"}
+_FINAL_TEXT_KEYS = {"task_completion": "result", "converse": "message"}
+
+
+class Agent:
+    """Drives turns over one conversation. Clients (TUI, headless) consume `run_turn`.
+
+    `conversation` is a resumed one, or None for a new one; the system prompt becomes (or
+    replaces) its first message. `max_llm_calls` bounds the LLM calls of one turn;
+    `ask_user=False` answers `ask_question` with `NO_USER_ANSWER` instead of asking.
+    Run one turn (or `compact`) at a time.
+    """
+
+    def __init__(
+        self,
+        provider: Provider,
+        context_manager: ContextManagerProtocol,
+        registry: ToolRegistry,
+        policy: ApprovalPolicy,
+        workspace: Path,
+        *,
+        system_prompt: str,
+        conversation: Conversation | None = None,
+        max_llm_calls: int = 50,
+        ask_user: bool = True,
+        command_timeout: float = 120,
+    ) -> None:
+        self._provider = provider
+        self.context_manager = context_manager
+        self.registry = registry
+        self.policy = policy
+        self.workspace = workspace
+        self.conversation = conversation if conversation is not None else Conversation()
+        self.max_llm_calls = max_llm_calls
+        self.ask_user = ask_user
+        self.command_timeout = command_timeout
+        self.session_prompt_tokens = 0
+        self.session_completion_tokens = 0
+        self._current_turn: TurnState | None = None
+        self.set_system_prompt(system_prompt)
+        ensure_valid(self.conversation)
+
+    # --- configuration -------------------------------------------------------------------------
+    @property
+    def provider(self) -> Provider:
+        """The provider the next LLM call uses."""
+        return self._provider
+
+    def set_provider(self, provider: Provider) -> None:
+        """Use `provider` from the next LLM call on (after a settings change)."""
+        self._provider = provider
+
+    def set_system_prompt(self, text: str) -> None:
+        """Make `text` the conversation's first (system) message, replacing an older one."""
+        messages = self.conversation.messages
+        if messages and messages[0].role == "system":
+            if messages[0].content != text:
+                self.conversation.replace_message(0, system(text))
+        else:
+            self.conversation.replace_range(0, 0, [system(text)])
+
+    # --- turns ---------------------------------------------------------------------------------
+    async def run_turn(self, user_text: str) -> AsyncGenerator[AgentEvent, None]:
+        """Run one turn for `user_text`; yields events and ends with `TurnFinished`
+        (unless the consuming task is cancelled, which leaves the conversation valid)."""
+        if self._current_turn is not None:
+            self._settle(self._current_turn)  # abandoned without being closed
+        turn = self._current_turn = TurnState()
+        self.conversation.append(user(user_text))
+        pump: EventPump[AgentEvent] = EventPump()
+        previous_sink = self.context_manager.event_sink
+        self.context_manager.event_sink = pump.put
+        try:
+            async for event in self._turn_events(turn, pump):
+                yield event
+        except Exception as error:
+            logger.exception("turn failed")
+            self._settle(turn)
+            yield ErrorEvent(message=str(error) or type(error).__name__, kind=error_kind(error))
+            yield TurnFinished("error")
+        finally:
+            self._settle(turn)
+            if self.context_manager.event_sink == pump.put:
+                self.context_manager.event_sink = previous_sink
+
+    async def compact(self, instructions: str = "") -> AsyncGenerator[AgentEvent, None]:
+        """Summarize the conversation now (`/compact`); yields the context events it causes,
+        and an ErrorEvent (not fatal) if the context manager failed."""
+        if self._current_turn is not None:
+            self._settle(self._current_turn)
+        pump: EventPump[AgentEvent] = EventPump()
+        previous_sink = self.context_manager.event_sink
+        self.context_manager.event_sink = pump.put
+        try:
+            work = asyncio.ensure_future(
+                self.context_manager.compact(self.conversation, instructions, Trigger.MANUAL)
+            )
+            async for event in pump.while_running(work):
+                yield event
+            error = work.exception()
+            if error is not None:
+                logger.warning("compaction failed: %s", error)
+                yield ErrorEvent(message=str(error), kind=error_kind(error), fatal=False)
+        finally:
+            ensure_valid(self.conversation)
+            if self.context_manager.event_sink == pump.put:
+                self.context_manager.event_sink = previous_sink
+
+    def _settle(self, turn: TurnState) -> None:
+        """Leave the conversation valid after whatever stopped `turn` (once per turn)."""
+        if self._current_turn is turn:
+            self._current_turn = None
+        if turn.settled:
+            return
+        turn.settled = True
+        if turn.waiting_on is not None and not turn.waiting_on.done():
+            turn.waiting_on.cancel()  # tells the client its dialog is moot
+        self._keep_partial(turn)
+        ensure_valid(self.conversation)
+
+    def _keep_partial(self, turn: TurnState) -> None:
+        keep_partial_answer(
+            self.conversation, "".join(turn.partial_text), "".join(turn.partial_reasoning)
+        )
+        turn.clear_partial()
+
+    async def _turn_events(
+        self, turn: TurnState, pump: EventPump[AgentEvent]
+    ) -> AsyncIterator[AgentEvent]:
+        breaker = CircuitBreaker()
+        llm_calls = 0
+        while True:
+            if llm_calls >= self.max_llm_calls:
+                yield TurnFinished("max_turns")
+                return
+            work = asyncio.ensure_future(
+                self.context_manager.evaluate_and_summarize(self.conversation)
+            )
+            async for event in pump.while_running(work):
+                yield event
+            error = work.exception()
+            if error is not None:
+                # The manager has its own fallbacks; if it still fails, try the call anyway.
+                logger.warning("context management failed: %s", error)
+                yield ErrorEvent(message=str(error), kind=error_kind(error), fatal=False)
+            llm_calls += 1
+            completion: list[llm_stream.Completion] = []
+            try:
+                async for event in self._call_model(turn, pump, completion):
+                    yield event
+            except LLMError as error:
+                logger.warning("LLM call failed: %s: %s", type(error).__name__, error)
+                self._keep_partial(turn)
+                yield ErrorEvent(message=str(error), kind=error_kind(error), fatal=True)
+                yield TurnFinished("error")
+                return
+            message = completion[0].message
+            if not message.tool_calls:
+                yield TurnFinished("answered", message.content)
+                return
+            for index, call in enumerate(message.tool_calls):
+                async for event in self._run_call(call, turn, pump, breaker):
+                    yield event
+                if turn.finished is not None:
+                    for skipped in message.tool_calls[index + 1 :]:
+                        self.conversation.append(cancelled_result(skipped, SKIPPED_RESULT))
+                    yield turn.finished
+                    return
+
+    async def _call_model(
+        self,
+        turn: TurnState,
+        pump: EventPump[AgentEvent],
+        completion: list[llm_stream.Completion],
+    ) -> AsyncIterator[AgentEvent]:
+        """Stream one reply (retrying once after compaction on a context overflow), append it,
+        and put its Completion in `completion`."""
+        overflow_retried = False
+        while True:
+            try:
+                async for event in self._stream_reply(turn, completion):
+                    yield event
+                break
+            except ContextOverflowError:
+                if overflow_retried:
+                    raise
+                overflow_retried = True
+            turn.clear_partial()
+            logger.info("context overflow: compacting and retrying once")
+            work = asyncio.ensure_future(
+                self.context_manager.compact(self.conversation, trigger=Trigger.OVERFLOW)
+            )
+            async for event in pump.while_running(work):
+                yield event
+            error = work.exception()
+            if error is not None:
+                raise error
+        finished = completion[0]
+        message = finished.message
+        if not message.content and not message.tool_calls:
+            raise EmptyReplyError("the model sent an empty reply")
+        usage = finished.usage
+        if usage is not None:
+            # Before appending: the reported prompt is exactly the conversation as sent.
+            self.context_manager.record_usage(usage.prompt_tokens, self.conversation)
+            self.session_prompt_tokens += usage.prompt_tokens
+            self.session_completion_tokens += usage.completion_tokens
+        self.conversation.append(message)
+        turn.clear_partial()
+        yield AssistantMessageDone(message)
+        if usage is not None:
+            yield UsageEvent(usage, self.session_prompt_tokens, self.session_completion_tokens)
+        for event in pump.drain():
+            yield event
+
+    async def _stream_reply(
+        self, turn: TurnState, completion: list[llm_stream.Completion]
+    ) -> AsyncIterator[AgentEvent]:
+        stream = self._provider.stream(self.conversation.messages, self.registry.specs())
+        try:
+            async for item in stream:
+                if isinstance(item, llm_stream.TextDelta):
+                    turn.partial_text.append(item.text)
+                    yield MessageDelta(item.text)
+                elif isinstance(item, llm_stream.ReasoningDelta):
+                    turn.partial_reasoning.append(item.text)
+                    yield ReasoningDelta(item.text)
+                elif isinstance(item, llm_stream.StreamFinished):
+                    completion.append(item.completion)
+        finally:
+            close = getattr(stream, "aclose", None)
+            if close is not None:
+                await close()  # ends the HTTP request now, not when garbage collected
+        if not completion:
+            raise EmptyReplyError("the stream ended without a reply")
+
+    # --- tool calls ---------------------------------------------------------------------------
+    async def _run_call(
+        self,
+        call: ToolCall,
+        turn: TurnState,
+        pump: EventPump[AgentEvent],
+        breaker: CircuitBreaker,
+    ) -> AsyncIterator[AgentEvent]:
+        """Approve, run and record one call; sets `turn.finished` if the turn must end."""
+        context = ToolContext(
+            self.workspace,
+            on_output=lambda text: pump.put(ToolOutputDelta(call.id, text)),
+            command_timeout=self.command_timeout,
+        )
+        try:
+            prepared: PreparedCall | None = self.registry.prepare(call)
+        except ToolError:
+            prepared = None  # `execute` reports the same error as the call's result
+        loop_breaking = prepared is not None and prepared.tool.loop_breaking
+        if (
+            prepared is not None
+            and not loop_breaking
+            and self.policy.decide(call, prepared.tool) == "ask"
+        ):
+            decision: list[ApprovalDecision] = []
+            async for event in self._ask_approval(prepared, context, turn, decision):
+                yield event
+            verdict, reason = decision[0].verdict, decision[0].reason.strip()
+            if verdict is ApprovalVerdict.REJECT:
+                result = ToolResult(
+                    f"rejected by user: {reason or 'no reason given'}",
+                    is_error=True,
+                    metadata={"rejected": True},
+                )
+                async for event in self._record(call, result, turn, breaker):
+                    yield event
+                return
+            if verdict is ApprovalVerdict.APPROVE_ALWAYS:
+                self.policy.approve_always(call.name)
+        yield ToolCallStarted(call)
+        work = asyncio.ensure_future(self.registry.execute(call, context))
+        async for event in pump.while_running(work):
+            yield event
+        result = work.result()
+        if loop_breaking and not result.is_error:
+            if call.name == "ask_question":
+                answer: list[str] = []
+                async for event in self._ask_question(result, turn, answer):
+                    yield event
+                result = ToolResult(answer[0], metadata=result.metadata)
+            elif call.name in _FINISH_REASONS:
+                final_text = str(result.metadata.get(_FINAL_TEXT_KEYS[call.name], result.content))
+                turn.finished = TurnFinished(_FINISH_REASONS[call.name], final_text)
+        async for event in self._record(call, result, turn, breaker):
+            yield event
+
+    async def _record(
+        self, call: ToolCall, result: ToolResult, turn: TurnState, breaker: CircuitBreaker
+    ) -> AsyncIterator[AgentEvent]:
+        self.conversation.append(_result_message(call, result))
+        yield ToolCallFinished(
+            call, result.content, result.is_error, result.exit_code, result.metadata
+        )
+        if breaker.record(call.name, result.content, is_error=result.is_error):
+            logger.warning("circuit breaker: %d identical errors from %s", breaker.count, call.name)
+            turn.finished = TurnFinished(
+                "circuit_breaker",
+                f"stopped after {breaker.count} identical errors from {call.name}",
+            )
+
+    async def _ask_approval(
+        self,
+        prepared: PreparedCall,
+        context: ToolContext,
+        turn: TurnState,
+        decision: list[ApprovalDecision],
+    ) -> AsyncIterator[AgentEvent]:
+        """Yield the request and put the client's answer in `decision` (a dismissed request
+        counts as a rejection)."""
+        request = ApprovalRequested(
+            call=prepared.call,
+            summary=prepared.tool.describe(prepared.arguments),
+            preview=prepared.tool.preview(prepared.arguments, context),
+        )
+        turn.waiting_on = request.future
+        yield request
+        try:
+            decision.append(await answer_of(request.future))
+        except DismissedError:
+            decision.append(
+                ApprovalDecision(ApprovalVerdict.REJECT, "the approval request was dismissed")
+            )
+        finally:
+            turn.waiting_on = None
+
+    async def _ask_question(
+        self, result: ToolResult, turn: TurnState, answer: list[str]
+    ) -> AsyncIterator[AgentEvent]:
+        """Ask the user (or not, when nobody can answer) and put the answer in `answer`."""
+        if not self.ask_user:
+            answer.append(NO_USER_ANSWER)
+            return
+        question = QuestionAsked(
+            question=str(result.metadata.get("question", result.content)),
+            suggestions=tuple(str(s) for s in result.metadata.get("suggestions") or ()),
+        )
+        turn.waiting_on = question.future
+        yield question
+        try:
+            text = str(await answer_of(question.future)).strip()
+        except DismissedError:
+            text = ""
+        finally:
+            turn.waiting_on = None
+        answer.append(text or "(the user gave no answer)")
+
+
+def _result_message(call: ToolCall, result: ToolResult) -> Message:
+    message = tool_result(call, result.content)
+    if result.is_error or result.exit_code is not None:
+        meta = {"is_error": result.is_error, "exit_code": result.exit_code}
+        message = message.evolve(meta=meta)
+    return message

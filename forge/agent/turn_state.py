@@ -1,0 +1,26 @@
+"""The state of one running turn, kept where the loop's cleanup can reach it."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+from typing import Any
+
+from forge.agent.events import TurnFinished
+
+
+@dataclass
+class TurnState:
+    """What an unfinished turn holds that a cancellation must not lose, and how it ended."""
+
+    partial_text: list[str] = field(default_factory=list)
+    partial_reasoning: list[str] = field(default_factory=list)
+    waiting_on: asyncio.Future[Any] | None = None
+    finished: TurnFinished | None = None
+    """Set by a tool call that ends the turn (a loop-breaking tool, the circuit breaker)."""
+    settled: bool = False
+
+    def clear_partial(self) -> None:
+        """Forget the streamed text (it was appended, or will be streamed again)."""
+        self.partial_text.clear()
+        self.partial_reasoning.clear()

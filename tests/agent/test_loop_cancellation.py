@@ -1,0 +1,135 @@
+"""Cancelling the consuming task at any point leaves a valid conversation, and the session
+goes on: mid-stream, mid-command, waiting for approval, waiting for an answer."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+
+from forge.agent.approvals import ApprovalPolicy
+from forge.agent.events import (
+    AgentEvent,
+    ApprovalRequested,
+    MessageDelta,
+    QuestionAsked,
+    ToolCallStarted,
+    ToolOutputDelta,
+)
+from forge.context.conversation import CANCELLED_RESULT
+from tests.agent.loop_harness import consume_until, drive, finished, make_agent, make_provider
+from tests.support.openai_server import Call, OpenAIServer, Text, ToolCalls
+
+
+async def cancel_when(task: asyncio.Task[list[AgentEvent]], reached: asyncio.Event) -> None:
+    await reached.wait()
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+
+
+async def test_cancel_mid_stream_keeps_the_partial_answer(
+    llm_server: OpenAIServer, workspace: Path
+) -> None:
+    long_text = "word " * 400
+    llm_server.enqueue(Text(long_text, chunk_size=5, chunk_delay=0.01), Text("after"))
+    async with make_provider(llm_server) as provider:
+        agent = make_agent(provider, workspace)
+        task, reached, seen = await consume_until(
+            agent.run_turn("talk"), lambda event: isinstance(event, MessageDelta)
+        )
+        await cancel_when(task, reached)
+
+        assert agent.conversation.is_valid()
+        partial = agent.conversation[-1]
+        assert partial.role == "assistant" and partial.meta.get("partial") is True
+        streamed = "".join(e.text for e in seen if isinstance(e, MessageDelta))
+        assert partial.content.startswith(streamed) and partial.content != long_text
+        # The session goes on: the next request carries the partial answer.
+        events = await drive(agent.run_turn("go on"))
+    assert finished(events).reason == "answered"
+    sent = llm_server.requests[-1].messages
+    assert [m["role"] for m in sent] == ["system", "user", "assistant", "user"]
+
+
+async def test_cancel_mid_command_gives_the_call_a_cancelled_result(
+    llm_server: OpenAIServer, workspace: Path
+) -> None:
+    marker = workspace / "finished.txt"
+    command = "echo started; sleep 30; touch finished.txt"
+    llm_server.enqueue(
+        ToolCalls(
+            [
+                Call("execute_command", {"command": command}),
+                Call("write_file", {"path": "never.txt", "content": "x"}),
+            ]
+        ),
+        Text("after"),
+    )
+    async with make_provider(llm_server) as provider:
+        agent = make_agent(provider, workspace, policy=ApprovalPolicy(approve_all=True))
+        task, reached, _ = await consume_until(
+            agent.run_turn("run it"), lambda event: isinstance(event, ToolOutputDelta)
+        )
+        await cancel_when(task, reached)
+
+        assert agent.conversation.is_valid()
+        results = [m for m in agent.conversation if m.role == "tool"]
+        assert [m.content for m in results] == [CANCELLED_RESULT, CANCELLED_RESULT]
+        assert not (workspace / "never.txt").exists()
+        events = await drive(agent.run_turn("never mind"))
+    assert finished(events).reason == "answered"
+    assert not marker.exists()
+
+
+async def test_cancel_while_waiting_for_approval(llm_server: OpenAIServer, workspace: Path) -> None:
+    llm_server.enqueue(ToolCalls([Call("write_file", {"path": "x.txt", "content": "x"})]))
+    async with make_provider(llm_server) as provider:
+        agent = make_agent(provider, workspace)
+        task, reached, seen = await consume_until(
+            agent.run_turn("write"), lambda event: isinstance(event, ApprovalRequested)
+        )
+        await cancel_when(task, reached)
+
+    request = next(event for event in seen if isinstance(event, ApprovalRequested))
+    assert request.future.cancelled()  # a client's dialog learns it is moot
+    assert not any(isinstance(event, ToolCallStarted) for event in seen)
+    assert not (workspace / "x.txt").exists()
+    assert agent.conversation.is_valid()
+    assert agent.conversation[-1].content == CANCELLED_RESULT
+
+
+async def test_cancel_while_waiting_for_an_answer(
+    llm_server: OpenAIServer, workspace: Path
+) -> None:
+    llm_server.enqueue(ToolCalls([Call("ask_question", {"question": "Sure?"})]))
+    async with make_provider(llm_server) as provider:
+        agent = make_agent(provider, workspace)
+        task, reached, _ = await consume_until(
+            agent.run_turn("ask me"), lambda event: isinstance(event, QuestionAsked)
+        )
+        await cancel_when(task, reached)
+    assert agent.conversation.is_valid()
+    assert agent.conversation[-1].name == "ask_question"
+
+
+async def test_abandoning_a_turn_without_closing_it_is_settled_by_the_next(
+    llm_server: OpenAIServer, workspace: Path
+) -> None:
+    llm_server.enqueue(
+        ToolCalls([Call("write_file", {"path": "x.txt", "content": "x"})]), Text("fine")
+    )
+    async with make_provider(llm_server) as provider:
+        agent = make_agent(provider, workspace)
+        abandoned = agent.run_turn("write")
+        async for event in abandoned:
+            if isinstance(event, ApprovalRequested):
+                break  # a careless client: neither answers nor closes the iterator
+        events = await drive(agent.run_turn("forget that"))
+        await abandoned.aclose()  # closing it late must not disturb the newer turn
+
+    assert finished(events).reason == "answered"
+    assert agent.conversation.is_valid()
+    roles = [message.role for message in agent.conversation]
+    assert roles == ["system", "user", "assistant", "tool", "user", "assistant"]
