@@ -1,0 +1,345 @@
+"""Sessions: every conversation change appended to a JSON-lines file as it happens.
+
+A session file `<id>.jsonl` lives under `sessions_dir()`. Its first line is a header record;
+every later line is one `message` (an appended message) or one `replace` (messages replaced in
+place by summaries, pruned markers, or an updated system prompt). Replaying the records in
+order rebuilds the conversation. Each line is flushed as written, so a crash loses at most the
+line being written, and a torn last line is skipped with a warning on resume. The format is
+described in docs/adr/0014-session-format.md.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import re
+import secrets
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any, TextIO
+
+from forge.config.paths import ensure_dir, sessions_dir
+from forge.context.conversation import Conversation
+from forge.llm.messages import Message
+
+logger = logging.getLogger(__name__)
+
+FORMAT_VERSION = 1
+SESSION_FILE_SUFFIX = ".jsonl"
+SUMMARY_DIRECTORY_SUFFIX = ".summaries"
+SESSION_FILE_MODE = 0o600
+REDACTED = "[redacted]"
+_SESSION_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,80}$")
+
+
+class SessionNotFoundError(LookupError):
+    """No session file has this id."""
+
+
+def new_session_id() -> str:
+    """A sortable, unique id: creation time plus random hex, e.g. `20250101-120000-1a2b3c`."""
+    return f"{datetime.now().strftime('%Y%m%d-%H%M%S')}-{secrets.token_hex(3)}"
+
+
+def workspace_key(workspace: Path | str) -> str:
+    """The workspace as stored in headers: an absolute, resolved path string."""
+    return str(Path(workspace).expanduser().resolve())
+
+
+@dataclass(frozen=True, slots=True)
+class SessionInfo:
+    """What a session listing shows about one session file."""
+
+    id: str
+    path: Path
+    workspace: str
+    created: float
+    updated: float
+    """When the file last changed (seconds since the epoch)."""
+    model: str
+    messages: int
+    """Message records in the file (appends only; replacements are not counted)."""
+    title: str
+    """The first line of the first user message, shortened."""
+
+
+class SessionLog:
+    """Appends one conversation's changes to its session file; a `ConversationObserver`.
+
+    Nothing is written until the first user message arrives, so opening Forge and leaving
+    without asking anything leaves no empty session behind (and `--continue` keeps finding
+    the last real one). After that, every record is written and flushed at once. Known
+    secrets (`redact`) are replaced by "[redacted]" in every line, whatever produced them.
+    """
+
+    def __init__(
+        self,
+        path: Path,
+        header: dict[str, Any],
+        *,
+        redact: Sequence[str] = (),
+        exists: bool = False,
+    ) -> None:
+        self.path = path
+        self.header = header
+        self._secrets = tuple(secret for secret in redact if secret)
+        self._pending: list[str] = [] if exists else [self._encode(header)]
+        self._started = exists
+        self._conversation: Conversation | None = None
+
+    @property
+    def id(self) -> str:
+        """The session id (the file name without its suffix)."""
+        return str(self.header["id"])
+
+    @property
+    def started(self) -> bool:
+        """True once the file exists on disk."""
+        return self._started
+
+    def attach(self, conversation: Conversation) -> None:
+        """Observe `conversation` from now on (earlier messages must already be in the file)."""
+        self._conversation = conversation
+        conversation.add_observer(self)
+
+    def set_redactions(self, redact: Sequence[str]) -> None:
+        """Replace the secrets kept out of the file (e.g. after the API key changed)."""
+        self._secrets = tuple(secret for secret in redact if secret)
+
+    # --- ConversationObserver ------------------------------------------------------------------
+    def on_append(self, message: Message) -> None:
+        """Write a `message` record."""
+        self._write({"type": "message", "message": message.to_record()})
+        if message.role == "user" and not self._started:
+            self._start()
+
+    def on_replace(self, removed: Sequence[Message], inserted: Sequence[Message]) -> None:
+        """Write a `replace` record: the removed ids, where, and the inserted messages."""
+        self._write(
+            {
+                "type": "replace",
+                "start": self._start_index(removed, inserted),
+                "removed": [message.id for message in removed],
+                "inserted": [message.to_record() for message in inserted],
+            }
+        )
+
+    # --- writing -------------------------------------------------------------------------------
+    def _start_index(self, removed: Sequence[Message], inserted: Sequence[Message]) -> int | None:
+        # Observers run after the change, so the first inserted message is already in place.
+        if self._conversation is None or not inserted:
+            return None
+        first = inserted[0]
+        for position, message in enumerate(self._conversation.messages):
+            if message is first:
+                return position
+        return None
+
+    def _encode(self, record: dict[str, Any]) -> str:
+        line = json.dumps(record, ensure_ascii=False, default=str)
+        for secret in self._secrets:
+            line = line.replace(secret, REDACTED)
+        return line + "\n"
+
+    def _write(self, record: dict[str, Any]) -> None:
+        line = self._encode(record)
+        if not self._started:
+            self._pending.append(line)
+            return
+        self._append_lines([line])
+
+    def _start(self) -> None:
+        ensure_dir(self.path.parent)
+        self._started = True
+        pending, self._pending = self._pending, []
+        self._append_lines(pending)
+
+    def _append_lines(self, lines: Sequence[str]) -> None:
+        try:
+            descriptor = os.open(
+                self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, SESSION_FILE_MODE
+            )
+            with os.fdopen(descriptor, "a", encoding="utf-8") as handle:
+                _finish_torn_line(self.path, handle)
+                handle.writelines(lines)
+                handle.flush()
+        except OSError as error:
+            # Losing the log must not end the user's session; say so once per failure.
+            logger.warning("could not write session %s: %s", self.path, error)
+
+
+def _finish_torn_line(path: Path, handle: TextIO) -> None:
+    """If the file ends mid-line (a crash while writing), end that line first, so the next
+    record starts on its own line instead of being glued to the torn one."""
+    size = path.stat().st_size
+    if size == 0:
+        return
+    with path.open("rb") as reader:
+        reader.seek(size - 1)
+        if reader.read(1) != b"\n":
+            handle.write("\n")
+
+
+class SessionStore:
+    """The directory of session files: create, resume, list, and locate summaries."""
+
+    def __init__(self, directory: Path | None = None) -> None:
+        self.directory = directory if directory is not None else sessions_dir()
+
+    def path_for(self, session_id: str) -> Path:
+        """The file of session `session_id`; ValueError for an id that is not a plain name."""
+        if not _SESSION_ID.match(session_id):
+            raise ValueError(f"not a valid session id: {session_id!r}")
+        return self.directory / f"{session_id}{SESSION_FILE_SUFFIX}"
+
+    def summary_dir(self, session_id: str) -> Path:
+        """Where the context manager writes this session's markdown summaries (not created)."""
+        return self.directory / f"{session_id}{SUMMARY_DIRECTORY_SUFFIX}"
+
+    def create(
+        self, workspace: Path | str, model: str, *, redact: Sequence[str] = ()
+    ) -> SessionLog:
+        """A new session log (the file appears with the first user message)."""
+        session_id = new_session_id()
+        header = {
+            "type": "header",
+            "version": FORMAT_VERSION,
+            "id": session_id,
+            "workspace": workspace_key(workspace),
+            "created": time.time(),
+            "model": model,
+        }
+        return SessionLog(self.path_for(session_id), header, redact=redact)
+
+    def resume(
+        self, session_id: str, *, redact: Sequence[str] = ()
+    ) -> tuple[Conversation, SessionLog]:
+        """The conversation of session `session_id` and a log that appends to the same file.
+
+        Attach the log to the conversation (`SessionLog.attach`) to record further changes.
+        """
+        path = self.path_for(session_id)
+        if not path.is_file():
+            raise SessionNotFoundError(f"no session with id {session_id}")
+        header, messages = _replay(path)
+        header = {**header, "id": session_id}
+        return Conversation(messages), SessionLog(path, header, redact=redact, exists=True)
+
+    def load(self, session_id: str) -> Conversation:
+        """The conversation recorded in session `session_id` (SessionNotFoundError if none)."""
+        conversation, _ = self.resume(session_id)
+        return conversation
+
+    def list_sessions(self, workspace: Path | str | None = None) -> list[SessionInfo]:
+        """Sessions, most recently updated first; only this workspace's when one is given."""
+        if not self.directory.is_dir():
+            return []
+        wanted = workspace_key(workspace) if workspace is not None else None
+        sessions: list[SessionInfo] = []
+        for path in self.directory.glob(f"*{SESSION_FILE_SUFFIX}"):
+            info = _read_info(path)
+            if info is not None and (wanted is None or info.workspace == wanted):
+                sessions.append(info)
+        sessions.sort(key=lambda info: (info.updated, info.id), reverse=True)
+        return sessions
+
+    def latest_for(self, workspace: Path | str) -> SessionInfo | None:
+        """The most recently updated session of `workspace`, or None."""
+        sessions = self.list_sessions(workspace)
+        return sessions[0] if sessions else None
+
+
+def _read_records(path: Path) -> list[dict[str, Any]]:
+    """Every readable record; a torn or garbled line is skipped with a warning."""
+    records: list[dict[str, Any]] = []
+    with path.open("r", encoding="utf-8", errors="replace") as handle:
+        lines = handle.read().split("\n")
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError:
+            where = "torn last line" if number >= len(lines) - 1 else "unreadable line"
+            logger.warning("session %s: skipped %s %d", path.name, where, number)
+            continue
+        if isinstance(record, dict):
+            records.append(record)
+    return records
+
+
+def _replay(path: Path) -> tuple[dict[str, Any], list[Message]]:
+    """The header and the message list the records build, in order."""
+    header: dict[str, Any] = {}
+    messages: list[Message] = []
+    for record in _read_records(path):
+        kind = record.get("type")
+        try:
+            if kind == "header":
+                header = record
+            elif kind == "message":
+                messages.append(Message.from_record(record["message"]))
+            elif kind == "replace":
+                _apply_replacement(messages, record)
+        except (KeyError, TypeError, ValueError) as error:
+            logger.warning("session %s: skipped a bad %s record: %s", path.name, kind, error)
+    return header, messages
+
+
+def _apply_replacement(messages: list[Message], record: dict[str, Any]) -> None:
+    removed_ids: list[str] = list(record.get("removed") or [])
+    inserted = [Message.from_record(item) for item in record.get("inserted") or []]
+    start = _locate(messages, removed_ids, record.get("start"))
+    messages[start : start + len(removed_ids)] = inserted
+
+
+def _locate(messages: list[Message], removed_ids: list[str], start: Any) -> int:
+    """Where the removed run begins: found by ids when there are any, else the recorded start."""
+    if removed_ids:
+        ids = [message.id for message in messages]
+        for position in range(len(ids) - len(removed_ids) + 1):
+            if ids[position : position + len(removed_ids)] == removed_ids:
+                return position
+        raise ValueError("the replaced messages are not in the session")
+    if isinstance(start, int) and 0 <= start <= len(messages):
+        return start
+    raise ValueError("an insertion without a position")
+
+
+def _read_info(path: Path) -> SessionInfo | None:
+    records = _read_records(path)
+    header = next((record for record in records if record.get("type") == "header"), None)
+    if header is None:
+        return None
+    message_records = [r.get("message") or {} for r in records if r.get("type") == "message"]
+    first_user = next((m for m in message_records if m.get("role") == "user"), {})
+    title = str(first_user.get("content") or "").strip().split("\n", 1)[0]
+    return SessionInfo(
+        id=path.name.removesuffix(SESSION_FILE_SUFFIX),
+        path=path,
+        workspace=str(header.get("workspace") or ""),
+        created=float(header.get("created") or 0.0),
+        updated=path.stat().st_mtime,
+        model=str(header.get("model") or ""),
+        messages=len(message_records),
+        title=title if len(title) <= 60 else title[:59] + "…",
+    )
+
+
+def print_sessions(workspace: Path | str, *, store: SessionStore | None = None) -> int:
+    """`forge sessions`: print this workspace's sessions, newest first. Returns exit code 0."""
+    sessions = (store or SessionStore()).list_sessions(workspace)
+    out = sys.stdout
+    if not sessions:
+        out.write(f"no sessions for {workspace_key(workspace)}\n")
+        return 0
+    for info in sessions:
+        updated = datetime.fromtimestamp(info.updated).strftime("%Y-%m-%d %H:%M")
+        out.write(f"{info.id}  {updated}  {info.messages:>4} msgs  {info.model}  {info.title}\n")
+    out.write("resume one with: forge --resume ID   (or the latest: forge --continue)\n")
+    return 0
