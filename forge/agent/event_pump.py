@@ -8,7 +8,7 @@ arrives, so summarization progress and command output reach the client live, not
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from typing import Any, Generic, TypeVar
 
 EventT = TypeVar("EventT")
@@ -31,7 +31,7 @@ class EventPump(Generic[EventT]):
             events.append(self._queue.get_nowait())
         return events
 
-    async def while_running(self, task: asyncio.Future[Any]) -> AsyncIterator[EventT]:
+    async def while_running(self, task: asyncio.Future[Any]) -> AsyncGenerator[EventT, None]:
         """Yield queued events until `task` is done, then whatever is left.
 
         The task's result (or exception) stays in `task` for the caller. If the consumer stops

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncGenerator, AsyncIterator
+from collections.abc import AsyncGenerator
+from contextlib import aclosing
 from pathlib import Path
 
 from forge.agent.answers import DismissedError, answer_of
@@ -126,8 +127,9 @@ class Agent:
         previous_sink = self.context_manager.event_sink
         self.context_manager.event_sink = pump.put
         try:
-            async for event in self._turn_events(turn, pump):
-                yield event
+            async with aclosing(self._turn_events(turn, pump)) as events:
+                async for event in events:
+                    yield event
         except Exception as error:
             logger.exception("turn failed")
             self._settle(turn)
@@ -150,8 +152,9 @@ class Agent:
             work = asyncio.ensure_future(
                 self.context_manager.compact(self.conversation, instructions, Trigger.MANUAL)
             )
-            async for event in pump.while_running(work):
-                yield event
+            async with aclosing(pump.while_running(work)) as events:
+                async for event in events:
+                    yield event
             error = work.exception()
             if error is not None:
                 logger.warning("compaction failed: %s", error)
@@ -181,7 +184,7 @@ class Agent:
 
     async def _turn_events(
         self, turn: TurnState, pump: EventPump[AgentEvent]
-    ) -> AsyncIterator[AgentEvent]:
+    ) -> AsyncGenerator[AgentEvent, None]:
         breaker = CircuitBreaker()
         llm_calls = 0
         while True:
@@ -191,8 +194,9 @@ class Agent:
             work = asyncio.ensure_future(
                 self.context_manager.evaluate_and_summarize(self.conversation)
             )
-            async for event in pump.while_running(work):
-                yield event
+            async with aclosing(pump.while_running(work)) as events:
+                async for event in events:
+                    yield event
             error = work.exception()
             if error is not None:
                 # The manager has its own fallbacks; if it still fails, try the call anyway.
@@ -201,8 +205,9 @@ class Agent:
             llm_calls += 1
             completion: list[llm_stream.Completion] = []
             try:
-                async for event in self._call_model(turn, pump, completion):
-                    yield event
+                async with aclosing(self._call_model(turn, pump, completion)) as events:
+                    async for event in events:
+                        yield event
             except LLMError as error:
                 logger.warning("LLM call failed: %s: %s", type(error).__name__, error)
                 self._keep_partial(turn)
@@ -214,8 +219,9 @@ class Agent:
                 yield TurnFinished("answered", message.content)
                 return
             for index, call in enumerate(message.tool_calls):
-                async for event in self._run_call(call, turn, pump, breaker):
-                    yield event
+                async with aclosing(self._run_call(call, turn, pump, breaker)) as events:
+                    async for event in events:
+                        yield event
                 if turn.finished is not None:
                     for skipped in message.tool_calls[index + 1 :]:
                         self.conversation.append(cancelled_result(skipped, SKIPPED_RESULT))
@@ -227,14 +233,15 @@ class Agent:
         turn: TurnState,
         pump: EventPump[AgentEvent],
         completion: list[llm_stream.Completion],
-    ) -> AsyncIterator[AgentEvent]:
+    ) -> AsyncGenerator[AgentEvent, None]:
         """Stream one reply (retrying once after compaction on a context overflow), append it,
         and put its Completion in `completion`."""
         overflow_retried = False
         while True:
             try:
-                async for event in self._stream_reply(turn, completion):
-                    yield event
+                async with aclosing(self._stream_reply(turn, completion)) as events:
+                    async for event in events:
+                        yield event
                 break
             except ContextOverflowError:
                 if overflow_retried:
@@ -245,8 +252,9 @@ class Agent:
             work = asyncio.ensure_future(
                 self.context_manager.compact(self.conversation, trigger=Trigger.OVERFLOW)
             )
-            async for event in pump.while_running(work):
-                yield event
+            async with aclosing(pump.while_running(work)) as events:
+                async for event in events:
+                    yield event
             error = work.exception()
             if error is not None:
                 raise error
@@ -270,7 +278,7 @@ class Agent:
 
     async def _stream_reply(
         self, turn: TurnState, completion: list[llm_stream.Completion]
-    ) -> AsyncIterator[AgentEvent]:
+    ) -> AsyncGenerator[AgentEvent, None]:
         stream = self._provider.stream(self.conversation.messages, self.registry.specs())
         try:
             async for item in stream:
@@ -296,7 +304,7 @@ class Agent:
         turn: TurnState,
         pump: EventPump[AgentEvent],
         breaker: CircuitBreaker,
-    ) -> AsyncIterator[AgentEvent]:
+    ) -> AsyncGenerator[AgentEvent, None]:
         """Approve, run and record one call; sets `turn.finished` if the turn must end."""
         context = ToolContext(
             self.workspace,
@@ -314,8 +322,9 @@ class Agent:
             and self.policy.decide(call, prepared.tool) == "ask"
         ):
             decision: list[ApprovalDecision] = []
-            async for event in self._ask_approval(prepared, context, turn, decision):
-                yield event
+            async with aclosing(self._ask_approval(prepared, context, turn, decision)) as events:
+                async for event in events:
+                    yield event
             verdict, reason = decision[0].verdict, decision[0].reason.strip()
             if verdict is ApprovalVerdict.REJECT:
                 result = ToolResult(
@@ -323,41 +332,42 @@ class Agent:
                     is_error=True,
                     metadata={"rejected": True},
                 )
-                async for event in self._record(call, result, turn, breaker):
-                    yield event
+                yield self._record(call, result, turn, breaker)
                 return
             if verdict is ApprovalVerdict.APPROVE_ALWAYS:
                 self.policy.approve_always(call.name)
         yield ToolCallStarted(call)
         work = asyncio.ensure_future(self.registry.execute(call, context))
-        async for event in pump.while_running(work):
-            yield event
+        async with aclosing(pump.while_running(work)) as events:
+            async for event in events:
+                yield event
         result = work.result()
         if loop_breaking and not result.is_error:
             if call.name == "ask_question":
                 answer: list[str] = []
-                async for event in self._ask_question(result, turn, answer):
-                    yield event
+                async with aclosing(self._ask_question(result, turn, answer)) as events:
+                    async for event in events:
+                        yield event
                 result = ToolResult(answer[0], metadata=result.metadata)
             elif call.name in _FINISH_REASONS:
                 final_text = str(result.metadata.get(_FINAL_TEXT_KEYS[call.name], result.content))
                 turn.finished = TurnFinished(_FINISH_REASONS[call.name], final_text)
-        async for event in self._record(call, result, turn, breaker):
-            yield event
+        yield self._record(call, result, turn, breaker)
 
-    async def _record(
+    def _record(
         self, call: ToolCall, result: ToolResult, turn: TurnState, breaker: CircuitBreaker
-    ) -> AsyncIterator[AgentEvent]:
+    ) -> ToolCallFinished:
+        """Append the result (tripping the breaker on repeated errors); the event to yield."""
         self.conversation.append(_result_message(call, result))
-        yield ToolCallFinished(
-            call, result.content, result.is_error, result.exit_code, result.metadata
-        )
         if breaker.record(call.name, result.content, is_error=result.is_error):
             logger.warning("circuit breaker: %d identical errors from %s", breaker.count, call.name)
             turn.finished = TurnFinished(
                 "circuit_breaker",
                 f"stopped after {breaker.count} identical errors from {call.name}",
             )
+        return ToolCallFinished(
+            call, result.content, result.is_error, result.exit_code, result.metadata
+        )
 
     async def _ask_approval(
         self,
@@ -365,7 +375,7 @@ class Agent:
         context: ToolContext,
         turn: TurnState,
         decision: list[ApprovalDecision],
-    ) -> AsyncIterator[AgentEvent]:
+    ) -> AsyncGenerator[AgentEvent, None]:
         """Yield the request and put the client's answer in `decision` (a dismissed request
         counts as a rejection)."""
         request = ApprovalRequested(
@@ -386,7 +396,7 @@ class Agent:
 
     async def _ask_question(
         self, result: ToolResult, turn: TurnState, answer: list[str]
-    ) -> AsyncIterator[AgentEvent]:
+    ) -> AsyncGenerator[AgentEvent, None]:
         """Ask the user (or not, when nobody can answer) and put the answer in `answer`."""
         if not self.ask_user:
             answer.append(NO_USER_ANSWER)

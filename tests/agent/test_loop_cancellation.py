@@ -4,6 +4,7 @@ goes on: mid-stream, mid-command, waiting for approval, waiting for an answer.""
 from __future__ import annotations
 
 import asyncio
+import os
 from pathlib import Path
 
 import pytest
@@ -133,3 +134,36 @@ async def test_abandoning_a_turn_without_closing_it_is_settled_by_the_next(
     assert agent.conversation.is_valid()
     roles = [message.role for message in agent.conversation]
     assert roles == ["system", "user", "assistant", "tool", "user", "assistant"]
+
+
+async def test_closing_a_suspended_turn_stops_the_running_command(
+    llm_server: OpenAIServer, workspace: Path
+) -> None:
+    """The consumer is cancelled while busy with an event (the turn is suspended at a yield,
+    not awaiting): closing the iterator must still stop the command before it returns."""
+    llm_server.enqueue(ToolCalls([Call("execute_command", {"command": "echo $$; sleep 30"})]))
+    async with make_provider(llm_server) as provider:
+        agent = make_agent(provider, workspace, policy=ApprovalPolicy(approve_all=True))
+        turn = agent.run_turn("run it")
+        busy = asyncio.Event()
+        output: list[str] = []
+
+        async def consume() -> None:
+            async for event in turn:
+                if isinstance(event, ToolOutputDelta):
+                    output.append(event.text)
+                    busy.set()
+                    await asyncio.sleep(60)  # busy with the event when cancelled
+
+        task = asyncio.create_task(consume())
+        await busy.wait()
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        await turn.aclose()
+
+    shell_pid = int("".join(output).split()[0])
+    with pytest.raises(ProcessLookupError):
+        os.kill(shell_pid, 0)
+    assert agent.conversation.is_valid()
+    assert agent.conversation[-1].content == CANCELLED_RESULT
