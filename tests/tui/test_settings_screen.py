@@ -366,3 +366,21 @@ async def test_environment_values_are_labelled_and_not_written_unless_edited(
     on_disk = yaml.safe_load(config_file.read_text())
     assert on_disk["llm"]["model"] == "typed-model"
     assert "api_key" not in on_disk["llm"]
+
+
+async def test_a_broken_file_is_shown_and_not_overwritten() -> None:
+    path = write_config("context:\n  warning_threshold: 3\n")
+    before = path.read_bytes()
+    seen: list[Message] = []
+    app = SettingsHost(ConfigStore(path))
+    async with app.run_test(size=SIZE, message_hook=seen.append) as pilot:
+        await pilot.pause()
+        text = rendered_text(app)
+        assert "config.yaml:2: context.warning_threshold" in text
+        assert "saving is disabled until" in text
+        await replace_text(pilot, "field-llm-model", "other-model")
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert isinstance(app.screen, SettingsScreen)
+        assert any("fix it by hand first" in notice for notice in notices(seen, "error"))
+    assert path.read_bytes() == before
