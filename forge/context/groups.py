@@ -1,0 +1,132 @@
+"""The shapes strategies work on: tool-call groups, user turns, and the protected messages.
+
+All positions are indices into one snapshot of the message list. A group or unit always
+starts and ends at a safe boundary (see `conversation.safe_boundaries`), so replacing or
+removing it whole keeps the list provider-valid.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass
+from itertools import pairwise
+
+from forge.context.conversation import safe_boundaries, tool_group_end
+from forge.llm.messages import Message, MessageKind
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallGroup:
+    """One assistant message with tool calls plus its results: messages[start:end]."""
+
+    start: int
+    end: int
+    message_ids: tuple[str, ...]
+    tool_names: tuple[str, ...]
+
+    def age(self, length: int) -> int:
+        """How many messages follow the group in a list of `length` messages."""
+        return length - self.end
+
+    def is_excluded(self, excluded_tools: Collection[str]) -> bool:
+        """True when any of its calls is an excluded tool (the whole group is then kept)."""
+        return any(name in excluded_tools for name in self.tool_names)
+
+
+@dataclass(frozen=True, slots=True)
+class Turn:
+    """A real user message and everything up to the next user-role message: [start, end)."""
+
+    start: int
+    end: int
+
+    def is_complete(self, messages: Sequence[Message]) -> bool:
+        """A complete turn: the user message followed only by summary messages."""
+        return all(messages[i].kind is MessageKind.SUMMARY for i in range(self.start + 1, self.end))
+
+
+def tool_call_groups(messages: Sequence[Message]) -> list[ToolCallGroup]:
+    """Every tool-call group in order."""
+    groups: list[ToolCallGroup] = []
+    position = 0
+    while position < len(messages):
+        end = tool_group_end(messages, position)
+        message = messages[position]
+        if message.role == "assistant" and message.tool_calls:
+            groups.append(
+                ToolCallGroup(
+                    start=position,
+                    end=end,
+                    message_ids=tuple(m.id for m in messages[position:end]),
+                    tool_names=tuple(call.name for call in message.tool_calls),
+                )
+            )
+        position = end
+    return groups
+
+
+def units(messages: Sequence[Message]) -> list[tuple[int, int]]:
+    """The list cut at every safe boundary: single messages and whole tool-call groups."""
+    boundaries = safe_boundaries(messages)
+    return list(pairwise(boundaries))
+
+
+def pending_task_index(messages: Sequence[Message]) -> int | None:
+    """Index of the first real user message (the task the session started with), or None."""
+    for position, message in enumerate(messages):
+        if message.role == "user" and message.kind is MessageKind.NORMAL:
+            return position
+    return None
+
+
+def latest_user_index(messages: Sequence[Message]) -> int | None:
+    """Index of the latest real user message, or None."""
+    for position in range(len(messages) - 1, -1, -1):
+        message = messages[position]
+        if message.role == "user" and message.kind is MessageKind.NORMAL:
+            return position
+    return None
+
+
+def head_end(messages: Sequence[Message]) -> int:
+    """Index just past the head every operation keeps: the leading system messages and the
+    pending task (when the task comes before any assistant message)."""
+    position = 0
+    while position < len(messages) and messages[position].role == "system":
+        position += 1
+    task = pending_task_index(messages)
+    if task is not None and all(m.role in ("system", "user") for m in messages[:task]):
+        return task + 1
+    return position
+
+
+def protected_positions(messages: Sequence[Message], excluded_tools: Collection[str]) -> set[int]:
+    """Positions nothing may summarize or prune: system messages, the pending task, the latest
+    user message and every message of a group that calls an excluded tool."""
+    protected = {i for i, message in enumerate(messages) if message.role == "system"}
+    for index in (pending_task_index(messages), latest_user_index(messages)):
+        if index is not None:
+            protected.add(index)
+    for group in tool_call_groups(messages):
+        if group.is_excluded(excluded_tools):
+            protected.update(range(group.start, group.end))
+    return protected
+
+
+def user_turns(messages: Sequence[Message]) -> list[Turn]:
+    """Every turn that starts with a real user message, in order."""
+    starts = [
+        i for i, m in enumerate(messages) if m.role == "user" and m.kind is MessageKind.NORMAL
+    ]
+    turns: list[Turn] = []
+    for start in starts:
+        end = start + 1
+        while end < len(messages) and messages[end].role != "user":
+            end += 1
+        turns.append(Turn(start, end))
+    return turns
+
+
+def ids_at(messages: Sequence[Message], start: int, end: int) -> tuple[str, ...]:
+    """The ids of messages[start:end]."""
+    return tuple(message.id for message in messages[start:end])

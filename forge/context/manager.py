@@ -1,0 +1,393 @@
+"""The context manager: budget, warnings, strategies, auto-summarization and the fallback.
+
+`evaluate_and_summarize` runs before every LLM call:
+1. warn once when usage crosses `warning_threshold`;
+2. run each strategy whose own trigger fires, in order (tool calls, threshold, goal batch);
+3. at `auto_summary_threshold`, run the forceable strategies that did not run yet regardless
+   of their triggers, then the fallback ladder if still above it;
+4. report the usage the next request will have.
+
+A run that fails emits `SummarizationFailed`; when room is needed (manual or overflow trigger,
+or usage at the auto threshold) the deterministic fallback runs at once, without an LLM call.
+Automatic compaction that frees less than 5 % pauses (see `CompactionGovernor`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from forge.config.settings import ContextSettings
+from forge.context.adaptive import AdaptiveSummarizer
+from forge.context.budget import (
+    CompactionGovernor,
+    UsageTracker,
+    WarningLatch,
+    prompt_budget,
+    reached,
+)
+from forge.context.conversation import Conversation, repair
+from forge.context.counting_provider import CountingProvider
+from forge.context.errors import (
+    PartialSummarizationError,
+    SummarizationError,
+    SummarizationSkipped,
+)
+from forge.context.events import (
+    ContextEvent,
+    ContextUsage,
+    ContextWarning,
+    EventSink,
+    SummarizationCompleted,
+    SummarizationFailed,
+    SummarizationStarted,
+    Trigger,
+)
+from forge.context.fallback import FALLBACK_STRATEGY, FallbackResult, apply_fallback_ladder
+from forge.context.protocols import Strategy
+from forge.context.strategies import (
+    GoalBatchCompactionStrategy,
+    StrategyRun,
+    StrategyServices,
+    SummarizationStrategy,
+    ThresholdSummarizationStrategy,
+    ToolCallSummarizationStrategy,
+)
+from forge.context.strategies.base import new_run_id
+from forge.context.summary_archive import SummaryArchive
+from forge.llm.errors import LLMError
+from forge.llm.model_info import context_window as model_context_window
+from forge.llm.model_info import default_reply_headroom
+from forge.llm.protocols import ModelCloner, Provider, TokenCounter
+
+logger = logging.getLogger("forge.context")
+
+SUMMARIZER_PROMPT_RESERVE = 1024
+"""Tokens of a summarization request taken by instructions and the prior summary."""
+FALLBACK_TARGET_FACTOR = 0.9
+"""The fallback aims this far below the lower of the threshold and auto-summary triggers."""
+OVERFLOW_TARGET_FACTOR = 0.75
+"""After a context overflow the fallback aims at most this share of the current estimate."""
+
+
+def summarizer_input_limit(window: int) -> int:
+    """The most input tokens one summarization request may carry in a window of `window`."""
+    return max(256, window - default_reply_headroom(window) - SUMMARIZER_PROMPT_RESERVE)
+
+
+def default_strategies(services: StrategyServices) -> list[Strategy]:
+    """ToolCall -> Threshold -> GoalBatch, sharing `services`."""
+    return [
+        ToolCallSummarizationStrategy(services),
+        ThresholdSummarizationStrategy(services),
+        GoalBatchCompactionStrategy(services),
+    ]
+
+
+class Manager:
+    """Implements `ContextManagerProtocol`: keeps the conversation within the prompt budget.
+
+    The budget is `settings.max_tokens`, else `context_window` minus the reply headroom.
+    `summarization_model` ("" = the main model) picks the model summaries go to;
+    `summarizer_window` overrides that model's context window (else looked up by name).
+    `summary_dir`, when given, receives one markdown file per summary. `strategies` replaces
+    the default ToolCall -> Threshold -> GoalBatch list.
+    """
+
+    def __init__(
+        self,
+        settings: ContextSettings,
+        provider: Provider,
+        counter: TokenCounter,
+        *,
+        context_window: int,
+        summarization_model: str = "",
+        event_sink: EventSink | None = None,
+        summary_dir: Path | None = None,
+        strategies: Sequence[Strategy] | None = None,
+        summarizer_window: int | None = None,
+    ) -> None:
+        self.settings = settings
+        self.counter = counter
+        self.event_sink: EventSink | None = event_sink
+        self._provider = provider
+        self._max_tokens = prompt_budget(settings, context_window)
+        self._summarization_model = summarization_model.strip()
+        self._summarizer_window = summarizer_window
+        self._clone: tuple[Provider, str, Provider] | None = None
+        self.summarizer = AdaptiveSummarizer(counter, settings.summarizer)
+        archive = SummaryArchive(summary_dir) if summary_dir is not None else None
+        self.services = StrategyServices(settings, counter, self.summarizer, archive)
+        self._strategies: list[Strategy] = (
+            list(strategies) if strategies is not None else default_strategies(self.services)
+        )
+        self._usage = UsageTracker(counter)
+        self._warning = WarningLatch(settings.warning_threshold)
+        self._governor = CompactionGovernor(resume_below=settings.threshold_trigger)
+        self._lock = asyncio.Lock()
+        self._update_summarizer_limit()
+
+    # --- budget and usage ------------------------------------------------------------------
+    @property
+    def max_tokens(self) -> int:
+        """The prompt budget in tokens."""
+        return self._max_tokens
+
+    @property
+    def strategies(self) -> tuple[Strategy, ...]:
+        """The strategies in the order they run."""
+        return tuple(self._strategies)
+
+    def current_tokens(self, conversation: Conversation) -> int:
+        """Prompt tokens now: last server-reported prompt tokens plus what changed since."""
+        return self._usage.current(conversation)
+
+    def record_usage(self, prompt_tokens: int, conversation: Conversation) -> None:
+        """The server reported `prompt_tokens` for the request last sent from `conversation`."""
+        self._usage.record(prompt_tokens, conversation)
+
+    # --- models ----------------------------------------------------------------------------
+    @property
+    def summarization_model(self) -> str:
+        """The model summaries go to ("" = the main model)."""
+        return self._summarization_model
+
+    def set_provider(self, provider: Provider, *, context_window: int | None = None) -> None:
+        """Use a new main provider (and its window for the budget, when given)."""
+        self._provider = provider
+        self._clone = None
+        if context_window is not None:
+            self._max_tokens = prompt_budget(self.settings, context_window)
+        self._update_summarizer_limit()
+
+    def set_summarization_model(self, model: str) -> None:
+        """Use this model for summaries from now on ("" = the main model)."""
+        self._summarization_model = model.strip()
+        self._clone = None
+        self._update_summarizer_limit()
+
+    def provider_for_summarization(self) -> Provider:
+        """A clone on the summarization model (sharing the HTTP client) when one is set and the
+        provider can clone; otherwise the main provider."""
+        model = self._summarization_model
+        if not model or model == self._provider.model:
+            return self._provider
+        if not isinstance(self._provider, ModelCloner):
+            return self._provider
+        if self._clone is None or self._clone[0] is not self._provider or self._clone[1] != model:
+            self._clone = (self._provider, model, self._provider.clone_with_model(model))
+        return self._clone[2]
+
+    def _update_summarizer_limit(self) -> None:
+        window = self._summarizer_window or model_context_window(
+            self._summarization_model or self._provider.model
+        )
+        self.summarizer.single_call_limit = summarizer_input_limit(window)
+
+    # --- the flow --------------------------------------------------------------------------
+    async def evaluate_and_summarize(self, conversation: Conversation) -> None:
+        """Run before every LLM call: warn, run strategies, auto-summarize, fall back."""
+        async with self._lock:
+            current = self.current_tokens(conversation)
+            if self._warning.crossed(current, self.max_tokens):
+                threshold = self.settings.warning_threshold
+                self._emit(ContextWarning(current, self.max_tokens, threshold))
+            ran: set[int] = set()
+            for strategy in self._strategies:
+                current = self.current_tokens(conversation)
+                if not strategy.should_run(conversation, current, self.max_tokens):
+                    continue
+                governed = getattr(strategy, "token_triggered", False)
+                if governed and not self._governor.allows(current, self.max_tokens):
+                    logger.info("context: %s paused (last runs freed too little)", strategy.name)
+                    continue
+                ran.add(id(strategy))
+                await self._run(strategy, conversation, Trigger.AUTO)
+                if governed:
+                    self._governor.record_run(current, self.current_tokens(conversation))
+            await self._auto_summarize(conversation, ran)
+            self._finish(conversation)
+
+    async def compact(
+        self, conversation: Conversation, instructions: str = "", trigger: Trigger = Trigger.MANUAL
+    ) -> None:
+        """Summarize now regardless of triggers (/compact, or after a context overflow)."""
+        async with self._lock:
+            chosen: list[Strategy] = [
+                s for s in self._strategies if isinstance(s, ThresholdSummarizationStrategy)
+            ]
+            if not chosen:
+                chosen = [s for s in self._strategies if getattr(s, "forceable", False)]
+            for strategy in chosen:
+                await self._run(
+                    strategy, conversation, trigger, instructions=instructions, force=True
+                )
+            if trigger is Trigger.OVERFLOW:
+                target = self._fallback_target(conversation, trigger)
+                if self.current_tokens(conversation) > target:
+                    self._fallback_run(conversation, trigger)
+            self._finish(conversation)
+
+    async def _auto_summarize(self, conversation: Conversation, ran: set[int]) -> None:
+        """At the auto-summary threshold: forced runs, then the fallback if still needed."""
+        auto = self.settings.auto_summary_threshold
+        before = self.current_tokens(conversation)
+        if not reached(before, self.max_tokens, auto):
+            return
+        if not self._governor.allows(before, self.max_tokens):
+            logger.info("context: auto-summarization paused (last runs freed too little)")
+            return
+        for strategy in self._strategies:
+            if id(strategy) in ran or not getattr(strategy, "forceable", False):
+                continue
+            if not reached(self.current_tokens(conversation), self.max_tokens, auto):
+                break
+            if isinstance(strategy, SummarizationStrategy) and not strategy.pending_items(
+                conversation, force=True
+            ):
+                continue
+            await self._run(strategy, conversation, Trigger.AUTO, force=True)
+        if reached(self.current_tokens(conversation), self.max_tokens, auto):
+            self._fallback_run(conversation, Trigger.AUTO)
+        self._governor.record_run(before, self.current_tokens(conversation))
+
+    async def _run(
+        self,
+        strategy: Strategy,
+        conversation: Conversation,
+        trigger: Trigger,
+        *,
+        instructions: str = "",
+        force: bool = False,
+    ) -> bool:
+        """One strategy run with its events; on failure, the fallback when room is needed."""
+        run_id = new_run_id()
+        provider = CountingProvider(self.provider_for_summarization())
+        before = self.current_tokens(conversation)
+        items = 0
+        if isinstance(strategy, SummarizationStrategy):
+            items = strategy.pending_items(conversation, force=force)
+        logger.info(
+            "context: %s run %s (%s) uses model %s", strategy.name, run_id, trigger, provider.model
+        )
+        self._emit(
+            SummarizationStarted(
+                run_id, strategy.name, trigger, provider.model, before, self.max_tokens, items
+            )
+        )
+        started = time.monotonic()
+        was_valid = conversation.is_valid()
+        error: BaseException | None = None
+        applied = done = 0
+        try:
+            if isinstance(strategy, SummarizationStrategy):
+                run = StrategyRun(run_id, trigger, self._emit, instructions, force)
+                done = await strategy.run(conversation, provider, run)
+            else:
+                done = await strategy.summarize(conversation, provider, self._emit)
+        except PartialSummarizationError as partial:
+            error, applied = partial.first_error, partial.applied
+        except (LLMError, SummarizationError) as failure:
+            error = failure
+        finally:
+            if was_valid:
+                self._ensure_valid(conversation)
+        if error is None:
+            after = self.current_tokens(conversation)
+            duration = time.monotonic() - started
+            self._emit(
+                SummarizationCompleted(
+                    run_id, strategy.name, provider.model, done, before, after, duration,
+                    provider.calls,
+                )
+            )  # fmt: skip
+            return True
+        fallback: str | None = None
+        current = self.current_tokens(conversation)
+        needs_room = trigger is not Trigger.AUTO or reached(
+            current, self.max_tokens, self.settings.auto_summary_threshold
+        )
+        if needs_room:
+            fallback = self._fallback(conversation, trigger).describe()
+        text = _describe_error(error)
+        logger.warning("context: %s run %s failed: %s", strategy.name, run_id, text)
+        self._emit(
+            SummarizationFailed(
+                run_id, strategy.name, provider.model, text, fallback, applied, before,
+                self.current_tokens(conversation),
+            )
+        )  # fmt: skip
+        return False
+
+    # --- the fallback ----------------------------------------------------------------------
+    def _fallback_target(self, conversation: Conversation, trigger: Trigger) -> int:
+        settings = self.settings
+        share = min(settings.threshold_trigger, settings.auto_summary_threshold)
+        target = int(share * self.max_tokens * FALLBACK_TARGET_FACTOR)
+        if trigger is Trigger.OVERFLOW:
+            target = min(target, int(self.current_tokens(conversation) * OVERFLOW_TARGET_FACTOR))
+        return target
+
+    def _fallback(self, conversation: Conversation, trigger: Trigger) -> FallbackResult:
+        """The deterministic ladder, aiming below the triggers (no LLM call)."""
+        overhead = self.current_tokens(conversation) - self._usage.local_tokens(conversation)
+        was_valid = conversation.is_valid()
+        result = apply_fallback_ladder(
+            conversation,
+            self.counter,
+            target_tokens=self._fallback_target(conversation, trigger) - overhead,
+            excluded_tools=set(self.settings.excluded_tools),
+            keep_recent=self.settings.messages_old_threshold,
+        )
+        if was_valid:
+            self._ensure_valid(conversation)
+        logger.info("context: fallback (%s): %s", trigger, result.describe() or "nothing to do")
+        return result
+
+    def _fallback_run(self, conversation: Conversation, trigger: Trigger) -> None:
+        """The fallback as a run of its own, with events (model "none": no LLM call)."""
+        run_id = new_run_id()
+        before = self.current_tokens(conversation)
+        self._emit(
+            SummarizationStarted(
+                run_id, FALLBACK_STRATEGY, trigger, "none", before, self.max_tokens, 0
+            )
+        )
+        started = time.monotonic()
+        result = self._fallback(conversation, trigger)
+        self._emit(
+            SummarizationCompleted(
+                run_id, FALLBACK_STRATEGY, "none",
+                result.tool_outputs_pruned + result.messages_dropped,
+                before, self.current_tokens(conversation), time.monotonic() - started, 0,
+            )
+        )  # fmt: skip
+
+    # --- helpers ---------------------------------------------------------------------------
+    def _finish(self, conversation: Conversation) -> None:
+        current = self.current_tokens(conversation)
+        self._warning.update(current, self.max_tokens)
+        self._usage.mark_sent(conversation)
+        self._emit(ContextUsage(current, self.max_tokens))
+
+    def _ensure_valid(self, conversation: Conversation) -> None:
+        """Last line of defence for invariant 1: repair (and log) a list a run left invalid.
+        Called only when the list was valid before, so a call still awaiting its result (the
+        caller's business) is never given a made-up one."""
+        problems = conversation.problems()
+        if problems:
+            logger.error("context: repairing an invalid conversation: %s", "; ".join(problems[:3]))
+            conversation.replace_range(0, len(conversation), repair(conversation.messages))
+
+    def _emit(self, event: ContextEvent) -> None:
+        if self.event_sink is not None:
+            self.event_sink(event)
+
+
+def _describe_error(error: BaseException) -> str:
+    if isinstance(error, SummarizationSkipped):
+        return f"skipped: {error}"
+    return f"{type(error).__name__}: {error}"

@@ -1,0 +1,18 @@
+"""The summarization strategies, in the order the manager runs them: tool calls, threshold,
+goal batches."""
+
+from __future__ import annotations
+
+from forge.context.strategies.base import StrategyRun, StrategyServices, SummarizationStrategy
+from forge.context.strategies.goal_batch import GoalBatchCompactionStrategy
+from forge.context.strategies.threshold import ThresholdSummarizationStrategy
+from forge.context.strategies.tool_call import ToolCallSummarizationStrategy
+
+__all__ = [
+    "GoalBatchCompactionStrategy",
+    "StrategyRun",
+    "StrategyServices",
+    "SummarizationStrategy",
+    "ThresholdSummarizationStrategy",
+    "ToolCallSummarizationStrategy",
+]

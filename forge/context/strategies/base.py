@@ -1,0 +1,178 @@
+"""What every built-in strategy shares: its services, the per-run context, and the safe way to
+swap a summary in.
+
+A built-in strategy implements the `Strategy` protocol (`summarize`) and, for the manager,
+`run` with a `StrategyRun` carrying the run id, trigger, user instructions and whether the
+strategy's own trigger is bypassed (`force`, used by /compact and the auto-summary threshold).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+import uuid
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from forge.config.settings import ContextSettings
+from forge.context.adaptive import AdaptiveSummarizer, SummaryResult
+from forge.context.conversation import Conversation
+from forge.context.events import EventSink, SummarizationProgress, Trigger
+from forge.context.ledger import Ledger
+from forge.context.summary_archive import SummaryArchive, SummaryRecord
+from forge.llm.messages import Message, MessageKind, Role
+from forge.llm.protocols import Provider, TokenCounter
+
+logger = logging.getLogger("forge.context")
+
+
+@dataclass(slots=True)
+class StrategyServices:
+    """What a manager's strategies share: settings, counter, summarizer and summary files."""
+
+    settings: ContextSettings
+    counter: TokenCounter
+    summarizer: AdaptiveSummarizer
+    archive: SummaryArchive | None = None
+
+
+@dataclass(slots=True)
+class StrategyRun:
+    """One run of a strategy as the manager started it."""
+
+    run_id: str
+    trigger: Trigger
+    events: EventSink
+    instructions: str = ""
+    """The user's instructions (/compact), passed to the summarizer."""
+    force: bool = False
+    """Run even if the strategy's own trigger did not fire."""
+
+
+def new_run_id() -> str:
+    """A short random id for a strategy run."""
+    return uuid.uuid4().hex[:12]
+
+
+def replace_by_ids(
+    conversation: Conversation, replaced_ids: Sequence[str], inserted: Sequence[Message]
+) -> bool:
+    """Replace the contiguous messages with these ids (found by id, so appends made while a
+    summary was being written are harmless). False, and nothing changed, if they are no longer
+    there as one contiguous stretch in that order."""
+    if not replaced_ids:
+        return False
+    try:
+        start = conversation.index_of(replaced_ids[0])
+    except ValueError:
+        return False
+    end = start + len(replaced_ids)
+    current = tuple(message.id for message in conversation.messages[start:end])
+    if current != tuple(replaced_ids):
+        return False
+    conversation.replace_range(start, end, inserted)
+    return True
+
+
+def summary_message(
+    *,
+    role: Role,
+    kind: MessageKind,
+    content: str,
+    replaced: Sequence[Message],
+    strategy: str,
+    result: SummaryResult,
+    tokens_before: int,
+    counter: TokenCounter,
+    ledger: Ledger,
+) -> Message:
+    """A summary (or goal batch) replacing `replaced`, with meta saying what it cost."""
+    draft = Message(role=role, content=content, kind=kind)
+    tokens_after = counter.count_message(draft)
+    return Message(
+        role=role,
+        content=content,
+        kind=kind,
+        replaces=tuple(message.id for message in replaced),
+        meta={
+            "strategy": strategy,
+            "model": result.model,
+            "level": result.level.value,
+            "llm_calls": result.llm_calls,
+            "collapse_depth": result.collapse_depth,
+            "tokens_before": tokens_before,
+            "tokens_after": tokens_after,
+            "ledger": ledger.to_meta(),
+        },
+    )
+
+
+def with_ledger(text: str, ledger: Ledger) -> str:
+    """The summary text with the deterministic ledger appended."""
+    rendered = ledger.render()
+    return f"{text.rstrip()}\n\n{rendered}" if rendered else text.rstrip()
+
+
+class SummarizationStrategy(ABC):
+    """Base of the built-in strategies."""
+
+    name: str = "strategy"
+    forceable: bool = True
+    """Whether /compact and the auto-summary threshold may run it regardless of its trigger."""
+    token_triggered: bool = False
+    """Whether its trigger is the token count (such runs obey the no-loop governor)."""
+
+    def __init__(self, services: StrategyServices) -> None:
+        self.services = services
+
+    @property
+    def settings(self) -> ContextSettings:
+        """The context settings in force."""
+        return self.services.settings
+
+    @abstractmethod
+    def should_run(self, conversation: Conversation, current_tokens: int, max_tokens: int) -> bool:
+        """Whether this strategy's own trigger fires now."""
+
+    @abstractmethod
+    def pending_items(self, conversation: Conversation, *, force: bool = False) -> int:
+        """How many items a run now would summarize."""
+
+    @abstractmethod
+    async def run(self, conversation: Conversation, provider: Provider, run: StrategyRun) -> int:
+        """Summarize in place; returns how many items were summarized."""
+
+    async def summarize(
+        self, conversation: Conversation, provider: Provider, events: EventSink
+    ) -> int:
+        """The `Strategy` protocol: one automatic run."""
+        return await self.run(
+            conversation, provider, StrategyRun(new_run_id(), Trigger.AUTO, events)
+        )
+
+    def progress(self, run: StrategyRun, done: int, total: int) -> None:
+        """Emit a progress event for this run."""
+        run.events(SummarizationProgress(run.run_id, self.name, done, total))
+
+    def archive(self, message: Message, run: StrategyRun, result: SummaryResult) -> None:
+        """Write the summary file when the manager has a summary directory."""
+        if self.services.archive is None:
+            return
+        record = SummaryRecord(
+            message_id=message.id,
+            strategy=self.name,
+            model=result.model,
+            trigger=run.trigger.value,
+            tokens_in=int(message.meta.get("tokens_before", 0)),
+            tokens_out=int(message.meta.get("tokens_after", 0)),
+            replaced_ids=message.replaces,
+            text=message.content,
+            llm_calls=result.llm_calls,
+            collapse_depth=result.collapse_depth,
+            created=time.time(),
+        )
+        try:
+            self.services.archive.write(record)
+        except OSError as error:  # a full disk must not lose the summary itself
+            logger.warning("could not write summary file: %s", error)

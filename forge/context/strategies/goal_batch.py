@@ -1,0 +1,107 @@
+"""GoalBatchCompactionStrategy: old finished turns become one message of the user's goals.
+
+A complete turn is a real user message followed only by summary messages (its work already
+summarized). When at least `goal_batch_min_turns` consecutive complete turns lie more than
+`goal_batch_age` messages back (counted after the turn's last message), the oldest of them, at
+most `goal_batch_max_turns`, are compacted into one user-role goal-batch message keeping the
+user's intent, corrections and lasting constraints, plus the merged ledger of their summaries.
+The pending task and the latest user message are never part of a batch.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from forge.context.conversation import Conversation
+from forge.context.errors import SummarizationSkipped
+from forge.context.groups import Turn, latest_user_index, pending_task_index, user_turns
+from forge.context.ledger import collect_ledger
+from forge.context.prompts import ContentType
+from forge.context.strategies.base import (
+    StrategyRun,
+    SummarizationStrategy,
+    replace_by_ids,
+    summary_message,
+    with_ledger,
+)
+from forge.context.transcript import render_messages
+from forge.llm.messages import Message, MessageKind
+from forge.llm.protocols import Provider
+
+
+class GoalBatchCompactionStrategy(SummarizationStrategy):
+    """Compacts the oldest complete turns into one goal-batch message."""
+
+    name = "goal_batch"
+    forceable = False
+
+    def eligible_turns(self, messages: Sequence[Message]) -> list[Turn]:
+        """The oldest run of consecutive eligible complete turns (at most the maximum), or []."""
+        settings = self.settings
+        protected = {pending_task_index(messages), latest_user_index(messages)}
+        length = len(messages)
+        run: list[Turn] = []
+        for turn in user_turns(messages):
+            eligible = (
+                turn.start not in protected
+                and turn.is_complete(messages)
+                and length - turn.end > settings.goal_batch_age
+            )
+            if eligible and run and run[-1].end == turn.start:
+                run.append(turn)
+            elif eligible:
+                if len(run) >= settings.goal_batch_min_turns:
+                    break
+                run = [turn]
+            elif len(run) >= settings.goal_batch_min_turns:
+                break
+            else:
+                run = []
+        if len(run) < settings.goal_batch_min_turns:
+            return []
+        return run[: settings.goal_batch_max_turns]
+
+    def should_run(self, conversation: Conversation, current_tokens: int, max_tokens: int) -> bool:
+        """Enough old complete turns in a row."""
+        return bool(self.eligible_turns(conversation.messages))
+
+    def pending_items(self, conversation: Conversation, *, force: bool = False) -> int:
+        """Turns a run now would compact."""
+        return len(self.eligible_turns(conversation.messages))
+
+    async def run(self, conversation: Conversation, provider: Provider, run: StrategyRun) -> int:
+        """Compact the eligible turns; returns how many turns were compacted."""
+        messages = conversation.messages
+        turns = self.eligible_turns(messages)
+        if not turns:
+            raise SummarizationSkipped("no run of complete turns old enough to compact")
+        start, end = turns[0].start, turns[-1].end
+        replaced = messages[start:end]
+        result = await self.services.summarizer.summarize(
+            render_messages(replaced),
+            provider,
+            content_type=ContentType.USER_GOALS,
+            instructions=run.instructions,
+        )
+        self.progress(run, 1, 1)
+        counter = self.services.counter
+        tokens_before = sum(counter.count_message(message) for message in replaced)
+        ledger = collect_ledger(replaced)
+        header = f"[Earlier requests of mine, compacted: {len(turns)} turns]"
+        message = summary_message(
+            role="user",
+            kind=MessageKind.GOAL_BATCH,
+            content=with_ledger(f"{header}\n{result.text}", ledger),
+            replaced=replaced,
+            strategy=self.name,
+            result=result,
+            tokens_before=tokens_before,
+            counter=counter,
+            ledger=ledger,
+        )
+        if int(message.meta["tokens_after"]) >= tokens_before:
+            raise SummarizationSkipped("the goal batch would not reduce tokens")
+        if not replace_by_ids(conversation, message.replaces, [message]):
+            raise SummarizationSkipped("the conversation changed under the goal batch")
+        self.archive(message, run, result)
+        return len(turns)

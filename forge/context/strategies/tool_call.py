@@ -1,0 +1,140 @@
+"""ToolCallSummarizationStrategy: old tool calls, buffered, summarized in parallel, one each.
+
+A group (an assistant message with tool calls, plus their results) enters the buffer once at
+least `messages_old_threshold` messages follow it, unless it calls an excluded tool. The run
+triggers when the buffer holds `min_tool_calls_to_summarize` groups, or when the oldest
+buffered group has `max_tool_call_distance` messages after it. Every buffered group is then
+summarized concurrently (at most `max_concurrent_summaries` at once), one progress event per
+finished group; the summaries are swapped in by message id in conversation order. Failed
+groups stay verbatim; the successes are kept and the first failure is raised afterwards.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+
+from forge.context.adaptive import SummaryLevel, SummaryResult
+from forge.context.conversation import Conversation
+from forge.context.errors import PartialSummarizationError, SummarizationError
+from forge.context.groups import ToolCallGroup, tool_call_groups
+from forge.context.ledger import collect_ledger, describe_call
+from forge.context.prompts import ContentType
+from forge.context.strategies.base import (
+    StrategyRun,
+    SummarizationStrategy,
+    replace_by_ids,
+    summary_message,
+    with_ledger,
+)
+from forge.context.transcript import render_messages
+from forge.llm.errors import LLMError
+from forge.llm.messages import Message, MessageKind
+from forge.llm.protocols import Provider
+
+
+class ToolCallSummarizationStrategy(SummarizationStrategy):
+    """Summarizes old tool-call groups, each in place, concurrently."""
+
+    name = "tool_call"
+
+    def buffered_groups(self, messages: Sequence[Message]) -> list[ToolCallGroup]:
+        """Groups old enough to summarize, oldest first, excluded tools left out."""
+        settings = self.settings
+        excluded = set(settings.excluded_tools)
+        length = len(messages)
+        return [
+            group
+            for group in tool_call_groups(messages)
+            if group.age(length) >= settings.messages_old_threshold
+            and not group.is_excluded(excluded)
+        ]
+
+    def should_run(self, conversation: Conversation, current_tokens: int, max_tokens: int) -> bool:
+        """Enough buffered groups, or the oldest buffered group is far enough back."""
+        messages = conversation.messages
+        buffered = self.buffered_groups(messages)
+        if not buffered:
+            return False
+        if len(buffered) >= self.settings.min_tool_calls_to_summarize:
+            return True
+        return buffered[0].age(len(messages)) >= self.settings.max_tool_call_distance
+
+    def pending_items(self, conversation: Conversation, *, force: bool = False) -> int:
+        """The number of buffered groups."""
+        return len(self.buffered_groups(conversation.messages))
+
+    async def run(self, conversation: Conversation, provider: Provider, run: StrategyRun) -> int:
+        """Summarize every buffered group; returns how many summaries were applied."""
+        messages = conversation.messages
+        groups = self.buffered_groups(messages)
+        if not groups:
+            return 0
+        semaphore = asyncio.Semaphore(self.settings.max_concurrent_summaries)
+        done = 0
+
+        async def summarize_group(group: ToolCallGroup) -> SummaryResult:
+            nonlocal done
+            try:
+                async with semaphore:
+                    text = render_messages(messages[group.start : group.end])
+                    return await self.services.summarizer.summarize(
+                        text, provider, content_type=ContentType.TOOL_OUTPUT
+                    )
+            finally:
+                done += 1
+                self.progress(run, done, len(groups))
+
+        outcomes = await asyncio.gather(
+            *(summarize_group(group) for group in groups), return_exceptions=True
+        )
+        applied = 0
+        errors: list[BaseException] = []
+        for group, outcome in zip(groups, outcomes, strict=True):
+            if isinstance(outcome, BaseException):
+                if not isinstance(outcome, LLMError | SummarizationError):
+                    raise outcome
+                errors.append(outcome)
+                continue
+            if self._apply(conversation, messages[group.start : group.end], outcome, run):
+                applied += 1
+        if errors:
+            raise PartialSummarizationError(applied, len(errors), errors[0])
+        return applied
+
+    def _apply(
+        self,
+        conversation: Conversation,
+        replaced: Sequence[Message],
+        result: SummaryResult,
+        run: StrategyRun,
+    ) -> bool:
+        counter = self.services.counter
+        tokens_before = sum(counter.count_message(message) for message in replaced)
+        ledger = collect_ledger(replaced)
+        calls = ", ".join(describe_call(call, limit=120) for call in replaced[0].tool_calls)
+        if result.level is SummaryLevel.NONE:
+            # Too small to be worth a call: kept word for word, as one message.
+            content = f"[Earlier tool call, kept verbatim]\n{result.text}"
+        else:
+            content = with_ledger(
+                f"[Summary of my earlier tool call: {calls}]\n{result.text}", ledger
+            )
+            if counter.count_text(content) >= tokens_before:
+                # A summary longer than the original helps nobody; keep the original text.
+                content = f"[Earlier tool call, kept verbatim]\n{render_messages(replaced)}"
+        message = summary_message(
+            role="assistant",
+            kind=MessageKind.SUMMARY,
+            content=content,
+            replaced=replaced,
+            strategy=self.name,
+            result=result,
+            tokens_before=tokens_before,
+            counter=counter,
+            ledger=ledger,
+        )
+        if not replace_by_ids(conversation, message.replaces, [message]):
+            return False
+        self.archive(message, run, result)
+        return True

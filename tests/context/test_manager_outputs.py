@@ -1,0 +1,121 @@
+"""What the manager leaves behind: summary files, logs naming models (never keys), and the
+`Strategy` protocol for strategies written elsewhere."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+import pytest
+
+from forge.context.conversation import Conversation
+from forge.context.events import (
+    ContextEvent,
+    EventSink,
+    SummarizationCompleted,
+    SummarizationStarted,
+)
+from forge.context.summary_archive import read_summary_file
+from forge.llm.messages import Message, MessageKind, assistant
+from forge.llm.protocols import Provider
+from tests.context.builders import (
+    API_KEY,
+    conversation,
+    filler,
+    group,
+    make_manager,
+    provider_for,
+    task_start,
+    words,
+)
+from tests.support.openai_server import OpenAIServer, Text
+
+
+def old_groups(count: int) -> list[Message]:
+    messages: list[Message] = []
+    for number in range(count):
+        messages.extend(group("read_file", words(150), arguments={"path": f"lib/m{number}.py"}))
+    return [*task_start(), *messages, *filler(20)]
+
+
+async def test_each_summary_is_written_as_markdown_with_front_matter(
+    llm_server: OpenAIServer, tmp_path: Path
+) -> None:
+    llm_server.responder = lambda request: Text("I read the module.")
+    directory = tmp_path / "session-1" / "summaries"
+    chat = conversation(old_groups(10))
+    async with provider_for(llm_server) as provider:
+        manager = make_manager(provider, summary_dir=directory, summarization_model="cheap")
+        await manager.evaluate_and_summarize(chat)
+    files = sorted(directory.glob("*.md"))
+    assert len(files) == 10
+    summaries = {m.id: m for m in chat.messages if m.kind is MessageKind.SUMMARY}
+    for path in files:
+        header, body = read_summary_file(path)
+        assert header["strategy"] == "tool_call"
+        assert header["model"] == "cheap"
+        assert header["trigger"] == "auto"
+        assert header["tokens_in"] > header["tokens_out"] > 0
+        assert header["compression_ratio"] == round(header["tokens_in"] / header["tokens_out"], 3)
+        assert header["created"].endswith("+00:00")
+        message = summaries[header["message_id"]]
+        assert header["replaced_ids"] == list(message.replaces)
+        assert "I read the module." in body and "files read: lib/m" in body
+    assert oct(directory.stat().st_mode & 0o777) == "0o700"
+
+
+async def test_logs_name_the_model_of_each_run_and_never_the_key(
+    llm_server: OpenAIServer, caplog: pytest.LogCaptureFixture
+) -> None:
+    llm_server.responder = lambda request: Text("noted")
+    caplog.set_level(logging.DEBUG, logger="forge")
+    async with provider_for(llm_server) as provider:
+        manager = make_manager(provider, summarization_model="summary-mini")
+        await manager.evaluate_and_summarize(conversation(old_groups(10)))
+    runs = [r.getMessage() for r in caplog.records if "uses model" in r.getMessage()]
+    assert runs and all("summary-mini" in line for line in runs)
+    assert "tool_call" in runs[0]
+    assert API_KEY not in caplog.text
+
+
+class CountingWordsStrategy:
+    """A strategy written outside forge.context: drops filler, answering via the provider."""
+
+    name = "external"
+
+    def __init__(self) -> None:
+        self.models: list[str] = []
+
+    def should_run(self, conversation: Conversation, current_tokens: int, max_tokens: int) -> bool:
+        return any(m.content.startswith("noted") for m in conversation.messages)
+
+    async def summarize(
+        self, conversation: Conversation, provider: Provider, events: EventSink
+    ) -> int:
+        self.models.append(provider.model)
+        completion = await provider.complete([assistant("say ok")])
+        removed = 0
+        for index in range(len(conversation) - 1, -1, -1):
+            if conversation[index].content.startswith("noted"):
+                conversation.replace_message(index, assistant(completion.message.content, ()))
+                removed += 1
+        return removed
+
+
+async def test_any_strategy_following_the_protocol_can_be_composed(
+    llm_server: OpenAIServer,
+) -> None:
+    llm_server.responder = lambda request: Text("ok")
+    external = CountingWordsStrategy()
+    events: list[ContextEvent] = []
+    chat = conversation(task_start(), filler(3))
+    async with provider_for(llm_server) as provider:
+        manager = make_manager(
+            provider, events=events, strategies=[external], summarization_model="s-model"
+        )
+        await manager.evaluate_and_summarize(chat)
+    assert external.models == ["s-model"]
+    started = [e for e in events if isinstance(e, SummarizationStarted)]
+    completed = [e for e in events if isinstance(e, SummarizationCompleted)]
+    assert [(e.strategy, e.model) for e in started] == [("external", "s-model")]
+    assert completed[0].items == 3 and completed[0].llm_calls == 1
