@@ -3,7 +3,10 @@ fallback ladder, and no compaction loops — all against the loopback server."""
 
 from __future__ import annotations
 
+import asyncio
 from typing import TypeVar
+
+import pytest
 
 from forge.config.settings import ContextSettings
 from forge.context.conversation import Conversation
@@ -268,3 +271,28 @@ async def test_overflow_compaction_falls_back_when_the_summarizer_fails(
         await manager.compact(chat, trigger=Trigger.OVERFLOW)
         assert manager.current_tokens(chat) <= 0.75 * before
     assert chat.is_valid()
+
+
+async def test_a_cancelled_evaluation_leaves_the_conversation_untouched(
+    llm_server: OpenAIServer,
+) -> None:
+    llm_server.responder = lambda request: Text("late summary", delay=0.5)
+    chat = conversation(task_start(), steps(10), filler(20))
+    before = [m.id for m in chat.messages]
+    async with provider_for(llm_server) as provider:
+        manager = make_manager(provider)
+        started = asyncio.Event()
+        manager.event_sink = lambda event: (
+            started.set() if isinstance(event, SummarizationStarted) else None
+        )
+        work = asyncio.create_task(manager.evaluate_and_summarize(chat))
+        await started.wait()
+        await asyncio.sleep(0.1)  # the summary requests are in flight (the server waits 0.5 s)
+        work.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await work
+        assert [m.id for m in chat.messages] == before
+        assert chat.is_valid()
+        llm_server.responder = lambda request: Text("ok")
+        await manager.evaluate_and_summarize(chat)  # the lock was released
+    assert any(m.kind is MessageKind.SUMMARY for m in chat.messages)
