@@ -58,30 +58,10 @@ from forge.tui.widgets.formatting import display_path
 from forge.tui.widgets.header import ForgeHeader
 from forge.tui.widgets.prompt_input import PromptArea, PromptInput
 from forge.tui.widgets.status import StatusPane
+from forge.tui.widgets.welcome import READY_HINT, WELCOME_NO_KEY, needs_api_key
 
 QUIT_CONFIRM_SECONDS = 2.0
 """A second Ctrl+C within this many seconds quits."""
-
-WELCOME_NO_KEY = """\
-## Welcome to Forge
-
-No API key is configured yet, so Forge cannot reach a model. Either:
-
-- set `OPENAI_API_KEY` in your environment and start Forge again, or
-- open **/settings** (Ctrl+,), enter an API key (and a Base URL for another
-  OpenAI-compatible server), and press Ctrl+S — it applies at once.
-"""
-
-READY_HINT = "Type a task and press Enter. **/help** lists commands; Esc interrupts a turn."
-
-
-def needs_api_key(settings: Settings) -> bool:
-    """True when no key is set and the endpoint is not on this machine (local servers often
-    need none)."""
-    if settings.llm.api_key.get_secret_value().strip():
-        return False
-    base_url = settings.llm.base_url
-    return not any(host in base_url for host in ("://127.0.0.1", "://localhost", "://[::1]"))
 
 
 class ForgeApp(App[int]):
@@ -387,6 +367,8 @@ def run_tui(args: argparse.Namespace) -> int:
     """`forge`: open the TUI on `args.workspace`, optionally resuming a session."""
     import sys
 
+    from forge.agent.logs import configure_file_logging
+    from forge.agent.runtime import secrets_of
     from forge.agent.sessions import SessionNotFoundError
 
     workspace = Path(args.workspace).expanduser().resolve()
@@ -397,6 +379,8 @@ def run_tui(args: argparse.Namespace) -> int:
     loaded = store.current
     if loaded.error is not None:
         print(f"forge: {loaded.error} (using defaults for now)", file=sys.stderr)
+    # Log to the file: anything written to the terminal would tear through the UI.
+    configure_file_logging(secrets_of(loaded.settings))
     try:
         runtime = build_runtime(
             loaded.settings,

@@ -32,7 +32,13 @@ class PromptInput(TextArea):
         text: str
 
     def __init__(self, *, id: str | None = None) -> None:
-        super().__init__(soft_wrap=True, show_line_numbers=False, tab_behavior="focus", id=id)
+        super().__init__(
+            soft_wrap=True,
+            show_line_numbers=False,
+            tab_behavior="focus",
+            placeholder=PLACEHOLDER,
+            id=id,
+        )
         self.sent_history: list[str] = []
         self._history_position: int | None = None
         """Index into `history` while browsing it; None when editing a fresh draft."""

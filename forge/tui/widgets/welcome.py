@@ -1,0 +1,26 @@
+"""What the chat says first: a one-line hint, or, with no API key, how to set one."""
+
+from __future__ import annotations
+
+from forge.config.settings import Settings
+
+WELCOME_NO_KEY = """\
+## Welcome to Forge
+
+No API key is configured yet, so Forge cannot reach a model. Either:
+
+- set `OPENAI_API_KEY` in your environment and start Forge again, or
+- open **/settings** (Ctrl+,), enter an API key (and a Base URL for another
+  OpenAI-compatible server), and press Ctrl+S — it applies at once.
+"""
+
+READY_HINT = "Type a task and press Enter. **/help** lists commands; Esc interrupts a turn."
+
+
+def needs_api_key(settings: Settings) -> bool:
+    """True when no key is set and the endpoint is not on this machine (local servers often
+    need none)."""
+    if settings.llm.api_key.get_secret_value().strip():
+        return False
+    base_url = settings.llm.base_url
+    return not any(host in base_url for host in ("://127.0.0.1", "://localhost", "://[::1]"))

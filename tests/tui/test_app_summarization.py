@@ -1,0 +1,152 @@
+"""Real summarization runs shown live in the status pane: the tool-call strategy firing during
+a turn (progress advancing per finished group), and /compact with instructions."""
+
+from __future__ import annotations
+
+import threading
+from collections import deque
+from pathlib import Path
+
+import pytest
+from textual.message import Message
+from textual.widgets import Label, ProgressBar, Static
+
+from forge.agent.events import (
+    SummarizationCompleted,
+    SummarizationFailed,
+    SummarizationProgress,
+    SummarizationStarted,
+    Trigger,
+)
+from forge.llm.messages import MessageKind
+from forge.tui.messages import AgentEventArrived, TurnEnded
+from forge.tui.widgets.chat_blocks import SummaryBlock
+from tests.support.openai_server import Call, OpenAIServer, RecordedRequest, Reply, Text, ToolCalls
+from tests.tui.test_app_helpers import configure, make_app, submit, wait_idle, wait_until
+
+SIZE = (120, 40)
+FILES = 4
+
+
+def write_files(workspace: Path) -> None:
+    """Files big enough that summarizing a read of one is worth an LLM call."""
+    for number in range(1, FILES + 1):
+        lines = [f"record {number}-{line}: value {line * number} status ok" for line in range(80)]
+        (workspace / f"data{number}.txt").write_text("\n".join(lines) + "\n")
+
+
+class GatedServer:
+    """Answers agent requests from a script and holds each summarization request until the
+    test releases it, so the test can look at the status pane between groups."""
+
+    def __init__(self, server: OpenAIServer, agent_replies: list[Reply], summaries: int) -> None:
+        self.agent_replies = deque(agent_replies)
+        self.gates = [threading.Event() for _ in range(summaries)]
+        self.summary_requests: list[RecordedRequest] = []
+        server.responder = self.respond
+
+    def respond(self, request: RecordedRequest) -> Reply:
+        if request.tools:
+            return self.agent_replies.popleft()
+        index = len(self.summary_requests)
+        self.summary_requests.append(request)
+        # Runs on the server's own thread; bounded so a failing test cannot hang it.
+        self.gates[index].wait(timeout=30)
+        return Text(f"Summary {index}: data file with numbered records, all ok.")
+
+
+async def test_tool_call_summarization_progress_appears_and_completes(
+    llm_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch, workspace: Path
+) -> None:
+    write_files(workspace)
+    reads = [ToolCalls([Call("read_file", {"path": f"data{n}.txt"})]) for n in range(1, FILES + 1)]
+    gated = GatedServer(llm_server, [*reads, Text("All four files read.")], summaries=3)
+    config = {
+        "context": {
+            "messages_old_threshold": 2,
+            "min_tool_calls_to_summarize": 3,
+            "max_concurrent_summaries": 1,
+        }
+    }
+    app = make_app(configure(llm_server, monkeypatch, config=config), workspace)
+    seen: list[Message] = []
+    async with app.run_test(size=SIZE, message_hook=seen.append) as pilot:
+        panel = app.status.summarization
+        label = panel.query_one("#summary-progress-label", Label)
+        bar = panel.query_one(ProgressBar)
+        await submit(pilot, "read the data files")
+        await wait_until(pilot, lambda: panel.state == "running", "the run to start")
+        assert "tool_call (auto)" in str(panel.query_one("#summary-details", Static).render())
+        assert str(label.render()) == "Summarizing 0/3"
+        for done in (1, 2):
+            gated.gates[done - 1].set()
+            await wait_until(pilot, lambda done=done: panel.done == done, f"group {done}")
+            assert str(label.render()) == f"Summarizing {done}/3"
+            assert (bar.progress, bar.total) == (done, 3)
+            assert panel.state == "running"
+        gated.gates[2].set()
+        await wait_idle(pilot)
+        assert panel.state == "done"
+        result = str(panel.query_one("#summary-result", Static).render())
+        assert " → " in result and result.endswith(" s")
+
+        context_events = [
+            m.event
+            for m in seen
+            if isinstance(m, AgentEventArrived)
+            and isinstance(
+                m.event,
+                SummarizationStarted | SummarizationProgress | SummarizationCompleted,
+            )
+        ]
+        started, *progress, completed = context_events
+        assert isinstance(started, SummarizationStarted)
+        assert (started.strategy, started.trigger, started.items) == ("tool_call", Trigger.AUTO, 3)
+        assert [(p.done, p.total) for p in progress] == [(1, 3), (2, 3), (3, 3)]
+        assert isinstance(completed, SummarizationCompleted)
+        assert completed.tokens_after < completed.tokens_before
+        block = app.chat.query_one(SummaryBlock)
+        assert block.replaced == 6, "three tool-call groups of two messages"
+        assert block.tokens_saved == completed.tokens_before - completed.tokens_after
+        summaries = [
+            m for m in app.runtime.agent.conversation.messages if m.kind is MessageKind.SUMMARY
+        ]
+        assert len(summaries) == 3
+    last_agent_request = [r for r in llm_server.requests if r.tools][-1]
+    assert "record 1-5:" not in last_agent_request.text(), "data1 was summarized away"
+    assert "Summary 0" in last_agent_request.text() or "Summary 1" in last_agent_request.text()
+
+
+async def test_compact_command_summarizes_with_instructions(
+    llm_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch, workspace: Path
+) -> None:
+    long_answer = " ".join(
+        f"Step {n}: checked module {n} and its tests carefully." for n in range(40)
+    )
+    for _ in range(4):
+        llm_server.enqueue(Text(long_answer, chunk_size=200))
+    app = make_app(configure(llm_server, monkeypatch), workspace)
+    seen: list[Message] = []
+    async with app.run_test(size=SIZE, message_hook=seen.append) as pilot:
+        for number in range(4):
+            await submit(pilot, f"task {number}")
+            await wait_idle(pilot)
+        llm_server.responder = lambda request: Text("Compacted: four tasks, modules checked.")
+        turns = sum(isinstance(m, TurnEnded) for m in seen)
+        await submit(pilot, "/compact keep the module numbers")
+        ended = lambda: sum(isinstance(m, TurnEnded) for m in seen) > turns  # noqa: E731
+        await wait_until(pilot, ended, "the compaction to end")
+        await wait_idle(pilot)
+        events = [m.event for m in seen if isinstance(m, AgentEventArrived)]
+        started = [e for e in events if isinstance(e, SummarizationStarted)]
+        assert started and started[0].trigger is Trigger.MANUAL
+        finished = [
+            e for e in events if isinstance(e, SummarizationCompleted | SummarizationFailed)
+        ]
+        assert isinstance(finished[-1], SummarizationCompleted)
+        assert app.status.summarization.state == "done"
+        assert app.chat.query_one(SummaryBlock).tokens_saved
+        assert app.status.recent_compactions[-1] == finished[-1]
+    summary_requests = [r for r in llm_server.requests if not r.tools]
+    assert summary_requests, "the summary was written by the model"
+    assert all("keep the module numbers" in r.text() for r in summary_requests)
