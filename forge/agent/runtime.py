@@ -1,0 +1,218 @@
+"""Wiring: settings in, a ready agent out (provider, token counter, context manager, tools,
+approval policy, session log), and the one path that applies changed settings while running.
+
+Both clients build one `Runtime` and drive `runtime.agent`; the TUI and the config watcher
+call `Runtime.apply_settings` when the settings change.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from forge.agent.approvals import ApprovalPolicy
+from forge.agent.loop import Agent
+from forge.agent.sessions import SessionLog, SessionStore
+from forge.agent.system_prompt import build_system_prompt
+from forge.agent.tools import ToolRegistry, default_registry
+from forge.config.settings import LLMSettings, Settings
+from forge.context.conversation import Conversation
+from forge.context.manager import Manager
+from forge.llm.model_info import context_window, encoding_name_for
+from forge.llm.openai_provider import OpenAICompatibleProvider
+from forge.llm.tokenizer import TiktokenCounter
+
+logger = logging.getLogger(__name__)
+
+_PROVIDER_FIELDS = ("model", "base_url", "api_key", "request_timeout", "max_retries")
+"""LLM settings that need a new provider when they change."""
+
+
+def make_provider(llm: LLMSettings) -> OpenAICompatibleProvider:
+    """The OpenAI-compatible provider the LLM settings describe."""
+    return OpenAICompatibleProvider(
+        llm.model,
+        llm.base_url,
+        llm.api_key.get_secret_value(),
+        timeout=llm.request_timeout,
+        max_retries=llm.max_retries,
+    )
+
+
+def secrets_of(settings: Settings) -> list[str]:
+    """Values that must never reach a session file or a log: the API key, from settings and
+    from the environment (which may differ when a file value is overridden)."""
+    values = {settings.llm.api_key.get_secret_value(), os.environ.get("OPENAI_API_KEY", "")}
+    return sorted(value for value in values if value)
+
+
+def _make_manager(
+    settings: Settings,
+    provider: OpenAICompatibleProvider,
+    counter: TiktokenCounter,
+    summary_dir: Path,
+) -> Manager:
+    return Manager(
+        settings.context,
+        provider,
+        counter,
+        context_window=context_window(settings.llm.model),
+        summarization_model=settings.llm.summarization_model,
+        summary_dir=summary_dir,
+    )
+
+
+@dataclass
+class Runtime:
+    """Everything one running session is made of. Build it with `build_runtime`."""
+
+    settings: Settings
+    workspace: Path
+    provider: OpenAICompatibleProvider
+    counter: TiktokenCounter
+    context_manager: Manager
+    registry: ToolRegistry
+    policy: ApprovalPolicy
+    store: SessionStore
+    session: SessionLog
+    agent: Agent
+    _retired_providers: list[OpenAICompatibleProvider] = field(default_factory=list)
+
+    @property
+    def session_id(self) -> str:
+        """The id of the session being recorded."""
+        return self.session.id
+
+    def apply_settings(self, new: Settings) -> str:
+        """Switch the running agent to `new` settings; returns what changed, in one line.
+
+        A changed model, base URL, key, timeout or retry count makes a new provider, given to
+        the context manager and the agent (the old one is closed by `aclose`, since a turn may
+        still be using it). The summarization model is always passed on. Changed context
+        settings, or a model with another tokenizer, make a new context manager. The approval
+        policy and the command timeout follow the tools settings; "always" approvals given
+        this session are kept.
+        """
+        old = self.settings
+        changes: list[str] = []
+        if any(getattr(old.llm, name) != getattr(new.llm, name) for name in _PROVIDER_FIELDS):
+            self._retired_providers.append(self.provider)
+            self.provider = make_provider(new.llm)
+            changes.append(f"provider: {new.llm.model} at {new.llm.base_url}")
+        rebuild_manager = old.context != new.context or (
+            encoding_name_for(new.llm.model) != self.counter.encoding_name
+        )
+        if rebuild_manager:
+            if self.counter.model != new.llm.model:
+                self.counter = TiktokenCounter(new.llm.model)
+            summary_dir = self.store.summary_dir(self.session_id)
+            manager = _make_manager(new, self.provider, self.counter, summary_dir)
+            # A turn running now keeps sending its context events to its client.
+            manager.event_sink = self.context_manager.event_sink
+            self.context_manager = manager
+            self.agent.context_manager = manager
+            changes.append("context settings")
+        else:
+            self.context_manager.set_provider(
+                self.provider, context_window=context_window(new.llm.model)
+            )
+        self.context_manager.set_summarization_model(new.llm.summarization_model)
+        self.agent.set_provider(self.provider)
+        if old.llm.summarization_model != new.llm.summarization_model:
+            changes.append(f"summarization model: {new.llm.effective_summarization_model}")
+        if old.tools != new.tools:
+            self.policy = _carry_over(self.policy, new)
+            self.agent.policy = self.policy
+            self.agent.command_timeout = new.tools.command_timeout
+            changes.append("tool approvals and limits")
+        self.session.set_redactions(secrets_of(new))
+        self.settings = new
+        description = "; ".join(changes) or "no changes"
+        logger.info("settings applied: %s", description)
+        return description
+
+    async def aclose(self) -> None:
+        """Close every provider this runtime created (the current one and replaced ones)."""
+        providers, self._retired_providers = [*self._retired_providers, self.provider], []
+        for provider in providers:
+            await provider.aclose()
+
+
+def _carry_over(policy: ApprovalPolicy, settings: Settings) -> ApprovalPolicy:
+    renewed = ApprovalPolicy(
+        auto_approve=settings.tools.auto_approve,
+        command_allowlist=settings.tools.command_allowlist,
+        approve_all=policy.approve_all,
+    )
+    for name in policy.approved_this_session:
+        renewed.approve_always(name)
+    return renewed
+
+
+def build_runtime(
+    settings: Settings,
+    workspace: Path,
+    *,
+    session_id: str | None = None,
+    resume_latest: bool = False,
+    ask_user: bool = True,
+    approve_all: bool = False,
+    max_llm_calls: int = 50,
+    store: SessionStore | None = None,
+) -> Runtime:
+    """A runtime for `workspace`: a new session, or the one named `session_id`, or (with
+    `resume_latest`) the latest of this workspace when there is one.
+
+    Raises `SessionNotFoundError` for an unknown `session_id`, ValueError for a malformed one.
+    `ask_user=False` (headless) makes `ask_question` answer itself; `approve_all` approves
+    every tool call (`--yes`).
+    """
+    workspace = workspace.expanduser().resolve()
+    store = store or SessionStore()
+    redact = secrets_of(settings)
+    conversation: Conversation | None = None
+    if session_id is None and resume_latest:
+        latest = store.latest_for(workspace)
+        session_id = latest.id if latest is not None else None
+    if session_id is not None:
+        conversation, session = store.resume(session_id, redact=redact)
+    else:
+        session = store.create(workspace, settings.llm.model, redact=redact)
+        conversation = Conversation()
+    session.attach(conversation)
+
+    provider = make_provider(settings.llm)
+    counter = TiktokenCounter(settings.llm.model)
+    manager = _make_manager(settings, provider, counter, store.summary_dir(session.id))
+    registry = default_registry()
+    policy = ApprovalPolicy(
+        auto_approve=settings.tools.auto_approve,
+        command_allowlist=settings.tools.command_allowlist,
+        approve_all=approve_all,
+    )
+    agent = Agent(
+        provider,
+        manager,
+        registry,
+        policy,
+        workspace,
+        system_prompt=build_system_prompt(workspace, registry.specs(), interactive=ask_user),
+        conversation=conversation,
+        max_llm_calls=max_llm_calls,
+        ask_user=ask_user,
+        command_timeout=settings.tools.command_timeout,
+    )
+    return Runtime(
+        settings=settings,
+        workspace=workspace,
+        provider=provider,
+        counter=counter,
+        context_manager=manager,
+        registry=registry,
+        policy=policy,
+        store=store,
+        session=session,
+        agent=agent,
+    )
