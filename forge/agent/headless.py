@@ -1,0 +1,172 @@
+"""`forge run`: one task, the same agent loop, no TUI. For scripts and CI.
+
+Exit codes: 0 when the turn ends with the task completed (`task_completion`) or answered,
+1 when it fails or is stopped (an error, the LLM-call limit, the circuit breaker, the
+timeout, an interrupt), 2 for a usage or configuration error (nothing was run).
+
+Without `--yes`, a tool call the policy would ask about (a write, a command not on the
+allowlist) is rejected with a reason the model reads, and the run goes on; `ask_question`
+is answered with "no user available". See docs/adr/0015-headless-output.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+from forge.agent.events import (
+    ApprovalDecision,
+    ApprovalRequested,
+    ApprovalVerdict,
+    QuestionAsked,
+    TurnFinished,
+)
+from forge.agent.headless_output import JsonLinesWriter, OutputWriter, TextWriter
+from forge.agent.loop import NO_USER_ANSWER
+from forge.agent.runtime import Runtime, build_runtime, secrets_of
+from forge.agent.sessions import SessionNotFoundError
+from forge.agent.tools import ToolError
+from forge.config.settings import Settings
+from forge.config.store import load_settings
+from forge.llm.messages import ToolCall
+
+EXIT_COMPLETED = 0
+EXIT_FAILED = 1
+EXIT_USAGE = 2
+SUCCESSFUL_ENDINGS = frozenset({"completed", "answered"})
+HEADLESS_REJECTION = "not approved in headless mode (use --yes or the allowlist)"
+
+
+class UsageError(Exception):
+    """The command line cannot be run as given; the message says why."""
+
+
+def read_task(args: argparse.Namespace) -> str:
+    """The task text from the argument or `--task-file` (exactly one of them)."""
+    if args.task and args.task_file:
+        raise UsageError("give the task as an argument or with --task-file, not both")
+    if args.task_file:
+        try:
+            text = Path(args.task_file).expanduser().read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as error:
+            raise UsageError(f"cannot read task file {args.task_file}: {error}") from None
+    else:
+        text = args.task or ""
+    if not text.strip():
+        raise UsageError("no task given: forge run 'what to do' (or --task-file FILE)")
+    return text.strip()
+
+
+def _check_limits(args: argparse.Namespace) -> None:
+    if args.max_turns < 1:
+        raise UsageError("--max-turns must be at least 1")
+    if args.timeout is not None and args.timeout <= 0:
+        raise UsageError("--timeout must be a positive number of seconds")
+
+
+def _workspace(args: argparse.Namespace) -> Path:
+    workspace = Path(getattr(args, "workspace", ".") or ".").expanduser().resolve()
+    if not workspace.is_dir():
+        raise UsageError(f"workspace is not a directory: {workspace}")
+    return workspace
+
+
+def _settings(args: argparse.Namespace) -> Settings:
+    loaded = load_settings()
+    if loaded.error is not None:
+        details = "\n".join(f"  {line}" for line in loaded.error.details)
+        raise UsageError(f"invalid configuration ({loaded.path}):\n{details}")
+    settings = loaded.settings
+    if args.model:
+        llm = settings.llm.model_copy(update={"model": args.model})
+        settings = settings.model_copy(update={"llm": llm})
+    return settings
+
+
+def run_headless(args: argparse.Namespace) -> int:
+    """Run `forge run` with parsed arguments (see `forge.cli`); returns the exit code."""
+    from forge.agent.logs import configure_file_logging
+
+    try:
+        task = read_task(args)
+        _check_limits(args)
+        workspace = _workspace(args)
+        settings = _settings(args)
+    except UsageError as error:
+        print(f"forge run: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    secrets = secrets_of(settings)
+    configure_file_logging(secrets)
+    try:
+        runtime = build_runtime(
+            settings,
+            workspace,
+            session_id=getattr(args, "resume", None),
+            resume_latest=bool(getattr(args, "continue_session", False)),
+            ask_user=False,
+            approve_all=bool(args.yes),
+            max_llm_calls=args.max_turns,
+        )
+    except (SessionNotFoundError, ValueError) as error:
+        print(f"forge run: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    writer: OutputWriter
+    if args.output == "jsonl":
+        writer = JsonLinesWriter(sys.stdout, sys.stderr, secrets)
+    else:
+        writer = TextWriter(sys.stdout, sys.stderr, secrets, describe=_describer(runtime))
+    try:
+        return asyncio.run(
+            run_task(runtime, task, writer, yes=bool(args.yes), time_limit=args.timeout)
+        )
+    except KeyboardInterrupt:
+        writer.write_err("forge run: interrupted")
+        return EXIT_FAILED
+
+
+async def run_task(
+    runtime: Runtime, task: str, writer: OutputWriter, *, yes: bool, time_limit: float | None
+) -> int:
+    """Drive one turn to its end, answering approvals and questions as a headless client;
+    closes the runtime. Returns the exit code."""
+    writer.run_started(runtime.session_id, runtime.settings.llm.model, str(runtime.workspace))
+    reason = "cancelled"
+    try:
+        async with asyncio.timeout(time_limit):
+            async for event in runtime.agent.run_turn(task):
+                writer.event(event)
+                if isinstance(event, ApprovalRequested):
+                    decision = headless_decision(yes)
+                    writer.approval_decided(event.call, decision)
+                    event.future.set_result(decision)
+                elif isinstance(event, QuestionAsked):
+                    event.future.set_result(NO_USER_ANSWER)
+                elif isinstance(event, TurnFinished):
+                    reason = event.reason
+    except TimeoutError:
+        writer.timed_out(time_limit or 0)
+        return EXIT_FAILED
+    finally:
+        await runtime.aclose()
+    return EXIT_COMPLETED if reason in SUCCESSFUL_ENDINGS else EXIT_FAILED
+
+
+def headless_decision(yes: bool) -> ApprovalDecision:
+    """Approve with `--yes`; otherwise reject with a reason the model can act on."""
+    if yes:
+        return ApprovalDecision(ApprovalVerdict.APPROVE_ONCE)
+    return ApprovalDecision(ApprovalVerdict.REJECT, HEADLESS_REJECTION)
+
+
+def _describer(runtime: Runtime) -> Callable[[ToolCall], str]:
+    def describe(call: ToolCall) -> str:
+        try:
+            prepared = runtime.registry.prepare(call)
+        except ToolError:  # a bad call still gets a line; its error result follows
+            return call.name
+        return prepared.tool.describe(prepared.arguments)
+
+    return describe

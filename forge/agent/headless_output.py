@@ -1,0 +1,218 @@
+"""How `forge run` prints a turn: readable text, or one JSON object per line.
+
+Both writers mask secrets in everything they print, and send errors to stderr as a readable
+line (in jsonl mode the error is also an event on stdout, so a consumer sees it in order).
+The jsonl records are documented in docs/adr/0015-headless-output.md.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any, TextIO
+
+from forge.agent.events import (
+    AgentEvent,
+    ApprovalDecision,
+    ApprovalVerdict,
+    AssistantMessageDone,
+    ContextWarning,
+    ErrorEvent,
+    MessageDelta,
+    SummarizationCompleted,
+    SummarizationFailed,
+    SummarizationProgress,
+    SummarizationStarted,
+    ToolCallFinished,
+    ToolCallStarted,
+    TurnFinished,
+)
+from forge.agent.jsonl import dumps, event_to_dict
+from forge.llm.messages import ToolCall
+
+MASK = "***"
+
+
+class OutputWriter:
+    """The shared part: masked writes to stdout and stderr."""
+
+    def __init__(self, out: TextIO, err: TextIO, secrets: Sequence[str] = ()) -> None:
+        self.out = out
+        self.err = err
+        self.secrets = tuple(secret for secret in secrets if secret)
+
+    def mask(self, text: str) -> str:
+        """`text` with every secret replaced by `***`."""
+        for secret in self.secrets:
+            text = text.replace(secret, MASK)
+        return text
+
+    def write_out(self, text: str) -> None:
+        """Write to stdout now (flushed: a pipe reader sees progress as it happens)."""
+        self.out.write(self.mask(text))
+        self.out.flush()
+
+    def write_err(self, line: str) -> None:
+        """Write one line to stderr."""
+        self.err.write(self.mask(line.rstrip("\n")) + "\n")
+        self.err.flush()
+
+    def run_started(self, session_id: str, model: str, workspace: str) -> None:
+        """The run began."""
+
+    def event(self, event: AgentEvent) -> None:
+        """One agent event."""
+        if isinstance(event, ErrorEvent):
+            self.write_err(f"forge: error ({event.kind}): {event.message}")
+
+    def approval_decided(self, call: ToolCall, decision: ApprovalDecision) -> None:
+        """The headless client answered an approval request itself."""
+
+    def timed_out(self, seconds: float) -> None:
+        """The run hit `--timeout`."""
+        self.write_err(f"forge: error (timeout): no result after {seconds:g} seconds")
+
+
+class JsonLinesWriter(OutputWriter):
+    """One JSON object per line on stdout, each with a `type`."""
+
+    def _record(self, record: dict[str, Any]) -> None:
+        self.write_out(dumps(record) + "\n")
+
+    def run_started(self, session_id: str, model: str, workspace: str) -> None:
+        """A `run_started` record: session id, model, workspace."""
+        self._record(
+            {
+                "type": "run_started",
+                "session_id": session_id,
+                "model": model,
+                "workspace": workspace,
+            }
+        )
+
+    def event(self, event: AgentEvent) -> None:
+        """The event's record (errors also go to stderr)."""
+        super().event(event)
+        self._record(event_to_dict(event))
+
+    def approval_decided(self, call: ToolCall, decision: ApprovalDecision) -> None:
+        """An `approval_decision` record: call id, tool name, verdict, reason."""
+        self._record(
+            {
+                "type": "approval_decision",
+                "call_id": call.id,
+                "name": call.name,
+                "verdict": decision.verdict.value,
+                "reason": decision.reason,
+            }
+        )
+
+    def timed_out(self, seconds: float) -> None:
+        """An `error` record of kind `timeout`, then `turn_finished` with reason `timeout`."""
+        super().timed_out(seconds)
+        message = f"no result after {seconds:g} seconds"
+        self._record({"type": "error", "message": message, "kind": "timeout", "fatal": True})
+        self._record({"type": "turn_finished", "reason": "timeout", "final_text": ""})
+
+
+class TextWriter(OutputWriter):
+    """Readable text: the streamed answer, one line per tool call and per context event."""
+
+    def __init__(
+        self,
+        out: TextIO,
+        err: TextIO,
+        secrets: Sequence[str] = (),
+        describe: Callable[[ToolCall], str] | None = None,
+    ) -> None:
+        super().__init__(out, err, secrets)
+        self.describe = describe or (lambda call: call.name)
+        self._mid_line = False
+        self._last_answer = ""
+
+    def _line(self, text: str) -> None:
+        if self._mid_line:
+            self.write_out("\n")
+            self._mid_line = False
+        self.write_out(text + "\n")
+
+    def event(self, event: AgentEvent) -> None:
+        """Print the event if it has a readable form (deltas of reasoning, usage and tool
+        output are left to the jsonl mode)."""
+        super().event(event)
+        if isinstance(event, MessageDelta):
+            self.write_out(event.text)
+            self._mid_line = not event.text.endswith("\n")
+        elif isinstance(event, AssistantMessageDone):
+            self._last_answer = event.message.content
+            if self._mid_line:
+                self.write_out("\n")
+                self._mid_line = False
+        elif isinstance(event, ToolCallStarted):
+            self._line(f"→ {self.describe(event.call)}")
+        elif isinstance(event, ToolCallFinished):
+            if not event.metadata.get("rejected"):  # `approval_decided` said it already
+                self._line(f"  {_result_line(event)}")
+        elif isinstance(event, TurnFinished):
+            self._finished(event)
+        else:
+            line = context_line(event)
+            if line:
+                self._line(line)
+
+    def _finished(self, event: TurnFinished) -> None:
+        if event.reason == "completed":
+            self._line(f"✔ completed: {event.final_text}")
+        elif event.reason == "answered":
+            # A plain answer was streamed already; a `converse` reply was not.
+            if event.final_text and event.final_text != self._last_answer:
+                self._line(event.final_text)
+            self._line("✔ answered")
+        else:
+            detail = f": {event.final_text}" if event.final_text else ""
+            self._line(f"■ stopped ({event.reason}){detail}")
+
+    def approval_decided(self, call: ToolCall, decision: ApprovalDecision) -> None:
+        """One line saying what was decided for whom."""
+        reason = f": {decision.reason}" if decision.reason else ""
+        if decision.verdict is ApprovalVerdict.REJECT:
+            self._line(f"✗ rejected {self.describe(call)}{reason}")
+        else:
+            self._line(f"✓ approved {self.describe(call)}{reason}")
+
+
+def _result_line(event: ToolCallFinished) -> str:
+    first = event.result.strip().split("\n", 1)[0]
+    if len(first) > 120:
+        first = first[:119] + "…"
+    if event.is_error:
+        code = f" (exit {event.exit_code})" if event.exit_code is not None else ""
+        return f"✗ {first}{code}"
+    return f"✓ {first}" if first else "✓"
+
+
+def context_line(event: AgentEvent) -> str:
+    """One readable line for a context warning or summarization event ("" for others)."""
+    if isinstance(event, ContextWarning):
+        share = event.current_tokens / event.max_tokens if event.max_tokens else 0.0
+        return (
+            f"[context] {share:.0%} of the {event.max_tokens:,}-token budget used "
+            f"({event.current_tokens:,} tokens; warning at {event.threshold:.0%})"
+        )
+    if isinstance(event, SummarizationStarted):
+        return (
+            f"[context] summarizing {event.items} item(s) with {event.model} "
+            f"({event.strategy}, {event.trigger.value}) at "
+            f"{event.current_tokens:,}/{event.max_tokens:,} tokens"
+        )
+    if isinstance(event, SummarizationProgress):
+        return f"[context] {event.strategy}: {event.done}/{event.total} done"
+    if isinstance(event, SummarizationCompleted):
+        return (
+            f"[context] {event.strategy} summarized {event.items} item(s) with {event.model}: "
+            f"{event.tokens_before:,} → {event.tokens_after:,} tokens in "
+            f"{event.duration_s:.1f}s ({event.llm_calls} LLM call(s))"
+        )
+    if isinstance(event, SummarizationFailed):
+        fallback = f"; fallback: {event.fallback}" if event.fallback else ""
+        return f"[context] {event.strategy} failed with {event.model}: {event.error}{fallback}"
+    return ""
