@@ -127,7 +127,8 @@ class Runtime:
             self.agent.policy = self.policy
             self.agent.command_timeout = new.tools.command_timeout
             changes.append("tool approvals and limits")
-        self.session.set_redactions(secrets_of(new))
+        # The old key stays masked too: it may still turn up in output (an env dump, a log).
+        self.session.set_redactions(sorted({*secrets_of(old), *secrets_of(new)}))
         self.settings = new
         description = "; ".join(changes) or "no changes"
         logger.info("settings applied: %s", description)
