@@ -19,7 +19,7 @@ from typing import Any
 from textual import work
 from textual.app import App, ComposeResult
 from textual.binding import Binding
-from textual.containers import Vertical
+from textual.containers import Horizontal, Vertical
 from textual.reactive import var
 from textual.screen import Screen
 from textual.widgets import Footer
@@ -91,7 +91,7 @@ class ForgeApp(App[int]):
         self.commands_runner = SlashCommandRunner(self)
         self._last_interrupt_key = -QUIT_CONFIRM_SECONDS
         llm = self.settings.llm
-        self.theme = self.settings.ui.theme
+        self.apply_theme(self.settings.ui.theme)
         self.header = ForgeHeader(display_path(workspace), llm.model, llm.summarization_model)
         self.chat = ChatView(show_reasoning=self.settings.ui.show_reasoning, id="chat")
         self.status = StatusPane(
@@ -103,10 +103,11 @@ class ForgeApp(App[int]):
 
     def compose(self) -> ComposeResult:
         yield self.header
-        yield self.status
-        with Vertical(id="main"):
-            yield self.chat
-            yield PromptArea(id="prompt-area")
+        with Horizontal(id="body"):
+            with Vertical(id="main"):
+                yield self.chat
+                yield PromptArea(id="prompt-area")
+            yield self.status
         yield Footer()
 
     @property
@@ -343,7 +344,13 @@ class ForgeApp(App[int]):
         context = settings.context
         self.status.gauge.set_thresholds(context.warning_threshold, context.auto_summary_threshold)
         self.chat.show_reasoning = settings.ui.show_reasoning
+        self.apply_theme(settings.ui.theme)
         self.refresh_context_gauge()
+
+    def apply_theme(self, name: str) -> None:
+        """Use the Textual theme `name`; an unknown name keeps the current theme."""
+        if name in self.available_themes:
+            self.theme = name
 
     def on_config_reload_controller_applied(self, message: Any) -> None:
         self.show_settings(message.settings)

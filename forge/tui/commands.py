@@ -217,7 +217,11 @@ class SlashCommandRunner:
             return
         llm = self.app.settings.llm.model_copy(update={"model": argument})
         settings = self.app.settings.model_copy(update={"llm": llm})
-        self.app.runtime.apply_settings(settings)
+        try:
+            self.app.runtime.apply_settings(settings)
+        except Exception as error:  # e.g. a provider that cannot be built
+            await self.app.chat.add_notice(f"Could not switch the model: {error}", kind="error")
+            return
         self.app.show_settings(settings)
         await self.app.chat.add_notice(f"Model for this session: `{argument}` (was `{current}`).")
 

@@ -92,7 +92,7 @@ class StatusPane(Vertical):
     DEFAULT_CSS = """
     StatusPane {
         width: 34;
-        dock: right;
+        height: 1fr;
         padding: 0 1;
         border-left: vkey $panel;
         .pane-title { text-style: bold; margin-top: 1; }
