@@ -50,6 +50,7 @@ from forge.tui.messages import (
     TurnEnded,
     message_for_event,
 )
+from forge.tui.reload import ConfigReloadController
 from forge.tui.screens.approval import ApprovalScreen
 from forge.tui.screens.question import DECLINED_ANSWER, QuestionScreen
 from forge.tui.widgets.chat import ChatView
@@ -87,7 +88,7 @@ class ForgeApp(App[int]):
         self.settings: Settings = runtime.settings
         self.workspace = workspace
         self.queued: list[tuple[str, UserMessageBlock]] = []
-        self.reload_controller: Any = None
+        self.reload_controller = ConfigReloadController(app=self, store=store, runtime=runtime)
         self.commands_runner = SlashCommandRunner(self)
         self._last_interrupt_key = -QUIT_CONFIRM_SECONDS
         llm = self.settings.llm
@@ -116,7 +117,7 @@ class ForgeApp(App[int]):
         return self.query_one(PromptInput)
 
     async def on_mount(self) -> None:
-        self.reload_controller = start_reload_controller(self)
+        self.reload_controller.start()
         history = self.runtime.agent.conversation.messages
         if any(message.role == "user" for message in history):
             await self.chat.show_history(history)
@@ -227,8 +228,7 @@ class ForgeApp(App[int]):
         """Replace the runtime with a fresh one (new conversation and session file)."""
         old = self.runtime
         self.runtime = build_runtime(self.settings, self.workspace)
-        if self.reload_controller is not None:
-            self.reload_controller.runtime = self.runtime
+        self.reload_controller.runtime = self.runtime
         await old.aclose()
         self.queued.clear()
         await self.chat.clear_chat()
@@ -352,22 +352,8 @@ class ForgeApp(App[int]):
         if name in self.available_themes:
             self.theme = name
 
-    def on_config_reload_controller_applied(self, message: Any) -> None:
+    def on_config_reload_controller_applied(self, message: ConfigReloadController.Applied) -> None:
         self.show_settings(message.settings)
-
-    def on_config_reload_controller_rejected(self, message: Any) -> None:
-        self.notify(f"Config file not applied: {message.error}", severity="error", timeout=8)
-
-
-def start_reload_controller(app: ForgeApp) -> Any:
-    """Start the hot-reload controller (config file watcher, /settings saves), if present."""
-    try:
-        from forge.tui.reload import ConfigReloadController
-    except ImportError:
-        return None
-    controller = ConfigReloadController(app=app, store=app.config_store, runtime=app.runtime)
-    controller.start()
-    return controller
 
 
 def run_tui(args: argparse.Namespace) -> int:

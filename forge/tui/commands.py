@@ -165,14 +165,10 @@ class SlashCommandRunner:
 
     async def command_settings(self, argument: str) -> None:
         """Open the settings overlay; saving hot-reloads through the reload controller."""
-        try:
-            from forge.tui.settings.screen import SettingsScreen
-        except ImportError:
-            await self.app.chat.add_notice("The settings overlay is not available.", kind="error")
-            return
+        from forge.tui.settings.screen import SettingsScreen
+
         controller = self.app.reload_controller
-        callback = controller.apply_saved if controller is not None else None
-        self.app.push_screen(SettingsScreen(self.app.config_store), callback=callback)
+        self.app.push_screen(SettingsScreen(self.app.config_store), callback=controller.apply_saved)
 
     async def command_compact(self, argument: str) -> None:
         """Summarize now, guided by optional instructions."""

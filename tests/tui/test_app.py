@@ -11,8 +11,13 @@ from textual.message import Message
 from forge.agent.events import MessageDelta, TurnFinished
 from forge.tui.app import ForgeApp
 from forge.tui.messages import TurnEnded
-from forge.tui.widgets.chat_blocks import AssistantBlock, ToolCallBlock, UserMessageBlock
-from tests.support.openai_server import Call, OpenAIServer, Text, ToolCalls
+from forge.tui.widgets.chat_blocks import (
+    AssistantBlock,
+    NoticeBlock,
+    ToolCallBlock,
+    UserMessageBlock,
+)
+from tests.support.openai_server import Call, Fault, OpenAIServer, Text, ToolCalls
 from tests.tui.test_app_helpers import (
     GATE_COMMAND,
     GATE_CONFIG,
@@ -179,5 +184,35 @@ async def test_continue_shows_the_resumed_conversation(
         assert any(session_id in text for text in notices(again))
 
 
-def test_app_is_importable_without_a_running_loop() -> None:
-    assert ForgeApp.CSS_PATH == "app.tcss"
+async def test_a_provider_error_is_reported_and_the_app_stays_usable(
+    llm_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch, workspace: Path
+) -> None:
+    llm_server.enqueue(Fault(401, {"error": {"message": "Incorrect API key provided"}}))
+    llm_server.enqueue(Text("Working again."))
+    app = make_app(configure(llm_server, monkeypatch), workspace)
+    async with app.run_test(size=SIZE) as pilot:
+        await submit(pilot, "hello")
+        await wait_idle(pilot)
+        errors = [b.text for b in app.chat.query(NoticeBlock) if b.kind == "error"]
+        assert len(errors) == 1 and "API key" in errors[0]
+        assert "sk-test-key" not in errors[0]
+        await submit(pilot, "again")
+        await wait_idle(pilot)
+        assert [b.answer_text for b in app.chat.query(AssistantBlock)] == ["Working again."]
+
+
+def test_resume_of_an_unknown_session_fails_before_the_ui_starts(
+    workspace: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from forge.cli import main
+
+    code = main(["--workspace", str(workspace), "--resume", "20250101-000000-abcdef"])
+    assert code == 2
+    assert "no session with id 20250101-000000-abcdef" in capsys.readouterr().err
+
+
+def test_a_missing_workspace_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from forge.cli import main
+
+    assert main(["--workspace", str(tmp_path / "nowhere")]) == 2
+    assert "is not a directory" in capsys.readouterr().err
