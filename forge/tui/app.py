@@ -46,6 +46,7 @@ from forge.tui.commands import (
 from forge.tui.messages import (
     AgentEventArrived,
     ApprovalNeeded,
+    QuestionAnswered,
     QuestionNeeded,
     TurnEnded,
     message_for_event,
@@ -258,7 +259,7 @@ class ForgeApp(App[int]):
         if request.future.done():
             return
         screen = ApprovalScreen(request)
-        request.future.add_done_callback(lambda _: self._dismiss_dialog(screen))
+        request.future.add_done_callback(lambda _: self.call_later(self._dismiss_dialog, screen))
         decision = await self.push_screen_wait(screen)
         if not request.future.done():
             request.future.set_result(decision)
@@ -273,11 +274,14 @@ class ForgeApp(App[int]):
         if request.future.done():
             return
         screen = QuestionScreen(request)
-        request.future.add_done_callback(lambda _: self._dismiss_dialog(screen))
+        request.future.add_done_callback(lambda _: self.call_later(self._dismiss_dialog, screen))
         answer = await self.push_screen_wait(screen)
         if not request.future.done():
             request.future.set_result(answer)
-            await self.chat.add_user_message(answer)
+            self.post_message(QuestionAnswered(answer))
+
+    async def on_question_answered(self, message: QuestionAnswered) -> None:
+        await self.chat.add_user_message(message.answer)
 
     def _dismiss_dialog(self, screen: Screen[Any]) -> None:
         """Close a dialog whose request the agent no longer waits for (e.g. interrupted)."""

@@ -35,6 +35,13 @@ class QuestionNeeded(Message):
 
 
 @dataclass
+class QuestionAnswered(Message):
+    """The user answered the agent's question (shown in the chat as their message)."""
+
+    answer: str
+
+
+@dataclass
 class TurnEnded(Message):
     """The worker's event stream ended: normally, by interruption, or by an exception.
 

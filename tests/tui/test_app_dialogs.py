@@ -10,7 +10,7 @@ from textual.message import Message
 from textual.widgets import Button, Input
 
 from forge.agent.events import ToolCallFinished
-from forge.tui.messages import ApprovalNeeded, QuestionNeeded
+from forge.tui.messages import ApprovalNeeded, QuestionNeeded, TurnEnded
 from forge.tui.screens.approval import ApprovalScreen
 from forge.tui.screens.question import DECLINED_ANSWER, QuestionScreen
 from forge.tui.widgets.chat_blocks import ToolCallBlock, UserMessageBlock
@@ -151,3 +151,21 @@ async def test_question_free_text_and_escape(
         await wait_idle(pilot)
     assert tool_result_sent(llm_server, 1) == "Ada"
     assert tool_result_sent(llm_server, 3) == DECLINED_ANSWER
+
+
+async def test_an_interrupt_while_a_dialog_is_open_closes_it(
+    llm_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch, workspace: Path
+) -> None:
+    llm_server.enqueue(write_call(), Text("unused"))
+    app = make_app(configure(llm_server, monkeypatch), workspace)
+    seen: list[Message] = []
+    async with app.run_test(size=SIZE, message_hook=seen.append) as pilot:
+        await submit(pilot, "write notes")
+        await wait_until(pilot, lambda: isinstance(app.screen, ApprovalScreen), "the dialog")
+        app.action_interrupt()  # what Esc does outside a dialog
+        await wait_idle(pilot)
+        await wait_until(pilot, lambda: not isinstance(app.screen, ApprovalScreen), "closing")
+        assert [m.reason for m in seen if isinstance(m, TurnEnded)] == ["cancelled"]
+        assert app.runtime.agent.conversation.is_valid()
+    assert not (workspace / "notes.txt").exists()
+    assert len(llm_server.requests) == 1
