@@ -11,7 +11,7 @@ from __future__ import annotations
 import copy
 import hashlib
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -42,14 +42,14 @@ class LoadResult:
 
     `env_keys` holds the dotted keys whose value came from the environment; `file_data` is the
     file's raw mapping (empty when the file is missing or invalid), kept so a save preserves
-    keys Forge does not know.
+    keys Forge does not know; it may hold the API key in clear, so `repr` leaves it out.
     """
 
     settings: Settings
     path: Path
     error: ConfigError | None
     env_keys: frozenset[str]
-    file_data: dict[str, Any]
+    file_data: dict[str, Any] = field(repr=False)
 
 
 def content_digest(content: bytes | None) -> str:

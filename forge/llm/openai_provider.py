@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import copy
 import json
+import logging
 from collections.abc import AsyncGenerator, Sequence
 from contextlib import aclosing
 from dataclasses import dataclass
@@ -43,6 +44,8 @@ from forge.llm.wire_format import completion_from_body, request_body
 
 _SHORTEST_REDACTED_KEY = 4
 """Shorter "keys" are placeholders; masking them would garble ordinary words."""
+
+logger = logging.getLogger(__name__)
 
 
 @dataclass
@@ -135,13 +138,18 @@ class OpenAICompatibleProvider:
         await self.aclose()
 
     # --- requests ----------------------------------------------------------------------------
-    def _headers(self) -> dict[str, str]:
+    def _headers(self, *, streaming: bool = False) -> dict[str, str]:
+        """The request headers. Callers pass the result straight to httpx and never bind it
+        to a local name: a traceback rendered with locals (Textual's crash screen does that)
+        would otherwise print the Authorization header."""
         headers = {
             "Content-Type": "application/json",
             "User-Agent": f"forge/{forge.__version__}",
             # OpenRouter shows this as the calling app's name; other servers ignore it.
             "X-Title": "Forge",
         }
+        if streaming:
+            headers |= {"Accept": "text/event-stream", "Cache-Control": "no-store"}
         if self._api_key:
             headers["Authorization"] = f"Bearer {self._api_key}"
         return headers
@@ -153,7 +161,7 @@ class OpenAICompatibleProvider:
     async def _raise_for_status(self, response: httpx.Response, *, with_options: bool) -> None:
         if response.status_code < 400:
             return
-        body = decode_body(await response.aread())
+        body = decode_body(self._without_key(await response.aread()))
         if (
             with_options
             and response.status_code == 400
@@ -163,6 +171,13 @@ class OpenAICompatibleProvider:
             raise _StreamOptionsRejected()
         raise error_from_response(response.status_code, response.headers, body)
 
+    def _without_key(self, raw: bytes) -> bytes:
+        """An error body with the key masked, should the server echo it back: the decoded
+        body is then safe even as a local variable in a rendered traceback."""
+        if len(self._api_key) < _SHORTEST_REDACTED_KEY:
+            return raw
+        return raw.replace(self._api_key.encode(), b"***")
+
     def _redact_key(self, error: LLMError) -> None:
         """Mask the key if a server echoed it back in its error message."""
         if len(self._api_key) >= _SHORTEST_REDACTED_KEY and self._api_key in error.message:
@@ -170,7 +185,21 @@ class OpenAICompatibleProvider:
             error.args = (error.message,)
 
     async def _wait_before_retry(self, error: LLMError, retries_done: int) -> None:
-        await asyncio.sleep(self._retry.delay(error, retries_done))
+        delay = self._retry.delay(error, retries_done)
+        # INFO, not WARNING: without a configured handler Python prints warnings to stderr, which
+        # would tear through the TUI. The message came from the server, with the key masked.
+        logger.info(
+            "%s from %s (model %s); retry %d of %d in %.3f s: %s",
+            type(error).__name__,
+            self._base_url,
+            self._model,
+            retries_done + 1,
+            self._retry.max_retries,
+            delay,
+            error.message,
+            extra={"retry_delay": delay, "retry_number": retries_done + 1},
+        )
+        await asyncio.sleep(delay)
 
     # --- streaming ---------------------------------------------------------------------------
     async def stream(
@@ -219,10 +248,13 @@ class OpenAICompatibleProvider:
             stream=True,
             include_usage=with_options,
         )
-        headers = self._headers() | {"Accept": "text/event-stream", "Cache-Control": "no-store"}
         try:
             async with self._client.stream(
-                "POST", self._endpoint, json=body, headers=headers, timeout=self._timeout
+                "POST",
+                self._endpoint,
+                json=body,
+                headers=self._headers(streaming=True),
+                timeout=self._timeout,
             ) as response:
                 await self._raise_for_status(response, with_options=with_options)
                 if not _is_event_stream(response):

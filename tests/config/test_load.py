@@ -181,3 +181,19 @@ def test_unknown_keys_are_kept_in_file_data_and_do_not_fail() -> None:
     assert result.settings.llm.model == "m"
     assert result.file_data["plugins"] == {"enabled": ["a"]}
     assert result.file_data["llm"]["someday"] == 1
+
+
+def test_the_repr_of_a_load_never_shows_the_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    secret = "sk-file-REPR-0a1b2c3d4e5f"
+    path = _write(config_path(), f"llm:\n  api_key: {secret}\n  base_url: nope\n")
+    monkeypatch.setenv("FORGE_UI__THEME", "nord")
+    broken = load_settings(path)
+    assert broken.error is not None
+    path.write_text(f"llm:\n  api_key: {secret}\n")
+    loaded = load_settings(path)
+    assert loaded.settings.llm.api_key.get_secret_value() == secret
+    assert loaded.file_data["llm"]["api_key"] == secret  # kept for saving, but never shown
+    for result in (broken, loaded):
+        shown = repr(result) + str(result.settings) + repr(result.error) + str(result.error)
+        assert secret not in shown
+        assert "config.yaml" in repr(result)
