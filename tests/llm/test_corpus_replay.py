@@ -1,9 +1,11 @@
 """Every recorded response in the shared corpus, replayed byte for byte over loopback HTTP.
 
 Each `.sse` file is served whole and again in 5-byte writes (so lines, JSON and UTF-8 split
-across reads). The provider's result is compared with what a small, independent reader of
-the same file says it must be; a few key files also have their expected values written out
-literally. `.json` files are served with the HTTP status their `.meta.json` recorded.
+across reads), with the content type its `.meta.json` recorded. The provider's result is
+compared with what a small, independent reader of the same file says it must be; a few key
+files also have their expected values written out literally. `.json` bodies are replayed byte
+for byte with the HTTP status their `.meta.json` recorded. A guard test fails if a file in the
+corpus is not replayed by one of these.
 """
 
 from __future__ import annotations
@@ -34,7 +36,7 @@ from forge.llm.stream import (
     Usage,
 )
 from tests.conftest import CORPUS
-from tests.support.openai_server import Fault, OpenAIServer, Replay
+from tests.support.openai_server import OpenAIServer, Replay, recorded_response
 
 SSE_DIR = CORPUS / "sse"
 SSE_FILES = sorted(SSE_DIR.rglob("*.sse")) if SSE_DIR.is_dir() else []
@@ -337,18 +339,6 @@ def read_json(path: Path) -> Any:
     return json.loads(path.read_text())
 
 
-def recorded_status(path: Path) -> int:
-    """The HTTP status the `.meta.json` beside a body recorded for it (200 when absent)."""
-    stem, _, _ = path.name.partition(".")
-    meta = path.with_name(f"{stem}.meta.json")
-    if not meta.exists():
-        return 200
-    for interaction in json.loads(meta.read_text())["interactions"]:
-        if interaction.get("file") == path.name:
-            return int(interaction["status"]["code"])
-    return 200
-
-
 ERROR_EXPECTATIONS: dict[str, type[LLMError]] = {
     "test_groq_test_tool_use_failed_error.0.json": BadRequestError,
     "test_model_name_suggestions_test_model_name_suggestion_openai-chat.0.json": (
@@ -363,11 +353,11 @@ ERROR_EXPECTATIONS: dict[str, type[LLMError]] = {
 async def test_every_recorded_body_is_read_or_raised_as_recorded(
     provider: OpenAICompatibleProvider, llm_server: OpenAIServer, path: Path
 ) -> None:
-    status = recorded_status(path)
+    status, _ = recorded_response(path)
     body = read_json(path)
     if status >= 400:
         expected = ERROR_EXPECTATIONS[path.name]
-        llm_server.enqueue(Fault(status, body), Fault(status, body))
+        llm_server.enqueue(Replay(path), Replay(path))
         with pytest.raises(expected) as streamed:
             _ = [event async for event in provider.stream([user("replay")])]
         with pytest.raises(expected) as whole:
@@ -406,3 +396,18 @@ async def test_groq_whole_reply_with_reasoning_and_a_tool_call(
     assert completion.message.reasoning.startswith("We need to call with correct param")
     assert completion.usage == Usage(301, 52, 353, cached_tokens=0, reasoning_tokens=22)
     assert completion.model == "openai/gpt-oss-120b"
+
+
+# --- nothing in the corpus escapes replay -----------------------------------------------------
+
+
+def test_every_file_in_the_corpus_is_replayed() -> None:
+    """Every folder and every response body is covered by the parametrized tests above."""
+    folders = {path.name for path in SSE_DIR.iterdir() if path.is_dir()}
+    assert folders == {"openai-python", "pydantic-ai"}
+    assert {path.relative_to(SSE_DIR).parts[0] for path in SSE_FILES} == folders
+    every_file = {path for path in SSE_DIR.rglob("*") if path.is_file()}
+    metadata = {path for path in every_file if path.name.endswith(".meta.json")}
+    assert every_file - metadata == set(SSE_FILES) | set(JSON_FILES)
+    error_bodies = {path.name for path in JSON_FILES if recorded_response(path)[0] >= 400}
+    assert error_bodies == set(ERROR_EXPECTATIONS)

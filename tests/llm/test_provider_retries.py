@@ -5,6 +5,8 @@ measure time."""
 
 from __future__ import annotations
 
+import asyncio
+import logging
 import random
 
 import pytest
@@ -21,7 +23,17 @@ from forge.llm.messages import user
 from forge.llm.openai_provider import OpenAICompatibleProvider
 from forge.llm.retry import RetryPolicy
 from forge.llm.stream import StreamEvent, StreamFinished, TextDelta
-from tests.support.openai_server import Disconnect, Fault, OpenAIServer, Raw, Text
+from tests.support.openai_server import (
+    Disconnect,
+    Fault,
+    OpenAIServer,
+    QuotaExhausted,
+    RateLimited,
+    Raw,
+    Text,
+)
+
+PROVIDER_LOGGER = "forge.llm.openai_provider"
 
 
 def make_provider(server: OpenAIServer, **options: float) -> OpenAICompatibleProvider:
@@ -165,4 +177,68 @@ async def test_stream_options_rejection_is_remembered_by_clones(llm_server: Open
     assert final_text(await drain(clone)) == "ok"
     assert final_text(await drain(provider)) == "ok"
     assert [("stream_options" in r.body) for r in llm_server.requests[2:]] == [False, False]
+    await provider.aclose()
+
+
+def retry_delays(caplog: pytest.LogCaptureFixture) -> list[float]:
+    """The waits the provider announced before each retry, in order."""
+    return [
+        record.__dict__["retry_delay"]
+        for record in caplog.records
+        if record.name == PROVIDER_LOGGER and "retry_delay" in record.__dict__
+    ]
+
+
+async def test_the_server_hint_sets_the_wait_in_seconds_or_milliseconds(
+    llm_server: OpenAIServer, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO, logger=PROVIDER_LOGGER)
+    # A jittered backoff would be at most 0.001 s here, so exact values prove the hint won.
+    provider = make_provider(llm_server, backoff_base=0.001, backoff_max=30)
+    llm_server.enqueue(RateLimited("1"), RateLimited(retry_after_ms="50"), Text("streamed"))
+    assert final_text(await drain(provider)) == "streamed"
+    llm_server.enqueue(RateLimited(retry_after_ms="20", retry_after="9"), Text("whole"))
+    assert (await provider.complete([user("hi")])).message.content == "whole"
+    # retry-after-ms is the more precise of the two, so it wins over Retry-After.
+    assert retry_delays(caplog) == [1.0, 0.05, 0.02]
+    assert len(llm_server.requests) == 5
+    await provider.aclose()
+
+
+async def test_quota_exhaustion_is_never_retried_whole_or_mid_stream(
+    llm_server: OpenAIServer, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO, logger=PROVIDER_LOGGER)
+    provider = make_provider(llm_server)
+    quota_event = (
+        b'data: {"error": {"message": "You exceeded your current quota",'
+        b' "code": "insufficient_quota"}}\n\n'
+    )
+    llm_server.enqueue(QuotaExhausted(), Raw(quota_event), Text("must not be reached"))
+    with pytest.raises(QuotaExhaustedError):
+        await provider.complete([user("hi")])
+    with pytest.raises(QuotaExhaustedError):
+        await drain(provider)
+    assert len(llm_server.requests) == 2
+    assert retry_delays(caplog) == []
+    await provider.aclose()
+
+
+async def test_cancelling_during_the_wait_before_a_retry_sends_nothing_more(
+    llm_server: OpenAIServer, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO, logger=PROVIDER_LOGGER)
+    provider = make_provider(llm_server, backoff_max=600)
+    llm_server.enqueue(RateLimited("600"), Text("must not be reached"))
+    task = asyncio.create_task(drain(provider))
+    for _ in range(500):
+        if retry_delays(caplog):
+            break
+        await asyncio.sleep(0.01)
+    assert retry_delays(caplog) == [600.0]
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert len(llm_server.requests) == 1
+    assert llm_server.pending == 1
     await provider.aclose()

@@ -2,8 +2,10 @@
 
 Built on Starlette + uvicorn, running in a background thread with its own event loop. Tests
 script it: queue replies (text, tool calls, chunking), add latency, inject faults (HTTP errors
-with Retry-After, disconnects mid-stream, malformed JSON, slow streams), replay recorded `.sse`
-files byte for byte, or answer with a `responder` function. Every request is recorded.
+with Retry-After, disconnects mid-stream, malformed JSON, slow streams; `RateLimited`,
+`QuotaExhausted`, `ContextOverflow` and `ServerFault` build the usual ones), replay recorded
+`.sse`/`.json` bodies byte for byte, or answer with a `responder` function. Every request is
+recorded.
 """
 
 from __future__ import annotations
@@ -98,19 +100,80 @@ class Raw:
     delay: float = 0.0
     split_every: int | None = None
     """Write the body in pieces of this many bytes (to split UTF-8 and lines across reads)."""
+    headers: dict[str, str] = field(default_factory=dict)
+    """Extra response headers (a replayed 429's Retry-After, say)."""
+
+
+def recorded_response(path: Path | str) -> tuple[int, str | None]:
+    """The HTTP status and content type the `.meta.json` beside a recorded body lists for it.
+
+    Recordings are named `<cassette>.<n>.sse|json` beside `<cassette>.meta.json`; without a
+    meta file (or an entry for this body) the answer is `(200, None)`.
+    """
+    path = Path(path)
+    meta = path.with_name(f"{path.name.split('.', 1)[0]}.meta.json")
+    if not meta.is_file():
+        return 200, None
+    for interaction in json.loads(meta.read_text(encoding="utf-8")).get("interactions", []):
+        if interaction.get("file") == path.name:
+            content_types = (interaction.get("response_headers") or {}).get("content-type")
+            content_type = content_types[0] if content_types else None
+            return int(interaction["status"]["code"]), content_type
+    return 200, None
 
 
 def Replay(path: Path | str, *, split_every: int | None = None) -> Raw:
-    """Replay a recorded `.sse` (or `.json` error body) file byte for byte."""
+    """Replay a recorded `.sse` stream or `.json` body byte for byte, with the HTTP status and
+    content type its `.meta.json` recorded (200 and the usual type when none was recorded)."""
     data = Path(path).read_bytes()
-    if str(path).endswith(".json"):
-        return Raw(data, content_type="application/json")
-    return Raw(data, split_every=split_every)
+    status, content_type = recorded_response(path)
+    default_type = "application/json" if str(path).endswith(".json") else "text/event-stream"
+    return Raw(
+        data, status=status, content_type=content_type or default_type, split_every=split_every
+    )
 
 
 def MalformedJSON() -> Raw:
     """A stream whose first data line is not JSON."""
     return Raw(b'data: {"id": "x", "choices": [\n\n')
+
+
+def _error(message: str, kind: str, code: str | None) -> dict[str, Any]:
+    """An error body shaped the way OpenAI sends one."""
+    return {"error": {"message": message, "type": kind, "param": None, "code": code}}
+
+
+def RateLimited(retry_after: str | None = None, *, retry_after_ms: str | None = None) -> Fault:
+    """HTTP 429 rate limit, with `Retry-After` (seconds or an HTTP date) and/or OpenAI's
+    `retry-after-ms` when given."""
+    headers = {}
+    if retry_after is not None:
+        headers["Retry-After"] = retry_after
+    if retry_after_ms is not None:
+        headers["retry-after-ms"] = retry_after_ms
+    body = _error("Rate limit reached for requests", "requests", "rate_limit_exceeded")
+    return Fault(429, body, headers=headers)
+
+
+def QuotaExhausted() -> Fault:
+    """HTTP 429 `insufficient_quota`: out of credit, which a client must not retry."""
+    message = "You exceeded your current quota, please check your plan and billing details."
+    return Fault(429, _error(message, "insufficient_quota", "insufficient_quota"))
+
+
+def ContextOverflow(limit: int = 8192, sent: int = 9000) -> Fault:
+    """HTTP 400 `context_length_exceeded`, worded as OpenAI words it."""
+    message = (
+        f"This model's maximum context length is {limit} tokens. However, your messages "
+        f"resulted in {sent} tokens. Please reduce the length of the messages."
+    )
+    return Fault(400, _error(message, "invalid_request_error", "context_length_exceeded"))
+
+
+def ServerFault(status: int = 500) -> Fault:
+    """A 5xx server error."""
+    message = "The server had an error while processing your request."
+    return Fault(status, _error(message, "server_error", None))
 
 
 Reply = Text | ToolCalls | Fault | Disconnect | Raw
@@ -426,15 +489,16 @@ class OpenAIServer:
         )
 
     def _stream_bytes(self, reply: Raw, rec: RecordedRequest) -> Response:
-        if reply.content_type != "text/event-stream":
+        # The content type goes in as a header so it is sent exactly (media_type would gain
+        # a charset).
+        headers = {"content-type": reply.content_type, **reply.headers}
+        if "text/event-stream" not in reply.content_type.lower():
             rec.finished_at = time.monotonic()
-            return Response(reply.body, status_code=reply.status, media_type=reply.content_type)
+            return Response(reply.body, status_code=reply.status, headers=headers)
         size = reply.split_every or len(reply.body) or 1
         pieces = [reply.body[i : i + size] for i in range(0, len(reply.body), size)]
         return StreamingResponse(
-            self._body(pieces, 0.0, None, rec),
-            status_code=reply.status,
-            media_type=reply.content_type,
+            self._body(pieces, 0.0, None, rec), status_code=reply.status, headers=headers
         )
 
     async def _body(
