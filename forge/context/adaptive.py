@@ -2,11 +2,13 @@
 
 - under `NOTHING_BELOW_TOKENS` (100): nothing to gain; the text is returned unchanged;
 - up to `BRIEF_UP_TO_TOKENS` (500): one brief summary;
-- up to the single-call limit (the summarizer's input window, at least `chunk_size`): one call;
-- above: map-reduce. Split into `chunk_size` chunks with `chunk_overlap` on paragraph, sentence
-  and character boundaries, summarize the chunks concurrently (`max_concurrent`), collapse
-  groups of partial summaries while together they exceed `token_max` (at most
-  `max_collapse_depth` rounds, then a warning), and write one final synthesis.
+- up to the single-call limit (the summarizer's input window; `chunk_size` when unknown): one
+  call;
+- above that limit (whatever the size band): map-reduce. Split into `chunk_size` chunks (at
+  most the limit) with `chunk_overlap` on paragraph, sentence and character boundaries,
+  summarize the chunks concurrently (`max_concurrent`), collapse groups of partial summaries
+  while together they exceed `token_max` (at most `max_collapse_depth` rounds, then a
+  warning), and write one final synthesis.
 
 Errors propagate as typed errors (`forge.llm.errors.*`, `EmptySummaryError`); this module
 never returns an empty summary.
@@ -96,16 +98,23 @@ class AdaptiveSummarizer:
             self.settings.chunk_overlap + 1, min(self.settings.chunk_size, self.single_call_limit)
         )
 
+    @property
+    def input_limit(self) -> int:
+        """The most input tokens one request may carry: `single_call_limit`, else `chunk_size`.
+        A text above it is map-reduced, so no request overflows the summarizer's window."""
+        if self.single_call_limit is None:
+            return self.settings.chunk_size
+        return self.single_call_limit
+
     def level_for(self, input_tokens: int) -> SummaryLevel:
         """The level a text of `input_tokens` tokens is summarized at."""
         if input_tokens < NOTHING_BELOW_TOKENS:
             return SummaryLevel.NONE
+        if input_tokens > self.input_limit:
+            return SummaryLevel.MAP_REDUCE
         if input_tokens <= BRIEF_UP_TO_TOKENS:
             return SummaryLevel.BRIEF
-        limit = max(self.settings.chunk_size, self.single_call_limit or 0)
-        if input_tokens <= limit:
-            return SummaryLevel.SINGLE
-        return SummaryLevel.MAP_REDUCE
+        return SummaryLevel.SINGLE
 
     async def summarize(
         self,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 import pytest
 
 from forge.config.settings import SummarizerSettings
@@ -193,3 +195,87 @@ async def test_each_content_type_has_its_own_guidance(
     assert sent[0]["role"] == "system" and "first person" in sent[0]["content"]
     assert prompts._GUIDANCE[content_type] in sent[1]["content"]
     assert "keep the SQL" in sent[1]["content"]
+
+
+@pytest.mark.parametrize(
+    ("limit", "tokens", "level"),
+    [
+        (1000, 99, SummaryLevel.NONE),
+        (1000, 1000, SummaryLevel.SINGLE),
+        (1000, 1001, SummaryLevel.MAP_REDUCE),  # below chunk_size, but above the window
+        (300, 300, SummaryLevel.BRIEF),
+        (300, 301, SummaryLevel.MAP_REDUCE),  # even a "brief" text must fit one request
+        (None, 2048, SummaryLevel.SINGLE),
+        (None, 2049, SummaryLevel.MAP_REDUCE),
+    ],
+)
+def test_nothing_above_the_single_call_limit_goes_in_one_request(
+    limit: int | None, tokens: int, level: SummaryLevel
+) -> None:
+    summarizer = AdaptiveSummarizer(counter(), SummarizerSettings(), single_call_limit=limit)
+    assert summarizer.level_for(tokens) is level
+
+
+async def test_a_small_summarizer_window_is_never_overflowed(llm_server: OpenAIServer) -> None:
+    llm_server.responder = lambda request: Text("I read part of the log.")
+    summarizer = AdaptiveSummarizer(counter(), SummarizerSettings(), single_call_limit=1000)
+    async with provider_for(llm_server) as provider:
+        result = await summarizer.summarize(_paragraphs(1500), provider)
+    assert result.level is SummaryLevel.MAP_REDUCE
+    for request in llm_server.requests:
+        material = request.messages[-1]["content"].split("<material>\n", 1)[1]
+        assert counter().count_text(material.rsplit("\n</material>", 1)[0]) <= 1000
+
+
+async def test_default_map_reduce_uses_2048_token_chunks_overlapping_by_200(
+    llm_server: OpenAIServer,
+) -> None:
+    settings = SummarizerSettings()
+    assert (settings.chunk_size, settings.chunk_overlap, settings.max_concurrent) == (2048, 200, 5)
+    assert (settings.token_max, settings.max_collapse_depth) == (3000, 10)
+
+    def respond(request: RecordedRequest) -> Text:
+        delay = 0.2 if _kind(request) == "map" else 0.0
+        return Text(f"I noted part {len(llm_server.requests)}.", delay=delay)
+
+    llm_server.responder = respond
+    summarizer = AdaptiveSummarizer(counter(), settings)
+    text = "\n\n".join(
+        " ".join(f"Fact {p}.{n} about the parser." for n in range(8)) for p in range(240)
+    )
+    assert 12_000 < counter().count_text(text) < 15_000
+    async with provider_for(llm_server) as provider:
+        result = await summarizer.summarize(text, provider)
+    maps = [r for r in llm_server.requests if _kind(r) == "map"]
+    assert result.chunks == len(maps) >= 7
+    assert 1 < llm_server.max_active <= 5
+    materials = [
+        r.messages[-1]["content"].split("<material>\n", 1)[1].rsplit("\n</material>", 1)[0]
+        for r in maps
+    ]
+    for material in materials:
+        assert counter().count_text(material) <= 2048
+    # each chunk after the first starts with (about 200 tokens of) the end of the one before
+    ordered = sorted(materials, key=text.index)
+    for before, after in itertools.pairwise(ordered):
+        shared = next(n for n in range(len(after), 0, -1) if before.endswith(after[:n]))
+        assert 150 <= counter().count_text(after[:shared]) <= 200
+
+
+def test_the_working_memory_prompt_asks_for_what_the_agent_needs() -> None:
+    system_prompt = prompts.SUMMARIZER_SYSTEM_PROMPT
+    for required in (
+        "first person",
+        "file paths",
+        "symbol names",
+        "commands and their exit codes",
+        "error messages",
+        "decisions",
+        "dead ends",
+        "the user's instructions and corrections",
+        "open items",
+    ):
+        assert required in system_prompt, required
+    goals = prompts._GUIDANCE[ContentType.USER_GOALS]
+    for required in ("intent", "correction", "lasting constraint"):
+        assert required in goals, required

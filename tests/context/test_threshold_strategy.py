@@ -146,3 +146,50 @@ async def test_a_stretch_too_large_for_the_summarizer_is_pruned_first(
     assert "output pruned to save context" in sent
     assert len(llm_server.requests) == 1  # pruned enough to fit one call
     assert chat.is_valid()
+
+
+async def test_the_summary_before_the_stretch_is_passed_for_continuity(
+    llm_server: OpenAIServer,
+) -> None:
+    llm_server.responder = lambda request: Text("I ran the later steps.")
+    earlier = Message(
+        role="assistant",
+        content="[Summary of my earlier work]\nI fixed the parser in src/parse.py.",
+        kind=MessageKind.SUMMARY,
+    )
+    latest = user("now the docs, please")
+    chat = conversation(task_start(), earlier, latest, work(6), work(1))
+    async with provider_for(llm_server) as provider:
+        await strategy().run(chat, provider, run_for([]))
+    assert len(llm_server.requests) == 1
+    sent = llm_server.requests[0].messages[-1]["content"]
+    prior = sent.split("<prior_summary>\n", 1)[1].split("\n</prior_summary>", 1)[0]
+    assert "I fixed the parser in src/parse.py." in prior
+    assert chat[2] is earlier and chat[3] is latest
+    assert chat.is_valid()
+
+
+async def test_a_stretch_still_too_large_after_pruning_is_map_reduced(
+    llm_server: OpenAIServer,
+) -> None:
+    def respond(request: RecordedRequest) -> Text:
+        return Text("I thought through the design at length.")
+
+    llm_server.responder = respond
+    chosen = strategy()
+    chosen.services.summarizer.single_call_limit = 1500
+    # long reasoning with no tool output to prune: only map-reduce can fit it
+    thoughts = [assistant(f"Thought {n}. " + words(500, f"t{n:02d}")) for n in range(8)]
+    chat = conversation(task_start(), thoughts, work(1))
+    async with provider_for(llm_server) as provider:
+        await chosen.run(chat, provider, run_for([], instructions="keep the design"))
+    tasks = [r.messages[-1]["content"].split("\n", 1)[0] for r in llm_server.requests]
+    assert sum(task.startswith("Task: summarize part") for task in tasks) >= 3
+    assert tasks[-1].startswith("Task: write the final")
+    assert "keep the design" in llm_server.requests[-1].text()
+    for request in llm_server.requests:
+        material = request.messages[-1]["content"].split("<material>\n", 1)[1]
+        assert len(material) // 4 <= 1500 + 10
+    summary = chat[2]
+    assert summary.kind is MessageKind.SUMMARY and summary.meta["level"] == "map_reduce"
+    assert chat.is_valid()

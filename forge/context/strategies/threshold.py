@@ -148,26 +148,31 @@ class ThresholdSummarizationStrategy(SummarizationStrategy):
 
     def _fit_summarizer_window(self, conversation: Conversation) -> None:
         """Before a request that would overflow the summarizer's window, prune tool outputs in
-        the stretches (no LLM call) until each fits."""
+        the stretches (no LLM call) until each fits or none is left to prune. Pruning shrinks
+        the prompt and with it the recent tail, so the stretches are measured again after each
+        pass."""
         limit = self.services.summarizer.single_call_limit
         if limit is None:
             return
         counter = self.services.counter
-        for start, end in self.stretches(conversation.messages):
-            messages = conversation.messages
-            excess = counter.count_text(render_messages(messages[start:end])) - limit
-            if excess <= 0:
-                continue
-            first_id, last_id = messages[start].id, messages[end - 1].id
-            prune_tool_outputs(
-                conversation,
-                counter,
-                target_tokens=counter.count_messages(messages) - excess,
-                excluded_tools=set(self.settings.excluded_tools),
-                keep_recent=0,
-                start=conversation.index_of(first_id),
-                end=conversation.index_of(last_id) + 1,
-            )
+        while True:
+            pruned = 0
+            for start, end in self.stretches(conversation.messages):
+                messages = conversation.messages  # placeholders replace 1:1: indices hold
+                excess = counter.count_text(render_messages(messages[start:end])) - limit
+                if excess <= 0:
+                    continue
+                pruned += prune_tool_outputs(
+                    conversation,
+                    counter,
+                    target_tokens=counter.count_messages(messages) - excess,
+                    excluded_tools=set(self.settings.excluded_tools),
+                    keep_recent=0,
+                    start=start,
+                    end=end,
+                )
+            if not pruned:
+                return
 
     def _apply(
         self,
