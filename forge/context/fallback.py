@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 from forge.context.conversation import Conversation, safe_boundaries
 from forge.context.groups import head_end, protected_positions, tool_call_groups, units
-from forge.context.ledger import collect_ledger, describe_call
+from forge.context.ledger import collect_ledger, command_of, describe_call, exit_code_of
 from forge.llm.messages import Message, MessageKind, ToolCall
 from forge.llm.protocols import TokenCounter
 
@@ -60,12 +60,22 @@ def tail_start(messages: Sequence[Message], keep_recent: int) -> int:
 
 
 def tool_output_placeholder(call: ToolCall | None, result: Message, tokens: int) -> Message:
-    """The one-line stand-in for a pruned tool output."""
+    """The one-line stand-in for a pruned tool output. A command's exit code is kept (in the
+    text and in meta), so ledgers built later from the placeholder still know it."""
     what = describe_call(call, limit=200) if call is not None else (result.name or "tool")
+    exit_code = exit_code_of(result) if call is not None and command_of(call) else None
+    status = f", exit code {exit_code}" if exit_code is not None else ""
     text = (
         f"[output pruned to save context: {what} returned {len(result.content)} characters "
-        f"(~{tokens} tokens)]"
+        f"(~{tokens} tokens){status}]"
     )
+    meta: dict[str, object] = {
+        "strategy": FALLBACK_STRATEGY,
+        "step": "tool_output",
+        "tokens_before": tokens,
+    }
+    if exit_code is not None:
+        meta["exit_code"] = exit_code
     return Message(
         role="tool",
         content=text,
@@ -73,7 +83,7 @@ def tool_output_placeholder(call: ToolCall | None, result: Message, tokens: int)
         name=result.name,
         kind=MessageKind.PRUNED,
         replaces=(result.id,),
-        meta={"strategy": FALLBACK_STRATEGY, "step": "tool_output", "tokens_before": tokens},
+        meta=meta,
     )
 
 

@@ -2,8 +2,10 @@
 
 Summaries are written by a model and may drop a detail; the ledger cannot. It lists files
 read, files changed and commands run with their exit codes, taken from each call's arguments
-(`ToolCall.parsed_arguments()`) and each result's text ("exit code: N", "[exit code N]",
-"exit status N", ... matched leniently, the last one wins).
+(`ToolCall.parsed_arguments()`) and each result: the `exit_code` the agent keeps in the
+result's meta when present, else the result's text ("[exit code N]", the line
+`execute_command` ends with; also "exit code: N", "exit status N", ... matched leniently, the
+last one wins, so a code the command itself printed earlier never hides the real one).
 """
 
 from __future__ import annotations
@@ -108,7 +110,7 @@ class Ledger:
 
 def build_ledger(messages: Sequence[Message]) -> Ledger:
     """The ledger of every tool call in `messages` (results matched to calls by id)."""
-    results = {m.tool_call_id: m.content for m in messages if m.role == "tool" and m.tool_call_id}
+    results = _results_by_call(messages)
     ledger = Ledger()
     for message in messages:
         for call in message.tool_calls:
@@ -119,7 +121,7 @@ def build_ledger(messages: Sequence[Message]) -> Ledger:
 def collect_ledger(messages: Sequence[Message]) -> Ledger:
     """The ledger of the tool calls in `messages` plus the ledgers kept in the meta of earlier
     summaries among them, in order."""
-    results = {m.tool_call_id: m.content for m in messages if m.role == "tool" and m.tool_call_id}
+    results = _results_by_call(messages)
     ledger = Ledger()
     for message in messages:
         if "ledger" in message.meta:
@@ -127,6 +129,18 @@ def collect_ledger(messages: Sequence[Message]) -> Ledger:
         for call in message.tool_calls:
             _record(ledger, call, results.get(call.id))
     return ledger
+
+
+def _results_by_call(messages: Sequence[Message]) -> dict[str, Message]:
+    return {m.tool_call_id: m for m in messages if m.role == "tool" and m.tool_call_id}
+
+
+def exit_code_of(result: Message) -> int | None:
+    """A command result's exit code: the agent's `meta["exit_code"]`, else from its text."""
+    recorded = result.meta.get("exit_code")
+    if isinstance(recorded, int) and not isinstance(recorded, bool):
+        return recorded
+    return exit_code_in(result.content)
 
 
 def exit_code_in(text: str) -> int | None:
@@ -143,7 +157,19 @@ def describe_call(call: ToolCall, limit: int = 160) -> str:
     return f"{call.name} {arguments}"
 
 
-def _record(ledger: Ledger, call: ToolCall, result: str | None) -> None:
+def command_of(call: ToolCall) -> str | None:
+    """The shell command a call runs (`execute_command`, `bash`, ...), or None for other tools."""
+    try:
+        arguments = call.parsed_arguments()
+    except ValueError:
+        return None
+    name = call.name.lower()
+    if "editor" in name or not any(word in name for word in _COMMAND_WORDS):
+        return None
+    return _first_string(arguments, _COMMAND_KEYS)
+
+
+def _record(ledger: Ledger, call: ToolCall, result: Message | None) -> None:
     try:
         arguments = call.parsed_arguments()
     except ValueError:
@@ -155,9 +181,9 @@ def _record(ledger: Ledger, call: ToolCall, result: str | None) -> None:
         target = ledger.files_read if editor_command in _EDITOR_READ_COMMANDS else None
         _extend(target if target is not None else ledger.files_changed, paths)
         return
-    command = _first_string(arguments, _COMMAND_KEYS)
-    if command is not None and any(word in name for word in _COMMAND_WORDS):
-        exit_code = exit_code_in(result) if result is not None else None
+    command = command_of(call)
+    if command is not None:
+        exit_code = exit_code_of(result) if result is not None else None
         ledger.commands.append(CommandRecord(command, exit_code))
         return
     if any(word in name for word in _CHANGE_WORDS):

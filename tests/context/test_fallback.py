@@ -8,6 +8,7 @@ from forge.context.fallback import (
     prune_tool_outputs,
     tail_start,
 )
+from forge.context.ledger import collect_ledger
 from forge.llm.messages import Message, MessageKind, user
 from tests.context.builders import conversation, counter, filler, group, ids, task_start, words
 
@@ -130,3 +131,22 @@ def test_excluded_tools_outputs_are_never_pruned_and_empty_exclusion_prunes_them
     assert chat[3] is done[1]
     prune_tool_outputs(chat, exact, target_tokens=0, excluded_tools=set(), keep_recent=1)
     assert chat[3].kind is MessageKind.PRUNED
+
+
+def test_a_pruned_command_output_keeps_its_exit_code_for_later_ledgers() -> None:
+    exact = counter()
+    failing = group(
+        "execute_command",
+        words(400, "log") + "\n[exit code 2]",  # execute_command's own status line
+        arguments={"command": "cargo test"},
+    )
+    read = group("read_file", words(400, "src") + "\nexit code 9 mentioned in a file")
+    chat = conversation(task_start(), failing, read, filler(2))
+    prune_tool_outputs(chat, exact, target_tokens=0, excluded_tools=EXCLUDED, keep_recent=2)
+    command_placeholder, read_placeholder = chat[3], chat[5]
+    assert command_placeholder.kind is MessageKind.PRUNED
+    assert command_placeholder.content.endswith("exit code 2]")
+    assert command_placeholder.meta["exit_code"] == 2
+    assert "exit code" not in read_placeholder.content  # only commands have exit codes
+    ledger = collect_ledger(chat.messages)
+    assert [(c.command, c.exit_code) for c in ledger.commands] == [("cargo test", 2)]

@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from forge.agent.tools.base import ToolContext
+from forge.agent.tools.execute_command import ExecuteCommandTool
 from forge.context.ledger import Ledger, build_ledger, collect_ledger, exit_code_in
 from forge.llm.messages import Message, MessageKind, ToolCall, assistant, tool_result
 from tests.conftest import CORPUS
@@ -114,3 +116,39 @@ def test_real_openhands_trajectory_yields_its_commands_and_files() -> None:
     assert len(ledger.commands) >= 10
     assert any(c.command.startswith("ls") for c in ledger.commands)
     assert ledger.files_read or ledger.files_changed
+
+
+async def _real_command_result(workspace: Path, command: str, limit_seconds: float = 30) -> str:
+    """What the agent's own `execute_command` tool returns for `command` (a real subprocess)."""
+    result = await ExecuteCommandTool().run(
+        {"command": command, "timeout": limit_seconds}, ToolContext(workspace=workspace)
+    )
+    return result.content
+
+
+async def test_the_exit_code_comes_from_execute_commands_real_status_line(
+    workspace: Path,
+) -> None:
+    # The command prints a misleading "exit code 7" itself; the tool's last line is the truth.
+    output = await _real_command_result(workspace, "echo 'exit code 7'; echo done; exit 3")
+    assert output.endswith("[exit code 3]")
+    call = ToolCall("run-1", "execute_command", json.dumps({"command": "make test"}))
+    ledger = build_ledger([assistant("", (call,)), tool_result(call, output)])
+    assert [(c.command, c.exit_code) for c in ledger.commands] == [("make test", 3)]
+    assert "`make test` (exit 3)" in ledger.render()
+
+
+async def test_a_timed_out_command_records_the_signal_exit_code(workspace: Path) -> None:
+    output = await _real_command_result(workspace, "sleep 5", limit_seconds=0.2)
+    assert "timed out" in output
+    call = ToolCall("run-2", "execute_command", json.dumps({"command": "sleep 5"}))
+    ledger = build_ledger([assistant("", (call,)), tool_result(call, output)])
+    assert ledger.commands[0].exit_code is not None and ledger.commands[0].exit_code < 0
+
+
+def test_the_exit_code_the_agent_keeps_in_meta_wins_over_the_text() -> None:
+    call = ToolCall("run-3", "execute_command", json.dumps({"command": "pytest"}))
+    # the agent's result message: text whose head/tail cut lost the status, exact code in meta
+    result = tool_result(call, "...output cut...").evolve(meta={"exit_code": 1, "is_error": True})
+    ledger = build_ledger([assistant("", (call,)), result])
+    assert ledger.commands[0].exit_code == 1
