@@ -5,8 +5,11 @@ from __future__ import annotations
 import pytest
 
 from forge.config.settings import ContextSettings
+from forge.context.errors import SummarizationSkipped
+from forge.context.events import ContextEvent, SummarizationProgress
 from forge.context.strategies import GoalBatchCompactionStrategy
-from forge.llm.messages import Message, MessageKind, user
+from forge.llm.errors import ServerError
+from forge.llm.messages import Message, MessageKind, assistant, user
 from tests.context.builders import (
     conversation,
     filler,
@@ -17,7 +20,7 @@ from tests.context.builders import (
     task_start,
     words,
 )
-from tests.support.openai_server import OpenAIServer, Text
+from tests.support.openai_server import Fault, OpenAIServer, Text
 
 
 def strategy(**changes: object) -> GoalBatchCompactionStrategy:
@@ -99,3 +102,42 @@ async def test_run_compacts_the_turns_into_one_user_goal_batch(llm_server: OpenA
     sent = llm_server.requests[0].text()
     assert "corrections" in sent and "request 2: rename module m2" in sent
     assert chat.is_valid()
+
+
+async def test_a_batch_that_would_not_shrink_is_never_tried_again(
+    llm_server: OpenAIServer,
+) -> None:
+    llm_server.responder = lambda request: Text(words(2000, "long"))
+    chosen = strategy()
+    chat = conversation(task_start(), filler(1), turns(3), later(25))
+    before = ids(chat.messages)
+    async with provider_for(llm_server) as provider:
+        with pytest.raises(SummarizationSkipped):
+            await chosen.run(chat, provider, run_for([]))
+    assert ids(chat.messages) == before
+    assert chosen.should_run(chat, 0, 1000) is False  # no loop of useless requests
+    for message in filler(30):
+        chat.append(message)
+    assert chosen.should_run(chat, 0, 1000) is False
+    assert len(llm_server.requests) == 1
+    other = conversation(task_start(), filler(1), turns(3, 10), later(25))
+    assert chosen.should_run(other, 0, 1000) is True  # only that batch is given up on
+
+
+async def test_a_failed_batch_waits_for_goal_batch_age_new_messages(
+    llm_server: OpenAIServer,
+) -> None:
+    llm_server.responder = lambda request: Fault(503, {"error": {"message": "busy"}})
+    chosen = strategy()
+    chat = conversation(task_start(), filler(1), turns(3), later(25))
+    events: list[ContextEvent] = []
+    async with provider_for(llm_server) as provider:
+        with pytest.raises(ServerError):
+            await chosen.run(chat, provider, run_for(events))
+    assert [(e.done, e.total) for e in events if isinstance(e, SummarizationProgress)] == [(1, 1)]
+    assert chosen.should_run(chat, 0, 1000) is False
+    for message in filler(19):
+        chat.append(message)
+    assert chosen.should_run(chat, 0, 1000) is False
+    chat.append(assistant("still working"))
+    assert chosen.should_run(chat, 0, 1000) is True

@@ -296,3 +296,45 @@ async def test_a_cancelled_evaluation_leaves_the_conversation_untouched(
         llm_server.responder = lambda request: Text("ok")
         await manager.evaluate_and_summarize(chat)  # the lock was released
     assert any(m.kind is MessageKind.SUMMARY for m in chat.messages)
+
+
+async def test_usage_is_the_last_reported_prompt_never_the_billed_total(
+    llm_server: OpenAIServer,
+) -> None:
+    llm_server.enqueue(Text("first answer", prompt_tokens=5000), Text("second", prompt_tokens=6000))
+    chat = conversation(task_start())
+    async with provider_for(llm_server) as provider:
+        manager = make_manager(provider)
+        for _ in range(2):
+            await manager.evaluate_and_summarize(chat)
+            completion = await provider.complete(chat.messages)
+            assert completion.usage is not None
+            manager.record_usage(completion.usage.prompt_tokens, chat)  # before the append
+            chat.append(completion.message)
+            chat.append(user("go on"))
+        new = counter().count_message(chat[-2]) + counter().count_message(chat[-1])
+        assert manager.current_tokens(chat) == 6000 + new  # not 5000 + 6000 + ...
+
+
+async def test_a_failing_summarizer_is_not_called_again_before_every_request(
+    llm_server: OpenAIServer,
+) -> None:
+    def respond(request):  # type: ignore[no-untyped-def]
+        if "s00 " in request.text():
+            return Fault(404, {"error": {"message": "no such model"}})
+        return Text("I ran make.")
+
+    llm_server.responder = respond
+    events: list[ContextEvent] = []
+    chat = conversation(task_start(), steps(10), filler(20))
+    async with provider_for(llm_server) as provider:
+        manager = make_manager(provider, events=events)
+        await manager.evaluate_and_summarize(chat)
+        assert len(llm_server.requests) == 10
+        # the next steps of the agent: the failed group soon lies max_tool_call_distance back
+        for _ in range(15):
+            chat.append(assistant("working"))
+            await manager.evaluate_and_summarize(chat)
+    assert len(llm_server.requests) == 10
+    assert len(of(SummarizationStarted, events)) == 1
+    assert len(of(SummarizationFailed, events)) == 1

@@ -4,10 +4,14 @@ parallel runs bounded by the setting, progress, partial failure, validity."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Sequence
+from pathlib import Path
 
 import pytest
 
 from forge.config.settings import ContextSettings
+from forge.config.store import load_settings
+from forge.context import prompts
 from forge.context.errors import PartialSummarizationError
 from forge.context.events import ContextEvent, SummarizationProgress
 from forge.context.strategies import ToolCallSummarizationStrategy
@@ -181,7 +185,10 @@ async def test_messages_appended_during_a_run_are_kept(llm_server: OpenAIServer)
 
 
 async def test_parallel_tool_calls_in_one_message_are_one_group(llm_server: OpenAIServer) -> None:
-    calls = (ToolCall("a", "read_file", '{"path": "x.py"}'), ToolCall("b", "read_file", "{}"))
+    calls = (
+        ToolCall("a", "read_file", '{"path": "x.py"}'),
+        ToolCall("b", "read_file", '{"path": "y.py"}'),
+    )
     parallel = [
         assistant("", calls),
         tool_result(calls[0], words(100)),
@@ -193,5 +200,143 @@ async def test_parallel_tool_calls_in_one_message_are_one_group(llm_server: Open
     async with provider_for(llm_server) as provider:
         await strategy().run(chat, provider, run_for([]))
     assert len(llm_server.requests) == 1
-    assert chat[2].replaces == tuple(ids(parallel))
+    sent = llm_server.requests[0].text()
+    assert "x.py" in sent and "y.py" in sent  # both calls and both results in one request
+    summary = chat[2]
+    assert summary.replaces == tuple(ids(parallel))
+    assert 'read_file {"path": "x.py"}, read_file {"path": "y.py"}' in summary.content
+    assert "files read: x.py, y.py" in summary.content
     assert chat.is_valid()
+
+
+def test_parallel_calls_count_once_toward_the_trigger() -> None:
+    calls = tuple(ToolCall(f"p{n}", "read_file", f'{{"path": "p{n}.py"}}') for n in range(3))
+    parallel = [assistant("", calls), *(tool_result(call, words(100)) for call in calls)]
+    chat = conversation(task_start(), groups(8), parallel, filler(20))
+    assert len(strategy().buffered_groups(chat.messages)) == 9
+    assert strategy().should_run(chat, 0, 1000) is False  # 9 groups, though 11 tool calls
+
+
+async def test_parallel_calls_with_an_excluded_tool_are_kept_whole(
+    llm_server: OpenAIServer,
+) -> None:
+    calls = (
+        ToolCall("r", "read_file", '{"path": "notes.md"}'),
+        ToolCall("q", "ask_question", '{"question": "Which branch?"}'),
+    )
+    mixed = [assistant("", calls), tool_result(calls[0], words(200)), tool_result(calls[1], "main")]
+    llm_server.responder = lambda request: Text("I read a file.")
+    chat = conversation(task_start(), mixed, groups(9), filler(20))
+    assert strategy().should_run(chat, 0, 1000) is False
+    async with provider_for(llm_server) as provider:
+        assert await strategy().run(chat, provider, run_for([])) == 9
+    assert ids(chat.messages[2:5]) == ids(mixed)
+    assert all("Which branch?" not in r.text() for r in llm_server.requests)
+    assert chat.is_valid()
+
+
+async def test_summaries_are_applied_in_conversation_order_whatever_finishes_first(
+    llm_server: OpenAIServer,
+) -> None:
+    def respond(request: RecordedRequest) -> Text:
+        reply = summaries_by_marker(request)
+        number = int(reply.text.split("src/f")[1][0])
+        reply.delay = 0.05 * (4 - number)  # the last group's summary arrives first
+        return reply
+
+    llm_server.responder = respond
+    original = groups(5)
+    chat = conversation(task_start(), original, filler(20))
+    replaced_order: list[str] = []
+
+    class Recorder:
+        def on_append(self, message: Message) -> None:
+            pass
+
+        def on_replace(self, removed: Sequence[Message], inserted: Sequence[Message]) -> None:
+            replaced_order.append(removed[0].id)
+
+    chat.add_observer(Recorder())
+    events: list[ContextEvent] = []
+    async with provider_for(llm_server) as provider:
+        await strategy().run(chat, provider, run_for(events))
+    finished = sorted(llm_server.requests, key=lambda r: r.finished_at or 0)
+    assert "o04 " in finished[0].text()  # the server did answer out of order
+    assert replaced_order == [original[2 * n].id for n in range(5)]
+    summaries = chat.messages[2:7]
+    assert [s.content.split("\n")[1] for s in summaries] == [
+        f"I read src/f{n}.py." for n in range(5)
+    ]
+    progress = [e for e in events if isinstance(e, SummarizationProgress)]
+    assert [(p.done, p.total) for p in progress] == [(n, 5) for n in range(1, 6)]
+
+
+async def test_a_huge_tool_output_is_map_reduced_into_one_summary(
+    llm_server: OpenAIServer,
+) -> None:
+    def respond(request: RecordedRequest) -> Text:
+        first_line = request.messages[-1]["content"].split("\n", 1)[0]
+        if first_line.startswith(prompts.SYNTHESIS_TASK):
+            return Text("I ran the full test suite: 3 failures in test_parser.py.")
+        return Text("Part: some tests failed in test_parser.py.")
+
+    llm_server.responder = respond
+    log = "\n\n".join(f"test_{n} PASSED in test_parser.py line {n}." for n in range(1500))
+    chosen = strategy()
+    chosen.services.summarizer.single_call_limit = 2000
+    huge = group("execute_command", log + "\n[exit code 1]", arguments={"command": "pytest"})
+    chat = conversation(task_start(), huge, filler(40))
+    async with provider_for(llm_server) as provider:
+        assert await chosen.run(chat, provider, run_for([])) == 1
+    tasks = [r.messages[-1]["content"].split("\n", 1)[0] for r in llm_server.requests]
+    maps = [t for t in tasks if t.startswith(prompts.MAP_TASK.split("{")[0])]
+    assert len(maps) >= 3 and tasks[-1] == prompts.SYNTHESIS_TASK
+    summary = chat[2]
+    assert summary.meta["level"] == "map_reduce"
+    assert "3 failures in test_parser.py" in summary.content
+    assert "`pytest` (exit 1)" in summary.content
+    assert chat.is_valid()
+
+
+async def test_a_failed_group_waits_for_new_messages_before_it_is_tried_again(
+    llm_server: OpenAIServer,
+) -> None:
+    def respond(request: RecordedRequest) -> Text | Fault:
+        if "o00 " in request.text():
+            return Fault(404, {"error": {"message": "model not found"}})
+        return Text("I read a file.")
+
+    llm_server.responder = respond
+    chosen = strategy()
+    original = groups(10)
+    chat = conversation(task_start(), original, filler(20))
+    async with provider_for(llm_server) as provider:
+        with pytest.raises(PartialSummarizationError):
+            await chosen.run(chat, provider, run_for([]))
+        assert len(llm_server.requests) == 10
+        assert chosen.buffered_groups(chat.messages) == []  # no retry before the next call
+        assert chosen.should_run(chat, 0, 1000) is False
+        for message in filler(19):
+            chat.append(message)
+        assert chosen.buffered_groups(chat.messages) == []
+        chat.append(user("and one more thing"))  # 20 messages since the failure
+        retry = chosen.buffered_groups(chat.messages)
+        assert [g.message_ids for g in retry] == [tuple(ids(original[:2]))]
+        llm_server.responder = lambda request: Text("I read src/f0.py.")
+        assert await chosen.run(chat, provider, run_for([])) == 1
+    assert len(llm_server.requests) == 11
+    assert chat.is_valid()
+
+
+def test_exclusions_come_from_config_yaml(tmp_path: Path) -> None:
+    path = tmp_path / "config.yaml"
+    path.write_text("context:\n  excluded_tools: []\n", encoding="utf-8")
+    loaded = load_settings(path)
+    assert loaded.error is None
+    chosen = ToolCallSummarizationStrategy(services(loaded.settings.context))
+    chat = conversation(task_start(), group("task_completion", words(200)), filler(40))
+    assert chosen.should_run(chat, 0, 1000) is True
+    path.write_text("context:\n  excluded_tools: [read_file]\n", encoding="utf-8")
+    only_reads = ToolCallSummarizationStrategy(services(load_settings(path).settings.context))
+    chat = conversation(task_start(), groups(1), filler(40))
+    assert only_reads.should_run(chat, 0, 1000) is False

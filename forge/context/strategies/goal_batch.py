@@ -6,6 +6,9 @@ summarized). When at least `goal_batch_min_turns` consecutive complete turns lie
 most `goal_batch_max_turns`, are compacted into one user-role goal-batch message keeping the
 user's intent, corrections and lasting constraints, plus the merged ledger of their summaries.
 The pending task and the latest user message are never part of a batch.
+
+No loop: a batch whose summary would not reduce tokens is never tried again, and one whose
+summary failed waits until `goal_batch_age` more messages have arrived.
 """
 
 from __future__ import annotations
@@ -13,18 +16,21 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from forge.context.conversation import Conversation
-from forge.context.errors import SummarizationSkipped
+from forge.context.errors import SummarizationError, SummarizationSkipped
 from forge.context.groups import Turn, latest_user_index, pending_task_index, user_turns
 from forge.context.ledger import collect_ledger
 from forge.context.prompts import ContentType
 from forge.context.strategies.base import (
     StrategyRun,
+    StrategyServices,
     SummarizationStrategy,
     replace_by_ids,
     summary_message,
     with_ledger,
 )
+from forge.context.strategies.cooldown import Cooldown
 from forge.context.transcript import render_messages
+from forge.llm.errors import LLMError
 from forge.llm.messages import Message, MessageKind
 from forge.llm.protocols import Provider
 
@@ -35,8 +41,14 @@ class GoalBatchCompactionStrategy(SummarizationStrategy):
     name = "goal_batch"
     forceable = False
 
+    def __init__(self, services: StrategyServices) -> None:
+        super().__init__(services)
+        self.cooldown = Cooldown()
+        """Batches (keyed by their last message's id) that failed or would not help."""
+
     def eligible_turns(self, messages: Sequence[Message]) -> list[Turn]:
-        """The oldest run of consecutive eligible complete turns (at most the maximum), or []."""
+        """The oldest run of consecutive eligible complete turns (at most the maximum), or []
+        when that batch is waiting after a failure or would not help."""
         settings = self.settings
         protected = {pending_task_index(messages), latest_user_index(messages)}
         length = len(messages)
@@ -59,7 +71,10 @@ class GoalBatchCompactionStrategy(SummarizationStrategy):
                 run = []
         if len(run) < settings.goal_batch_min_turns:
             return []
-        return run[: settings.goal_batch_max_turns]
+        batch = run[: settings.goal_batch_max_turns]
+        if self.cooldown.waiting(messages[batch[-1].end - 1].id, length):
+            return []
+        return batch
 
     def should_run(self, conversation: Conversation, current_tokens: int, max_tokens: int) -> bool:
         """Enough old complete turns in a row."""
@@ -72,18 +87,25 @@ class GoalBatchCompactionStrategy(SummarizationStrategy):
     async def run(self, conversation: Conversation, provider: Provider, run: StrategyRun) -> int:
         """Compact the eligible turns; returns how many turns were compacted."""
         messages = conversation.messages
+        self.cooldown.forget_missing({message.id for message in messages})
         turns = self.eligible_turns(messages)
         if not turns:
             raise SummarizationSkipped("no run of complete turns old enough to compact")
         start, end = turns[0].start, turns[-1].end
         replaced = messages[start:end]
-        result = await self.services.summarizer.summarize(
-            render_messages(replaced),
-            provider,
-            content_type=ContentType.USER_GOALS,
-            instructions=run.instructions,
-        )
-        self.progress(run, 1, 1)
+        key = replaced[-1].id
+        try:
+            result = await self.services.summarizer.summarize(
+                render_messages(replaced),
+                provider,
+                content_type=ContentType.USER_GOALS,
+                instructions=run.instructions,
+            )
+        except (LLMError, SummarizationError):
+            self.cooldown.failed(key, len(conversation), self.settings.goal_batch_age)
+            raise
+        finally:
+            self.progress(run, 1, 1)
         counter = self.services.counter
         tokens_before = sum(counter.count_message(message) for message in replaced)
         ledger = collect_ledger(replaced)
@@ -100,6 +122,7 @@ class GoalBatchCompactionStrategy(SummarizationStrategy):
             ledger=ledger,
         )
         if int(message.meta["tokens_after"]) >= tokens_before:
+            self.cooldown.unhelpful(key)
             raise SummarizationSkipped("the goal batch would not reduce tokens")
         if not replace_by_ids(conversation, message.replaces, [message]):
             raise SummarizationSkipped("the conversation changed under the goal batch")

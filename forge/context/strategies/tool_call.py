@@ -6,7 +6,13 @@ triggers when the buffer holds `min_tool_calls_to_summarize` groups, or when the
 buffered group has `max_tool_call_distance` messages after it. Every buffered group is then
 summarized concurrently (at most `max_concurrent_summaries` at once), one progress event per
 finished group; the summaries are swapped in by message id in conversation order. Failed
-groups stay verbatim; the successes are kept and the first failure is raised afterwards.
+groups stay verbatim; the successes are kept and the first failure is raised afterwards. A
+failed group leaves the buffer until `messages_old_threshold` more messages have arrived, so a
+failing summarizer costs one attempt per stretch of work, not one before every LLM call.
+
+A group is one assistant message with its results: parallel calls made in one message form
+one group (they cannot be separated validly), count once toward the trigger, are summarized
+in one request, and are excluded together when any of them calls an excluded tool.
 """
 
 from __future__ import annotations
@@ -22,11 +28,13 @@ from forge.context.ledger import collect_ledger, describe_call
 from forge.context.prompts import ContentType
 from forge.context.strategies.base import (
     StrategyRun,
+    StrategyServices,
     SummarizationStrategy,
     replace_by_ids,
     summary_message,
     with_ledger,
 )
+from forge.context.strategies.cooldown import Cooldown
 from forge.context.transcript import render_messages
 from forge.llm.errors import LLMError
 from forge.llm.messages import Message, MessageKind
@@ -38,8 +46,14 @@ class ToolCallSummarizationStrategy(SummarizationStrategy):
 
     name = "tool_call"
 
+    def __init__(self, services: StrategyServices) -> None:
+        super().__init__(services)
+        self.cooldown = Cooldown()
+        """Groups whose summary failed recently (keyed by their assistant message's id)."""
+
     def buffered_groups(self, messages: Sequence[Message]) -> list[ToolCallGroup]:
-        """Groups old enough to summarize, oldest first, excluded tools left out."""
+        """Groups old enough to summarize, oldest first; excluded tools and groups waiting
+        after a failed summary left out."""
         settings = self.settings
         excluded = set(settings.excluded_tools)
         length = len(messages)
@@ -48,6 +62,7 @@ class ToolCallSummarizationStrategy(SummarizationStrategy):
             for group in tool_call_groups(messages)
             if group.age(length) >= settings.messages_old_threshold
             and not group.is_excluded(excluded)
+            and not self.cooldown.waiting(group.message_ids[0], length)
         ]
 
     def should_run(self, conversation: Conversation, current_tokens: int, max_tokens: int) -> bool:
@@ -67,6 +82,7 @@ class ToolCallSummarizationStrategy(SummarizationStrategy):
     async def run(self, conversation: Conversation, provider: Provider, run: StrategyRun) -> int:
         """Summarize every buffered group; returns how many summaries were applied."""
         messages = conversation.messages
+        self.cooldown.forget_missing({message.id for message in messages})
         groups = self.buffered_groups(messages)
         if not groups:
             return 0
@@ -90,14 +106,19 @@ class ToolCallSummarizationStrategy(SummarizationStrategy):
         )
         applied = 0
         errors: list[BaseException] = []
+        failed: list[ToolCallGroup] = []
         for group, outcome in zip(groups, outcomes, strict=True):
             if isinstance(outcome, BaseException):
                 if not isinstance(outcome, LLMError | SummarizationError):
                     raise outcome
                 errors.append(outcome)
+                failed.append(group)
                 continue
             if self._apply(conversation, messages[group.start : group.end], outcome, run):
                 applied += 1
+        for group in failed:
+            wait = self.settings.messages_old_threshold
+            self.cooldown.failed(group.message_ids[0], len(conversation), wait)
         if errors:
             raise PartialSummarizationError(applied, len(errors), errors[0])
         return applied
