@@ -119,3 +119,26 @@ async def test_any_strategy_following_the_protocol_can_be_composed(
     completed = [e for e in events if isinstance(e, SummarizationCompleted)]
     assert [(e.strategy, e.model) for e in started] == [("external", "s-model")]
     assert completed[0].items == 3 and completed[0].llm_calls == 1
+
+
+async def test_threshold_summaries_are_written_too(
+    llm_server: OpenAIServer, tmp_path: Path
+) -> None:
+    llm_server.responder = lambda request: Text("I read every module; nothing to change.")
+    directory = tmp_path / "summaries"
+    chat = conversation(old_groups(6))
+    async with provider_for(llm_server) as provider:
+        manager = make_manager(provider, summary_dir=directory)
+        await manager.compact(chat, "mention the modules")
+    [path] = sorted(directory.glob("*-threshold-*.md"))
+    header, body = read_summary_file(path)
+    assert (header["strategy"], header["trigger"], header["model"]) == (
+        "threshold",
+        "manual",
+        "main-model",
+    )
+    summary = next(m for m in chat.messages if m.kind is MessageKind.SUMMARY)
+    assert header["message_id"] == summary.id
+    assert header["replaced_ids"] == list(summary.replaces) and len(summary.replaces) > 2
+    assert header["tokens_in"] > header["tokens_out"] > 0
+    assert "nothing to change" in body and "files read: lib/m0.py" in body

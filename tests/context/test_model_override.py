@@ -3,10 +3,15 @@ the main model, before and after a change; cleared, summaries go to the main mod
 
 from __future__ import annotations
 
+import json
+
+import httpx
+
 from forge.config.settings import ContextSettings
 from forge.context import prompts
 from forge.context.manager import Manager
 from forge.llm.messages import Message, user
+from forge.llm.openai_provider import OpenAICompatibleProvider
 from forge.llm.protocols import Provider
 from tests.context.builders import (
     MAIN_MODEL,
@@ -113,3 +118,26 @@ async def test_the_summarizer_window_follows_the_summarization_model(
         manager.set_summarization_model("gpt-4-0613")  # an 8k-window model
         narrow = manager.summarizer.single_call_limit
         assert wide is not None and narrow is not None and narrow < 8192 < wide
+
+
+async def test_the_clone_shares_the_main_providers_http_client(llm_server: OpenAIServer) -> None:
+    sent_models: list[str] = []
+
+    async def record(request: httpx.Request) -> None:
+        sent_models.append(json.loads(request.content)["model"])
+
+    async with httpx.AsyncClient(event_hooks={"request": [record]}) as client:
+        provider = OpenAICompatibleProvider(
+            MAIN_MODEL, llm_server.base_url, "sk-test", client=client, max_retries=0
+        )
+        llm_server.responder = lambda request: Text("I read a file.")
+        manager = make_manager(provider, summarization_model="summary-small")
+        clone = manager.provider_for_summarization()
+        assert isinstance(clone, OpenAICompatibleProvider)
+        assert clone is not provider and clone.model == "summary-small"
+        await manager.evaluate_and_summarize(conversation(old_groups("a")))
+        await provider.complete([user("agent turn")])
+        await provider.aclose()
+        await clone.aclose()  # neither closes a client it does not own
+        assert not client.is_closed
+    assert sent_models == ["summary-small"] * 10 + [MAIN_MODEL]
