@@ -14,12 +14,10 @@ Scenarios over the OpenHands ponyc-4593 session (69 messages, 33 tool calls):
 from __future__ import annotations
 
 import asyncio
-import json
 import time
-from pathlib import Path
-from typing import Any
 
 from bench import BenchmarkSkipped
+from bench.corpus import TRAJECTORY, load_trajectory
 from forge.config.settings import ContextSettings
 from forge.context.conversation import Conversation
 from forge.context.events import (
@@ -30,17 +28,11 @@ from forge.context.events import (
 )
 from forge.context.manager import Manager
 from forge.context.strategies import StrategyRun, ToolCallSummarizationStrategy
-from forge.llm.messages import Message, ToolCall
+from forge.llm.messages import Message
 from forge.llm.openai_provider import OpenAICompatibleProvider
 from forge.llm.tokenizer import TiktokenCounter
 from tests.support.openai_server import OpenAIServer, RecordedRequest, Text
 
-CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
-TRAJECTORY = (
-    CORPUS
-    / "trajectories"
-    / "openhands__multi_swe_bench_examples_output__ponylang__ponyc-4593.messages.json"
-)
 MODEL = "gpt-4o"
 BUDGETS = (12_000, 16_000)
 """Prompt budgets for the replay: the session (15k tokens) crosses the thresholds of both."""
@@ -48,24 +40,6 @@ LATENCY = 0.1
 """Seconds the server waits before each summary (a fast hosted model's time to first token)."""
 
 HEADER = ("case", "messages", "tokens before", "tokens after", "LLM calls", "seconds", "ratio")
-
-
-def load_trajectory(path: Path) -> list[Message]:
-    """Messages from a corpus file: a JSON list of {role, content, tool_calls?, tool_call_id?}."""
-    records: list[dict[str, Any]] = json.loads(path.read_text(encoding="utf-8"))
-    return [
-        Message(
-            role=record["role"],
-            content=record.get("content") or "",
-            tool_calls=tuple(
-                ToolCall(call["id"], call["function"]["name"], call["function"]["arguments"])
-                for call in record.get("tool_calls") or ()
-            ),
-            tool_call_id=record.get("tool_call_id"),
-            name=record.get("name"),
-        )
-        for record in records
-    ]
 
 
 def _summary_reply(request: RecordedRequest) -> Text:

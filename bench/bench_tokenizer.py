@@ -9,14 +9,12 @@ The ratio column is each case's time divided by its scenario's baseline, from th
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Callable, Sequence
-from pathlib import Path
-from typing import Any
 
 from bench import BenchmarkSkipped
-from forge.llm.messages import Message, ToolCall
+from bench.corpus import TRAJECTORY, load_trajectory
+from forge.llm.messages import Message
 from forge.llm.model_info import encoding_name_for
 from forge.llm.tokenizer import (
     REPLY_PRIMING_TOKENS,
@@ -25,38 +23,10 @@ from forge.llm.tokenizer import (
     get_encoding,
 )
 
-CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
-TRAJECTORY = (
-    CORPUS
-    / "trajectories"
-    / "openhands__multi_swe_bench_examples_output__ponylang__ponyc-4593.messages.json"
-)
 MODEL = "gpt-4o"
 REPETITIONS = 5
 
 HEADER = ("case", "messages", "tokens", "seconds", "time / baseline")
-
-
-def load_trajectory(path: Path) -> list[Message]:
-    """Messages from a corpus file: a JSON list of {role, content, tool_calls?, tool_call_id?}."""
-    records: list[dict[str, Any]] = json.loads(path.read_text(encoding="utf-8"))
-    return [
-        Message(
-            role=record["role"],
-            content=record.get("content") or "",
-            tool_calls=tuple(
-                ToolCall(
-                    id=call["id"],
-                    name=call["function"]["name"],
-                    arguments=call["function"].get("arguments") or "{}",
-                )
-                for call in record.get("tool_calls") or ()
-            ),
-            tool_call_id=record.get("tool_call_id"),
-            name=record.get("name"),
-        )
-        for record in records
-    ]
 
 
 def best_time(action: Callable[[], int], repetitions: int = REPETITIONS) -> tuple[float, int]:
