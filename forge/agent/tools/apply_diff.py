@@ -124,7 +124,7 @@ def plan_edit(context: ToolContext, path_argument: Any, blocks: Any) -> PlannedE
         if not search:
             problems.append(f"block {number}: search text is empty")
             continue
-        count = text.count(search)
+        count = _occurrences(text, search)
         if count == 1:
             text = text.replace(search, replace, 1)
         else:
@@ -133,6 +133,17 @@ def plan_edit(context: ToolContext, path_argument: Any, blocks: Any) -> PlannedE
         details = "\n".join(problems)
         raise ToolError(f"no changes were made to {shown}:\n{details}")
     return PlannedEdit(shown_path=shown, old=old, new=text, diff=unified_diff(old, text, shown))
+
+
+def _occurrences(text: str, search: str) -> int:
+    """How many places `search` starts in `text`, overlapping ones included: with repeated
+    lines, `str.count` sees one match where the edit's place is really ambiguous."""
+    count = 0
+    position = text.find(search)
+    while position != -1:
+        count += 1
+        position = text.find(search, position + 1)
+    return count
 
 
 def _mismatch(text: str, search: str, count: int) -> str:

@@ -76,6 +76,17 @@ async def test_two_matches_names_the_count(workspace: Path, module: Path) -> Non
     assert text_of(module) == SOURCE
 
 
+async def test_overlapping_matches_are_ambiguous_too(workspace: Path) -> None:
+    """Three equal lines hold a two-line search twice (overlapping): which pair is meant?"""
+    path = workspace / "conf.py"
+    path.write_text("x = 1\nx = 1\nx = 1\n")
+    blocks = [{"search": "x = 1\nx = 1\n", "replace": "x = 2\n"}]
+    result = await call_tool("apply_diff", workspace, path="conf.py", blocks=blocks)
+    assert result.is_error
+    assert "block 1: search text matched 2 times" in result.content
+    assert text_of(path) == "x = 1\nx = 1\nx = 1\n"
+
+
 async def test_all_or_nothing(workspace: Path, module: Path) -> None:
     """Two valid blocks and one failing block: the file is left exactly as it was."""
     blocks = [
