@@ -133,7 +133,9 @@ class Agent:
         except Exception as error:
             logger.exception("turn failed")
             self._settle(turn)
-            yield ErrorEvent(message=str(error) or type(error).__name__, kind=error_kind(error))
+            yield ErrorEvent(
+                message=str(error) or type(error).__name__, kind=error_kind(error), fatal=True
+            )
             yield TurnFinished("error")
         finally:
             self._settle(turn)
@@ -243,10 +245,11 @@ class Agent:
                     async for event in events:
                         yield event
                 break
-            except ContextOverflowError:
+            except ContextOverflowError as overflow:
                 if overflow_retried:
                     raise
                 overflow_retried = True
+                overflow_error = overflow
             turn.clear_partial()
             logger.info("context overflow: compacting and retrying once")
             work = asyncio.ensure_future(
@@ -257,7 +260,11 @@ class Agent:
                     yield event
             error = work.exception()
             if error is not None:
-                raise error
+                # Say why compaction failed, then end the turn on the overflow itself: that is
+                # what the client must act on (a smaller request, another model).
+                logger.warning("compaction after a context overflow failed: %s", error)
+                yield ErrorEvent(message=str(error), kind=error_kind(error), fatal=False)
+                raise overflow_error
         finished = completion[0]
         message = finished.message
         if not message.content and not message.tool_calls:

@@ -15,11 +15,21 @@ from forge.agent.events import (
     ApprovalRequested,
     MessageDelta,
     QuestionAsked,
+    SummarizationStarted,
     ToolCallStarted,
     ToolOutputDelta,
+    Trigger,
 )
-from forge.context.conversation import CANCELLED_RESULT
-from tests.agent.loop_harness import consume_until, drive, finished, make_agent, make_provider
+from forge.context.conversation import CANCELLED_RESULT, Conversation
+from forge.llm.openai_provider import OpenAICompatibleProvider
+from tests.agent.loop_harness import (
+    KeepLastTurnContextManager,
+    consume_until,
+    drive,
+    finished,
+    make_agent,
+    make_provider,
+)
 from tests.support.openai_server import Call, OpenAIServer, Text, ToolCalls
 
 
@@ -167,3 +177,47 @@ async def test_closing_a_suspended_turn_stops_the_running_command(
         os.kill(shell_pid, 0)
     assert agent.conversation.is_valid()
     assert agent.conversation[-1].content == CANCELLED_RESULT
+
+
+class SlowSummarizer(KeepLastTurnContextManager):
+    """Starts a summarization before every call after the first and hangs in it (until
+    `hang` is cleared); records whether its work was cancelled."""
+
+    def __init__(self, provider: OpenAICompatibleProvider) -> None:
+        super().__init__(provider)
+        self.hang = True
+        self.cancelled = False
+
+    async def evaluate_and_summarize(self, conversation: Conversation) -> None:
+        await super().evaluate_and_summarize(conversation)
+        if self.evaluations < 2 or not self.hang or self.event_sink is None:
+            return
+        self.event_sink(SummarizationStarted("run-9", "slow", Trigger.AUTO, "m", 9, 10, 2))
+        try:
+            await asyncio.sleep(60)
+        except asyncio.CancelledError:
+            self.cancelled = True
+            raise
+
+
+async def test_cancel_during_summarization_stops_it_and_leaves_a_valid_conversation(
+    llm_server: OpenAIServer, workspace: Path
+) -> None:
+    (workspace / "a.txt").write_text("a")
+    llm_server.enqueue(ToolCalls([Call("read_file", {"path": "a.txt"})]), Text("after"))
+    async with make_provider(llm_server) as provider:
+        manager = SlowSummarizer(provider)
+        agent = make_agent(provider, workspace, context_manager=manager)
+        task, reached, _ = await consume_until(
+            agent.run_turn("read"), lambda event: isinstance(event, SummarizationStarted)
+        )
+        await cancel_when(task, reached)
+
+        assert manager.cancelled
+        assert manager.event_sink is None  # the turn's sink was taken down
+        assert agent.conversation.is_valid()
+        assert [m.role for m in agent.conversation] == ["system", "user", "assistant", "tool"]
+        manager.hang = False
+        events = await drive(agent.run_turn("go on"))
+    assert finished(events).reason == "answered"
+    assert len(llm_server.requests) == 2

@@ -154,3 +154,78 @@ async def test_context_events_are_yielded_in_order_within_the_turn(
     assert [w.current_tokens for w in warnings] == [90, 42]
     assert kinds.index("MessageDelta") < kinds.index("UsageEvent") < len(kinds) - 2
     assert kinds[-2] == "ContextWarning" and kinds[-1] == "TurnFinished"
+
+
+class FailingContextManager(KeepLastTurnContextManager):
+    """`evaluate_and_summarize` fails the way a broken summarizer could."""
+
+    async def evaluate_and_summarize(self, conversation: Conversation) -> None:
+        await super().evaluate_and_summarize(conversation)
+        raise RuntimeError("summarizer exploded")
+
+
+async def test_a_failing_context_manager_is_reported_and_the_call_still_goes_out(
+    llm_server: OpenAIServer, workspace: Path
+) -> None:
+    llm_server.enqueue(Text("answered anyway"))
+    async with make_provider(llm_server) as provider:
+        agent = make_agent(provider, workspace, context_manager=FailingContextManager(provider))
+        events = await drive(agent.run_turn("hi"))
+
+    error = of_type(events, ErrorEvent)[0]
+    assert error.message == "summarizer exploded" and error.kind == "internal"
+    assert not error.fatal
+    assert finished(events).reason == "answered"
+    assert finished(events).final_text == "answered anyway"
+
+
+async def test_an_overflow_whose_compaction_fails_ends_the_turn_and_the_session_goes_on(
+    llm_server: OpenAIServer, workspace: Path
+) -> None:
+    class BrokenCompaction(KeepLastTurnContextManager):
+        async def compact(
+            self,
+            conversation: Conversation,
+            instructions: str = "",
+            trigger: Trigger = Trigger.MANUAL,
+        ) -> None:
+            raise RuntimeError("cannot compact")
+
+    llm_server.enqueue(OVERFLOW, Text("later"))
+    async with make_provider(llm_server) as provider:
+        agent = make_agent(provider, workspace, context_manager=BrokenCompaction(provider))
+        events = await drive(agent.run_turn("huge"))
+        later = await drive(agent.run_turn("small"))
+
+    compaction_error, overflow_error = of_type(events, ErrorEvent)
+    assert compaction_error.message == "cannot compact" and not compaction_error.fatal
+    assert overflow_error.kind == "context_overflow" and overflow_error.fatal
+    assert finished(events).reason == "error"
+    assert agent.conversation.is_valid()
+    assert finished(later).reason == "answered"
+    assert len(llm_server.requests) == 2  # no retry without a successful compaction
+
+
+async def test_an_unexpected_exception_ends_the_turn_with_a_fatal_internal_error(
+    llm_server: OpenAIServer, workspace: Path
+) -> None:
+    class BrokenUsage(KeepLastTurnContextManager):
+        broken = True
+
+        def record_usage(self, prompt_tokens: int, conversation: Conversation) -> None:
+            if self.broken:
+                raise KeyError("bug")
+
+    llm_server.enqueue(ToolCalls([Call("list_files", {})]), Text("next turn works"))
+    async with make_provider(llm_server) as provider:
+        manager = BrokenUsage(provider)
+        agent = make_agent(provider, workspace, context_manager=manager)
+        events = await drive(agent.run_turn("list"))
+        manager.broken = False
+        later = await drive(agent.run_turn("again"))
+
+    error = of_type(events, ErrorEvent)[0]
+    assert error.kind == "internal" and error.fatal
+    assert finished(events).reason == "error"
+    assert agent.conversation.is_valid()
+    assert finished(later).reason == "answered"
