@@ -28,6 +28,13 @@ _ERROR_KINDS = {
 }
 
 
+TIMEOUT_KIND = "timeout"
+"""The kind `forge run` reports when `--timeout` ends the run."""
+
+ERROR_KINDS = frozenset({*_ERROR_KINDS.values(), "llm_error", "internal", TIMEOUT_KIND})
+"""Every kind an ErrorEvent (or a headless error record) can carry; all are documented."""
+
+
 def error_kind(error: BaseException | None) -> str:
     """A stable, snake_case name for an error (the `kind` of an ErrorEvent)."""
     if error is None:

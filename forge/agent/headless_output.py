@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any, TextIO
 
+from forge.agent.error_kinds import TIMEOUT_KIND
 from forge.agent.events import (
     AgentEvent,
     ApprovalDecision,
@@ -69,7 +70,7 @@ class OutputWriter:
 
     def timed_out(self, seconds: float) -> None:
         """The run hit `--timeout`."""
-        self.write_err(f"forge: error (timeout): no result after {seconds:g} seconds")
+        self.write_err(f"forge: error ({TIMEOUT_KIND}): no result after {seconds:g} seconds")
 
 
 class JsonLinesWriter(OutputWriter):
@@ -110,7 +111,7 @@ class JsonLinesWriter(OutputWriter):
         """An `error` record of kind `timeout`, then `turn_finished` with reason `timeout`."""
         super().timed_out(seconds)
         message = f"no result after {seconds:g} seconds"
-        self._record({"type": "error", "message": message, "kind": "timeout", "fatal": True})
+        self._record({"type": "error", "message": message, "kind": TIMEOUT_KIND, "fatal": True})
         self._record({"type": "turn_finished", "reason": "timeout", "final_text": ""})
 
 

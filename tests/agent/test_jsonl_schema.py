@@ -1,0 +1,154 @@
+"""The jsonl records of `forge run` match their documentation (docs/adr/0015-headless-output.md).
+
+Every agent event type (and every record the headless writer adds itself) must map to a
+documented `type` with exactly the documented fields, and every documented row must still be
+produced, so neither the code nor the table can drift alone.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import json
+import re
+import typing
+from pathlib import Path
+from typing import Any
+
+from forge.agent.error_kinds import ERROR_KINDS
+from forge.agent.events import (
+    AgentEvent,
+    ApprovalDecision,
+    ApprovalRequested,
+    ApprovalVerdict,
+    AssistantMessageDone,
+    ContextUsage,
+    ContextWarning,
+    ErrorEvent,
+    MessageDelta,
+    QuestionAsked,
+    ReasoningDelta,
+    SummarizationCompleted,
+    SummarizationFailed,
+    SummarizationProgress,
+    SummarizationStarted,
+    ToolCallFinished,
+    ToolCallStarted,
+    ToolOutputDelta,
+    Trigger,
+    TurnFinished,
+    UsageEvent,
+)
+from forge.agent.headless_output import JsonLinesWriter
+from forge.agent.jsonl import event_to_dict
+from forge.llm.messages import ToolCall, assistant
+from forge.llm.stream import Usage
+
+ADR = Path(__file__).resolve().parents[2] / "docs" / "adr" / "0015-headless-output.md"
+CALL = ToolCall("call_1", "read_file", '{"path": "a.txt"}')
+
+
+def documented_records() -> dict[str, set[str]]:
+    """`type` → field names, parsed from the ADR's table (`| type | fields |`)."""
+    table: dict[str, set[str]] = {}
+    for line in ADR.read_text(encoding="utf-8").splitlines():
+        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+        if len(cells) != 2 or cells[0] in ("type", "") or set(cells[0]) <= {"-"}:
+            continue
+        # Drop the explanations in parentheses and the nested shapes in brackets.
+        fields_text = re.sub(r"\[[^\]]*\]|\([^)]*\)", "", cells[1])
+        fields = {name.strip() for name in fields_text.split(",") if name.strip()}
+        for record_type in cells[0].split("/"):
+            table[record_type.strip()] = fields
+    return table
+
+
+def documented_error_kinds() -> set[str]:
+    text = ADR.read_text(encoding="utf-8")
+    listed = text.split("Error kinds:", 1)[1].split(".", 1)[0]
+    return {kind.strip() for kind in listed.replace("\n", " ").split(",")}
+
+
+def sample_events() -> list[AgentEvent]:
+    """One instance of every agent event type (needs a running loop for the futures)."""
+    return [
+        MessageDelta("Hel"),
+        ReasoningDelta("think"),
+        AssistantMessageDone(assistant("hi", tool_calls=(CALL,))),
+        ToolCallStarted(CALL),
+        ToolOutputDelta(CALL.id, "out"),
+        ToolCallFinished(CALL, "1 | a", metadata={"path": "a.txt"}),
+        ApprovalRequested(CALL, summary="read_file: a.txt", preview=""),
+        QuestionAsked("Which?", ("a", "b")),
+        UsageEvent(Usage(10, 2, 12), 10, 2),
+        ErrorEvent("boom", "server_error", fatal=True),
+        TurnFinished("completed", "done"),
+        ContextWarning(90, 100, 0.85),
+        ContextUsage(50, 100),
+        SummarizationStarted("r1", "tool_call", Trigger.AUTO, "m", 90, 100, 3),
+        SummarizationProgress("r1", "tool_call", 1, 3),
+        SummarizationCompleted("r1", "tool_call", "m", 3, 90, 40, 1.5, 3),
+        SummarizationFailed("r1", "tool_call", "m", "timeout", "prune", 1, 90, 60),
+    ]
+
+
+async def test_every_event_type_has_a_sample() -> None:
+    """A new event type must be added here, and so to the documentation check below."""
+    declared = set(typing.get_args(AgentEvent))
+    assert {type(event) for event in sample_events()} == declared
+
+
+async def test_every_event_maps_to_a_documented_type_with_exactly_its_fields() -> None:
+    table = documented_records()
+    for event in sample_events():
+        record = event_to_dict(event)
+        record_type = record.pop("type")
+        assert record_type in table, f"{type(event).__name__} → {record_type!r} is undocumented"
+        assert set(record) == table[record_type], record_type
+        json.dumps(record)  # plain JSON: no futures, enums or dataclasses left
+
+
+async def test_writer_records_are_documented_and_every_row_is_produced() -> None:
+    table = documented_records()
+    out, err = io.StringIO(), io.StringIO()
+    writer = JsonLinesWriter(out, err)
+    writer.run_started("20250101-000000-abcdef", "gpt-4o-mini", "/work")
+    for event in sample_events():
+        writer.event(event)
+    writer.approval_decided(CALL, ApprovalDecision(ApprovalVerdict.REJECT, "no"))
+    writer.timed_out(3)
+    records: list[dict[str, Any]] = [json.loads(line) for line in out.getvalue().splitlines()]
+    produced: set[str] = set()
+    for record in records:
+        record_type = record.pop("type")
+        produced.add(record_type)
+        assert record_type in table, f"{record_type!r} is undocumented"
+        assert set(record) == table[record_type], record_type
+    assert produced == set(table), f"documented but never produced: {set(table) - produced}"
+    assert "forge: error (server_error): boom" in err.getvalue()
+
+
+def test_every_error_kind_is_documented() -> None:
+    documented = documented_error_kinds()
+    assert documented == ERROR_KINDS
+
+
+def test_usage_record_holds_every_usage_field() -> None:
+    record = event_to_dict(UsageEvent(Usage(1, 2, 3, 4, 5), 6, 7))
+    assert record == {
+        "type": "usage",
+        "prompt_tokens": 1,
+        "completion_tokens": 2,
+        "total_tokens": 3,
+        "cached_tokens": 4,
+        "reasoning_tokens": 5,
+        "session_prompt_tokens": 6,
+        "session_completion_tokens": 7,
+    }
+
+
+async def test_trigger_is_written_as_its_plain_value() -> None:
+    started = SummarizationStarted("r", "threshold", Trigger.OVERFLOW, "m", 1, 2, 3)
+    assert event_to_dict(started)["trigger"] == "overflow"
+    future: asyncio.Future[str] = asyncio.get_running_loop().create_future()
+    assert "future" not in event_to_dict(QuestionAsked("q", future=future))
