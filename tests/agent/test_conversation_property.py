@@ -2,7 +2,8 @@
 
 Random sequences of what really happens to a conversation: complete turns with tool calls,
 turns cancelled part-way (mid-stream, between tool calls), summaries replacing a range at safe
-boundaries, pruning, arbitrary cuts followed by repair, and resuming from the session file.
+boundaries, pruning, arbitrary cuts followed by repair, and resuming from the session file
+(also after a crash tore its last line).
 After every step the list is provider-valid (`find_problems` is empty), and a resume rebuilds
 exactly what was in memory.
 """
@@ -86,6 +87,27 @@ class ConversationMachine(RuleBasedStateMachine):
         answer_pending_calls(self.conversation)
         keep_partial_answer(self.conversation, partial)
 
+    @rule(
+        text=st.text(min_size=1, max_size=20),
+        rounds=st.integers(min_value=0, max_value=2),
+        partial=st.text(max_size=10),
+        reasoning=st.text(max_size=10),
+    )
+    def cancelled_mid_stream(self, text: str, rounds: int, partial: str, reasoning: str) -> None:
+        """A turn cancelled while a reply streams, after `rounds` finished tool rounds: the
+        loop keeps the streamed text (if any) as a partial answer, then settles."""
+        self.conversation.append(user(text))
+        for _ in range(rounds):
+            (call,) = self._new_calls(1, ["read_file"])
+            self.conversation.append(assistant(tool_calls=(call,)))
+            self.conversation.append(
+                Message(role="tool", content="ok", tool_call_id=call.id, name=call.name)
+            )
+        kept = keep_partial_answer(self.conversation, partial, reasoning)
+        ensure_valid(self.conversation)
+        if kept:
+            assert self.conversation[-1].meta.get("partial") is True
+
     @rule(data=st.data())
     def summarize_a_range(self, data: st.DataObject) -> None:
         boundaries = [b for b in safe_boundaries(self.conversation.messages) if b >= 1]
@@ -129,6 +151,19 @@ class ConversationMachine(RuleBasedStateMachine):
     def resume(self) -> None:
         self.conversation.append(user("checkpoint"))  # makes sure the file exists
         expected = [message.to_record() for message in self.conversation]
+        resumed, log = self.store.resume(self.log.id)
+        assert [message.to_record() for message in resumed] == expected
+        self.conversation, self.log = resumed, log
+        self.log.attach(self.conversation)
+
+    @precondition(lambda self: len(self.conversation) > 1)
+    @rule(torn=st.text(min_size=1, max_size=30))
+    def resume_after_a_torn_write(self, torn: str) -> None:
+        """A crash mid-write leaves part of a line: resume skips it and loses nothing else."""
+        self.conversation.append(user("checkpoint"))
+        expected = [message.to_record() for message in self.conversation]
+        with self.log.path.open("a", encoding="utf-8") as handle:
+            handle.write('{"type": "message", "message": {"content": ' + repr(torn)[:20])
         resumed, log = self.store.resume(self.log.id)
         assert [message.to_record() for message in resumed] == expected
         self.conversation, self.log = resumed, log

@@ -3,6 +3,7 @@ loopback server: requests name the right model before and after a change."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from pydantic import SecretStr
@@ -12,7 +13,7 @@ from forge.agent.sessions import SessionStore
 from forge.config.settings import ContextSettings, LLMSettings, Settings, ToolsSettings
 from forge.context.conversation import CANCELLED_RESULT, Conversation
 from forge.context.manager import Manager
-from forge.llm.messages import ToolCall, assistant, system, user
+from forge.llm.messages import MessageKind, ToolCall, assistant, system, user
 from tests.agent.loop_harness import drive, finished
 from tests.support.openai_server import Call, OpenAIServer, RecordedRequest, Text, ToolCalls
 
@@ -162,3 +163,40 @@ async def test_apply_settings_updates_policy_and_keeps_always_approvals(
         assert runtime.apply_settings(new) == "no changes"
     finally:
         await runtime.aclose()
+
+
+async def test_compaction_is_recorded_and_a_resume_sees_the_summary(
+    llm_server: OpenAIServer, workspace: Path
+) -> None:
+    (workspace / "a.txt").write_text("some text\n" * 40)
+
+    def respond(request: RecordedRequest) -> Text | ToolCalls:
+        if not request.tools:
+            return Text("SUMMARY: a.txt was read.")
+        if request.messages[-1]["role"] == "user":
+            return ToolCalls([Call("read_file", {"path": "a.txt"})])
+        return Text(f"answer {len(request.messages)}")
+
+    llm_server.responder = respond
+    runtime = build_runtime(settings_for(llm_server), workspace)
+    try:
+        for text in ("one", "two", "three"):
+            await drive(runtime.agent.run_turn(text))
+        compaction = await drive(runtime.agent.compact())
+        assert any(type(e).__name__ == "SummarizationCompleted" for e in compaction)
+        in_memory = [message.to_record() for message in runtime.agent.conversation]
+    finally:
+        await runtime.aclose()
+
+    path = runtime.store.path_for(runtime.session_id)
+    records = [json.loads(line) for line in path.read_text().splitlines()]
+    inserted_kinds = {
+        item["kind"]
+        for record in records
+        if record["type"] == "replace"
+        for item in record["inserted"]
+    }
+    assert inserted_kinds - {"normal"}, "the compaction was not written to the session file"
+    resumed = runtime.store.load(runtime.session_id)
+    assert [message.to_record() for message in resumed] == in_memory
+    assert any(message.kind is not MessageKind.NORMAL for message in resumed)
