@@ -33,6 +33,21 @@ def _build_parser() -> argparse.ArgumentParser:
     run.add_argument("--max-turns", type=int, default=50, help="LLM calls at most (default 50)")
     run.add_argument("--timeout", type=float, default=None, help="seconds before giving up")
     run.add_argument("--model", help="override llm.model for this run")
+    # Also accepted after `run`; SUPPRESS keeps the subparser from resetting a value given
+    # before it (`forge --continue run …`).
+    run.add_argument(
+        "--continue",
+        dest="continue_session",
+        action="store_true",
+        default=argparse.SUPPRESS,
+        help="continue the latest session for this workspace",
+    )
+    run.add_argument(
+        "--resume", metavar="ID", default=argparse.SUPPRESS, help="continue this session"
+    )
+    run.add_argument(
+        "--workspace", "-C", default=argparse.SUPPRESS, help="workspace directory (default: .)"
+    )
     config = sub.add_parser("config", help="show, check or locate the config file")
     config.add_argument("action", choices=("path", "show", "validate"))
     sub.add_parser("sessions", help="list saved sessions for this workspace")

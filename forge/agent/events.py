@@ -156,8 +156,8 @@ class ErrorEvent:
 
 @dataclass(frozen=True, slots=True)
 class TurnFinished:
-    """The turn ended. `reason`: completed, answered, question, cancelled, error,
-    max_turns, circuit_breaker."""
+    """The turn ended. `reason`: completed (task_completion), answered (a plain answer or
+    converse), error, max_turns, circuit_breaker; headless adds timeout."""
 
     reason: str
     final_text: str = ""
