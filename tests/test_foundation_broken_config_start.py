@@ -105,7 +105,8 @@ def test_forge_starts_on_defaults_with_a_malformed_config_and_leaves_it_alone(
     terminal.type("/quit")
     end = time.monotonic() + DEADLINE_SECONDS
     while not status_file.exists() or not status_file.read_text().strip():
-        assert time.monotonic() < end, f"forge did not exit; screen:\n{terminal.screen()}"
+        if time.monotonic() >= end:
+            pytest.fail(f"forge did not exit; screen:\n{terminal.screen()}")
         time.sleep(0.2)
     assert status_file.read_text().strip() == "0"
     assert (config_file.read_bytes(), config_file.stat().st_mtime_ns) == before

@@ -242,7 +242,8 @@ def test_summarization_events_in_both_outputs(llm_server: OpenAIServer, workspac
     assert started and started[0]["trigger"] == "overflow"
     assert set(started[0]) >= {"run_id", "strategy", "model", "current_tokens", "max_tokens"}
     completed = [r for r in records if r["type"] == "summarization_completed"]
-    assert completed and {"tokens_before", "tokens_after", "duration_s"} <= set(completed[0])
+    completed_fields = {"tokens_before", "tokens_after", "duration_s"}
+    assert completed and completed_fields <= set(completed[0])
 
     llm_server.reset()
     llm_server.responder = responder_for(script())
