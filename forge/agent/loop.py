@@ -2,10 +2,11 @@
 
 A turn: append the user message; then, until something ends the turn, let the context manager
 summarize if it must, stream one reply from the provider, append it, and run its tool calls in
-order (asking for approval where the policy says so). The turn ends on a loop-breaking tool
-(`task_completion`, `converse`), a plain answer, the circuit breaker, the LLM-call limit, or an
-error. Whatever stops it, including the consuming task being cancelled, the conversation is
-left provider-valid (see `forge.agent.interruption`). See docs/adr/0013-agent-loop-and-events.md.
+order (asking for approval where the policy says so; see `forge.agent.tool_calls`). The turn
+ends on a loop-breaking tool (`task_completion`, `converse`), a plain answer, the circuit
+breaker, the LLM-call limit, or an error. Whatever stops it, including the consuming task
+being cancelled, the conversation is left provider-valid (see `forge.agent.interruption`).
+See docs/adr/0013-agent-loop-and-events.md.
 """
 
 from __future__ import annotations
@@ -16,46 +17,37 @@ from collections.abc import AsyncGenerator
 from contextlib import aclosing
 from pathlib import Path
 
-from forge.agent.answers import DismissedError, answer_of
 from forge.agent.approvals import ApprovalPolicy
 from forge.agent.circuit_breaker import CircuitBreaker
 from forge.agent.error_kinds import EmptyReplyError, error_kind
 from forge.agent.event_pump import EventPump
 from forge.agent.events import (
     AgentEvent,
-    ApprovalDecision,
-    ApprovalRequested,
-    ApprovalVerdict,
     AssistantMessageDone,
     ErrorEvent,
     MessageDelta,
-    QuestionAsked,
     ReasoningDelta,
-    ToolCallFinished,
-    ToolCallStarted,
-    ToolOutputDelta,
     Trigger,
     TurnFinished,
     UsageEvent,
 )
 from forge.agent.interruption import cancelled_result, ensure_valid, keep_partial_answer
-from forge.agent.tools import PreparedCall, ToolContext, ToolError, ToolRegistry, ToolResult
+
+# NO_USER_ANSWER is re-exported: it belongs to the Agent's documented `ask_user` behaviour.
+from forge.agent.tool_calls import NO_USER_ANSWER as NO_USER_ANSWER
+from forge.agent.tool_calls import run_tool_call
+from forge.agent.tools import ToolRegistry
 from forge.agent.turn_state import TurnState
 from forge.context.conversation import Conversation
 from forge.context.protocols import ContextManagerProtocol
 from forge.llm import stream as llm_stream
 from forge.llm.errors import ContextOverflowError, LLMError
-from forge.llm.messages import Message, ToolCall, system, tool_result, user
+from forge.llm.messages import system, user
 from forge.llm.protocols import Provider
 
 logger = logging.getLogger(__name__)
 
-NO_USER_ANSWER = "no user available; decide yourself"
-"""What `ask_question` returns when nobody can answer (headless runs)."""
 SKIPPED_RESULT = "[skipped: the turn ended before this call ran]"
-
-_FINISH_REASONS = {"task_completion": "completed", "converse": "answered"}
-_FINAL_TEXT_KEYS = {"task_completion": "result", "converse": "message"}
 
 
 class Agent:
@@ -221,7 +213,7 @@ class Agent:
                 yield TurnFinished("answered", message.content)
                 return
             for index, call in enumerate(message.tool_calls):
-                async with aclosing(self._run_call(call, turn, pump, breaker)) as events:
+                async with aclosing(run_tool_call(self, call, turn, pump, breaker)) as events:
                     async for event in events:
                         yield event
                 if turn.finished is not None:
@@ -303,129 +295,3 @@ class Agent:
                 await close()  # ends the HTTP request now, not when garbage collected
         if not completion:
             raise EmptyReplyError("the stream ended without a reply")
-
-    # --- tool calls ---------------------------------------------------------------------------
-    async def _run_call(
-        self,
-        call: ToolCall,
-        turn: TurnState,
-        pump: EventPump[AgentEvent],
-        breaker: CircuitBreaker,
-    ) -> AsyncGenerator[AgentEvent, None]:
-        """Approve, run and record one call; sets `turn.finished` if the turn must end."""
-        context = ToolContext(
-            self.workspace,
-            on_output=lambda text: pump.put(ToolOutputDelta(call.id, text)),
-            command_timeout=self.command_timeout,
-        )
-        try:
-            prepared: PreparedCall | None = self.registry.prepare(call)
-        except ToolError:
-            prepared = None  # `execute` reports the same error as the call's result
-        loop_breaking = prepared is not None and prepared.tool.loop_breaking
-        if (
-            prepared is not None
-            and not loop_breaking
-            and self.policy.decide(call, prepared.tool) == "ask"
-        ):
-            decision: list[ApprovalDecision] = []
-            async with aclosing(self._ask_approval(prepared, context, turn, decision)) as events:
-                async for event in events:
-                    yield event
-            verdict, reason = decision[0].verdict, decision[0].reason.strip()
-            if verdict is ApprovalVerdict.REJECT:
-                result = ToolResult(
-                    f"rejected by user: {reason or 'no reason given'}",
-                    is_error=True,
-                    metadata={"rejected": True},
-                )
-                yield self._record(call, result, turn, breaker)
-                return
-            if verdict is ApprovalVerdict.APPROVE_ALWAYS:
-                self.policy.approve_always(call.name)
-        yield ToolCallStarted(call)
-        work = asyncio.ensure_future(self.registry.execute(call, context))
-        async with aclosing(pump.while_running(work)) as events:
-            async for event in events:
-                yield event
-        result = work.result()
-        if loop_breaking and not result.is_error:
-            if call.name == "ask_question":
-                answer: list[str] = []
-                async with aclosing(self._ask_question(result, turn, answer)) as events:
-                    async for event in events:
-                        yield event
-                result = ToolResult(answer[0], metadata=result.metadata)
-            elif call.name in _FINISH_REASONS:
-                final_text = str(result.metadata.get(_FINAL_TEXT_KEYS[call.name], result.content))
-                turn.finished = TurnFinished(_FINISH_REASONS[call.name], final_text)
-        yield self._record(call, result, turn, breaker)
-
-    def _record(
-        self, call: ToolCall, result: ToolResult, turn: TurnState, breaker: CircuitBreaker
-    ) -> ToolCallFinished:
-        """Append the result (tripping the breaker on repeated errors); the event to yield."""
-        self.conversation.append(_result_message(call, result))
-        if breaker.record(call.name, result.content, is_error=result.is_error):
-            logger.warning("circuit breaker: %d identical errors from %s", breaker.count, call.name)
-            turn.finished = TurnFinished(
-                "circuit_breaker",
-                f"stopped after {breaker.count} identical errors from {call.name}",
-            )
-        return ToolCallFinished(
-            call, result.content, result.is_error, result.exit_code, result.metadata
-        )
-
-    async def _ask_approval(
-        self,
-        prepared: PreparedCall,
-        context: ToolContext,
-        turn: TurnState,
-        decision: list[ApprovalDecision],
-    ) -> AsyncGenerator[AgentEvent, None]:
-        """Yield the request and put the client's answer in `decision` (a dismissed request
-        counts as a rejection)."""
-        request = ApprovalRequested(
-            call=prepared.call,
-            summary=prepared.tool.describe(prepared.arguments),
-            preview=prepared.tool.preview(prepared.arguments, context),
-        )
-        turn.waiting_on = request.future
-        yield request
-        try:
-            decision.append(await answer_of(request.future))
-        except DismissedError:
-            decision.append(
-                ApprovalDecision(ApprovalVerdict.REJECT, "the approval request was dismissed")
-            )
-        finally:
-            turn.waiting_on = None
-
-    async def _ask_question(
-        self, result: ToolResult, turn: TurnState, answer: list[str]
-    ) -> AsyncGenerator[AgentEvent, None]:
-        """Ask the user (or not, when nobody can answer) and put the answer in `answer`."""
-        if not self.ask_user:
-            answer.append(NO_USER_ANSWER)
-            return
-        question = QuestionAsked(
-            question=str(result.metadata.get("question", result.content)),
-            suggestions=tuple(str(s) for s in result.metadata.get("suggestions") or ()),
-        )
-        turn.waiting_on = question.future
-        yield question
-        try:
-            text = str(await answer_of(question.future)).strip()
-        except DismissedError:
-            text = ""
-        finally:
-            turn.waiting_on = None
-        answer.append(text or "(the user gave no answer)")
-
-
-def _result_message(call: ToolCall, result: ToolResult) -> Message:
-    message = tool_result(call, result.content)
-    if result.is_error or result.exit_code is not None:
-        meta = {"is_error": result.is_error, "exit_code": result.exit_code}
-        message = message.evolve(meta=meta)
-    return message

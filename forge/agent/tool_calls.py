@@ -1,0 +1,212 @@
+"""One tool call of a turn: approval, execution, the loop-breaking tools, and its result message.
+
+`run_tool_call` is the agent loop's tool step. It reads the agent's settings through
+`ToolCallHost` at call time (a settings change mid-turn applies to the next call), yields the
+events the client sees (approval requests, questions, live output) and appends the call's result
+to the conversation. A call that must end the turn (`task_completion`, `converse`, the circuit
+breaker) sets `TurnState.finished`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import AsyncGenerator
+from contextlib import aclosing
+from pathlib import Path
+from typing import Protocol
+
+from forge.agent.answers import DismissedError, answer_of
+from forge.agent.approvals import ApprovalPolicy
+from forge.agent.circuit_breaker import CircuitBreaker
+from forge.agent.event_pump import EventPump
+from forge.agent.events import (
+    AgentEvent,
+    ApprovalDecision,
+    ApprovalRequested,
+    ApprovalVerdict,
+    QuestionAsked,
+    ToolCallFinished,
+    ToolCallStarted,
+    ToolOutputDelta,
+    TurnFinished,
+)
+from forge.agent.tools import PreparedCall, ToolContext, ToolError, ToolRegistry, ToolResult
+from forge.agent.turn_state import TurnState
+from forge.context.conversation import Conversation
+from forge.llm.messages import Message, ToolCall, tool_result
+
+# The loop's logger: these records keep the name they had before this step left loop.py.
+logger = logging.getLogger("forge.agent.loop")
+
+NO_USER_ANSWER = "no user available; decide yourself"
+"""What `ask_question` returns when nobody can answer (headless runs)."""
+
+_FINISH_REASONS = {"task_completion": "completed", "converse": "answered"}
+_FINAL_TEXT_KEYS = {"task_completion": "result", "converse": "message"}
+
+
+class ToolCallHost(Protocol):
+    """What a tool call needs from the agent running it (the `Agent` provides all of it)."""
+
+    @property
+    def conversation(self) -> Conversation:
+        """The conversation the result is appended to."""
+        ...
+
+    @property
+    def registry(self) -> ToolRegistry:
+        """The tools the model may call."""
+        ...
+
+    @property
+    def policy(self) -> ApprovalPolicy:
+        """Which calls need the user's approval."""
+        ...
+
+    @property
+    def workspace(self) -> Path:
+        """The folder the tools are confined to."""
+        ...
+
+    @property
+    def command_timeout(self) -> float:
+        """Seconds a shell command may run."""
+        ...
+
+    @property
+    def ask_user(self) -> bool:
+        """Whether `ask_question` asks the user (False: answers `NO_USER_ANSWER`)."""
+        ...
+
+
+async def run_tool_call(
+    host: ToolCallHost,
+    call: ToolCall,
+    turn: TurnState,
+    pump: EventPump[AgentEvent],
+    breaker: CircuitBreaker,
+) -> AsyncGenerator[AgentEvent, None]:
+    """Approve, run and record one call; sets `turn.finished` if the turn must end."""
+    context = ToolContext(
+        host.workspace,
+        on_output=lambda text: pump.put(ToolOutputDelta(call.id, text)),
+        command_timeout=host.command_timeout,
+    )
+    try:
+        prepared: PreparedCall | None = host.registry.prepare(call)
+    except ToolError:
+        prepared = None  # `execute` reports the same error as the call's result
+    loop_breaking = prepared is not None and prepared.tool.loop_breaking
+    if (
+        prepared is not None
+        and not loop_breaking
+        and host.policy.decide(call, prepared.tool) == "ask"
+    ):
+        decision: list[ApprovalDecision] = []
+        async with aclosing(_ask_approval(prepared, context, turn, decision)) as events:
+            async for event in events:
+                yield event
+        verdict, reason = decision[0].verdict, decision[0].reason.strip()
+        if verdict is ApprovalVerdict.REJECT:
+            result = ToolResult(
+                f"rejected by user: {reason or 'no reason given'}",
+                is_error=True,
+                metadata={"rejected": True},
+            )
+            yield _record(host.conversation, call, result, turn, breaker)
+            return
+        if verdict is ApprovalVerdict.APPROVE_ALWAYS:
+            host.policy.approve_always(call.name)
+    yield ToolCallStarted(call)
+    work = asyncio.ensure_future(host.registry.execute(call, context))
+    async with aclosing(pump.while_running(work)) as events:
+        async for event in events:
+            yield event
+    result = work.result()
+    if loop_breaking and not result.is_error:
+        if call.name == "ask_question":
+            answer: list[str] = []
+            async with aclosing(_ask_question(host.ask_user, result, turn, answer)) as events:
+                async for event in events:
+                    yield event
+            result = ToolResult(answer[0], metadata=result.metadata)
+        elif call.name in _FINISH_REASONS:
+            final_text = str(result.metadata.get(_FINAL_TEXT_KEYS[call.name], result.content))
+            turn.finished = TurnFinished(_FINISH_REASONS[call.name], final_text)
+    yield _record(host.conversation, call, result, turn, breaker)
+
+
+def _record(
+    conversation: Conversation,
+    call: ToolCall,
+    result: ToolResult,
+    turn: TurnState,
+    breaker: CircuitBreaker,
+) -> ToolCallFinished:
+    """Append the result (tripping the breaker on repeated errors); the event to yield."""
+    conversation.append(_result_message(call, result))
+    if breaker.record(call.name, result.content, is_error=result.is_error):
+        logger.warning("circuit breaker: %d identical errors from %s", breaker.count, call.name)
+        turn.finished = TurnFinished(
+            "circuit_breaker",
+            f"stopped after {breaker.count} identical errors from {call.name}",
+        )
+    return ToolCallFinished(
+        call, result.content, result.is_error, result.exit_code, result.metadata
+    )
+
+
+async def _ask_approval(
+    prepared: PreparedCall,
+    context: ToolContext,
+    turn: TurnState,
+    decision: list[ApprovalDecision],
+) -> AsyncGenerator[AgentEvent, None]:
+    """Yield the request and put the client's answer in `decision` (a dismissed request
+    counts as a rejection)."""
+    request = ApprovalRequested(
+        call=prepared.call,
+        summary=prepared.tool.describe(prepared.arguments),
+        preview=prepared.tool.preview(prepared.arguments, context),
+    )
+    turn.waiting_on = request.future
+    yield request
+    try:
+        decision.append(await answer_of(request.future))
+    except DismissedError:
+        decision.append(
+            ApprovalDecision(ApprovalVerdict.REJECT, "the approval request was dismissed")
+        )
+    finally:
+        turn.waiting_on = None
+
+
+async def _ask_question(
+    ask_user: bool, result: ToolResult, turn: TurnState, answer: list[str]
+) -> AsyncGenerator[AgentEvent, None]:
+    """Ask the user (or not, when nobody can answer) and put the answer in `answer`."""
+    if not ask_user:
+        answer.append(NO_USER_ANSWER)
+        return
+    question = QuestionAsked(
+        question=str(result.metadata.get("question", result.content)),
+        suggestions=tuple(str(s) for s in result.metadata.get("suggestions") or ()),
+    )
+    turn.waiting_on = question.future
+    yield question
+    try:
+        text = str(await answer_of(question.future)).strip()
+    except DismissedError:
+        text = ""
+    finally:
+        turn.waiting_on = None
+    answer.append(text or "(the user gave no answer)")
+
+
+def _result_message(call: ToolCall, result: ToolResult) -> Message:
+    message = tool_result(call, result.content)
+    if result.is_error or result.exit_code is not None:
+        meta = {"is_error": result.is_error, "exit_code": result.exit_code}
+        message = message.evolve(meta=meta)
+    return message
