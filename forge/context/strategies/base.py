@@ -8,12 +8,14 @@ strategy's own trigger is bypassed (`force`, used by /compact and the auto-summa
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
 import uuid
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
 from forge.config.settings import ContextSettings
 from forge.context.adaptive import AdaptiveSummarizer, SummaryResult
@@ -25,6 +27,8 @@ from forge.llm.messages import Message, MessageKind, Role
 from forge.llm.protocols import Provider, TokenCounter
 
 logger = logging.getLogger("forge.context")
+
+ItemT = TypeVar("ItemT")
 
 
 @dataclass(slots=True)
@@ -150,6 +154,69 @@ class SummarizationStrategy(ABC):
         return await self.run(
             conversation, provider, StrategyRun(new_run_id(), Trigger.AUTO, events)
         )
+
+    def tokens_of(self, messages: Sequence[Message]) -> int:
+        """What `messages` cost, each counted as a prompt message (the `tokens_before` of a
+        summary replacing them)."""
+        counter = self.services.counter
+        return sum(counter.count_message(message) for message in messages)
+
+    def summary_of(
+        self,
+        replaced: Sequence[Message],
+        result: SummaryResult,
+        content: str,
+        *,
+        tokens_before: int,
+        ledger: Ledger,
+        role: Role = "assistant",
+        kind: MessageKind = MessageKind.SUMMARY,
+    ) -> Message:
+        """`summary_message` written by this strategy with the manager's counter."""
+        return summary_message(
+            role=role,
+            kind=kind,
+            content=content,
+            replaced=replaced,
+            strategy=self.name,
+            result=result,
+            tokens_before=tokens_before,
+            counter=self.services.counter,
+            ledger=ledger,
+        )
+
+    def swap_in(
+        self, conversation: Conversation, message: Message, run: StrategyRun, result: SummaryResult
+    ) -> bool:
+        """Put `message` in place of the messages it replaces and archive it; False, and
+        nothing changed, if they are no longer there (see `replace_by_ids`)."""
+        if not replace_by_ids(conversation, message.replaces, [message]):
+            return False
+        self.archive(message, run, result)
+        return True
+
+    async def summarize_concurrently(
+        self,
+        run: StrategyRun,
+        items: Sequence[ItemT],
+        summarize_one: Callable[[ItemT], Awaitable[SummaryResult]],
+    ) -> list[SummaryResult | BaseException]:
+        """Summarize every item at once (at most `max_concurrent_summaries` in flight), one
+        progress event per finished item; each outcome, in item order, is the result or the
+        exception it raised."""
+        semaphore = asyncio.Semaphore(self.settings.max_concurrent_summaries)
+        done = 0
+
+        async def bounded(item: ItemT) -> SummaryResult:
+            nonlocal done
+            try:
+                async with semaphore:
+                    return await summarize_one(item)
+            finally:
+                done += 1
+                self.progress(run, done, len(items))
+
+        return await asyncio.gather(*(bounded(item) for item in items), return_exceptions=True)
 
     def progress(self, run: StrategyRun, done: int, total: int) -> None:
         """Emit a progress event for this run."""

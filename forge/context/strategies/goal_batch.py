@@ -24,8 +24,6 @@ from forge.context.strategies.base import (
     StrategyRun,
     StrategyServices,
     SummarizationStrategy,
-    replace_by_ids,
-    summary_message,
     with_ledger,
 )
 from forge.context.strategies.cooldown import Cooldown
@@ -106,25 +104,21 @@ class GoalBatchCompactionStrategy(SummarizationStrategy):
             raise
         finally:
             self.progress(run, 1, 1)
-        counter = self.services.counter
-        tokens_before = sum(counter.count_message(message) for message in replaced)
+        tokens_before = self.tokens_of(replaced)
         ledger = collect_ledger(replaced)
         header = f"[Earlier requests of mine, compacted: {len(turns)} turns]"
-        message = summary_message(
+        message = self.summary_of(
+            replaced,
+            result,
+            with_ledger(f"{header}\n{result.text}", ledger),
+            tokens_before=tokens_before,
+            ledger=ledger,
             role="user",
             kind=MessageKind.GOAL_BATCH,
-            content=with_ledger(f"{header}\n{result.text}", ledger),
-            replaced=replaced,
-            strategy=self.name,
-            result=result,
-            tokens_before=tokens_before,
-            counter=counter,
-            ledger=ledger,
         )
         if int(message.meta["tokens_after"]) >= tokens_before:
             self.cooldown.unhelpful(key)
             raise SummarizationSkipped("the goal batch would not reduce tokens")
-        if not replace_by_ids(conversation, message.replaces, [message]):
+        if not self.swap_in(conversation, message, run, result):
             raise SummarizationSkipped("the conversation changed under the goal batch")
-        self.archive(message, run, result)
         return len(turns)

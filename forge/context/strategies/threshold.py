@@ -14,8 +14,7 @@ that applies nothing raises `SummarizationSkipped`, so the manager reports it an
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 
 from forge.context.adaptive import BRIEF_UP_TO_TOKENS, SummaryResult
 from forge.context.budget import reached
@@ -32,8 +31,6 @@ from forge.context.prompts import ContentType
 from forge.context.strategies.base import (
     StrategyRun,
     SummarizationStrategy,
-    replace_by_ids,
-    summary_message,
     with_ledger,
 )
 from forge.context.transcript import render_messages
@@ -104,27 +101,18 @@ class ThresholdSummarizationStrategy(SummarizationStrategy):
         stretches = self.stretches(messages)
         if not stretches:
             raise SummarizationSkipped("nothing old enough to summarize")
-        semaphore = asyncio.Semaphore(self.settings.max_concurrent_summaries)
-        done = 0
 
-        async def summarize_stretch(start: int, end: int) -> SummaryResult:
-            nonlocal done
-            try:
-                async with semaphore:
-                    return await self.services.summarizer.summarize(
-                        render_messages(messages[start:end]),
-                        provider,
-                        content_type=ContentType.CONVERSATION,
-                        prior_summary=_prior_summary(messages, start),
-                        instructions=run.instructions,
-                    )
-            finally:
-                done += 1
-                self.progress(run, done, len(stretches))
+        def summarize_stretch(stretch: tuple[int, int]) -> Awaitable[SummaryResult]:
+            start, end = stretch
+            return self.services.summarizer.summarize(
+                render_messages(messages[start:end]),
+                provider,
+                content_type=ContentType.CONVERSATION,
+                prior_summary=_prior_summary(messages, start),
+                instructions=run.instructions,
+            )
 
-        outcomes = await asyncio.gather(
-            *(summarize_stretch(start, end) for start, end in stretches), return_exceptions=True
-        )
+        outcomes = await self.summarize_concurrently(run, stretches, summarize_stretch)
         summarized = applied = skipped = 0
         errors: list[BaseException] = []
         for (start, end), outcome in zip(stretches, outcomes, strict=True):
@@ -181,28 +169,16 @@ class ThresholdSummarizationStrategy(SummarizationStrategy):
         result: SummaryResult,
         run: StrategyRun,
     ) -> bool:
-        counter = self.services.counter
-        tokens_before = sum(counter.count_message(message) for message in replaced)
+        tokens_before = self.tokens_of(replaced)
         ledger = collect_ledger(replaced)
         header = f"[Summary of my earlier work: {len(replaced)} messages]"
         content = with_ledger(f"{header}\n{result.text}", ledger)
-        message = summary_message(
-            role="assistant",
-            kind=MessageKind.SUMMARY,
-            content=content,
-            replaced=replaced,
-            strategy=self.name,
-            result=result,
-            tokens_before=tokens_before,
-            counter=counter,
-            ledger=ledger,
+        message = self.summary_of(
+            replaced, result, content, tokens_before=tokens_before, ledger=ledger
         )
         if int(message.meta["tokens_after"]) >= tokens_before:
             return False
-        if not replace_by_ids(conversation, message.replaces, [message]):
-            return False
-        self.archive(message, run, result)
-        return True
+        return self.swap_in(conversation, message, run, result)
 
 
 def _large_single(message: Message, count: Callable[[Message], int]) -> bool:

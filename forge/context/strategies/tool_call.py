@@ -17,8 +17,7 @@ in one request, and are excluded together when any of them calls an excluded too
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Sequence
+from collections.abc import Awaitable, Sequence
 
 from forge.context.adaptive import SummaryLevel, SummaryResult
 from forge.context.conversation import Conversation
@@ -30,14 +29,12 @@ from forge.context.strategies.base import (
     StrategyRun,
     StrategyServices,
     SummarizationStrategy,
-    replace_by_ids,
-    summary_message,
     with_ledger,
 )
 from forge.context.strategies.cooldown import Cooldown
 from forge.context.transcript import render_messages
 from forge.llm.errors import LLMError
-from forge.llm.messages import Message, MessageKind
+from forge.llm.messages import Message
 from forge.llm.protocols import Provider
 
 
@@ -86,24 +83,14 @@ class ToolCallSummarizationStrategy(SummarizationStrategy):
         groups = self.buffered_groups(messages)
         if not groups:
             return 0
-        semaphore = asyncio.Semaphore(self.settings.max_concurrent_summaries)
-        done = 0
 
-        async def summarize_group(group: ToolCallGroup) -> SummaryResult:
-            nonlocal done
-            try:
-                async with semaphore:
-                    text = render_messages(messages[group.start : group.end])
-                    return await self.services.summarizer.summarize(
-                        text, provider, content_type=ContentType.TOOL_OUTPUT
-                    )
-            finally:
-                done += 1
-                self.progress(run, done, len(groups))
+        def summarize_group(group: ToolCallGroup) -> Awaitable[SummaryResult]:
+            text = render_messages(messages[group.start : group.end])
+            return self.services.summarizer.summarize(
+                text, provider, content_type=ContentType.TOOL_OUTPUT
+            )
 
-        outcomes = await asyncio.gather(
-            *(summarize_group(group) for group in groups), return_exceptions=True
-        )
+        outcomes = await self.summarize_concurrently(run, groups, summarize_group)
         applied = 0
         errors: list[BaseException] = []
         failed: list[ToolCallGroup] = []
@@ -131,7 +118,7 @@ class ToolCallSummarizationStrategy(SummarizationStrategy):
         run: StrategyRun,
     ) -> bool:
         counter = self.services.counter
-        tokens_before = sum(counter.count_message(message) for message in replaced)
+        tokens_before = self.tokens_of(replaced)
         ledger = collect_ledger(replaced)
         calls = ", ".join(describe_call(call, limit=120) for call in replaced[0].tool_calls)
         if result.level is SummaryLevel.NONE:
@@ -144,18 +131,7 @@ class ToolCallSummarizationStrategy(SummarizationStrategy):
             if counter.count_text(content) >= tokens_before:
                 # A summary longer than the original helps nobody; keep the original text.
                 content = f"[Earlier tool call, kept verbatim]\n{render_messages(replaced)}"
-        message = summary_message(
-            role="assistant",
-            kind=MessageKind.SUMMARY,
-            content=content,
-            replaced=replaced,
-            strategy=self.name,
-            result=result,
-            tokens_before=tokens_before,
-            counter=counter,
-            ledger=ledger,
+        message = self.summary_of(
+            replaced, result, content, tokens_before=tokens_before, ledger=ledger
         )
-        if not replace_by_ids(conversation, message.replaces, [message]):
-            return False
-        self.archive(message, run, result)
-        return True
+        return self.swap_in(conversation, message, run, result)
