@@ -144,19 +144,13 @@ class AdaptiveSummarizer:
                 duration_s=time.monotonic() - started,
                 llm_calls=0,
             )
-        if level is SummaryLevel.BRIEF:
-            brief_target = min(target, max(MINIMUM_TARGET_TOKENS, input_tokens // 3))
-            request = prompts.brief_request(
-                text,
-                content_type,
-                target_tokens=brief_target,
-                prior_summary=prior_summary,
-                instructions=instructions,
-            )
-            summary = await _ask(provider, request)
-            return self._result(summary, level, input_tokens, 0, provider, started, 1)
-        if level is SummaryLevel.SINGLE:
-            request = prompts.single_request(
+        if level is SummaryLevel.BRIEF or level is SummaryLevel.SINGLE:
+            if level is SummaryLevel.BRIEF:
+                build_request = prompts.brief_request
+                target = min(target, max(MINIMUM_TARGET_TOKENS, input_tokens // 3))
+            else:
+                build_request = prompts.single_request
+            request = build_request(
                 text,
                 content_type,
                 target_tokens=target,
