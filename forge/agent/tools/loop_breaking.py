@@ -9,7 +9,7 @@ the parts the loop needs in `metadata`.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, ClassVar
 
 from forge.agent.tools.base import Tool, ToolContext, ToolError, ToolResult, first_line
 from forge.llm.protocols import ToolSpec
@@ -54,8 +54,31 @@ class AskQuestionTool(Tool):
         )
 
 
-class ConverseTool(Tool):
-    """Replies to the user and ends the turn (a plain answer, no task to carry out)."""
+class _TextEndingTool(Tool):
+    """A turn-ending tool with one required text argument, `argument`, echoed back."""
+
+    argument: ClassVar[str]
+    loop_breaking = True
+
+    async def run(self, arguments: dict[str, Any], context: ToolContext) -> ToolResult:
+        """Echo the argument; metadata holds it under its own name."""
+        text = _non_empty(arguments, self.argument)
+        return ToolResult(content=text, metadata={self.argument: text})
+
+
+def _one_text_parameter(name: str, description: str) -> dict[str, Any]:
+    """The JSON schema of an object with one required string property."""
+    return {
+        "type": "object",
+        "properties": {name: {"type": "string", "description": description}},
+        "required": [name],
+    }
+
+
+class ConverseTool(_TextEndingTool):
+    """Replies to the user and ends the turn (a plain answer, no task to carry out).
+
+    `run` echoes the message; metadata holds "message"."""
 
     spec = ToolSpec(
         name="converse",
@@ -63,22 +86,15 @@ class ConverseTool(Tool):
             "Reply to the user when the message needs an answer rather than work in the "
             "workspace (a greeting, a question about concepts). Ends your turn."
         ),
-        parameters={
-            "type": "object",
-            "properties": {"message": {"type": "string", "description": "Your reply."}},
-            "required": ["message"],
-        },
+        parameters=_one_text_parameter("message", "Your reply."),
     )
-    loop_breaking = True
-
-    async def run(self, arguments: dict[str, Any], context: ToolContext) -> ToolResult:
-        """Echo the message; metadata holds "message"."""
-        message = _non_empty(arguments, "message")
-        return ToolResult(content=message, metadata={"message": message})
+    argument = "message"
 
 
-class TaskCompletionTool(Tool):
-    """Reports that the task is done, with a summary; ends the turn."""
+class TaskCompletionTool(_TextEndingTool):
+    """Reports that the task is done, with a summary; ends the turn.
+
+    `run` echoes the result; metadata holds "result"."""
 
     spec = ToolSpec(
         name="task_completion",
@@ -86,18 +102,9 @@ class TaskCompletionTool(Tool):
             "Call when the task is complete (verified where possible), with a short summary "
             "of what you did and anything the user should know. Ends your turn."
         ),
-        parameters={
-            "type": "object",
-            "properties": {"result": {"type": "string", "description": "Summary of the outcome."}},
-            "required": ["result"],
-        },
+        parameters=_one_text_parameter("result", "Summary of the outcome."),
     )
-    loop_breaking = True
-
-    async def run(self, arguments: dict[str, Any], context: ToolContext) -> ToolResult:
-        """Echo the result; metadata holds "result"."""
-        result = _non_empty(arguments, "result")
-        return ToolResult(content=result, metadata={"result": result})
+    argument = "result"
 
 
 def _non_empty(arguments: Mapping[str, Any], name: str) -> str:
