@@ -30,6 +30,7 @@ from forge.agent.events import (
     ApprovalRequested,
     ApprovalVerdict,
     ContextWarning,
+    ErrorEvent,
     QuestionAsked,
     SummarizationCompleted,
     SummarizationFailed,
@@ -43,6 +44,7 @@ from forge.tui.commands import (
     SlashCommandProvider,
     SlashCommandRunner,
 )
+from forge.tui.compaction import CompactionTracker
 from forge.tui.messages import (
     AgentEventArrived,
     ApprovalNeeded,
@@ -55,12 +57,18 @@ from forge.tui.reload import ConfigReloadController
 from forge.tui.screens.approval import ApprovalScreen
 from forge.tui.screens.question import DECLINED_ANSWER, QuestionScreen
 from forge.tui.widgets.chat import ChatView
-from forge.tui.widgets.chat_blocks import UserMessageBlock
+from forge.tui.widgets.chat_blocks import NoticeBlock, UserMessageBlock
 from forge.tui.widgets.formatting import display_path
 from forge.tui.widgets.header import ForgeHeader
 from forge.tui.widgets.prompt_input import PromptArea, PromptInput
 from forge.tui.widgets.status import StatusPane
-from forge.tui.widgets.welcome import READY_HINT, WELCOME_NO_KEY, needs_api_key
+from forge.tui.widgets.welcome import (
+    KEY_ADDED,
+    NOT_SENT_NO_KEY,
+    READY_HINT,
+    WELCOME_NO_KEY,
+    needs_api_key,
+)
 
 QUIT_CONFIRM_SECONDS = 2.0
 """A second Ctrl+C within this many seconds quits."""
@@ -75,7 +83,10 @@ class ForgeApp(App[int]):
     BINDINGS = [
         Binding("ctrl+c", "interrupt_or_quit", "Interrupt/quit", priority=True),
         Binding("escape", "interrupt", "Interrupt"),
-        Binding("ctrl+comma", "open_settings", "Settings"),
+        # Most terminals cannot send Ctrl+, (it needs the kitty keyboard protocol): F2 works
+        # everywhere and is the one the footer shows.
+        Binding("f2", "open_settings", "Settings"),
+        Binding("ctrl+comma", "open_settings", "Settings", show=False),
         Binding("f1", "help", "Help"),
     ]
 
@@ -91,6 +102,12 @@ class ForgeApp(App[int]):
         self.queued: list[tuple[str, UserMessageBlock]] = []
         self.reload_controller = ConfigReloadController(app=self, store=store, runtime=runtime)
         self.commands_runner = SlashCommandRunner(self)
+        self.compaction: CompactionTracker | None = None
+        """The /compact in progress, if any (its chat line is closed when it ends)."""
+        self.inputs_handled = 0
+        """Prompt submissions fully handled (shown, queued, command run or turn started)."""
+        self._warned_this_turn = False
+        self._queued_returned_to_prompt = False
         self._last_interrupt_key = -QUIT_CONFIRM_SECONDS
         llm = self.settings.llm
         self.apply_theme(self.settings.ui.theme)
@@ -118,6 +135,8 @@ class ForgeApp(App[int]):
         return self.query_one(PromptInput)
 
     async def on_mount(self) -> None:
+        # Focus first: keys typed as soon as the screen shows must land in the prompt.
+        self.prompt.focus()
         self.reload_controller.start()
         history = self.runtime.agent.conversation.messages
         if any(message.role == "user" for message in history):
@@ -128,21 +147,25 @@ class ForgeApp(App[int]):
         else:
             await self.chat.add_notice(READY_HINT)
         self.refresh_context_gauge()
-        self.prompt.focus()
 
     async def on_unmount(self) -> None:
         await self.runtime.aclose()
 
     # --- input ---------------------------------------------------------------------------------
     async def on_prompt_input_submitted(self, message: PromptInput.Submitted) -> None:
-        text = message.text
+        try:
+            await self._handle_input(message.text)
+        finally:
+            self.inputs_handled += 1
+
+    async def _handle_input(self, text: str) -> None:
         if await self.commands_runner.run_text(text):
             return
         if text.lstrip().startswith("//"):
             text = text.lstrip()[1:]
         if needs_api_key(self.settings):
             await self.chat.add_user_message(text)
-            await self.chat.add_notice(WELCOME_NO_KEY, kind="welcome")
+            await self.chat.add_notice(NOT_SENT_NO_KEY, kind="error")
             return
         if self.busy:
             block = await self.chat.add_user_message(text, queued=True)
@@ -155,12 +178,15 @@ class ForgeApp(App[int]):
     def start_turn(self, text: str) -> None:
         """Run one agent turn for `text` in the turn worker."""
         self.busy = True
+        self._warned_this_turn = False
         self._show_activity()
         self.run_events(self.runtime.agent.run_turn(text))
 
-    def start_compaction(self, instructions: str) -> None:
-        """Run `/compact` in the turn worker (its events render like a turn's)."""
+    def start_compaction(self, instructions: str, notice: NoticeBlock) -> None:
+        """Run `/compact` in the turn worker (its events render like a turn's); `notice` is
+        the chat line that announced it, closed with the outcome when the run ends."""
         self.busy = True
+        self.compaction = CompactionTracker(notice, instructions)
         self._show_activity("compacting…")
         self.run_events(self.runtime.agent.compact(instructions))
 
@@ -198,7 +224,11 @@ class ForgeApp(App[int]):
 
     async def on_agent_event_arrived(self, message: AgentEventArrived) -> None:
         event = message.event
-        await self.chat.show_event(event)
+        if self.compaction is not None:
+            self.compaction.record(event)
+        if not (self.compaction is not None and isinstance(event, ErrorEvent)):
+            # A /compact error is told once, in the line that closes the compaction.
+            await self.chat.show_event(event)
         self.status.show_event(event)
         if isinstance(event, SummarizationCompleted | SummarizationFailed):
             saved = event.tokens_before - event.tokens_after if event.tokens_before else None
@@ -207,14 +237,25 @@ class ForgeApp(App[int]):
                 strategy=event.strategy,
                 tokens_saved=saved,
             )
-        elif isinstance(event, ContextWarning):
+        elif isinstance(event, ContextWarning) and not self._warned_this_turn:
+            # Once per turn: usage can cross the line before every call of a long turn, and
+            # the gauge already shows it in colour.
+            self._warned_this_turn = True
             self.notify(
                 f"Context at {event.current_tokens / max(event.max_tokens, 1):.0%} of the budget",
                 severity="warning",
             )
 
     async def on_turn_ended(self, message: TurnEnded) -> None:
-        await self.chat.end_turn(message.reason, message.error)
+        compaction, self.compaction = self.compaction, None
+        if compaction is None:
+            await self.chat.end_turn(
+                message.reason, message.error, queued=self._queued_returned_to_prompt
+            )
+        else:
+            await self.chat.end_turn("completed")  # the compaction line tells how it ended
+            await compaction.close(message.reason, message.error)
+        self._queued_returned_to_prompt = False
         self.status.summarization.interrupted()
         self._dismiss_dialogs()
         self.refresh_context_gauge()
@@ -233,7 +274,7 @@ class ForgeApp(App[int]):
         await old.aclose()
         self.queued.clear()
         await self.chat.clear_chat()
-        self.status.reset_usage()
+        self.status.reset_session()
         self.refresh_context_gauge()
 
     def refresh_context_gauge(self) -> None:
@@ -312,6 +353,7 @@ class ForgeApp(App[int]):
             return
         self.workers.cancel_group(self, "agent-turn")
         if self.queued:
+            self._queued_returned_to_prompt = True
             texts = [text for text, _ in self.queued]
             for _, block in self.queued:
                 block.remove()
@@ -339,8 +381,10 @@ class ForgeApp(App[int]):
         self.call_later(self.commands_runner.run, ParsedCommand("help", "", None))
 
     # --- configuration -------------------------------------------------------------------------
-    def show_settings(self, settings: Settings) -> None:
-        """Reflect settings now in use: header, status pane, reasoning display."""
+    async def show_settings(self, settings: Settings) -> None:
+        """Reflect settings now in use: header, status pane, reasoning display; says so in
+        the chat when an API key has just made Forge usable."""
+        key_added = needs_api_key(self.settings) and not needs_api_key(settings)
         self.settings = settings
         llm = settings.llm
         self.header.show_models(llm.model, llm.summarization_model)
@@ -350,14 +394,18 @@ class ForgeApp(App[int]):
         self.chat.show_reasoning = settings.ui.show_reasoning
         self.apply_theme(settings.ui.theme)
         self.refresh_context_gauge()
+        if key_added:
+            await self.chat.add_notice(KEY_ADDED)
 
     def apply_theme(self, name: str) -> None:
         """Use the Textual theme `name`; an unknown name keeps the current theme."""
         if name in self.available_themes:
             self.theme = name
 
-    def on_config_reload_controller_applied(self, message: ConfigReloadController.Applied) -> None:
-        self.show_settings(message.settings)
+    async def on_config_reload_controller_applied(
+        self, message: ConfigReloadController.Applied
+    ) -> None:
+        await self.show_settings(message.settings)
 
 
 def run_tui(args: argparse.Namespace) -> int:

@@ -34,7 +34,7 @@ class SlashCommand:
 
 
 SLASH_COMMANDS: tuple[SlashCommand, ...] = (
-    SlashCommand("settings", "Open the settings overlay (model, summarization model, ...)"),
+    SlashCommand("settings", "Settings: models, API key, context, tools (F2)"),
     SlashCommand("compact", "Summarize the conversation now, optionally guided", "[instructions]"),
     SlashCommand("context", "Show what fills the context window and recent compactions"),
     SlashCommand("clear", "Start a new session with an empty conversation"),
@@ -175,8 +175,8 @@ class SlashCommandRunner:
         if await self._refuse_if_busy():
             return
         note = f" with instructions: {argument}" if argument else ""
-        await self.app.chat.add_notice(f"Compacting the conversation{note}…")
-        self.app.start_compaction(argument)
+        notice = await self.app.chat.add_notice(f"Compacting the conversation{note}…")
+        self.app.start_compaction(argument, notice)
 
     async def command_context(self, argument: str) -> None:
         """Show the context breakdown and recent compactions."""
@@ -218,7 +218,7 @@ class SlashCommandRunner:
         except Exception as error:  # e.g. a provider that cannot be built
             await self.app.chat.add_notice(f"Could not switch the model: {error}", kind="error")
             return
-        self.app.show_settings(settings)
+        await self.app.show_settings(settings)
         await self.app.chat.add_notice(f"Model for this session: `{argument}` (was `{current}`).")
 
     async def command_help(self, argument: str) -> None:

@@ -34,6 +34,11 @@ from tests.tui.test_app_helpers import (
 SIZE = (120, 40)
 
 
+def footer_actions(app: ForgeApp) -> list[str]:
+    """The actions the footer shows keys for right now."""
+    return [str(getattr(key, "action", "")) for key in app.query("Footer FooterKey")]
+
+
 def running_output(app: ForgeApp) -> str:
     """Output shown so far by the tool call blocks in the chat."""
     return "".join(block.output for block in app.chat.query(ToolCallBlock))
@@ -100,8 +105,12 @@ async def test_esc_or_ctrl_c_interrupts_the_running_turn(
     app = make_app(configure(llm_server, monkeypatch, config=GATE_CONFIG), workspace)
     seen: list[Message] = []
     async with app.run_test(size=SIZE, message_hook=seen.append) as pilot:
+        assert "interrupt" not in footer_actions(app), "Esc is not offered while idle"
         await submit(pilot, "wait for the gate")
         await wait_until(pilot, lambda: "waiting" in running_output(app), "the gate to block")
+        await wait_until(
+            pilot, lambda: "interrupt" in footer_actions(app), "the footer to offer Esc"
+        )
         await pilot.press(key)
         await wait_idle(pilot, "the interrupted turn to end")
         assert [m.reason for m in seen if isinstance(m, TurnEnded)] == ["cancelled"]
@@ -131,6 +140,9 @@ async def test_interrupt_returns_queued_messages_to_the_prompt(
         await wait_idle(pilot)
         assert app.queued == []
         assert app.prompt.text == "follow-up"
+        assert notices(app)[-1] == (
+            "Interrupted. Your queued message is back in the prompt, not sent."
+        )
         assert [b.text for b in app.chat.query(UserMessageBlock)] == ["long task"]
     assert len(llm_server.requests) == 1
 
@@ -159,9 +171,12 @@ async def test_first_run_without_a_key_explains_how_to_set_one(
         welcome = notices(app)
         assert any("OPENAI_API_KEY" in text and "/settings" in text for text in welcome)
         await submit(pilot, "hello")
-        await pilot.pause()
         assert not app.busy
         assert sum("OPENAI_API_KEY" in text for text in notices(app)) == 2
+        not_sent = app.chat.query(NoticeBlock).last()
+        assert not_sent.kind == "error" and not_sent.text.startswith("Not sent: no API key")
+        assert "Welcome" not in not_sent.text, "a short reminder, not the whole welcome again"
+        assert "/settings" in not_sent.text and "F2" in not_sent.text
     assert llm_server.requests == []
 
 

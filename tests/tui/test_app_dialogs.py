@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 from textual.message import Message
-from textual.widgets import Button, Input
+from textual.widgets import Button, Input, Static
 
 from forge.agent.events import ToolCallFinished
 from forge.tui.messages import ApprovalNeeded, QuestionNeeded, TurnEnded
@@ -51,6 +51,8 @@ async def test_approve_once_runs_the_edit_and_shows_its_diff(
         assert isinstance(dialog, ApprovalScreen)
         assert dialog.request.call.name == "write_file"
         assert "+hello" in dialog.query_one(DiffView).diff, "the dialog previews the diff"
+        summary = dialog.query_one("#approval-summary", Static)
+        assert "notes.txt" in str(summary.render()), "an edit names its file above the diff"
         assert app.chat.query_one(ToolCallBlock).status == "pending"
         await pilot.press("y")
         await wait_idle(pilot)
@@ -72,11 +74,12 @@ async def test_reject_with_a_reason_tells_the_model_why(
         await wait_until(pilot, lambda: isinstance(app.screen, ApprovalScreen), "the dialog")
         await pilot.press("n")
         reason = app.screen.query_one("#reject-reason", Input)
-        assert reason.has_focus
+        await wait_until(pilot, lambda: reason.has_focus, "the reason field to take focus")
         await pilot.press(*"use docs/ instead", "enter")
         await wait_idle(pilot)
         block = app.chat.query_one(ToolCallBlock)
         assert block.status == "rejected"
+        assert block.status_text == "rejected by user: use docs/ instead", "the title says why"
     assert not (workspace / "notes.txt").exists()
     assert tool_result_sent(llm_server, 1) == "rejected by user: use docs/ instead"
 
@@ -169,3 +172,24 @@ async def test_an_interrupt_while_a_dialog_is_open_closes_it(
         assert app.runtime.agent.conversation.is_valid()
     assert not (workspace / "notes.txt").exists()
     assert len(llm_server.requests) == 1
+
+
+async def test_a_command_is_shown_once_in_its_dialog(
+    llm_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch, workspace: Path
+) -> None:
+    llm_server.enqueue(
+        ToolCalls([Call("execute_command", {"command": "echo approved-output"})]), Text("Ran.")
+    )
+    app = make_app(configure(llm_server, monkeypatch), workspace)
+    async with app.run_test(size=SIZE) as pilot:
+        await submit(pilot, "run it")
+        await wait_until(pilot, lambda: isinstance(app.screen, ApprovalScreen), "the dialog")
+        dialog = app.screen
+        preview = dialog.query_one(".command-preview", Static)
+        assert "echo approved-output" in str(preview.render())
+        assert not dialog.query("#approval-summary"), "no second line repeating the command"
+        await pilot.press("y")
+        await wait_idle(pilot)
+        block = app.chat.query_one(ToolCallBlock)
+        assert (block.status, block.status_text) == ("ok", "exit 0")
+        assert "approved-output" in block.output

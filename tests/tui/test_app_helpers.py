@@ -65,12 +65,19 @@ def make_app(store: ConfigStore, workspace: Path, *, resume_latest: bool = False
 
 
 async def submit(pilot: Pilot[object], text: str) -> None:
-    """Type `text` into the prompt and press Enter."""
+    """Type `text` into the prompt, press Enter, and wait until the app has handled it (the
+    command ran, the message was queued, or the turn started).
+
+    `pilot.press` only waits for the process to look idle (CPU time against wall time), which
+    a loaded machine fakes; waiting on the app's own count is what makes the next step safe.
+    """
     app = pilot.app
     assert isinstance(app, ForgeApp)
+    handled = app.inputs_handled
     app.prompt.focus()
     await pilot.press(*text)
     await pilot.press("enter")
+    await wait_until(pilot, lambda: app.inputs_handled > handled, f"the app to handle {text!r}")
 
 
 async def wait_idle(pilot: Pilot[object], what: str = "the turn to end") -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from textual.app import App, ComposeResult
 from textual.message import Message
+from textual.widgets import Button
 
 from forge.tui.widgets.prompt_input import CommandHints, PromptArea, PromptInput
 
@@ -83,3 +84,25 @@ async def test_tab_completes_commands_and_hints_follow_the_text() -> None:
         prompt.clear()
         await pilot.press(*"hello", "tab")
         assert prompt.text == "hello", "Tab outside a command does not complete"
+
+
+class PromptBesideAButton(App[None]):
+    """The prompt with another focusable widget, as in the real app (the chat, tool calls)."""
+
+    def compose(self) -> ComposeResult:
+        yield Button("elsewhere")
+        yield PromptArea()
+
+
+async def test_tab_in_a_partly_typed_command_keeps_the_focus_in_the_prompt() -> None:
+    app = PromptBesideAButton()
+    async with app.run_test(size=(100, 20)) as pilot:
+        prompt = app.query_one(PromptInput)
+        prompt.focus()
+        await pilot.press(*"/co", "tab")
+        assert app.focused is prompt, "an ambiguous command keeps the focus"
+        await pilot.press(*"ntext")
+        assert prompt.text == "/context", "what is typed next still lands in the prompt"
+        prompt.clear()
+        await pilot.press(*"hello", "tab")
+        assert isinstance(app.focused, Button), "outside a command Tab moves the focus"

@@ -70,6 +70,9 @@ async def test_a_key_added_while_running_ends_the_welcome(
                 break
             except AssertionError:
                 continue
+        await wait_until(
+            pilot, lambda: notices(app)[-1].startswith("API key set"), "the ready notice"
+        )
         await submit(pilot, "hello")
         await wait_idle(pilot)
     assert llm_server.requests[0].headers["authorization"] == "Bearer sk-added-later"

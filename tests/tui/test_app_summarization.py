@@ -22,7 +22,14 @@ from forge.llm.messages import MessageKind
 from forge.tui.messages import AgentEventArrived, TurnEnded
 from forge.tui.widgets.chat_blocks import SummaryBlock
 from tests.support.openai_server import Call, OpenAIServer, RecordedRequest, Reply, Text, ToolCalls
-from tests.tui.test_app_helpers import configure, make_app, submit, wait_idle, wait_until
+from tests.tui.test_app_helpers import (
+    configure,
+    make_app,
+    notices,
+    submit,
+    wait_idle,
+    wait_until,
+)
 
 SIZE = (120, 40)
 FILES = 4
@@ -39,9 +46,16 @@ class GatedServer:
     """Answers agent requests from a script and holds each summarization request until the
     test releases it, so the test can look at the status pane between groups."""
 
-    def __init__(self, server: OpenAIServer, agent_replies: list[Reply], summaries: int) -> None:
+    def __init__(
+        self,
+        server: OpenAIServer,
+        agent_replies: list[Reply],
+        gates: list[threading.Event],
+        summaries: int,
+    ) -> None:
         self.agent_replies = deque(agent_replies)
-        self.gates = [threading.Event() for _ in range(summaries)]
+        gates.extend(threading.Event() for _ in range(summaries))
+        self.gates = gates
         self.summary_requests: list[RecordedRequest] = []
         server.responder = self.respond
 
@@ -56,11 +70,15 @@ class GatedServer:
 
 
 async def test_tool_call_summarization_progress_appears_and_completes(
-    llm_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch, workspace: Path
+    llm_server: OpenAIServer,
+    monkeypatch: pytest.MonkeyPatch,
+    workspace: Path,
+    server_gates: list[threading.Event],
 ) -> None:
     write_files(workspace)
     reads = [ToolCalls([Call("read_file", {"path": f"data{n}.txt"})]) for n in range(1, FILES + 1)]
-    gated = GatedServer(llm_server, [*reads, Text("All four files read.")], summaries=3)
+    replies: list[Reply] = [*reads, Text("All four files read.")]
+    gated = GatedServer(llm_server, replies, server_gates, summaries=3)
     config = {
         "context": {
             "messages_old_threshold": 2,
@@ -147,6 +165,10 @@ async def test_compact_command_summarizes_with_instructions(
         assert app.status.summarization.state == "done"
         assert app.chat.query_one(SummaryBlock).tokens_saved
         assert app.status.recent_compactions[-1] == finished[-1]
+        closing = notices(app)[-1]
+        assert closing.startswith("Compacted: ") and " → " in closing, closing
+        assert closing.endswith("Instructions: keep the module numbers")
+        assert not any(text.startswith("Compacting") for text in notices(app))
     summary_requests = [r for r in llm_server.requests if not r.tools]
     assert summary_requests, "the summary was written by the model"
     assert all("keep the module numbers" in r.text() for r in summary_requests)

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from textual.app import App, ComposeResult
-from textual.widgets import Collapsible, Markdown
+from textual.content import Content
+from textual.widgets import Collapsible, Label, Markdown
+from textual.widgets.markdown import MarkdownFence
 
 from forge.agent.events import (
     AssistantMessageDone,
@@ -50,6 +52,10 @@ async def test_streamed_deltas_become_one_markdown_answer() -> None:
         markdown = answers[0].query_one(".answer", Markdown)
         assert markdown.source == answers[0].answer_text
         assert chat.current_answer is None
+        fence = markdown.query_one(MarkdownFence)
+        assert fence.lexer == "python"
+        highlighted = fence.query_one(Label).render()
+        assert isinstance(highlighted, Content) and highlighted.spans, "code is highlighted"
 
 
 async def test_reasoning_is_shown_then_collapsed_when_the_answer_starts() -> None:
@@ -142,6 +148,7 @@ async def test_edit_shows_a_coloured_diff_expanded() -> None:
         block = chat.query_one(ToolCallBlock)
         view = block.query_one(DiffView)
         assert view.diff == diff
+        assert block.status_text == "+1 -1", "the title counts added and removed lines"
         assert not block.query_one(Collapsible).collapsed
         spans = view.render().spans  # type: ignore[union-attr]
         assert spans, "the diff is styled, not plain text"

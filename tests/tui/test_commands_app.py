@@ -105,10 +105,14 @@ async def test_clear_starts_a_new_session(
     async with app.run_test(size=SIZE) as pilot:
         await submit(pilot, "remember this")
         await wait_idle(pilot)
+        await submit(pilot, "/compact")
+        await wait_idle(pilot)
+        assert app.status.recent_compactions and app.status.summarization.state == "skipped"
         old_session = app.runtime.session_id
         await submit(pilot, "/clear")
-        await pilot.pause()
         assert app.runtime.session_id != old_session
+        assert not app.status.recent_compactions, "/context forgets the old session's runs"
+        assert app.status.summarization.state == "idle"
         assert not list(app.chat.query(UserMessageBlock))
         assert notices(app) == ["New session started."]
         assert [m.role for m in app.runtime.agent.conversation.messages] == ["system"]
@@ -164,6 +168,10 @@ async def test_settings_opens_the_settings_overlay(
         await wait_until(pilot, lambda: not isinstance(app.screen, SettingsScreen), "closed")
         await pilot.press("ctrl+comma")
         await wait_until(pilot, lambda: isinstance(app.screen, SettingsScreen), "by Ctrl+,")
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: not isinstance(app.screen, SettingsScreen), "closed")
+        await pilot.press("f2")
+        await wait_until(pilot, lambda: isinstance(app.screen, SettingsScreen), "by F2")
 
 
 async def test_quit_exits(

@@ -11,7 +11,7 @@ import shutil
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -57,16 +57,25 @@ class Tmux:
     def pane_value(self, variable: str) -> str:
         return self.run("display-message", "-p", "-t", self.session, f"#{{{variable}}}").strip()
 
-    def wait_for(self, predicate_text: str) -> str:
-        """Capture the screen until it shows `predicate_text`; fail with the last screen."""
+    def wait_for(self, what: str | Callable[[str], bool]) -> str:
+        """Capture the screen until it shows the text `what` (or `what(screen)` is true);
+        fail with the last screen."""
+        shown = (lambda screen: what in screen) if isinstance(what, str) else what
         end = time.monotonic() + DEADLINE_SECONDS
         screen = ""
         while time.monotonic() < end:
             screen = self.capture()
-            if predicate_text in screen:
+            if shown(screen):
                 return screen
             time.sleep(0.2)
-        raise AssertionError(f"{predicate_text!r} never appeared; last screen:\n{screen}")
+        raise AssertionError(f"{what!r} never appeared; last screen:\n{screen}")
+
+    def type_and_send(self, text: str, typed: str | Callable[[str], bool]) -> None:
+        """Type `text`, wait until the screen shows it was typed (`typed`), then press Enter:
+        an Enter that overtakes the text would send an empty prompt, and be lost."""
+        self.run("send-keys", "-t", self.session, "-l", text)
+        self.wait_for(typed)
+        self.run("send-keys", "-t", self.session, "Enter")
 
 
 @pytest.fixture
@@ -102,15 +111,14 @@ def test_forge_in_tmux_streams_an_answer_and_quits(
     assert "gpt-4o-mini" in screen, "the header names the model"
     assert "Context" in screen and "Summarization" in screen, "the status pane is shown"
 
-    tmux.run("send-keys", "-t", tmux.session, "-l", "say hello")
-    tmux.run("send-keys", "-t", tmux.session, "Enter")
+    tmux.type_and_send("say hello", "say hello")
     screen = tmux.wait_for(answer)
     assert "say hello" in screen
     assert "sk-e2e-test-key" not in screen
     assert llm_server.requests[0].messages[-1] == {"role": "user", "content": "say hello"}
 
-    tmux.run("send-keys", "-t", tmux.session, "-l", "/quit")
-    tmux.run("send-keys", "-t", tmux.session, "Enter")
+    # Fully typed, the hints list /quit alone (while "/" alone lists every command).
+    tmux.type_and_send("/quit", lambda shown: "Exit Forge" in shown and "/settings" not in shown)
     end = time.monotonic() + DEADLINE_SECONDS
     while not status_file.exists() or not status_file.read_text().strip():
         assert time.monotonic() < end, f"forge did not exit; screen:\n{tmux.capture()}"

@@ -1,7 +1,8 @@
 """Snapshots of the main screen mid-summarization, at a fixed terminal size with fixed content.
 
-The scene is driven through the app's real message path (`AgentEventArrived` posted to the
-app, as the turn worker does) with fixed events, so nothing depends on time or a server.
+The scene is driven through the app's real handler for the turn worker's messages
+(`on_agent_event_arrived` awaited with each `AgentEventArrived`) with fixed events, so nothing
+depends on time, machine load or a server.
 Update after an intended visual change with `pytest tests/tui/test_snapshots_main.py
 --snapshot-update` and look at the SVGs. `python -m tests.tui.test_snapshots_main` rewrites
 docs/screenshots/main.svg from the first scene.
@@ -98,10 +99,12 @@ def make_scene_app(home: Path, monkeypatch: pytest.MonkeyPatch | None = None) ->
 
 
 async def play(pilot: Pilot[object], events: tuple[AgentEvent, ...]) -> None:
-    """Post events the way the turn worker does, and let the app render them."""
+    """Hand each event to the app's handler, as the turn worker's messages are, awaiting each
+    (posting and pausing would depend on how busy the machine is), then let it render."""
     app = pilot.app
+    assert isinstance(app, ForgeApp)
     for event in events:
-        app.post_message(AgentEventArrived(event))
+        await app.on_agent_event_arrived(AgentEventArrived(event))
     await pilot.pause()
 
 

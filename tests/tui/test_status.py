@@ -122,3 +122,41 @@ async def test_an_interrupted_run_never_stays_running() -> None:
         assert pane.summarization.state == "failed"
         assert text_of(pane, "#summary-result") == "interrupted at 3/12"
         assert not pane.summarization.has_class("-running")
+
+
+async def test_a_skipped_run_is_neutral_not_a_failure() -> None:
+    app = StatusHost()
+    async with app.run_test(size=(120, 40)):
+        pane = app.query_one(StatusPane)
+        pane.show_event(started())
+        pane.show_event(
+            SummarizationFailed(
+                "run-1",
+                "threshold",
+                "small-model",
+                "skipped: nothing old enough to summarize",
+                None,
+            )
+        )
+        panel = pane.summarization
+        assert panel.state == "skipped" and panel.has_class("-skipped")
+        assert not panel.has_class("-failed") and not panel.has_class("-running")
+        result = text_of(pane, "#summary-result")
+        assert result == "Nothing to compact yet\n(nothing old enough to summarize)"
+
+
+async def test_a_new_session_idles_the_panel_and_forgets_compactions() -> None:
+    app = StatusHost()
+    async with app.run_test(size=(120, 40)):
+        pane = app.query_one(StatusPane)
+        pane.show_event(started())
+        pane.show_event(
+            SummarizationCompleted("run-1", "tool_call", "small-model", 12, 9_000, 4_000, 1.0, 3)
+        )
+        pane.show_event(UsageEvent(Usage(10, 2, 12), 500, 40))
+        pane.reset_session()
+        assert pane.summarization.state == "idle"
+        assert text_of(pane, "#summary-result") == "idle"
+        assert "strategy" not in text_of(pane, "#summary-details")
+        assert list(pane.recent_compactions) == []
+        assert "in  0 tokens" in text_of(pane, "#usage")

@@ -41,11 +41,15 @@ class ApprovalScreen(ModalScreen[ApprovalDecision]):
 
     def compose(self) -> ComposeResult:
         preview = self.request.preview or self.request.summary
+        is_diff = _looks_like_diff(preview)
         with Vertical(id="approval-dialog"):
             yield Label(f"Allow {self.request.call.name}?", id="approval-title", markup=False)
-            yield Static(self.request.summary, id="approval-summary", markup=False)
+            if is_diff:
+                # A diff needs its one-line summary (which file, how many blocks); a command
+                # preview is the command itself, and the summary would only repeat it.
+                yield Static(self.request.summary, id="approval-summary", markup=False)
             with VerticalScroll(id="approval-preview"):
-                if _looks_like_diff(preview):
+                if is_diff:
                     yield DiffView(preview)
                 else:
                     yield Static(preview, markup=False, classes="command-preview")

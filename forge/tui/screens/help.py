@@ -14,11 +14,11 @@ KEYS = (
     ("Enter", "send the message (queued if a turn is running)"),
     ("Shift+Enter, Ctrl+J", "new line"),
     ("Up / Down", "previous / next message from history"),
-    ("Tab", "complete a slash command"),
+    ("Tab", "complete a slash command; elsewhere, move focus (e.g. to a tool call)"),
     ("Esc, Ctrl+C", "interrupt the running turn"),
     ("Ctrl+C twice", "quit"),
     ("Ctrl+P", "command palette"),
-    ("Ctrl+,", "settings"),
+    ("F2 (or Ctrl+, where the terminal sends it)", "settings"),
     ("F1", "this help"),
 )
 

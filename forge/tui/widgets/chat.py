@@ -22,6 +22,7 @@ from forge.agent.events import (
     ToolOutputDelta,
     TurnFinished,
 )
+from forge.agent.tools.diffs import diff_stats
 from forge.llm.messages import Message, MessageKind, ToolCall
 from forge.tui.widgets.chat_blocks import (
     AssistantBlock,
@@ -30,6 +31,7 @@ from forge.tui.widgets.chat_blocks import (
     ToolCallBlock,
     UserMessageBlock,
 )
+from forge.tui.widgets.formatting import shorten
 
 LOOP_BREAKING_TOOLS = frozenset({"converse", "task_completion", "ask_question"})
 """Tools that talk to the user: shown as answers and questions, not as tool blocks."""
@@ -161,7 +163,8 @@ class ChatView(VerticalScroll):
         block = await self.tool_block(event.call)
         block.show_output(event.result)
         if event.metadata.get("rejected"):
-            block.set_status("rejected", "rejected")
+            # The result says why ("rejected by user: not now"); the title shows it.
+            block.set_status("rejected", shorten(event.result, 60) or "rejected")
             return
         if event.exit_code is not None:
             status = "error" if event.exit_code != 0 else "ok"
@@ -172,6 +175,9 @@ class ChatView(VerticalScroll):
             block.set_status("ok", "done")
         diff = event.metadata.get("diff")
         if isinstance(diff, str) and diff.strip():
+            if not event.is_error:
+                added, removed = diff_stats(diff)
+                block.set_status("ok", f"+{added} -{removed}")
             await block.show_diff(diff)
 
     async def add_final_answer(self, markdown: str) -> AssistantBlock:
@@ -186,8 +192,12 @@ class ChatView(VerticalScroll):
         """The call waits for the user's approval."""
         (await self.tool_block(call)).set_status("pending", "awaiting approval")
 
-    async def end_turn(self, reason: str, error: str = "") -> None:
-        """The turn ended: flush the answer, settle any call still marked running or pending."""
+    async def end_turn(self, reason: str, error: str = "", *, queued: bool = False) -> None:
+        """The turn ended: flush the answer, settle any call still marked running or pending.
+
+        `queued` says messages were waiting; an interrupt puts them back in the prompt, and
+        the note says so.
+        """
         await self._finish_answer()
         for block in self.tool_blocks.values():
             if block.status in ("running", "pending"):
@@ -196,6 +206,8 @@ class ChatView(VerticalScroll):
         if error:
             await self.add_notice(f"**Turn failed**: {error}", kind="error")
         elif note := _TURN_END_NOTES.get(reason):
+            if reason == "cancelled" and queued:
+                note += " Your queued message is back in the prompt, not sent."
             await self.add_notice(note, kind="error" if reason != "cancelled" else "info")
 
     # --- summaries and history ---------------------------------------------------------------

@@ -22,7 +22,9 @@ class UserMessageBlock(Static):
     DEFAULT_CLASSES = "chat-block"
 
     def __init__(self, text: str, *, queued: bool = False) -> None:
-        super().__init__(text, markup=False, classes="-queued" if queued else None)
+        # `classes` would replace DEFAULT_CLASSES, so state classes are added afterwards.
+        super().__init__(text, markup=False)
+        self.set_class(queued, "-queued")
         self.text = text
 
 
@@ -32,9 +34,19 @@ class NoticeBlock(Markdown):
     DEFAULT_CLASSES = "chat-block"
 
     def __init__(self, markdown: str, *, kind: str = "info") -> None:
-        super().__init__(markdown, classes=f"-{kind}")
+        super().__init__(markdown)
+        self.add_class(f"-{kind}")
         self.kind = kind
         self.text = markdown
+
+    async def set_text(self, markdown: str, *, kind: str | None = None) -> None:
+        """Replace the text (and the kind, when given), e.g. when a pending action ends."""
+        if kind is not None and kind != self.kind:
+            self.remove_class(f"-{self.kind}")
+            self.kind = kind
+            self.add_class(f"-{kind}")
+        self.text = markdown
+        await self.update(markdown)
 
 
 class AssistantBlock(Vertical):
@@ -105,7 +117,8 @@ class ToolCallBlock(Vertical):
     _ICONS = {"pending": "?", "running": "●", "ok": "✓", "error": "✗", "rejected": "⊘"}
 
     def __init__(self, call: ToolCall) -> None:
-        super().__init__(classes="-running")
+        super().__init__()
+        self.add_class("-running")
         self.call = call
         self.status = "running"
         self.status_text = "running"

@@ -10,6 +10,7 @@ from forge.agent.events import SummarizationCompleted, SummarizationFailed
 from forge.agent.sessions import SessionInfo
 from forge.llm.messages import Message
 from forge.llm.protocols import TokenCounter
+from forge.tui.compaction import is_skip, skip_reason
 from forge.tui.widgets.chat import SUMMARY_KINDS
 from forge.tui.widgets.formatting import format_tokens, shorten
 from forge.tui.widgets.summarization_panel import result_label
@@ -57,6 +58,9 @@ def _compaction_line(event: SummarizationCompleted | SummarizationFailed) -> str
     if isinstance(event, SummarizationCompleted):
         return f"- {event.strategy} · {event.model} · {result_label(event)}"
     fallback = f", fallback: {event.fallback}" if event.fallback else ""
+    if is_skip(event):
+        reason = shorten(skip_reason(event), 80)
+        return f"- {event.strategy} · {event.model} · nothing to compact ({reason}){fallback}"
     return f"- {event.strategy} · {event.model} · failed: {shorten(event.error, 80)}{fallback}"
 
 
@@ -78,6 +82,7 @@ def context_report_markdown(
     table = "\n".join(
         f"| {name} | {format_tokens(tokens)} | {count} |" for name, tokens, count in rows
     )
+    table += f"\n| Total (local count) | {format_tokens(breakdown.total)} | |"
     compactions = "\n".join(_compaction_line(event) for event in recent_compactions)
     return (
         f"**Context**: {format_tokens(current_tokens)} of {format_tokens(max_tokens)} tokens "

@@ -2,7 +2,7 @@
 
 Enter sends; Shift+Enter or Ctrl+J inserts a newline (terminals that cannot tell Shift+Enter
 from Enter still send Ctrl+J). Up on the first line and Down on the last walk the history.
-Tab completes a slash command.
+Tab completes a slash command (and stays in the prompt while one is being typed).
 """
 
 from __future__ import annotations
@@ -58,8 +58,10 @@ class PromptInput(TextArea):
             and self.cursor_location[0] == self.document.line_count - 1
         ):
             self._walk_history(1)
-        elif event.key == "tab" and self.complete_command():
-            pass
+        elif event.key == "tab" and complete_slash_command(self.text):
+            # Consumed even when nothing more can be completed ("/co" could be /compact or
+            # /context): moving focus away mid-command would drop what is typed next.
+            self.complete_command()
         else:
             handled = False
         if handled:

@@ -131,10 +131,12 @@ class StatusPane(Vertical):
             f"out {format_tokens(self.completion_tokens)} tokens"
         )
 
-    def reset_usage(self) -> None:
-        """Zero the session usage (a new session started)."""
+    def reset_session(self) -> None:
+        """A new session started: zero the usage, forget compactions, idle the panel."""
         self.prompt_tokens = self.completion_tokens = 0
         self.query_one("#usage", Static).update(self._usage_text())
+        self.recent_compactions.clear()
+        self.summarization.reset()
 
     def show_activity(self, text: str) -> None:
         """One line about what Forge is doing ("working…", "2 queued"), or "" for nothing."""

@@ -1,5 +1,6 @@
 """The summarization panel: what is being summarized, by which model, how far it got, and how
-it ended. Every run ends in a result or an error; an interrupted run says so, never spins."""
+it ended. Every run ends in a result, a neutral "nothing to compact" or an error; an
+interrupted run says so, never spins."""
 
 from __future__ import annotations
 
@@ -14,9 +15,10 @@ from forge.agent.events import (
     SummarizationProgress,
     SummarizationStarted,
 )
+from forge.tui.compaction import NOTHING_TO_COMPACT, is_skip, skip_reason
 from forge.tui.widgets.formatting import format_seconds, format_tokens
 
-STATES = ("idle", "running", "done", "failed")
+STATES = ("idle", "running", "done", "skipped", "failed")
 
 
 def progress_label(done: int, total: int) -> str:
@@ -43,6 +45,7 @@ class SummarizationPanel(Vertical):
         ProgressBar Bar { width: 1fr; }
         &.-failed #summary-result { color: $text-error; }
         &.-done #summary-result { color: $text-success; }
+        &.-skipped #summary-result { color: $text-muted; }
     }
     """
 
@@ -121,11 +124,25 @@ class SummarizationPanel(Vertical):
         self._show_result(result_label(event))
 
     def failed(self, event: SummarizationFailed) -> None:
-        """The run failed: show the error and the fallback that was applied."""
+        """The run failed: show the error and the fallback that was applied. A skipped run
+        (nothing worth summarizing) is neutral: "Nothing to compact yet" and why."""
         self.run_id = event.run_id
+        if is_skip(event):
+            self.state = "skipped"
+            fallback = f"\nfallback: {event.fallback}" if event.fallback else ""
+            self._show_result(f"{NOTHING_TO_COMPACT}\n({skip_reason(event)}){fallback}")
+            return
         self.state = "failed"
         fallback = f"\nfallback: {event.fallback}" if event.fallback else "\nno fallback applied"
         self._show_result(f"failed: {event.error}{fallback}")
+
+    def reset(self) -> None:
+        """Back to idle with nothing shown (a new session started)."""
+        self.run_id = self.strategy = ""
+        self.done = self.total = 0
+        self.state = "idle"
+        self._refresh_details()
+        self._show_result("idle")
 
     def interrupted(self) -> None:
         """The turn ended while a run was in progress: say so instead of spinning forever."""

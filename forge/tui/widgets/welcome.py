@@ -10,11 +10,20 @@ WELCOME_NO_KEY = """\
 No API key is configured yet, so Forge cannot reach a model. Either:
 
 - set `OPENAI_API_KEY` in your environment and start Forge again, or
-- open **/settings** (Ctrl+,), enter an API key (and a Base URL for another
+- open **/settings** (F2), enter an API key (and a Base URL for another
   OpenAI-compatible server), and press Ctrl+S — it applies at once.
 """
 
 READY_HINT = "Type a task and press Enter. **/help** lists commands; Esc interrupts a turn."
+
+NOT_SENT_NO_KEY = (
+    "Not sent: no API key yet. Set `OPENAI_API_KEY` and restart, or add one in **/settings** "
+    "(F2). Press Up to get your message back."
+)
+"""Said instead of the whole welcome again when a message is typed before a key is set."""
+
+KEY_ADDED = "API key set — Forge is ready. " + READY_HINT
+"""Said when a key arrives while Forge runs (from /settings or an edit of config.yaml)."""
 
 
 def needs_api_key(settings: Settings) -> bool:
