@@ -142,6 +142,14 @@ class ForgeApp(App[int]):
         if any(message.role == "user" for message in history):
             await self.chat.show_history(history)
             await self.chat.add_notice(f"Resumed session `{self.runtime.session_id}`.")
+        config_error = self.config_store.current.error
+        if config_error is not None:
+            # The stderr line printed before the screen took over is gone; say it here too.
+            await self.chat.add_notice(
+                f"**Config file not applied**: `{config_error}`. Forge runs on defaults; the "
+                "file was left untouched. Fix it and it reloads, or use /settings.",
+                kind="error",
+            )
         if needs_api_key(self.settings):
             await self.chat.add_notice(WELCOME_NO_KEY, kind="welcome")
         else:

@@ -231,3 +231,23 @@ def test_a_missing_workspace_is_refused(tmp_path: Path, capsys: pytest.CaptureFi
 
     assert main(["--workspace", str(tmp_path / "nowhere")]) == 2
     assert "is not a directory" in capsys.readouterr().err
+
+
+async def test_a_broken_config_file_is_reported_in_the_chat_and_left_untouched(
+    llm_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch, workspace: Path
+) -> None:
+    store = configure(llm_server, monkeypatch)
+    store.path.parent.mkdir(parents=True, exist_ok=True)
+    broken = b"context:\n  warning_threshold: 7\n"
+    store.path.write_bytes(broken)
+    store.load()
+    app = make_app(store, workspace)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        reported = [text for text in notices(app) if "Config file not applied" in text]
+        assert reported and "config.yaml:2" in reported[0]
+        assert "context.warning_threshold" in reported[0]
+        await submit(pilot, "still there?")
+        await wait_idle(pilot)
+    assert llm_server.requests and llm_server.requests[0].model == "gpt-4o-mini"
+    assert store.path.read_bytes() == broken
