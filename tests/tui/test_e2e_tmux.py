@@ -121,7 +121,8 @@ def test_forge_in_tmux_streams_an_answer_and_quits(
     tmux.type_and_send("/quit", lambda shown: "Exit Forge" in shown and "/settings" not in shown)
     end = time.monotonic() + DEADLINE_SECONDS
     while not status_file.exists() or not status_file.read_text().strip():
-        assert time.monotonic() < end, f"forge did not exit; screen:\n{tmux.capture()}"
+        if time.monotonic() >= end:
+            pytest.fail(f"forge did not exit; screen:\n{tmux.capture()}")
         time.sleep(0.2)
     assert status_file.read_text().strip() == "0"
     # The terminal is given back: out of the alternate screen, mouse reporting off.
