@@ -149,6 +149,22 @@ async def test_strategies_run_in_order_tool_call_then_threshold(
     assert chat.is_valid()
 
 
+async def test_threshold_start_and_progress_count_the_same_items(
+    llm_server: OpenAIServer,
+) -> None:
+    llm_server.responder = lambda request: Text("short note")
+    events: list[ContextEvent] = []
+    chat = conversation(task_start(), steps(10), filler(20), steps(4, size=400, marker="t"))
+    async with provider_for(llm_server) as provider:
+        manager = make_manager(provider, ContextSettings(max_tokens=2500), events=events)
+        await manager.evaluate_and_summarize(chat)
+    started = [s for s in of(SummarizationStarted, events) if s.strategy == "threshold"]
+    progress = [p for p in of(SummarizationProgress, events) if p.strategy == "threshold"]
+    assert started and progress
+    assert {p.total for p in progress} == {started[0].items}
+    assert progress[-1].done == started[0].items
+
+
 async def test_failure_at_the_auto_threshold_falls_back_without_another_call(
     llm_server: OpenAIServer,
 ) -> None:

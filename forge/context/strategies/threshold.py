@@ -91,8 +91,8 @@ class ThresholdSummarizationStrategy(SummarizationStrategy):
         ]
 
     def pending_items(self, conversation: Conversation, *, force: bool = False) -> int:
-        """Messages a run now would summarize."""
-        return sum(end - start for start, end in self.stretches(conversation.messages))
+        """Stretches a run now would summarize: the unit its progress events count in."""
+        return len(self.stretches(conversation.messages))
 
     async def run(self, conversation: Conversation, provider: Provider, run: StrategyRun) -> int:
         """Summarize each stretch; returns how many messages were summarized away."""
