@@ -130,16 +130,26 @@ async def test_auto_summary_runs_at_the_auto_threshold_even_without_a_trigger(
         assert chat.is_valid()
 
 
-async def test_strategies_run_in_order_tool_call_then_threshold(
+async def tool_calls_then_threshold(
     llm_server: OpenAIServer,
-) -> None:
+) -> tuple[list[ContextEvent], Conversation, list[str]]:
+    """Ten old tool-call groups and a prompt over 80 % of a 2,500-token budget: both the
+    tool-call and the threshold strategy run in one evaluation. Returns the events, the
+    conversation and the manager's strategy order."""
     llm_server.responder = lambda request: Text("short note")
     events: list[ContextEvent] = []
     chat = conversation(task_start(), steps(10), filler(20), steps(4, size=400, marker="t"))
     async with provider_for(llm_server) as provider:
         manager = make_manager(provider, ContextSettings(max_tokens=2500), events=events)
-        assert [s.name for s in manager.strategies] == ["tool_call", "threshold", "goal_batch"]
         await manager.evaluate_and_summarize(chat)
+    return events, chat, [strategy.name for strategy in manager.strategies]
+
+
+async def test_strategies_run_in_order_tool_call_then_threshold(
+    llm_server: OpenAIServer,
+) -> None:
+    events, chat, order = await tool_calls_then_threshold(llm_server)
+    assert order == ["tool_call", "threshold", "goal_batch"]
     started = of(SummarizationStarted, events)
     assert [s.strategy for s in started][:2] == ["tool_call", "threshold"]
     assert started[0].items == 10
@@ -152,12 +162,7 @@ async def test_strategies_run_in_order_tool_call_then_threshold(
 async def test_threshold_start_and_progress_count_the_same_items(
     llm_server: OpenAIServer,
 ) -> None:
-    llm_server.responder = lambda request: Text("short note")
-    events: list[ContextEvent] = []
-    chat = conversation(task_start(), steps(10), filler(20), steps(4, size=400, marker="t"))
-    async with provider_for(llm_server) as provider:
-        manager = make_manager(provider, ContextSettings(max_tokens=2500), events=events)
-        await manager.evaluate_and_summarize(chat)
+    events, _, _ = await tool_calls_then_threshold(llm_server)
     started = [s for s in of(SummarizationStarted, events) if s.strategy == "threshold"]
     progress = [p for p in of(SummarizationProgress, events) if p.strategy == "threshold"]
     assert started and progress
