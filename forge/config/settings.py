@@ -66,6 +66,12 @@ def _positive_seconds(value: float) -> float:
     return value
 
 
+def _at_least_three(value: int) -> int:
+    if value < 3:
+        raise ValueError("must be 3 or more (the newest 3 tool outputs are always kept)")
+    return value
+
+
 def _not_blank(value: str) -> str:
     if not value.strip():
         raise ValueError("must not be empty")
@@ -77,6 +83,7 @@ PositiveCount = Annotated[int, AfterValidator(_positive_int)]
 NonNegativeCount = Annotated[int, AfterValidator(_non_negative_int)]
 Seconds = Annotated[float, AfterValidator(_positive_seconds)]
 NonBlank = Annotated[str, AfterValidator(_not_blank)]
+MaskKeep = Annotated[int, AfterValidator(_at_least_three)]
 
 _SECTION_CONFIG = ConfigDict(use_attribute_docstrings=True, extra="ignore", validate_default=True)
 
@@ -166,6 +173,21 @@ class ContextSettings(BaseModel):
     """Most turns the goal-batch strategy summarizes together."""
     max_concurrent_summaries: PositiveCount = 5
     """Summarization requests in flight at the same time."""
+    ingest_max_share: Fraction = 0.25
+    """Largest share of the budget one tool output may take; above it, only its head and tail
+    are kept, with the elided size and how to read the rest."""
+    observation_masking: bool = True
+    """Replace older tool outputs by a one-line placeholder (no LLM call)."""
+    mask_keep_recent: MaskKeep = 5
+    """Newest tool outputs never masked (at least 3)."""
+    mask_batch: PositiveCount = 6
+    """Masking waits until this many outputs can be masked, then masks them at once, so the
+    prompt's prefix changes rarely and providers' prompt caches keep hitting."""
+    tool_call_summaries: bool = False
+    """Summarize aging tool calls with the LLM (buffered, in parallel) instead of masking them."""
+    user_instruction_share: Fraction = 0.4
+    """Share of the budget your own messages may take verbatim; above it the oldest are
+    condensed (every instruction kept), never dropped."""
     summarizer: SummarizerSettings = SummarizerSettings()
     """The map-reduce summarizer."""
 

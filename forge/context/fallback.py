@@ -27,6 +27,8 @@ from forge.llm.messages import Message, MessageKind, ToolCall
 from forge.llm.protocols import TokenCounter
 
 FALLBACK_STRATEGY = "fallback"
+PLACEHOLDER_ARGUMENTS_LIMIT = 100
+"""Characters of a call's arguments a placeholder keeps (paths and commands fit)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,19 +61,30 @@ def tail_start(messages: Sequence[Message], keep_recent: int) -> int:
     return max(b for b in safe_boundaries(messages) if b <= max(0, limit))
 
 
-def tool_output_placeholder(call: ToolCall | None, result: Message, tokens: int) -> Message:
-    """The one-line stand-in for a pruned tool output. A command's exit code is kept (in the
-    text and in meta), so ledgers built later from the placeholder still know it."""
-    what = describe_call(call, limit=200) if call is not None else (result.name or "tool")
+def tool_output_placeholder(
+    call: ToolCall | None,
+    result: Message,
+    tokens: int,
+    *,
+    strategy: str = FALLBACK_STRATEGY,
+    step: str = "tool_output",
+    label: str = "output pruned to save context",
+) -> Message:
+    """The one-line stand-in for a pruned (or masked) tool output: the tool, its arguments
+    (path, command, pattern), the size removed and, for a command, its exit code (in the text
+    and in meta, so ledgers built later from the placeholder still know it)."""
+    what = (
+        describe_call(call, limit=PLACEHOLDER_ARGUMENTS_LIMIT)
+        if call is not None
+        else (result.name or "tool")
+    )
     exit_code = exit_code_of(result) if call is not None and command_of(call) else None
     status = f", exit code {exit_code}" if exit_code is not None else ""
-    text = (
-        f"[output pruned to save context: {what} returned {len(result.content)} characters "
-        f"(~{tokens} tokens){status}]"
-    )
+    size = int(result.meta.get("characters_before", len(result.content)))
+    text = f"[{label}: {what} returned {size} characters (~{tokens} tokens){status}]"
     meta: dict[str, object] = {
-        "strategy": FALLBACK_STRATEGY,
-        "step": "tool_output",
+        "strategy": strategy,
+        "step": step,
         "tokens_before": tokens,
     }
     if exit_code is not None:

@@ -15,6 +15,10 @@ from forge.context.conversation import safe_boundaries, tool_group_end
 from forge.llm.messages import Message, MessageKind
 
 
+TURN_ENDING_TOOLS = frozenset({"task_completion", "converse"})
+"""Tools whose call ends the agent's turn (see `forge.agent.tools.loop_breaking`)."""
+
+
 @dataclass(frozen=True, slots=True)
 class ToolCallGroup:
     """One assistant message with tool calls plus its results: messages[start:end]."""
@@ -41,8 +45,19 @@ class Turn:
     end: int
 
     def is_complete(self, messages: Sequence[Message]) -> bool:
-        """A complete turn: the user message followed only by summary messages."""
-        return all(messages[i].kind is MessageKind.SUMMARY for i in range(self.start + 1, self.end))
+        """A finished turn: it ends with a plain answer (an assistant message without tool
+        calls), a call of a turn-ending tool, or only summaries of its work."""
+        if self.end <= self.start + 1:
+            return False
+        work = messages[self.start + 1 : self.end]
+        if all(message.kind is not MessageKind.NORMAL for message in work):
+            return True
+        last_assistant = next((m for m in reversed(work) if m.role == "assistant"), None)
+        if last_assistant is None:
+            return False
+        if not last_assistant.tool_calls:
+            return bool(last_assistant.content)
+        return any(call.name in TURN_ENDING_TOOLS for call in last_assistant.tool_calls)
 
 
 def tool_call_groups(messages: Sequence[Message]) -> list[ToolCallGroup]:
@@ -100,13 +115,20 @@ def head_end(messages: Sequence[Message]) -> int:
     return position
 
 
+def is_instruction(message: Message) -> bool:
+    """A message the user wrote (not a summary or goal batch standing in for some)."""
+    return message.role == "user" and message.kind is MessageKind.NORMAL
+
+
 def protected_positions(messages: Sequence[Message], excluded_tools: Collection[str]) -> set[int]:
-    """Positions nothing may summarize or prune: system messages, the pending task, the latest
-    user message and every message of a group that calls an excluded tool."""
-    protected = {i for i, message in enumerate(messages) if message.role == "system"}
-    for index in (pending_task_index(messages), latest_user_index(messages)):
-        if index is not None:
-            protected.add(index)
+    """Positions nothing may summarize or prune: system messages, every user instruction (the
+    pending task and the latest user message among them) and every message of a group that
+    calls an excluded tool."""
+    protected = {
+        i
+        for i, message in enumerate(messages)
+        if message.role == "system" or is_instruction(message)
+    }
     for group in tool_call_groups(messages):
         if group.is_excluded(excluded_tools):
             protected.update(range(group.start, group.end))

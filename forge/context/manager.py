@@ -57,6 +57,9 @@ from forge.context.strategies import (
     ToolCallSummarizationStrategy,
 )
 from forge.context.strategies.base import new_run_id
+from forge.context.strategies.deterministic import DeterministicStrategy
+from forge.context.strategies.ingest_cap import MINIMUM_CAP_TOKENS, IngestCapStrategy
+from forge.context.strategies.masking import ObservationMaskingStrategy
 from forge.context.summary_archive import SummaryArchive
 from forge.llm.errors import LLMError
 from forge.llm.model_info import context_window as model_context_window
@@ -78,9 +81,19 @@ def summarizer_input_limit(window: int) -> int:
     return max(256, window - default_reply_headroom(window) - SUMMARIZER_PROMPT_RESERVE)
 
 
-def default_strategies(services: StrategyServices) -> list[Strategy]:
-    """ToolCall -> Threshold -> GoalBatch, sharing `services`."""
+AnyStrategy = Strategy | DeterministicStrategy
+"""A tier the manager runs: an LLM strategy or a deterministic one."""
+
+
+def default_strategies(services: StrategyServices) -> list[AnyStrategy]:
+    """The tiers, cheapest first: ingest cap -> observation masking -> tool-call summaries ->
+    threshold summaries -> goal batches, sharing `services`."""
+    settings, counter = services.settings, services.counter
     return [
+        IngestCapStrategy(settings, counter),
+        ObservationMaskingStrategy(
+            settings, counter, summaries_active=lambda: settings.tool_call_summaries
+        ),
         ToolCallSummarizationStrategy(services),
         ThresholdSummarizationStrategy(services),
         GoalBatchCompactionStrategy(services),
@@ -107,7 +120,7 @@ class Manager:
         summarization_model: str = "",
         event_sink: EventSink | None = None,
         summary_dir: Path | None = None,
-        strategies: Sequence[Strategy] | None = None,
+        strategies: Sequence[AnyStrategy] | None = None,
         summarizer_window: int | None = None,
     ) -> None:
         self.settings = settings
@@ -121,7 +134,7 @@ class Manager:
         self.summarizer = AdaptiveSummarizer(counter, settings.summarizer)
         archive = SummaryArchive(summary_dir) if summary_dir is not None else None
         self.services = StrategyServices(settings, counter, self.summarizer, archive)
-        self._strategies: list[Strategy] = (
+        self._strategies: list[AnyStrategy] = (
             list(strategies) if strategies is not None else default_strategies(self.services)
         )
         self._usage = UsageTracker(counter)
@@ -137,7 +150,7 @@ class Manager:
         return self._max_tokens
 
     @property
-    def strategies(self) -> tuple[Strategy, ...]:
+    def strategies(self) -> tuple[AnyStrategy, ...]:
         """The strategies in the order they run."""
         return tuple(self._strategies)
 
@@ -189,7 +202,8 @@ class Manager:
 
     # --- the flow --------------------------------------------------------------------------
     async def evaluate_and_summarize(self, conversation: Conversation) -> None:
-        """Run before every LLM call: warn, run strategies, auto-summarize, fall back."""
+        """Run before every LLM call: warn, run the tiers whose triggers fire, auto-summarize,
+        fall back, and never leave the prompt above the budget if anything can shrink."""
         async with self._lock:
             current = self.current_tokens(conversation)
             if self._warning.crossed(current, self.max_tokens):
@@ -197,6 +211,8 @@ class Manager:
                 self._emit(ContextWarning(current, self.max_tokens, threshold))
             ran: set[int] = set()
             for strategy in self._strategies:
+                if not self._enabled(strategy):
+                    continue
                 current = self.current_tokens(conversation)
                 if not strategy.should_run(conversation, current, self.max_tokens):
                     continue
@@ -205,23 +221,38 @@ class Manager:
                     logger.info("context: %s paused (last runs freed too little)", strategy.name)
                     continue
                 ran.add(id(strategy))
-                await self._run(strategy, conversation, Trigger.AUTO)
+                if isinstance(strategy, DeterministicStrategy):
+                    self._deterministic_run(strategy, conversation, Trigger.AUTO)
+                else:
+                    await self._run(strategy, conversation, Trigger.AUTO)
                 if governed:
                     self._governor.record_run(current, self.current_tokens(conversation))
             await self._auto_summarize(conversation, ran)
+            self._fit_budget(conversation)
             self._finish(conversation)
 
     async def compact(
         self, conversation: Conversation, instructions: str = "", trigger: Trigger = Trigger.MANUAL
     ) -> None:
-        """Summarize now regardless of triggers (/compact, or after a context overflow)."""
+        """Summarize now regardless of triggers (/compact, or after a context overflow).
+
+        After an overflow the prompt must come out smaller than it went in: outputs are cut
+        harder (the newest included) and the fallback runs; if nothing could shrink,
+        `SummarizationSkipped` is raised rather than letting the same request go out again."""
         async with self._lock:
-            chosen: list[Strategy] = [
+            before = self.current_tokens(conversation)
+            version = conversation.version
+            if trigger is Trigger.OVERFLOW:
+                self._cap_outputs(conversation, self._overflow_target(conversation), trigger)
+            chosen: list[AnyStrategy] = [
                 s for s in self._strategies if isinstance(s, ThresholdSummarizationStrategy)
             ]
             if not chosen:
                 chosen = [s for s in self._strategies if getattr(s, "forceable", False)]
             for strategy in chosen:
+                if isinstance(strategy, DeterministicStrategy):
+                    self._deterministic_run(strategy, conversation, trigger, force=True)
+                    continue
                 await self._run(
                     strategy, conversation, trigger, instructions=instructions, force=True
                 )
@@ -229,7 +260,23 @@ class Manager:
                 target = self._fallback_target(conversation, trigger)
                 if self.current_tokens(conversation) > target:
                     self._fallback_run(conversation, trigger)
+                self._fit_budget(conversation, limit=self._overflow_target(conversation))
             self._finish(conversation)
+            if trigger is Trigger.OVERFLOW and (
+                conversation.version == version or self.current_tokens(conversation) >= before
+            ):
+                raise SummarizationSkipped(
+                    "nothing could be shrunk: the instructions and excluded tools' messages "
+                    "alone fill the context window"
+                )
+
+    def _enabled(self, strategy: AnyStrategy) -> bool:
+        """Whether the settings switch this tier on."""
+        if isinstance(strategy, ObservationMaskingStrategy):
+            return self.settings.observation_masking
+        if isinstance(strategy, ToolCallSummarizationStrategy):
+            return self.settings.tool_call_summaries
+        return True
 
     async def _auto_summarize(self, conversation: Conversation, ran: set[int]) -> None:
         """At the auto-summary threshold: forced runs, then the fallback if still needed."""
@@ -243,8 +290,14 @@ class Manager:
         for strategy in self._strategies:
             if id(strategy) in ran or not getattr(strategy, "forceable", False):
                 continue
+            if not self._enabled(strategy):
+                continue
             if not reached(self.current_tokens(conversation), self.max_tokens, auto):
                 break
+            if isinstance(strategy, DeterministicStrategy):
+                if strategy.pending_items(conversation, self.max_tokens, force=True):
+                    self._deterministic_run(strategy, conversation, Trigger.AUTO, force=True)
+                continue
             if isinstance(strategy, SummarizationStrategy) and not strategy.pending_items(
                 conversation, force=True
             ):
@@ -253,6 +306,86 @@ class Manager:
         if reached(self.current_tokens(conversation), self.max_tokens, auto):
             self._fallback_run(conversation, Trigger.AUTO)
         self._governor.record_run(before, self.current_tokens(conversation))
+
+    def _deterministic_run(
+        self,
+        strategy: DeterministicStrategy,
+        conversation: Conversation,
+        trigger: Trigger,
+        *,
+        force: bool = False,
+    ) -> int:
+        """One run of a deterministic tier, with the usual events (model "none")."""
+        items = strategy.pending_items(conversation, self.max_tokens, force=force)
+        if not items:
+            return 0
+        run_id = new_run_id()
+        before = self.current_tokens(conversation)
+        self._emit(
+            SummarizationStarted(
+                run_id, strategy.name, trigger, "none", before, self.max_tokens, items
+            )
+        )
+        started = time.monotonic()
+        was_valid = conversation.is_valid()
+        done = strategy.apply(conversation, self.max_tokens, force=force)
+        if was_valid:
+            self._ensure_valid(conversation)
+        self._emit(
+            SummarizationCompleted(
+                run_id, strategy.name, "none", done, before, self.current_tokens(conversation),
+                time.monotonic() - started, 0,
+            )
+        )  # fmt: skip
+        return done
+
+    # --- never above the budget ------------------------------------------------------------
+    def _overflow_target(self, conversation: Conversation) -> int:
+        """What the prompt must shrink to after the server refused it as too long."""
+        return min(
+            int(self.max_tokens * FALLBACK_TARGET_FACTOR),
+            int(self.current_tokens(conversation) * OVERFLOW_TARGET_FACTOR),
+        )
+
+    def _fit_budget(self, conversation: Conversation, limit: int | None = None) -> None:
+        """The last step before a request: if the prompt is still above `limit` (default the
+        budget), run the fallback, then cut tool outputs harder, the newest included."""
+        limit = self.max_tokens if limit is None else limit
+        if self.current_tokens(conversation) <= limit:
+            return
+        self._fallback_run(conversation, Trigger.AUTO)
+        if self.current_tokens(conversation) > limit:
+            self._cap_outputs(conversation, limit, Trigger.AUTO)
+
+    def _cap_outputs(self, conversation: Conversation, limit: int, trigger: Trigger) -> None:
+        """Cut tool outputs (newest included) with a shrinking per-output cap until the prompt
+        fits `limit` or no output can be cut further."""
+        cap = next((s for s in self._strategies if isinstance(s, IngestCapStrategy)), None)
+        if cap is None:
+            cap = IngestCapStrategy(self.settings, self.counter)
+        excess = self.current_tokens(conversation) - limit
+        if excess <= 0:
+            return
+        run_id = new_run_id()
+        before = self.current_tokens(conversation)
+        self._emit(
+            SummarizationStarted(run_id, cap.name, trigger, "none", before, self.max_tokens, 0)
+        )
+        started = time.monotonic()
+        per_output = max(MINIMUM_CAP_TOKENS, int(cap.limit(self.max_tokens)))
+        total = 0
+        while self.current_tokens(conversation) > limit:
+            cut = cap.cap_all(conversation, per_output, excluded_tools=self.settings.excluded_tools)
+            total += cut
+            if per_output <= MINIMUM_CAP_TOKENS:
+                break
+            per_output = max(MINIMUM_CAP_TOKENS, per_output // 2)
+        self._emit(
+            SummarizationCompleted(
+                run_id, cap.name, "none", total, before, self.current_tokens(conversation),
+                time.monotonic() - started, 0,
+            )
+        )  # fmt: skip
 
     async def _run(
         self,

@@ -24,7 +24,9 @@ class ContentType(StrEnum):
     DOCUMENT = "document"
     """A file or any other long text."""
     USER_GOALS = "user_goals"
-    """Several finished user turns, to be kept as the user's intent and constraints."""
+    """The work of several finished user turns (their requests stay verbatim)."""
+    USER_INSTRUCTIONS = "user_instructions"
+    """The user's own messages, condensed only when they alone outgrow their share."""
 
 
 SUMMARIZER_SYSTEM_PROMPT = """\
@@ -55,10 +57,18 @@ _GUIDANCE: dict[ContentType, str] = {
         "and anything relevant to my task."
     ),
     ContentType.USER_GOALS: (
-        "These are earlier requests the user made and what came of them. Keep the user's intent "
-        "in their own words where possible, every correction they made, every lasting "
-        "constraint or preference (style, tools, files not to touch), and what was delivered. "
-        "Drop the details of how the work was done."
+        "These are earlier requests the user made (they stay word for word in the conversation) "
+        "and the work I did on them. For each request say the user's intent, what was "
+        "delivered, what changed (paths, symbols), the decisions taken, every correction the "
+        "user made and every "
+        "lasting constraint or preference (style, tools, files not to touch). Drop the details "
+        "of how the work was done."
+    ),
+    ContentType.USER_INSTRUCTIONS: (
+        "These are messages the user wrote to me. Condense them, keeping EVERY instruction, "
+        "requirement, correction, constraint and preference, with every path, name, number and "
+        "quoted text exactly as written. Drop only pleasantries, repetition and pasted material "
+        "that is not an instruction (say in one line what was pasted)."
     ),
 }
 

@@ -87,6 +87,14 @@ async def provider_for(
         await provider.aclose()
 
 
+def llm_tiers(**changes: Any) -> ContextSettings:
+    """Settings with the LLM tiers alone: tool-call summaries on, observation masking off (the
+    tests of the LLM strategies, which masking would otherwise pre-empt)."""
+    values: dict[str, Any] = {"tool_call_summaries": True, "observation_masking": False}
+    values.update(changes)
+    return ContextSettings(**values)
+
+
 def make_manager(
     provider: OpenAICompatibleProvider,
     settings: ContextSettings | None = None,
@@ -94,10 +102,11 @@ def make_manager(
     events: list[ContextEvent] | None = None,
     **options: Any,
 ) -> Manager:
-    """A manager with the exact counter and a large window unless told otherwise."""
+    """A manager with the exact counter and a large window unless told otherwise; without
+    `settings`, the LLM tiers alone (`llm_tiers`)."""
     sink = events.append if events is not None else None
     options.setdefault("context_window", 1_000_000)
-    return Manager(settings or ContextSettings(), provider, counter(), event_sink=sink, **options)
+    return Manager(settings or llm_tiers(), provider, counter(), event_sink=sink, **options)
 
 
 def ids(messages: Sequence[Message]) -> list[str]:

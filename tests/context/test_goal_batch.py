@@ -1,4 +1,4 @@
-"""GoalBatchCompactionStrategy: complete turns, age, minimum and maximum, protected turns."""
+"""GoalBatchCompactionStrategy: finished turns, age, minimum and maximum, what stays verbatim."""
 
 from __future__ import annotations
 
@@ -7,12 +7,14 @@ import pytest
 from forge.config.settings import ContextSettings
 from forge.context.errors import SummarizationSkipped
 from forge.context.events import ContextEvent, SummarizationProgress
+from forge.context.groups import user_turns
 from forge.context.strategies import GoalBatchCompactionStrategy
 from forge.llm.errors import ServerError
 from forge.llm.messages import Message, MessageKind, assistant, user
 from tests.context.builders import (
     conversation,
     filler,
+    group,
     ids,
     provider_for,
     run_for,
@@ -31,16 +33,27 @@ def summary(text: str) -> Message:
     return Message(role="assistant", content=text, kind=MessageKind.SUMMARY)
 
 
-def finished_turn(number: int) -> list[Message]:
+def answered_turn(number: int) -> list[Message]:
+    """A real finished turn: a request, tool work, and a plain answer."""
     return [
         user(f"request {number}: rename module m{number} " + words(40, "req")),
-        summary(f"I renamed m{number}. " + words(60, "sum")),
-        summary(f"I ran the tests for m{number}. " + words(60, "tst")),
+        *group("read_file", words(150, "src"), arguments={"path": f"src/m{number}.py"}),
+        *group("execute_command", words(80, "tst"), arguments={"command": "pytest -q"}),
+        assistant(f"Renamed m{number}; the tests pass."),
+    ]
+
+
+def completed_turn(number: int) -> list[Message]:
+    """A finished turn that ends with the turn-ending tool."""
+    return [
+        user(f"request {number}: document m{number}"),
+        *group("read_file", words(150, "doc"), arguments={"path": f"docs/m{number}.md"}),
+        *group("task_completion", "done", arguments={"result": f"documented m{number}"}),
     ]
 
 
 def turns(count: int, start: int = 1) -> list[Message]:
-    return [m for n in range(start, start + count) for m in finished_turn(n)]
+    return [m for n in range(start, start + count) for m in answered_turn(n)]
 
 
 def later(count: int) -> list[Message]:
@@ -48,59 +61,77 @@ def later(count: int) -> list[Message]:
     return [user("the current request"), *filler(count - 1)]
 
 
-def test_a_complete_turn_is_a_user_message_followed_only_by_summaries() -> None:
-    unfinished = [user("request x"), summary("did part"), *filler(1)]
+def test_a_turn_is_finished_by_a_plain_answer_a_turn_ending_tool_or_only_summaries() -> None:
+    unfinished = [user("request x"), *group("read_file", words(100))]
+    summarized = [user("request y"), summary("I did y. " + words(50))]
+    chat = conversation(task_start(), answered_turn(1), completed_turn(2), summarized, unfinished)
+    finished = [turn.is_complete(chat.messages) for turn in user_turns(chat.messages)]
+    # the task's own turn holds only the next user message: nothing finished it
+    assert finished == [False, True, True, True, False]
+
+
+def test_an_unfinished_turn_breaks_a_run() -> None:
+    unfinished = [user("request x"), *group("read_file", words(100))]
     chat = conversation(task_start(), turns(2), unfinished, turns(2, 5), later(25))
-    # the unfinished turn breaks the run: two and two, never three in a row
     assert strategy().eligible_turns(chat.messages) == []
 
 
 @pytest.mark.parametrize(("count", "fires"), [(2, False), (3, True)])
 def test_needs_the_minimum_number_of_turns(count: int, fires: bool) -> None:
-    chat = conversation(task_start(), filler(1), turns(count), later(25))
+    chat = conversation(task_start(), turns(count), later(25))
     assert strategy().should_run(chat, 0, 1000) is fires
 
 
 @pytest.mark.parametrize(("after", "fires"), [(20, False), (21, True)])
 def test_turns_must_lie_more_than_goal_batch_age_back(after: int, fires: bool) -> None:
-    chat = conversation(task_start(), filler(1), turns(3), later(after))
+    chat = conversation(task_start(), turns(3), later(after))
     assert strategy().should_run(chat, 0, 1000) is fires
 
 
 def test_at_most_max_turns_are_batched_oldest_first() -> None:
-    chat = conversation(task_start(), filler(1), turns(8), later(25))
+    chat = conversation(task_start(), turns(8), later(25))
     chosen = strategy().eligible_turns(chat.messages)
     assert len(chosen) == 6
     assert chat[chosen[0].start].content.startswith("request 1:")
 
 
-def test_pending_task_and_latest_user_message_never_join_a_batch() -> None:
-    # the pending task is followed only by summaries: complete, but protected
-    chat = conversation(
-        task_start("first task"), summary("did it " + words(50)), turns(2), later(25)
-    )
-    assert strategy().eligible_turns(chat.messages) == []
+def test_the_latest_user_messages_turn_never_joins_a_batch() -> None:
+    chat = conversation(task_start(), turns(3))
+    assert strategy().eligible_turns(chat.messages) == []  # turn 3 holds the latest message
+    chat = conversation(task_start(), turns(4), later(25))
+    assert len(strategy().eligible_turns(chat.messages)) == 4
 
 
-async def test_run_compacts_the_turns_into_one_user_goal_batch(llm_server: OpenAIServer) -> None:
+async def test_run_merges_only_the_work_and_keeps_every_request_verbatim(
+    llm_server: OpenAIServer,
+) -> None:
     llm_server.responder = lambda request: Text(
-        "The user asked me to rename m1, m2 and m3; always run the tests after a rename."
+        "Request 1 renamed m1, request 2 documented m2, request 3 renamed m3; tests pass."
     )
-    head = task_start()
-    batch = turns(3)
+    batch = [*answered_turn(1), *completed_turn(2), *answered_turn(3)]
+    requests = [m for m in batch if m.role == "user"]
+    ending = [m for m in batch if m.role != "user" and "task_completion" in str(m.tool_calls)]
+    ending_result = batch[batch.index(ending[0]) + 1]
     rest = later(25)
-    chat = conversation(head, filler(1), batch, rest)
+    chat = conversation(task_start(), batch, rest)
     async with provider_for(llm_server) as provider:
         assert await strategy().run(chat, provider, run_for([])) == 3
     messages = chat.messages
-    goal = messages[3]
-    assert goal.kind is MessageKind.GOAL_BATCH and goal.role == "user"
-    assert goal.replaces == tuple(ids(batch))
-    assert "always run the tests" in goal.content
+    goals = [m for m in messages if m.kind is MessageKind.GOAL_BATCH]
+    assert len(goals) == 1
+    goal = goals[0]
+    assert goal.role == "assistant" and "tests pass" in goal.content
+    for request in requests:  # every request still there, the same object, in order
+        assert request in messages
+    assert [messages.index(r) for r in requests] == sorted(messages.index(r) for r in requests)
+    assert ending[0] in messages and ending_result in messages  # excluded tools kept
+    # the goal message stands where the last stretch of work was: after the last request
+    assert messages.index(goal) == messages.index(requests[-1]) + 1
+    work = [m for m in batch if m not in requests and m not in (ending[0], ending_result)]
+    assert set(goal.replaces) == {m.id for m in work}
     assert ids(messages[-25:]) == ids(rest)
-    assert chat.latest_user_index() != 3  # a goal batch is not a real user message
     sent = llm_server.requests[0].text()
-    assert "corrections" in sent and "request 2: rename module m2" in sent
+    assert "request 2: document m2" in sent and "intent" in sent
     assert chat.is_valid()
 
 
@@ -109,7 +140,7 @@ async def test_a_batch_that_would_not_shrink_is_never_tried_again(
 ) -> None:
     llm_server.responder = lambda request: Text(words(2000, "long"))
     chosen = strategy()
-    chat = conversation(task_start(), filler(1), turns(3), later(25))
+    chat = conversation(task_start(), turns(3), later(25))
     before = ids(chat.messages)
     async with provider_for(llm_server) as provider:
         with pytest.raises(SummarizationSkipped):
@@ -120,7 +151,7 @@ async def test_a_batch_that_would_not_shrink_is_never_tried_again(
         chat.append(message)
     assert chosen.should_run(chat, 0, 1000) is False
     assert len(llm_server.requests) == 1
-    other = conversation(task_start(), filler(1), turns(3, 10), later(25))
+    other = conversation(task_start(), turns(3, 10), later(25))
     assert chosen.should_run(other, 0, 1000) is True  # only that batch is given up on
 
 
@@ -129,12 +160,13 @@ async def test_a_failed_batch_waits_for_goal_batch_age_new_messages(
 ) -> None:
     llm_server.responder = lambda request: Fault(503, {"error": {"message": "busy"}})
     chosen = strategy()
-    chat = conversation(task_start(), filler(1), turns(3), later(25))
+    chat = conversation(task_start(), turns(3), later(25))
     events: list[ContextEvent] = []
     async with provider_for(llm_server) as provider:
         with pytest.raises(ServerError):
             await chosen.run(chat, provider, run_for(events))
-    assert [(e.done, e.total) for e in events if isinstance(e, SummarizationProgress)] == [(1, 1)]
+    # a failure is not progress
+    assert [(e.done, e.total) for e in events if isinstance(e, SummarizationProgress)] == [(0, 1)]
     assert chosen.should_run(chat, 0, 1000) is False
     for message in filler(19):
         chat.append(message)

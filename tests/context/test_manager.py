@@ -28,6 +28,7 @@ from tests.context.builders import (
     counter,
     filler,
     group,
+    llm_tiers,
     make_manager,
     provider_for,
     task_start,
@@ -101,7 +102,12 @@ async def test_warning_once_per_crossing_and_usage_after_each_evaluation(
 
 
 def auto_settings(**changes: object) -> ContextSettings:
-    values: dict[str, object] = {"max_tokens": 10_000, "threshold_trigger": 0.95}
+    values: dict[str, object] = {
+        "max_tokens": 10_000,
+        "threshold_trigger": 0.95,
+        "tool_call_summaries": True,
+        "observation_masking": False,
+    }
     values.update(changes)
     return ContextSettings(**values)  # type: ignore[arg-type]
 
@@ -140,7 +146,7 @@ async def tool_calls_then_threshold(
     events: list[ContextEvent] = []
     chat = conversation(task_start(), steps(10), filler(20), steps(4, size=400, marker="t"))
     async with provider_for(llm_server) as provider:
-        manager = make_manager(provider, ContextSettings(max_tokens=2500), events=events)
+        manager = make_manager(provider, llm_tiers(max_tokens=2500), events=events)
         await manager.evaluate_and_summarize(chat)
     return events, chat, [strategy.name for strategy in manager.strategies]
 
@@ -149,7 +155,7 @@ async def test_strategies_run_in_order_tool_call_then_threshold(
     llm_server: OpenAIServer,
 ) -> None:
     events, chat, order = await tool_calls_then_threshold(llm_server)
-    assert order == ["tool_call", "threshold", "goal_batch"]
+    assert order == ["ingest_cap", "masking", "tool_call", "threshold", "goal_batch"]
     started = of(SummarizationStarted, events)
     assert [s.strategy for s in started][:2] == ["tool_call", "threshold"]
     assert started[0].items == 10

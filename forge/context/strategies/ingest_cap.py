@@ -1,0 +1,205 @@
+"""IngestCapStrategy (tier 0): no single tool output may take more than a set share of the budget.
+
+An output above `ingest_max_share` of the budget keeps its head and its tail (half each) and
+says what was elided and how to get it (`read_file` with a line range, or a narrower command).
+It is checked once, when it arrives (O(new) per LLM call). Excluded tools' outputs are never
+touched. After a context overflow the manager calls `cap_all` with a smaller share, which also
+reaches outputs already checked — the newest included — so the retry is smaller.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+
+from forge.config.settings import ContextSettings
+from forge.context.conversation import Conversation
+from forge.context.strategies.deterministic import (
+    AppendCursor,
+    DeterministicStrategy,
+    excluded_call_ids,
+)
+from forge.llm.messages import Message, MessageKind
+from forge.llm.protocols import TokenCounter
+
+MINIMUM_CAP_TOKENS = 256
+"""No output is ever cut below this many tokens."""
+INGEST_CAP = "ingest_cap"
+
+
+class IngestCapStrategy(DeterministicStrategy):
+    """Cuts oversized tool outputs to head + tail as they arrive."""
+
+    name = INGEST_CAP
+    forceable = False
+
+    def __init__(self, settings: ContextSettings, counter: TokenCounter) -> None:
+        super().__init__(settings, counter)
+        self._cursor = AppendCursor()
+        self._pending: list[str] = []
+        """Ids of outputs seen over the cap and not yet cut."""
+        self._limit: int | None = None
+        self._excluded_calls: set[str] = set()
+
+    def limit(self, max_tokens: int) -> int:
+        """The most tokens one output may take under this budget."""
+        return max(MINIMUM_CAP_TOKENS, int(self.settings.ingest_max_share * max_tokens))
+
+    def _scan(self, conversation: Conversation, max_tokens: int) -> list[str]:
+        limit = self.limit(max_tokens)
+        restarted, fresh = self._cursor.new_messages(conversation)
+        if restarted or limit != self._limit:
+            self._pending = []
+            self._excluded_calls = set()
+            if not restarted:
+                self._cursor.reset()
+                _, fresh = self._cursor.new_messages(conversation)
+        self._limit = limit
+        excluded = set(self.settings.excluded_tools)
+        for message in fresh:
+            self._excluded_calls.update(excluded_call_ids([message], excluded))
+            if (
+                _cappable(message, excluded, self._excluded_calls)
+                and self.counter.count_message(message) > limit
+            ):
+                self._pending.append(message.id)
+        return self._pending
+
+    def should_run(self, conversation: Conversation, current_tokens: int, max_tokens: int) -> bool:
+        """An output above the cap arrived."""
+        return bool(self._scan(conversation, max_tokens))
+
+    def pending_items(
+        self, conversation: Conversation, max_tokens: int, *, force: bool = False
+    ) -> int:
+        """Outputs a run now would cut."""
+        return len(self._scan(conversation, max_tokens))
+
+    def apply(self, conversation: Conversation, max_tokens: int, *, force: bool = False) -> int:
+        """Cut every pending output; returns how many were cut."""
+        pending = list(self._scan(conversation, max_tokens))
+        self._pending = []
+        limit = self.limit(max_tokens)
+        cut = 0
+        for message_id in pending:
+            try:
+                index = conversation.index_of(message_id)
+            except ValueError:
+                continue
+            if _cut_in_place(conversation, index, limit, self.counter):
+                cut += 1
+        self._cursor.new_messages(conversation)  # our own edits are not news
+        return cut
+
+    def cap_all(
+        self, conversation: Conversation, limit: int, *, excluded_tools: Collection[str]
+    ) -> int:
+        """Cut every output above `limit` tokens, the newest included (after an overflow, or
+        when nothing else can make the prompt fit). Returns how many were cut."""
+        excluded = set(excluded_tools)
+        kept_calls = excluded_call_ids(conversation, excluded)
+        cut = 0
+        for index in range(len(conversation)):
+            message = conversation[index]
+            if not _cappable(message, excluded, kept_calls):
+                continue
+            if self.counter.count_message(message) <= limit:
+                continue
+            if _cut_in_place(conversation, index, limit, self.counter):
+                cut += 1
+        self._cursor.reset()
+        self._pending = []
+        return cut
+
+
+def _cappable(message: Message, excluded: Collection[str], kept_calls: Collection[str]) -> bool:
+    return (
+        message.role == "tool"
+        and message.kind is MessageKind.NORMAL
+        and (message.name or "") not in excluded
+        and (message.tool_call_id or "") not in kept_calls
+    )
+
+
+def _cut_in_place(
+    conversation: Conversation, index: int, limit: int, counter: TokenCounter
+) -> bool:
+    message = conversation[index]
+    tokens = counter.count_message(message)
+    text = head_and_tail(message.content, limit, counter, tool=message.name or "")
+    if text == message.content:
+        return False
+    meta = dict(message.meta)
+    meta.setdefault("characters_before", len(message.content))
+    meta.setdefault("tokens_before", tokens)
+    meta["capped"] = True
+    capped = Message(
+        role="tool",
+        content=text,
+        tool_call_id=message.tool_call_id,
+        name=message.name,
+        kind=MessageKind.NORMAL,
+        replaces=(message.id,),
+        meta=meta,
+    )
+    conversation.replace_message(index, capped)
+    return True
+
+
+def head_and_tail(text: str, limit: int, counter: TokenCounter, *, tool: str = "") -> str:
+    """`text` if it fits in `limit` tokens; else its first and last lines (about half the
+    limit each) around a marker saying what was elided and how to read it."""
+    total = counter.count_text(text)
+    if total <= limit:
+        return text
+    lines = text.splitlines(keepends=True)
+    characters_per_token = max(1.0, len(text) / max(1, total))
+    budget = int((limit - 60) * characters_per_token)  # 60 tokens for the marker
+    while True:
+        head, tail, first_elided, last_elided = _split(lines, text, max(0, budget))
+        elided = text[len(head) : len(text) - len(tail)]
+        marker = _marker(elided, first_elided, last_elided, counter, tool)
+        result = f"{head}{marker}{tail}"
+        if counter.count_text(result) <= limit or budget <= 0:
+            return result
+        budget = int(budget * 0.8)
+
+
+def _split(lines: list[str], text: str, budget: int) -> tuple[str, str, int, int]:
+    """(head, tail, first elided line number, last elided line number), each half of
+    `budget` characters; a single huge line is cut by characters."""
+    half = budget // 2
+    head_lines: list[str] = []
+    size = 0
+    for line in lines:
+        if size + len(line) > half:
+            break
+        head_lines.append(line)
+        size += len(line)
+    tail_lines: list[str] = []
+    size = 0
+    for line in reversed(lines[len(head_lines) :]):
+        if size + len(line) > half:
+            break
+        tail_lines.append(line)
+        size += len(line)
+    tail_lines.reverse()
+    if len(head_lines) + len(tail_lines) >= len(lines) or (not head_lines and not tail_lines):
+        # One huge line (minified output): cut by characters.
+        return text[:half], text[len(text) - half :] if half else "", 1, max(1, len(lines))
+    first = len(head_lines) + 1
+    last = len(lines) - len(tail_lines)
+    return "".join(head_lines), "".join(tail_lines), first, last
+
+
+def _marker(elided: str, first: int, last: int, counter: TokenCounter, tool: str) -> str:
+    lines = last - first + 1
+    noun = "line" if lines == 1 else "lines"
+    tokens = counter.count_text(elided)
+    if tool == "read_file":
+        how = f"read them with read_file start_line/end_line (output lines {first}-{last})"
+    else:
+        how = "narrow the command, search or path to see them"
+    return (
+        f"\n[... {lines} {noun} ({len(elided)} characters, ~{tokens} tokens) elided to fit the "
+        f"context window; {how} ...]\n"
+    )

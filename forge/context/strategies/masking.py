@@ -1,0 +1,143 @@
+"""ObservationMaskingStrategy (tier 1): older tool outputs become one-line placeholders.
+
+Every tool output older than the newest `mask_keep_recent` (never fewer than 3) is replaced by
+the placeholder the fallback uses (tool, key arguments, size, exit code), with no LLM call.
+Masking waits until `mask_batch` outputs can be masked and then masks them all at once: the
+prompt's prefix then changes once per batch, not on every call, so providers' prompt caches
+keep hitting between batches. Under pressure (the threshold trigger reached, or forced by the
+auto-summary threshold or /compact) it masks whatever it can at once.
+
+Never masked: excluded tools' outputs, outputs already masked, pruned or summarized, and
+outputs whose placeholder would not be smaller. When LLM tool-call summaries are on
+(`tool_call_summaries`), aging groups go to that tier instead and masking acts only under
+pressure or when summaries are off for the session (a failing summarization model).
+
+Bookkeeping is O(new) per LLM call: candidates are found as messages arrive (`AppendCursor`);
+any other change to the list (a summary swapped in) rebuilds them once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from forge.config.settings import ContextSettings
+from forge.context.budget import reached
+from forge.context.conversation import Conversation
+from forge.context.fallback import tool_output_placeholder
+from forge.context.strategies.deterministic import (
+    AppendCursor,
+    DeterministicStrategy,
+    excluded_call_ids,
+)
+from forge.llm.messages import Message, MessageKind, ToolCall
+from forge.llm.protocols import TokenCounter
+
+MASKING = "masking"
+MINIMUM_SAVING_TOKENS = 25
+"""An output is worth masking only if its placeholder saves at least this many tokens."""
+
+
+class ObservationMaskingStrategy(DeterministicStrategy):
+    """Masks older tool outputs in batches."""
+
+    name = MASKING
+
+    def __init__(
+        self,
+        settings: ContextSettings,
+        counter: TokenCounter,
+        *,
+        summaries_active: Callable[[], bool] = lambda: False,
+    ) -> None:
+        super().__init__(settings, counter)
+        self.summaries_active = summaries_active
+        """True while the LLM tool-call tier takes aging groups (see module docstring)."""
+        self._cursor = AppendCursor()
+        self._calls: dict[str, ToolCall] = {}
+        self._tool_ids: list[str] = []
+        """Ids of every tool output seen, in order (masked ones too: they count as outputs)."""
+        self._candidates: dict[str, None] = {}
+        """Ids of outputs worth masking once old enough, in order."""
+        self._excluded_calls: set[str] = set()
+        """Calls in a group with an excluded tool (never masked)."""
+
+    # --- bookkeeping ---------------------------------------------------------------------
+    def _update(self, conversation: Conversation) -> None:
+        restarted, fresh = self._cursor.new_messages(conversation)
+        if restarted:
+            self._calls.clear()
+            self._tool_ids.clear()
+            self._candidates.clear()
+            self._excluded_calls.clear()
+        excluded = set(self.settings.excluded_tools)
+        for message in fresh:
+            for call in message.tool_calls:
+                self._calls[call.id] = call
+            self._excluded_calls.update(excluded_call_ids([message], excluded))
+            if message.role != "tool":
+                continue
+            self._tool_ids.append(message.id)
+            if self._worth_masking(message, excluded):
+                self._candidates[message.id] = None
+
+    def _worth_masking(self, message: Message, excluded: set[str]) -> bool:
+        if message.kind is not MessageKind.NORMAL or (message.name or "") in excluded:
+            return False
+        if (message.tool_call_id or "") in self._excluded_calls:
+            return False
+        return self.counter.count_message(message) >= 2 * MINIMUM_SAVING_TOKENS
+
+    def _maskable(self) -> list[str]:
+        keep = max(3, self.settings.mask_keep_recent)
+        recent = set(self._tool_ids[-keep:])
+        return [message_id for message_id in self._candidates if message_id not in recent]
+
+    # --- the strategy --------------------------------------------------------------------
+    def should_run(self, conversation: Conversation, current_tokens: int, max_tokens: int) -> bool:
+        """A full batch is ready (or, under pressure, anything is)."""
+        if not self.settings.observation_masking:
+            return False
+        self._update(conversation)
+        maskable = len(self._maskable())
+        if not maskable:
+            return False
+        if reached(current_tokens, max_tokens, self.settings.threshold_trigger):
+            return True
+        return not self.summaries_active() and maskable >= self.settings.mask_batch
+
+    def pending_items(
+        self, conversation: Conversation, max_tokens: int, *, force: bool = False
+    ) -> int:
+        """Outputs a run now would mask."""
+        self._update(conversation)
+        return len(self._maskable())
+
+    def apply(self, conversation: Conversation, max_tokens: int, *, force: bool = False) -> int:
+        """Mask every maskable output; returns how many were masked."""
+        self._update(conversation)
+        maskable = self._maskable()
+        if not maskable:
+            return 0
+        positions = {message.id: index for index, message in enumerate(conversation)}
+        masked = 0
+        for message_id in maskable:
+            del self._candidates[message_id]
+            index = positions.get(message_id)
+            if index is None:
+                continue
+            message = conversation[index]
+            tokens = self.counter.count_message(message)
+            placeholder = tool_output_placeholder(
+                self._calls.get(message.tool_call_id or ""),
+                message,
+                tokens,
+                strategy=MASKING,
+                step="mask",
+                label="output masked to save context",
+            )
+            if tokens - self.counter.count_message(placeholder) < MINIMUM_SAVING_TOKENS:
+                continue
+            conversation.replace_message(index, placeholder)
+            masked += 1
+        self._cursor.new_messages(conversation)  # our own edits are not news
+        return masked
