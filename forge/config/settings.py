@@ -167,7 +167,7 @@ class ContextSettings(BaseModel):
     """Tools whose calls and results are never summarized away."""
     goal_batch_age: PositiveCount = 20
     """Messages after which a finished goal's turns may be batched into one summary."""
-    goal_batch_min_turns: PositiveCount = 3
+    goal_batch_min_turns: PositiveCount = 2
     """Fewest turns the goal-batch strategy summarizes together."""
     goal_batch_max_turns: PositiveCount = 6
     """Most turns the goal-batch strategy summarizes together."""
@@ -178,9 +178,9 @@ class ContextSettings(BaseModel):
     are kept, with the elided size and how to read the rest."""
     observation_masking: bool = True
     """Replace older tool outputs by a one-line placeholder (no LLM call)."""
-    mask_keep_recent: MaskKeep = 5
+    mask_keep_recent: MaskKeep = 3
     """Newest tool outputs never masked (at least 3)."""
-    mask_batch: PositiveCount = 6
+    mask_batch: PositiveCount = 3
     """Masking waits until this many outputs can be masked, then masks them at once, so the
     prompt's prefix changes rarely and providers' prompt caches keep hitting."""
     tool_call_summaries: bool = False

@@ -14,7 +14,6 @@ from itertools import pairwise
 from forge.context.conversation import safe_boundaries, tool_group_end
 from forge.llm.messages import Message, MessageKind
 
-
 TURN_ENDING_TOOLS = frozenset({"task_completion", "converse"})
 """Tools whose call ends the agent's turn (see `forge.agent.tools.loop_breaking`)."""
 

@@ -26,6 +26,7 @@ from tests.support.openai_server import Fault, OpenAIServer, Text
 
 
 def strategy(**changes: object) -> GoalBatchCompactionStrategy:
+    changes.setdefault("goal_batch_min_turns", 3)
     return GoalBatchCompactionStrategy(services(ContextSettings(**changes)))  # type: ignore[arg-type]
 
 
