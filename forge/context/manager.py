@@ -47,6 +47,7 @@ from forge.context.events import (
     Trigger,
 )
 from forge.context.fallback import FALLBACK_STRATEGY, FallbackResult, apply_fallback_ladder
+from forge.context.groups import is_instruction
 from forge.context.protocols import Strategy
 from forge.context.strategies import (
     GoalBatchCompactionStrategy,
@@ -58,10 +59,16 @@ from forge.context.strategies import (
 )
 from forge.context.strategies.base import new_run_id
 from forge.context.strategies.deterministic import DeterministicStrategy
-from forge.context.strategies.ingest_cap import MINIMUM_CAP_TOKENS, IngestCapStrategy
+from forge.context.strategies.ingest_cap import (
+    MINIMUM_CAP_TOKENS,
+    IngestCapStrategy,
+    head_and_tail,
+)
+from forge.context.strategies.instructions import InstructionCondensationStrategy
 from forge.context.strategies.masking import ObservationMaskingStrategy
 from forge.context.summary_archive import SummaryArchive
 from forge.llm.errors import LLMError
+from forge.llm.messages import Message
 from forge.llm.model_info import context_window as model_context_window
 from forge.llm.model_info import default_reply_headroom
 from forge.llm.protocols import ModelCloner, Provider, TokenCounter
@@ -95,6 +102,7 @@ def default_strategies(services: StrategyServices) -> list[AnyStrategy]:
             settings, counter, summaries_active=lambda: settings.tool_call_summaries
         ),
         ToolCallSummarizationStrategy(services),
+        InstructionCondensationStrategy(services),
         ThresholdSummarizationStrategy(services),
         GoalBatchCompactionStrategy(services),
     ]
@@ -356,6 +364,30 @@ class Manager:
         self._fallback_run(conversation, Trigger.AUTO)
         if self.current_tokens(conversation) > limit:
             self._cap_outputs(conversation, limit, Trigger.AUTO)
+        if self.current_tokens(conversation) > limit:
+            self._cut_instructions(conversation, limit)
+
+    def _cut_instructions(self, conversation: Conversation, limit: int) -> None:
+        """The very last resort, when the user's own messages alone overflow the budget and
+        could not be condensed: the oldest (never the latest) keep their head and tail, with
+        what was elided. Nothing is dropped."""
+        latest = conversation.latest_user_index()
+        per_message = max(MINIMUM_CAP_TOKENS, int(self.max_tokens * 0.1))
+        for index in range(len(conversation)):
+            if self.current_tokens(conversation) <= limit:
+                return
+            message = conversation[index]
+            if index == latest or not is_instruction(message):
+                continue
+            text = head_and_tail(message.content, per_message, self.counter)
+            if text == message.content:
+                continue
+            meta = {**message.meta, "condensed": True, "strategy": "instructions"}
+            shortened = Message(
+                role="user", content=text, kind=message.kind, replaces=(message.id,), meta=meta
+            )
+            conversation.replace_message(index, shortened)
+            logger.warning("context: an old instruction was cut to fit the budget")
 
     def _cap_outputs(self, conversation: Conversation, limit: int, trigger: Trigger) -> None:
         """Cut tool outputs (newest included) with a shrinking per-output cap until the prompt

@@ -155,7 +155,14 @@ async def test_strategies_run_in_order_tool_call_then_threshold(
     llm_server: OpenAIServer,
 ) -> None:
     events, chat, order = await tool_calls_then_threshold(llm_server)
-    assert order == ["ingest_cap", "masking", "tool_call", "threshold", "goal_batch"]
+    assert order == [
+        "ingest_cap",
+        "masking",
+        "tool_call",
+        "instructions",
+        "threshold",
+        "goal_batch",
+    ]
     started = of(SummarizationStarted, events)
     assert [s.strategy for s in started][:2] == ["tool_call", "threshold"]
     assert started[0].items == 10
@@ -231,7 +238,8 @@ async def test_no_compaction_loop_when_runs_free_less_than_five_percent(
         assistant("recent work: " + words(5_500)),
     )
     async with provider_for(llm_server) as provider:
-        manager = make_manager(provider, ContextSettings(max_tokens=20_000), events=events)
+        settings = ContextSettings(max_tokens=20_000, user_instruction_share=1.0)
+        manager = make_manager(provider, settings, events=events)
         assert manager.current_tokens(chat) >= 0.9 * 20_000
         await manager.evaluate_and_summarize(chat)
         assert len(llm_server.requests) == 1

@@ -201,6 +201,46 @@ async def test_every_user_instruction_survives_every_tier_and_the_fallback(
     assert chat.is_valid()
 
 
+async def test_instructions_above_their_share_are_condensed_oldest_first_and_never_dropped(
+    llm_server: OpenAIServer,
+) -> None:
+    llm_server.responder = lambda request: Text("Fix the parser in src/parse.py; keep the API.")
+    first = user("Task 1: fix the parser in src/parse.py, keep the API. " + words(2000, "pst"))
+    second = user("Task 2: add tests. " + words(300, "two"))
+    latest = user("Task 3: " + words(1500, "thr"))
+    chat = conversation(
+        task_start()[:1], first, assistant("Done."), second, assistant("ok"), latest
+    )
+    events: list[ContextEvent] = []
+    async with provider_for(llm_server) as provider:
+        manager = make_manager(provider, tiers(max_tokens=5000), events=events)
+        await manager.evaluate_and_summarize(chat)
+        assert len(llm_server.requests) == 1  # only the oldest needed condensing
+        await manager.evaluate_and_summarize(chat)
+        assert len(llm_server.requests) == 1  # a condensed instruction is never condensed again
+    condensed = chat[1]
+    assert is_instruction(condensed) and condensed.meta["condensed"] is True
+    assert condensed.replaces == (first.id,) and "src/parse.py" in condensed.content
+    assert chat[3] is second and chat[5] is latest  # the others verbatim
+    sent = llm_server.requests[0].text()
+    assert "EVERY instruction" in sent
+    assert [s.strategy for s in events if isinstance(s, SummarizationStarted)] == ["instructions"]
+
+
+async def test_an_instruction_whose_condensing_fails_waits_and_stays_whole(
+    llm_server: OpenAIServer,
+) -> None:
+    llm_server.responder = lambda request: Fault(500, {"error": {"message": "down"}})
+    first = user("Task 1: " + words(2500, "pst"))
+    chat = conversation(task_start()[:1], first, assistant("Done."), user("Task 2: go on"))
+    async with provider_for(llm_server) as provider:
+        manager = make_manager(provider, tiers(max_tokens=5000))
+        for _ in range(3):
+            await manager.evaluate_and_summarize(chat)
+    assert chat[1] is first
+    assert len(llm_server.requests) == 1  # not retried before every call
+
+
 # --- the budget and overflows ----------------------------------------------------------------
 async def test_the_prompt_never_stays_above_the_budget_when_the_newest_output_is_the_bulk(
     llm_server: OpenAIServer,
