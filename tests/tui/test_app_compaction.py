@@ -84,7 +84,7 @@ async def test_compact_with_nothing_old_enough_is_neutral_and_closes_its_line(
 async def test_a_failed_compaction_closes_its_line_with_the_error(
     llm_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch, workspace: Path
 ) -> None:
-    long_answer = " ".join(f"Step {n}: checked module {n} and its tests." for n in range(40))
+    long_answer = " ".join(f"Step {n}: checked module {n} and its tests." for n in range(80))
     for _ in range(4):
         llm_server.enqueue(Text(long_answer, chunk_size=200))
     config = {"llm": {"max_retries": 0}}
@@ -150,6 +150,9 @@ async def test_a_long_session_on_a_small_budget_summarizes_live_and_stays_respon
             "messages_old_threshold": 4,
             "min_tool_calls_to_summarize": 3,
             "max_concurrent_summaries": 1,
+            "tool_call_summaries": True,
+            "observation_masking": False,
+            "ingest_max_share": 1.0,
         }
     }
     app = make_app(configure(llm_server, monkeypatch, config=config), workspace)
