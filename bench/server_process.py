@@ -8,9 +8,12 @@ holds open), so no server outlives a benchmark.
 
 Two modes:
 - `summarizer`: a deterministic summarizer. After `latency` seconds it answers with the first
-  sentences of the last user message's content, up to min(20 % of that content's tokens, 500)
-  tokens (o200k_base; see `summary_of`). Usage reports prompt_tokens = the tokens of every
-  message's content and completion_tokens = the answer's tokens.
+  sentences of its input, up to min(20 % of the input's tokens, 500) tokens (o200k_base; see
+  `summary_of`). The input is the last user message's content, or, when that holds a
+  `<material>...</material>` block (Forge's summary prompts and the replay's baselines wrap
+  what is to be summarized so), the text inside it: a real model summarizes
+  the material, not the instructions around it. Usage reports prompt_tokens = the tokens of
+  every message's content and completion_tokens = the answer's tokens.
 - `stream`: after `latency` seconds, streams the text of `text_file` at `tokens_per_second`
   (o200k_base tokens, `tokens_per_chunk` per SSE event, on a fixed schedule so delays do not
   accumulate), with usage at the end.
@@ -79,6 +82,17 @@ def summary_of(text: str, encoding: Any) -> str:
     ends = [match.end() for match in _SENTENCE_END.finditer(head)]
     cut = head[: ends[-1]] if ends else head
     return cut.strip() or head.strip() or head
+
+
+def summarizer_input(content: str) -> str:
+    """What the summarizer summarizes: the text between the first `<material>` and the last
+    `</material>`, if there is such a block, else the whole text."""
+    start = content.find("<material>")
+    if start < 0:
+        return content
+    end = content.rfind("</material>")
+    inner = content[start + len("<material>") : end if end > start else len(content)]
+    return inner.removeprefix("\n").removesuffix("\n")
 
 
 def content_text(content: Any) -> str:
@@ -187,7 +201,7 @@ def build_app(
         """The answer's text pieces (one per stream event) and its token count."""
         if mode == "summarizer":
             users = [m for m in body.get("messages") or [] if m.get("role") == "user"]
-            material = content_text(users[-1].get("content")) if users else ""
+            material = summarizer_input(content_text(users[-1].get("content")) if users else "")
             answer = summary_of(material, encoding)
             answer_tokens = encoding.encode(answer, disallowed_special=())
             step = 16
@@ -364,6 +378,7 @@ class ServerProcess:
         self.tokens_per_chunk = tokens_per_chunk
         self.process: subprocess.Popen[bytes] | None = None
         self._stderr: IO[bytes] | None = None
+        self._client: httpx.Client | None = None
         self.port = 0
 
     @property
@@ -434,6 +449,9 @@ class ServerProcess:
 
     def stop(self) -> None:
         """Kill the child and wait for it."""
+        if self._client is not None:
+            self._client.close()
+            self._client = None
         process = self.process
         if process is None:
             return
@@ -450,14 +468,19 @@ class ServerProcess:
     def stats(self) -> dict[str, int]:
         """The counters: requests, in_flight, peak_in_flight, completed (ended, whole or cut
         short) and the prompt and completion tokens of ended requests."""
-        response = httpx.get(f"http://127.0.0.1:{self.port}/stats", timeout=30)
+        response = self._http().get(f"http://127.0.0.1:{self.port}/stats")
         response.raise_for_status()
         result: dict[str, int] = response.json()
         return result
 
     def reset_stats(self) -> None:
         """Zero the counters (the peak restarts from the requests in flight now)."""
-        httpx.post(f"http://127.0.0.1:{self.port}/stats/reset", timeout=30).raise_for_status()
+        self._http().post(f"http://127.0.0.1:{self.port}/stats/reset").raise_for_status()
+
+    def _http(self) -> httpx.Client:
+        if self._client is None:
+            self._client = httpx.Client(timeout=30)
+        return self._client
 
     def __enter__(self) -> ServerProcess:
         return self.start()
