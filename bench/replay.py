@@ -354,6 +354,83 @@ def markdown_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
     return "\n".join("| " + " | ".join(cells) + " |" for cells in lines)
 
 
+def _mark(text: str, ok: bool) -> str:
+    return f"{text} {'✓' if ok else '✗'}"
+
+
+def targets_section(rows: Sequence[Row], policy: str) -> list[str]:
+    """The Context engine v2 targets (issue 9) for one forge policy, per budget, over the
+    trajectories (each target on their sum, the per-session ones on each) and the combined
+    session on its own."""
+    header = (
+        "budget",
+        "group",
+        "(prompt+summary in) ÷ masking ≤ 0.9",
+        "worst ÷ none where none > budget ≤ 0.6",
+        "uncached ÷ masking ≤ 1",
+        "over budget = 0",
+        "cost not above a larger budget's",
+        "instructions verbatim",
+    )
+    find = {(r.session, r.budget, r.policy): r for r in rows}
+    budgets = sorted({r.budget for r in rows})
+    labels = {r.budget: r.budget_label for r in rows}
+    table = []
+    for budget in budgets:
+        for group in ("all trajectories", COMBINED):
+            if group == COMBINED:
+                sessions = [COMBINED] if (COMBINED, budget, policy) in find else []
+            else:
+                sessions = list(
+                    dict.fromkeys(
+                        r.session for r in rows if r.session != COMBINED and r.budget == budget
+                    )
+                )
+            mine = [find[(s, budget, policy)] for s in sessions if (s, budget, policy) in find]
+            nones = [find[(s, budget, "none")] for s in sessions if (s, budget, "none") in find]
+            masks = [
+                find[(s, budget, "masking")] for s in sessions if (s, budget, "masking") in find
+            ]
+            if not mine or len(nones) != len(mine) or len(masks) != len(mine):
+                continue
+            total = _sum_rows(mine, group)
+            mask_total = _sum_rows(masks, group)
+            spent = _ratio(total.agent_plus_summary_input, mask_total.agent_plus_summary_input)
+            worst = [
+                row.agent_plus_summary_input / none.prompt_tokens
+                for row, none in zip(mine, nones, strict=True)
+                if none.peak_prompt_tokens > budget and none.prompt_tokens
+            ]
+            uncached = _ratio(total.uncached_prompt_tokens, mask_total.uncached_prompt_tokens)
+            monotone = [
+                row.session
+                for row in mine
+                for larger in budgets
+                if larger > budget
+                and (row.session, larger, policy) in find
+                and row.cost_usd > find[(row.session, larger, policy)].cost_usd
+            ]
+            table.append(
+                [
+                    labels[budget],
+                    group,
+                    _mark(spent, spent != "—" and float(spent) <= 0.9),
+                    _mark(f"{max(worst):.3f}", max(worst) <= 0.6) if worst else "—",
+                    _mark(uncached, uncached != "—" and float(uncached) <= 1.0),
+                    _mark(str(total.over_budget), total.over_budget == 0),
+                    _mark(
+                        "yes" if not monotone else "no: " + ", ".join(dict.fromkeys(monotone)),
+                        not monotone,
+                    ),
+                    _mark(
+                        f"{total.user_verbatim}/{total.user_total}",
+                        total.user_verbatim == total.user_total,
+                    ),
+                ]
+            )
+    return [f"### Context engine v2 targets for `{policy}`", "", markdown_table(header, table)]
+
+
 def render_markdown(rows: Sequence[Row], policies: Sequence[str]) -> str:
     """The section: per budget, the trajectories' total and the combined session by policy;
     then every session's cost by budget."""
@@ -396,6 +473,9 @@ def render_markdown(rows: Sequence[Row], policies: Sequence[str]) -> str:
                         _cells(by_policy[policy], by_policy.get("none"), by_policy.get("masking"))
                     )
         parts += ["", f"### Budget {label}", "", markdown_table(TABLE_HEADER, table)]
+    for policy in policies:
+        if policy.startswith("forge") and "masking" in policies and "none" in policies:
+            parts += ["", *targets_section(rows, policy)]
     cost_header = ["session", "policy", *(label for _, label in budgets)]
     cost_rows = []
     for session in dict.fromkeys(r.session for r in rows):

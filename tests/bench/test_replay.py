@@ -59,6 +59,8 @@ def test_replay_writes_tables_and_every_row_as_json(tmp_path: Path) -> None:
     assert all(set(row) >= REQUIRED_FIELDS for row in rows)
     assert "### Budget 4k" in markdown and "### Budget default (" in markdown
     assert "| all trajectories | forge |" in markdown and "| combined | masking |" in markdown
+    assert "### Context engine v2 targets for `forge`" in markdown
+    assert "### Context engine v2 targets for `forge:messages_old_threshold=10`" in markdown
     small = {r["policy"]: r for r in rows if r["session"] == "a" and r["budget"] == 4000}
     none, masking, forge = small["none"], small["masking"], small["forge"]
     assert none["over_budget"] > 0 and none["summary_calls"] == 0
