@@ -128,9 +128,13 @@ class Replay:
         """A request's prompt tokens, tool definitions included."""
         return prompt_tokens(self.tokenizer.request(self.tools, messages))
 
-    def default_budget(self) -> int:
+    async def default_budget(self) -> int:
         """The main model's default budget, as Forge's Manager computes it."""
-        return self.forge_policy(PolicySpec("forge", "forge"), None).max_tokens
+        policy = self.forge_policy(PolicySpec("forge", "forge"), None)
+        try:
+            return policy.max_tokens
+        finally:
+            await policy.aclose()
 
     def forge_policy(self, spec: PolicySpec, budget: int | None) -> ForgePolicy:
         """A fresh Forge manager for one run."""
@@ -565,7 +569,8 @@ async def replay_all(
     with ServerProcess(mode="summarizer", latency=SUMMARIZER_LATENCY) as server:
         replay = Replay(server, main_model, summary_model)
         try:
-            resolved = {budget: budget or replay.default_budget() for budget in budgets}
+            default = await replay.default_budget()
+            resolved = {budget: budget or default for budget in budgets}
             for budget in budgets:
                 for session in sessions:
                     for spec in specs:

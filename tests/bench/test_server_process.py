@@ -14,7 +14,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from bench.server_process import ServerProcess, summary_limit, summary_of
+from bench.server_process import ServerProcess, summarizer_input, summary_limit, summary_of
 from forge.llm.messages import Message
 from forge.llm.openai_provider import OpenAICompatibleProvider
 from forge.llm.stream import TextDelta, UsageReported
@@ -100,6 +100,27 @@ def test_summary_rule_cuts_a_long_first_sentence() -> None:
     answer = summary_of(text, O200K)
     assert text.startswith(answer)
     assert 0 < len(O200K.encode(answer)) <= summary_limit(len(O200K.encode(text)))
+
+
+def test_the_summarizer_input_is_the_material_block_when_there_is_one() -> None:
+    prompt = "Task: summarize.\n\nKeep paths.\n\n<material>\nI read src/a.py.\n</material>"
+    assert summarizer_input(prompt) == "I read src/a.py."
+    assert summarizer_input("no block here") == "no block here"
+    nested = "<material>\nquoted <material>x</material> inside\n</material>"
+    assert summarizer_input(nested) == "quoted <material>x</material> inside"
+
+
+async def test_summarizer_summarizes_the_material_not_the_instructions() -> None:
+    material = "I ran make test in src/cli. It failed with exit code 2. " * 20
+    prompt = f"Task: write a summary.\n\nBe brief.\n\n<material>\n{material}\n</material>"
+    with ServerProcess(mode="summarizer") as server:
+        provider = OpenAICompatibleProvider("bench-mini", server.base_url, "k", max_retries=0)
+        try:
+            completion = await provider.complete([Message(role="user", content=prompt)])
+        finally:
+            await provider.aclose()
+    assert completion.message.content == summary_of(material.strip("\n"), O200K)
+    assert completion.message.content.startswith("I ran make test in src/cli.")
 
 
 async def test_summarizer_answers_the_last_user_message_with_usage() -> None:
