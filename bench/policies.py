@@ -23,7 +23,7 @@ from bench.sessions import Session
 from forge.config.settings import ContextSettings
 from forge.context.conversation import Conversation
 from forge.context.manager import Manager
-from forge.llm.messages import Message
+from forge.llm.messages import Message, MessageKind
 from forge.llm.openai_provider import OpenAICompatibleProvider
 from forge.llm.protocols import TokenCounter
 
@@ -282,9 +282,12 @@ class ForgePolicy:
         *,
         context_window: int,
         summarization_model: str,
+        observations: frozenset[int] = frozenset(),
     ) -> None:
         self.name = name
         self.provider = provider
+        self.observations = observations
+        """Indices of the session's text-action observations."""
         self.conversation = Conversation()
         self.manager = Manager(
             settings,
@@ -302,11 +305,18 @@ class ForgePolicy:
 
     async def prepare(self, history: Sequence[Message]) -> list[Message]:
         """Append what is new, let the Manager act, and send what it keeps."""
-        for message in history[self._appended :]:
-            self.conversation.append(message)
+        for index in range(self._appended, len(history)):
+            self.conversation.append(self._as_forge_keeps_it(index, history[index]))
         self._appended = len(history)
         await self.manager.evaluate_and_summarize(self.conversation)
         return list(self.conversation.messages)
+
+    def _as_forge_keeps_it(self, index: int, message: Message) -> Message:
+        """A text-action observation is a user-role message that carries output: Forge knows
+        it as `MessageKind.OBSERVATION` (the same wire message, not an instruction)."""
+        if index not in self.observations:
+            return message
+        return Message(role=message.role, content=message.content, kind=MessageKind.OBSERVATION)
 
     def sent(self, prompt_tokens: int) -> None:
         """Report the request's size as a server would (tool definitions included)."""

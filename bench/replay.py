@@ -136,7 +136,9 @@ class Replay:
         finally:
             await policy.aclose()
 
-    def forge_policy(self, spec: PolicySpec, budget: int | None) -> ForgePolicy:
+    def forge_policy(
+        self, spec: PolicySpec, budget: int | None, observations: frozenset[int] = frozenset()
+    ) -> ForgePolicy:
         """A fresh Forge manager for one run."""
         provider = OpenAICompatibleProvider(
             self.main_model, self.server.base_url, API_KEY, max_retries=0
@@ -148,6 +150,7 @@ class Replay:
             TiktokenCounter(self.main_model),
             context_window=self.window,
             summarization_model=self.summary_model,
+            observations=observations,
         )
 
     async def run(
@@ -156,7 +159,7 @@ class Replay:
         """Replay one session under one policy at one budget."""
         policy: Policy
         if spec.kind == "forge":
-            policy = self.forge_policy(spec, budget)
+            policy = self.forge_policy(spec, budget, frozenset(session.observations))
         else:
             context = PolicyContext(session, resolved, self.measure, self.summarizer)
             policy = baseline(spec, context)

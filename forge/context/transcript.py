@@ -9,8 +9,9 @@ from forge.llm.messages import Message, MessageKind
 
 _LABELS = {
     MessageKind.SUMMARY: "my earlier summary",
-    MessageKind.GOAL_BATCH: "earlier user requests, compacted",
+    MessageKind.GOAL_BATCH: "my earlier work on several requests, summarized",
     MessageKind.PRUNED: "pruned",
+    MessageKind.OBSERVATION: "output",
 }
 
 

@@ -31,6 +31,9 @@ class MessageKind(StrEnum):
     """Replaces several complete user turns with one message keeping their intent."""
     PRUNED = "pruned"
     """Marks where deterministic fallback pruning removed or shortened messages."""
+    OBSERVATION = "observation"
+    """A user-role message that carries a tool's or a command's output, not an instruction
+    (shell output the user adds to the conversation; text-action agents' observations)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -175,6 +175,28 @@ async def test_with_llm_tool_call_summaries_on_masking_leaves_the_groups_to_them
     assert not any(m.kind is MessageKind.PRUNED for m in chat.messages)
 
 
+async def test_user_role_observations_are_masked_as_outputs_not_kept_as_instructions(
+    llm_server: OpenAIServer,
+) -> None:
+    outputs = [
+        Message(role="user", content=words(300, f"o{n}"), kind=MessageKind.OBSERVATION)
+        for n in range(6)
+    ]
+    parts: list[Message] = []
+    for number, output in enumerate(outputs):
+        parts += [assistant(f"running step {number}"), output]
+    chat = conversation(task_start(), parts)
+    async with provider_for(llm_server) as provider:
+        manager = make_manager(provider, tiers(mask_keep_recent=3, mask_batch=3))
+        await manager.evaluate_and_summarize(chat)
+    masked = [m for m in chat.messages if m.kind is MessageKind.PRUNED]
+    assert len(masked) == 3 and all(m.role == "user" for m in masked)
+    assert masked[0].replaces == (outputs[0].id,) and "characters" in masked[0].content
+    assert all(m in chat.messages for m in outputs[3:])  # the newest 3 stay
+    assert not any(is_instruction(m) for m in outputs)
+    assert chat.is_valid()
+
+
 # --- user instructions -----------------------------------------------------------------------
 @pytest.mark.parametrize("summarizer_works", [True, False])
 async def test_every_user_instruction_survives_every_tier_and_the_fallback(

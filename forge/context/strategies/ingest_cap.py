@@ -112,6 +112,8 @@ class IngestCapStrategy(DeterministicStrategy):
 
 
 def _cappable(message: Message, excluded: Collection[str], kept_calls: Collection[str]) -> bool:
+    if message.kind is MessageKind.OBSERVATION:
+        return True
     return (
         message.role == "tool"
         and message.kind is MessageKind.NORMAL
@@ -133,11 +135,11 @@ def _cut_in_place(
     meta.setdefault("tokens_before", tokens)
     meta["capped"] = True
     capped = Message(
-        role="tool",
+        role=message.role,
         content=text,
         tool_call_id=message.tool_call_id,
         name=message.name,
-        kind=MessageKind.NORMAL,
+        kind=message.kind,
         replaces=(message.id,),
         meta=meta,
     )

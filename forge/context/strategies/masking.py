@@ -33,6 +33,7 @@ from forge.llm.messages import Message, MessageKind, ToolCall
 from forge.llm.protocols import TokenCounter
 
 MASKING = "masking"
+MASK_LABEL = "output masked to save context"
 MINIMUM_SAVING_TOKENS = 25
 """An output is worth masking only if its placeholder saves at least this many tokens."""
 
@@ -74,13 +75,15 @@ class ObservationMaskingStrategy(DeterministicStrategy):
             for call in message.tool_calls:
                 self._calls[call.id] = call
             self._excluded_calls.update(excluded_call_ids([message], excluded))
-            if message.role != "tool":
+            if message.role != "tool" and message.kind is not MessageKind.OBSERVATION:
                 continue
             self._tool_ids.append(message.id)
             if self._worth_masking(message, excluded):
                 self._candidates[message.id] = None
 
     def _worth_masking(self, message: Message, excluded: set[str]) -> bool:
+        if message.kind is MessageKind.OBSERVATION:
+            return self.counter.count_message(message) >= 2 * MINIMUM_SAVING_TOKENS
         if message.kind is not MessageKind.NORMAL or (message.name or "") in excluded:
             return False
         if (message.tool_call_id or "") in self._excluded_calls:
@@ -127,13 +130,17 @@ class ObservationMaskingStrategy(DeterministicStrategy):
                 continue
             message = conversation[index]
             tokens = self.counter.count_message(message)
-            placeholder = tool_output_placeholder(
-                self._calls.get(message.tool_call_id or ""),
-                message,
-                tokens,
-                strategy=MASKING,
-                step="mask",
-                label="output masked to save context",
+            placeholder = (
+                observation_placeholder(message, tokens)
+                if message.kind is MessageKind.OBSERVATION
+                else tool_output_placeholder(
+                    self._calls.get(message.tool_call_id or ""),
+                    message,
+                    tokens,
+                    strategy=MASKING,
+                    step="mask",
+                    label=MASK_LABEL,
+                )
             )
             if tokens - self.counter.count_message(placeholder) < MINIMUM_SAVING_TOKENS:
                 continue
@@ -141,3 +148,17 @@ class ObservationMaskingStrategy(DeterministicStrategy):
             masked += 1
         self._cursor.new_messages(conversation)  # our own edits are not news
         return masked
+
+
+def observation_placeholder(message: Message, tokens: int) -> Message:
+    """The one-line stand-in for a masked observation (a user-role output)."""
+    first_line = message.content.strip().splitlines()[0][:80] if message.content.strip() else ""
+    text = f"[{MASK_LABEL}: an output of {len(message.content)} characters (~{tokens} tokens)"
+    text += f' beginning "{first_line}"]' if first_line else "]"
+    return Message(
+        role=message.role,
+        content=text,
+        kind=MessageKind.PRUNED,
+        replaces=(message.id,),
+        meta={"strategy": MASKING, "step": "mask", "tokens_before": tokens},
+    )
