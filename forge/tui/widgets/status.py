@@ -163,4 +163,4 @@ class StatusPane(Vertical):
             self.recent_compactions.append(event)
             self.summarization.failed(event)
         elif isinstance(event, SummarizerDisabled):
-            self.summarization.disabled(event)
+            self.summarization.summaries_off(event)

@@ -137,7 +137,7 @@ class SummarizationPanel(Vertical):
         fallback = f"\nfallback: {event.fallback}" if event.fallback else "\nno fallback applied"
         self._show_result(f"failed: {event.error}{fallback}")
 
-    def disabled(self, event: SummarizerDisabled) -> None:
+    def summaries_off(self, event: SummarizerDisabled) -> None:
         """LLM summaries are off for the session: show the notice (model and fix)."""
         self.state = "failed"
         self._show_result(event.text)
