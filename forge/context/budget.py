@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import lru_cache
 
 from forge.config.settings import ContextSettings
 from forge.context.conversation import Conversation
@@ -34,8 +35,15 @@ def reached(current_tokens: int, max_tokens: int, fraction: float) -> bool:
     """True when current / max >= fraction, compared exactly (0.8 of 1000 is 800, not 800.0…1)."""
     if max_tokens <= 0:
         return True
+    numerator, denominator = _exact(fraction)
+    return current_tokens * denominator >= numerator * max_tokens
+
+
+@lru_cache(maxsize=64)
+def _exact(fraction: float) -> tuple[int, int]:
+    """The fraction as written (0.8 is 4/5, not the float's binary value), as integers."""
     exact = Fraction(str(fraction))
-    return Fraction(current_tokens, max_tokens) >= exact
+    return exact.numerator, exact.denominator
 
 
 @dataclass(slots=True)

@@ -13,7 +13,9 @@ conversation it has seen. A tally observes its conversation (`Conversation.add_o
 - `groups()`: the tool-call groups in order (as `groups.tool_call_groups` gives them), extended
   as messages arrive and rebuilt once after a replacement (positions move);
 - `eligible_groups(excluded)`: the groups calling none of the excluded tools, extended the same
-  way, with their end positions for bisecting by age (`aged_count`).
+  way, with their end positions for bisecting by age (`aged_count`);
+- `user_positions()`: the positions of the real user messages (role "user", kind NORMAL), the
+  starts of the user turns, extended the same way.
 
 Nothing here reads `Conversation.messages` (a full copy) on the hot path; positions are read
 one by one. A tally whose manager is gone stops working (its observer holds it weakly).
@@ -27,7 +29,7 @@ from collections.abc import Collection, Sequence
 
 from forge.context.conversation import Conversation
 from forge.context.groups import ToolCallGroup
-from forge.llm.messages import Message
+from forge.llm.messages import Message, MessageKind
 from forge.llm.protocols import TokenCounter
 
 
@@ -63,6 +65,8 @@ class ConversationTally:
         self._groups: list[ToolCallGroup] = []
         self._scan_from = 0
         self._eligible: dict[frozenset[str], _EligibleGroups] = {}
+        self._user_positions: list[int] = []
+        self._users_scanned = 0
         conversation.add_observer(_Observer(self))
 
     @property
@@ -90,6 +94,8 @@ class ConversationTally:
         self._groups = []
         self._scan_from = 0
         self._eligible.clear()
+        self._user_positions = []
+        self._users_scanned = 0
 
     def _drain(self) -> None:
         if not self._pending:
@@ -153,6 +159,17 @@ class ConversationTally:
             position = end
             self._scan_from = position
         return self._groups
+
+    def user_positions(self) -> list[int]:
+        """Positions of the real user messages (role "user", kind NORMAL) in order: where the
+        user turns start. Do not modify the list."""
+        conversation = self.conversation
+        for position in range(self._users_scanned, len(conversation)):
+            message = conversation[position]
+            if message.role == "user" and message.kind is MessageKind.NORMAL:
+                self._user_positions.append(position)
+        self._users_scanned = len(conversation)
+        return self._user_positions
 
     def eligible_groups(self, excluded_tools: Collection[str]) -> _EligibleGroups:
         """The closed groups calling none of `excluded_tools`, oldest first (a group still

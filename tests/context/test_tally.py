@@ -7,7 +7,7 @@ import random
 
 from forge.config.settings import ContextSettings
 from forge.context.conversation import Conversation
-from forge.context.groups import tool_call_groups
+from forge.context.groups import tool_call_groups, user_turns
 from forge.context.manager import Manager
 from forge.context.strategies import ToolCallSummarizationStrategy
 from forge.context.tally import Tallies
@@ -59,6 +59,7 @@ def test_the_tally_always_equals_a_full_recount() -> None:
             assert tally.tokens == exact.count_messages(messages)
             assert tally.non_system == sum(m.role != "system" for m in messages)
             assert tally.groups() == tool_call_groups(messages)
+            assert tally.user_positions() == [t.start for t in user_turns(messages)]
             buffered = strategy.buffered_groups(messages)
             count, oldest = strategy.buffer_state(chat)
             assert count == len(buffered)

@@ -52,7 +52,7 @@ class ThresholdSummarizationStrategy(SummarizationStrategy):
 
     def should_run(self, conversation: Conversation, current_tokens: int, max_tokens: int) -> bool:
         """At/above `threshold_trigger` of the budget with enough messages."""
-        non_system = sum(1 for message in conversation.messages if message.role != "system")
+        non_system = self.services.tally(conversation).non_system  # O(new messages)
         return non_system >= MINIMUM_MESSAGES and reached(
             current_tokens, max_tokens, self.settings.threshold_trigger
         )
