@@ -134,7 +134,8 @@ async def test_a_failed_batch_waits_for_goal_batch_age_new_messages(
     async with provider_for(llm_server) as provider:
         with pytest.raises(ServerError):
             await chosen.run(chat, provider, run_for(events))
-    assert [(e.done, e.total) for e in events if isinstance(e, SummarizationProgress)] == [(1, 1)]
+    progress = [(e.done, e.total, e.failed) for e in events if isinstance(e, SummarizationProgress)]
+    assert progress == [(0, 3, 3)]  # three turns, in the unit of pending_items; none done
     assert chosen.should_run(chat, 0, 1000) is False
     for message in filler(19):
         chat.append(message)

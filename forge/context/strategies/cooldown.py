@@ -35,6 +35,10 @@ class Cooldown:
         retry_at = self._retry_at[key]
         return retry_at is None or length < retry_at
 
+    def remembered(self) -> list[str]:
+        """The keys of every item remembered (waiting or not)."""
+        return list(self._retry_at)
+
     def forget_missing(self, present: Collection[str]) -> None:
         """Drop items that are no longer in the conversation (summarized or pruned since)."""
         for key in [key for key in self._retry_at if key not in present]:

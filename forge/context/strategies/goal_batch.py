@@ -24,6 +24,7 @@ from forge.context.strategies.base import (
     StrategyRun,
     StrategyServices,
     SummarizationStrategy,
+    prior_summary_before,
     with_ledger,
 )
 from forge.context.strategies.cooldown import Cooldown
@@ -97,13 +98,14 @@ class GoalBatchCompactionStrategy(SummarizationStrategy):
                 render_messages(replaced),
                 provider,
                 content_type=ContentType.USER_GOALS,
+                prior_summary=prior_summary_before(messages, start),
                 instructions=run.instructions,
             )
         except (LLMError, SummarizationError):
             self.cooldown.failed(key, len(conversation), self.settings.goal_batch_age)
+            self.progress(run, 0, len(turns), failed=len(turns))
             raise
-        finally:
-            self.progress(run, 1, 1)
+        self.progress(run, len(turns), len(turns))  # in turns, as pending_items counts
         tokens_before = self.tokens_of(replaced)
         ledger = collect_ledger(replaced)
         header = f"[Earlier requests of mine, compacted: {len(turns)} turns]"
