@@ -15,6 +15,7 @@ from forge.context.events import (
     SummarizationFailed,
     SummarizationProgress,
     SummarizationStarted,
+    SummarizerDisabled,
     Trigger,
 )
 from forge.llm.messages import Message, ToolCall
@@ -37,6 +38,7 @@ __all__ = [
     "SummarizationFailed",
     "SummarizationProgress",
     "SummarizationStarted",
+    "SummarizerDisabled",
     "ToolCallFinished",
     "ToolCallStarted",
     "ToolOutputDelta",

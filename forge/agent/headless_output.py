@@ -23,6 +23,7 @@ from forge.agent.events import (
     SummarizationFailed,
     SummarizationProgress,
     SummarizationStarted,
+    SummarizerDisabled,
     ToolCallFinished,
     ToolCallStarted,
     TurnFinished,
@@ -206,7 +207,8 @@ def context_line(event: AgentEvent) -> str:
             f"{event.current_tokens:,}/{event.max_tokens:,} tokens"
         )
     if isinstance(event, SummarizationProgress):
-        return f"[context] {event.strategy}: {event.done}/{event.total} done"
+        failed = f", {event.failed} failed" if event.failed else ""
+        return f"[context] {event.strategy}: {event.done}/{event.total} done{failed}"
     if isinstance(event, SummarizationCompleted):
         return (
             f"[context] {event.strategy} summarized {event.items} item(s) with {event.model}: "
@@ -216,4 +218,6 @@ def context_line(event: AgentEvent) -> str:
     if isinstance(event, SummarizationFailed):
         fallback = f"; fallback: {event.fallback}" if event.fallback else ""
         return f"[context] {event.strategy} failed with {event.model}: {event.error}{fallback}"
+    if isinstance(event, SummarizerDisabled):
+        return f"[context] {event.text}"
     return ""

@@ -25,6 +25,7 @@ from forge.agent.events import (
     SummarizationFailed,
     SummarizationProgress,
     SummarizationStarted,
+    SummarizerDisabled,
     ToolCallFinished,
     ToolCallStarted,
     ToolOutputDelta,
@@ -102,6 +103,14 @@ def event_to_dict(event: AgentEvent) -> dict[str, Any]:
         return {"type": "error", "message": event.message, "kind": event.kind, "fatal": event.fatal}
     if isinstance(event, TurnFinished):
         return {"type": "turn_finished", "reason": event.reason, "final_text": event.final_text}
+    if isinstance(event, SummarizerDisabled):
+        return {
+            "type": "summarizer_disabled",
+            "model": event.model,
+            "reason": event.reason,
+            "advice": event.advice,
+            "text": event.text,
+        }
     event_type = _CONTEXT_EVENT_TYPES.get(type(event))
     if event_type is not None:
         fields = {key: _plain(value) for key, value in asdict(event).items()}

@@ -185,6 +185,7 @@ class Agent:
             if llm_calls >= self.max_llm_calls:
                 yield TurnFinished("max_turns")
                 return
+            self.context_manager.set_tools(self.registry.specs())  # counted into the prompt
             work = asyncio.ensure_future(
                 self.context_manager.evaluate_and_summarize(self.conversation)
             )

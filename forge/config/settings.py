@@ -129,7 +129,8 @@ class SummarizerSettings(BaseModel):
     chunk_overlap: NonNegativeCount = 200
     """Tokens shared between neighbouring chunks; must be less than `chunk_size`."""
     max_concurrent: PositiveCount = 5
-    """Chunks summarized at the same time."""
+    """Chunks of one document summarized at the same time (its share of
+    `context.max_concurrent_summaries`, which limits all summary requests together)."""
     token_max: PositiveCount = 3000
     """Summaries longer than this (tokens) are collapsed again in the reduce step."""
     max_collapse_depth: PositiveCount = 10
@@ -172,7 +173,13 @@ class ContextSettings(BaseModel):
     goal_batch_max_turns: PositiveCount = 6
     """Most turns the goal-batch strategy summarizes together."""
     max_concurrent_summaries: PositiveCount = 5
-    """Summarization requests in flight at the same time."""
+    """Summarization requests in flight at the same time, all strategies and map-reduce steps
+    together."""
+    summary_request_timeout: Seconds = 30
+    """Seconds to wait for one summarization request (shorter than llm.request_timeout: a
+    slow summarizer must not hold up the agent)."""
+    summary_max_retries: NonNegativeCount = 1
+    """Retries for one failed summarization request (rate limits, server errors, timeouts)."""
     ingest_max_share: Fraction = 0.25
     """Largest share of the budget one tool output may take; above it, only its head and tail
     are kept, with the elided size and how to read the rest."""

@@ -10,8 +10,14 @@
   while together they exceed `token_max` (at most `max_collapse_depth` rounds, then a
   warning), and write one final synthesis.
 
-Errors propagate as typed errors (`forge.llm.errors.*`, `EmptySummaryError`); this module
-never returns an empty summary.
+Every request, map and reduce steps included, goes through one limiter shared by everything
+that uses this summarizer (`max_in_flight`, from `context.max_concurrent_summaries`), and
+through the `SummarizerBreaker`, which refuses requests while the summarization model is known
+to fail. `max_concurrent` only caps one document's share of the limiter. When one request of a
+map-reduce fails, the document's other requests are cancelled.
+
+Errors propagate as typed errors (`forge.llm.errors.*`, `EmptySummaryError`,
+`SummarizerUnavailable`); this module never returns an empty summary.
 """
 
 from __future__ import annotations
@@ -19,7 +25,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Sequence
+from collections.abc import Awaitable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -28,6 +34,7 @@ from forge.context import prompts
 from forge.context.chunking import split_text
 from forge.context.errors import EmptySummaryError
 from forge.context.prompts import ContentType
+from forge.context.summarizer_breaker import SummarizerBreaker
 from forge.llm.messages import Message
 from forge.llm.protocols import Provider, TokenCounter
 
@@ -75,7 +82,9 @@ class AdaptiveSummarizer:
     """Summarizes text of any size with as few calls as its size allows.
 
     `single_call_limit` is the most input tokens one request may carry (from the summarization
-    model's window); None means `chunk_size`. Chunks never exceed it either.
+    model's window); None means `chunk_size`. Chunks never exceed it either. `max_in_flight`
+    is the most requests in flight at once across every caller; `breaker` (a fresh one when
+    omitted) decides whether a request may be sent at all.
     """
 
     def __init__(
@@ -84,10 +93,16 @@ class AdaptiveSummarizer:
         settings: SummarizerSettings,
         *,
         single_call_limit: int | None = None,
+        max_in_flight: int = 5,
+        breaker: SummarizerBreaker | None = None,
     ) -> None:
         self.counter = counter
         self.settings = settings
         self.single_call_limit = single_call_limit
+        self.max_in_flight = max_in_flight
+        self.limiter = asyncio.Semaphore(max_in_flight)
+        """The one limiter every summary request passes through."""
+        self.breaker = breaker if breaker is not None else SummarizerBreaker()
 
     @property
     def chunk_size(self) -> int:
@@ -157,7 +172,7 @@ class AdaptiveSummarizer:
                 prior_summary=prior_summary,
                 instructions=instructions,
             )
-            summary = await _ask(provider, request)
+            summary = await self.ask(provider, request)
             return self._result(summary, level, input_tokens, 0, provider, started, 1)
         return await self._map_reduce(
             text, provider, content_type, target, prior_summary, instructions, started
@@ -177,18 +192,18 @@ class AdaptiveSummarizer:
         chunks = split_text(
             text, self.chunk_size, self.settings.chunk_overlap, self.counter.count_text
         )
-        semaphore = asyncio.Semaphore(self.settings.max_concurrent)
+        share = asyncio.Semaphore(self.settings.max_concurrent)
         calls = 0
 
         async def ask(request: list[Message]) -> str:
             nonlocal calls
-            async with semaphore:
+            async with share:
                 calls += 1
-                return await _ask(provider, request)
+                return await self.ask(provider, request)
 
         map_target = max(64, min(self.chunk_size // 4, target))
         summaries = list(
-            await asyncio.gather(
+            await _all_or_none(
                 *(
                     ask(
                         prompts.map_request(
@@ -219,7 +234,7 @@ class AdaptiveSummarizer:
             depth += 1
             groups = self._groups(summaries, token_max)
             summaries = list(
-                await asyncio.gather(
+                await _all_or_none(
                     *(
                         ask(
                             prompts.collapse_request(
@@ -300,11 +315,25 @@ class AdaptiveSummarizer:
             warnings=warnings,
         )
 
+    async def ask(self, provider: Provider, request: Sequence[Message]) -> str:
+        """One summarization request through the shared limiter and the breaker; an answer
+        with no text is an error, never an empty summary."""
+        async with self.limiter, self.breaker.attempt(provider.model):
+            completion = await provider.complete(request)
+        text = completion.message.content.strip()
+        if not text:
+            raise EmptySummaryError(f"the summarization model {provider.model} returned no text")
+        return text
 
-async def _ask(provider: Provider, request: Sequence[Message]) -> str:
-    """One summarization call; an answer with no text is an error, never an empty summary."""
-    completion = await provider.complete(request)
-    text = completion.message.content.strip()
-    if not text:
-        raise EmptySummaryError(f"the summarization model {provider.model} returned no text")
-    return text
+
+async def _all_or_none(*requests: Awaitable[str]) -> list[str]:
+    """Every answer, in order; on the first failure the other requests are cancelled and the
+    failure raised (a document whose summary cannot be finished sends no more requests)."""
+    tasks = [asyncio.ensure_future(request) for request in requests]
+    try:
+        return list(await asyncio.gather(*tasks))
+    finally:
+        for task in tasks:
+            if not task.done():
+                task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)

@@ -1,17 +1,21 @@
 """The token budget: how large the prompt may be, how large it is now, and when to act.
 
-Usage is the last prompt size the server reported plus the local count of what changed since
-(`UsageTracker`), so the gauge is exact wherever the server reports usage. Thresholds compare
-with `reached`, which treats the fraction exactly (no float rounding at the boundary).
+Usage combines the last prompt size the server reported with Forge's local count
+(`UsageTracker`): exact wherever the server reports usage and nothing shrank since, never
+below the local count after a compaction (see ADR 0024). The local count includes the tool
+definitions and is kept incrementally (`forge.context.tally`). Thresholds compare with
+`reached`, which treats the fraction exactly (no float rounding at the boundary).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import lru_cache
 
 from forge.config.settings import ContextSettings
 from forge.context.conversation import Conversation
+from forge.context.tally import Tallies
 from forge.llm.model_info import default_reply_headroom
 from forge.llm.protocols import TokenCounter
 
@@ -31,50 +35,93 @@ def reached(current_tokens: int, max_tokens: int, fraction: float) -> bool:
     """True when current / max >= fraction, compared exactly (0.8 of 1000 is 800, not 800.0…1)."""
     if max_tokens <= 0:
         return True
+    numerator, denominator = _exact(fraction)
+    return current_tokens * denominator >= numerator * max_tokens
+
+
+@lru_cache(maxsize=64)
+def _exact(fraction: float) -> tuple[int, int]:
+    """The fraction as written (0.8 is 4/5, not the float's binary value), as integers."""
     exact = Fraction(str(fraction))
-    return Fraction(current_tokens, max_tokens) >= exact
+    return exact.numerator, exact.denominator
 
 
 @dataclass(slots=True)
-class _Report:
+class _Snapshot:
+    """A conversation as sent, or as the server measured it."""
+
     conversation_id: int
-    prompt_tokens: int
     local_tokens: int
+    """The local count then, tool definitions included."""
+    replacements: int
+    """The conversation's replacement count then (see `ConversationTally.replacements`)."""
+    prompt_tokens: int = 0
+    """What the server reported for it (0 while unreported)."""
 
 
 class UsageTracker:
-    """Current prompt tokens = last reported prompt tokens + (local count now - local count of
-    the messages that prompt was made from). Appends add their count; summaries subtract what
-    they freed; with no report yet, the local count alone."""
+    """Prompt tokens now, from the last server report and the local count:
 
-    def __init__(self, counter: TokenCounter) -> None:
+    - no usable report (none yet, another conversation, or a reported 0): the local count;
+    - only appends since the report: reported + (local now - local then), exact for the sent
+      part and the local estimate for what was added;
+    - something was replaced since (a summary, a mask, a prune): the local count now scaled by
+      the report's ratio (reported / local then), and never below the local count. Adding the
+      local difference instead would collapse toward 0 when the server's tokenizer counts
+      fewer tokens than Forge's (the status pane once read "51.6k → 0 tokens").
+
+    The local count is the messages (kept incrementally by `tallies`) plus `tool_tokens`, the
+    tool definitions sent with every request."""
+
+    def __init__(self, counter: TokenCounter, tallies: Tallies | None = None) -> None:
         self.counter = counter
-        self._report: _Report | None = None
-        self._sent: tuple[int, int, int] | None = None  # (conversation id, version, local tokens)
+        self.tallies = tallies if tallies is not None else Tallies(counter)
+        self.tool_tokens = 0
+        """Tokens of the tool definitions sent with every request (see `Manager.set_tools`)."""
+        self._report: _Snapshot | None = None
+        self._sent: _Snapshot | None = None
 
     def local_tokens(self, conversation: Conversation) -> int:
-        """The local count of the whole conversation."""
-        return self.counter.count_messages(conversation.messages)
+        """The local count of the conversation's messages (without the tool definitions)."""
+        return self.tallies.of(conversation).tokens
+
+    def local_prompt_tokens(self, conversation: Conversation) -> int:
+        """The local count of the whole prompt: the messages plus the tool definitions."""
+        return self.local_tokens(conversation) + self.tool_tokens
+
+    def _snapshot(self, conversation: Conversation) -> _Snapshot:
+        tally = self.tallies.of(conversation)
+        return _Snapshot(id(conversation), tally.tokens + self.tool_tokens, tally.replacements)
 
     def mark_sent(self, conversation: Conversation) -> None:
         """Remember the conversation as it is about to be sent (before the reply is appended)."""
-        self._sent = (id(conversation), conversation.version, self.local_tokens(conversation))
+        self._sent = self._snapshot(conversation)
 
-    def record(self, prompt_tokens: int, conversation: Conversation) -> None:
-        """The server reported `prompt_tokens` for the request last sent from `conversation`."""
-        if self._sent is not None and self._sent[0] == id(conversation):
-            local = self._sent[2]
-        else:
-            local = self.local_tokens(conversation)
-        self._report = _Report(id(conversation), prompt_tokens, local)
+    def record(self, prompt_tokens: int | None, conversation: Conversation) -> None:
+        """The server reported `prompt_tokens` for the request last sent from `conversation`.
+        A missing or non-positive figure is no report: Forge stays on its own count."""
+        if not prompt_tokens or prompt_tokens <= 0:
+            self._report = None
+            return
+        sent = self._sent
+        if sent is None or sent.conversation_id != id(conversation):
+            sent = self._snapshot(conversation)
+        self._report = _Snapshot(
+            sent.conversation_id, sent.local_tokens, sent.replacements, prompt_tokens
+        )
 
     def current(self, conversation: Conversation) -> int:
-        """Prompt tokens now (never negative)."""
-        local = self.local_tokens(conversation)
+        """Prompt tokens now (see the class docstring)."""
+        tally = self.tallies.of(conversation)
+        local = tally.tokens + self.tool_tokens
         report = self._report
         if report is None or report.conversation_id != id(conversation):
             return local
-        return max(0, report.prompt_tokens + local - report.local_tokens)
+        if tally.replacements == report.replacements:
+            return max(0, report.prompt_tokens + local - report.local_tokens)
+        if report.local_tokens <= 0:
+            return local
+        return max(local, round(local * report.prompt_tokens / report.local_tokens))
 
     def forget(self) -> None:
         """Drop the last report (e.g. after switching provider or model)."""

@@ -53,12 +53,14 @@ class SummarizationStarted:
 
 @dataclass(frozen=True, slots=True)
 class SummarizationProgress:
-    """One more item (e.g. one tool-call group) finished."""
+    """One more item (e.g. one tool-call group) finished: `done` items were summarized and
+    `failed` items failed or were skipped, out of `total`. A failure never counts as done."""
 
     run_id: str
     strategy: str
     done: int
     total: int
+    failed: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,6 +91,25 @@ class SummarizationFailed:
     tokens_after: int = 0
 
 
+@dataclass(frozen=True, slots=True)
+class SummarizerDisabled:
+    """LLM summaries are off for this session: the summarization `model` answered with a
+    permanent error (`reason`, e.g. "404"); `advice` says how to fix it. Emitted once; the
+    deterministic tiers shorten the context until the settings change."""
+
+    model: str
+    reason: str
+    advice: str
+
+    @property
+    def text(self) -> str:
+        """The notice as one line for the user."""
+        return (
+            f"Summaries are off: model {self.model} answered {self.reason}. Older tool outputs "
+            f"will be shortened instead. Fix: {self.advice}"
+        )
+
+
 ContextEvent = (
     ContextWarning
     | ContextUsage
@@ -96,6 +117,7 @@ ContextEvent = (
     | SummarizationProgress
     | SummarizationCompleted
     | SummarizationFailed
+    | SummarizerDisabled
 )
 
 EventSink = Callable[[ContextEvent], None]

@@ -10,6 +10,12 @@
 A run that fails emits `SummarizationFailed`; when room is needed (manual or overflow trigger,
 or usage at the auto threshold) the deterministic fallback runs at once, without an LLM call.
 Automatic compaction that frees less than 5 % pauses (see `CompactionGovernor`).
+
+Every summary request passes one limiter (`max_concurrent_summaries`) and the summarizer
+breaker (`forge.context.summarizer_breaker`): while it is open, strategies that use the LLM do
+not start (the fallback runs when room is needed), and when it turns summaries off the manager
+emits one `SummarizerDisabled`. Summary requests use a clone of the provider with the
+summary timeout and retries (`context.summary_request_timeout`, `summary_max_retries`).
 """
 
 from __future__ import annotations
@@ -66,12 +72,14 @@ from forge.context.strategies.ingest_cap import (
 )
 from forge.context.strategies.instructions import InstructionCondensationStrategy
 from forge.context.strategies.masking import ObservationMaskingStrategy
+from forge.context.summarizer_breaker import SummarizerBreaker
 from forge.context.summary_archive import SummaryArchive
+from forge.context.tally import Tallies
 from forge.llm.errors import LLMError
 from forge.llm.messages import Message
 from forge.llm.model_info import context_window as model_context_window
 from forge.llm.model_info import default_reply_headroom
-from forge.llm.protocols import ModelCloner, Provider, TokenCounter
+from forge.llm.protocols import ModelCloner, Provider, TokenCounter, ToolSpec
 
 logger = logging.getLogger("forge.context")
 
@@ -98,9 +106,7 @@ def default_strategies(services: StrategyServices) -> list[AnyStrategy]:
     settings, counter = services.settings, services.counter
     return [
         IngestCapStrategy(settings, counter),
-        ObservationMaskingStrategy(
-            settings, counter, summaries_active=lambda: settings.tool_call_summaries
-        ),
+        ObservationMaskingStrategy(settings, counter),
         ToolCallSummarizationStrategy(services),
         InstructionCondensationStrategy(services),
         ThresholdSummarizationStrategy(services),
@@ -115,7 +121,8 @@ class Manager:
     `summarization_model` ("" = the main model) picks the model summaries go to;
     `summarizer_window` overrides that model's context window (else looked up by name).
     `summary_dir`, when given, receives one markdown file per summary. `strategies` replaces
-    the default ToolCall -> Threshold -> GoalBatch list.
+    the default ToolCall -> Threshold -> GoalBatch list. `breaker` replaces the default
+    `SummarizerBreaker` (tests pass one with their own clock).
     """
 
     def __init__(
@@ -130,6 +137,7 @@ class Manager:
         summary_dir: Path | None = None,
         strategies: Sequence[AnyStrategy] | None = None,
         summarizer_window: int | None = None,
+        breaker: SummarizerBreaker | None = None,
     ) -> None:
         self.settings = settings
         self.counter = counter
@@ -139,13 +147,27 @@ class Manager:
         self._summarization_model = summarization_model.strip()
         self._summarizer_window = summarizer_window
         self._clone: tuple[Provider, str, Provider] | None = None
-        self.summarizer = AdaptiveSummarizer(counter, settings.summarizer)
+        self.breaker = breaker if breaker is not None else SummarizerBreaker()
+        self.summarizer = AdaptiveSummarizer(
+            counter,
+            settings.summarizer,
+            max_in_flight=settings.max_concurrent_summaries,
+            breaker=self.breaker,
+        )
+        self.tallies = Tallies(counter)
         archive = SummaryArchive(summary_dir) if summary_dir is not None else None
-        self.services = StrategyServices(settings, counter, self.summarizer, archive)
+        self.services = StrategyServices(
+            settings, counter, self.summarizer, archive, tallies=self.tallies
+        )
         self._strategies: list[AnyStrategy] = (
             list(strategies) if strategies is not None else default_strategies(self.services)
         )
-        self._usage = UsageTracker(counter)
+        for strategy in self._strategies:
+            if isinstance(strategy, ObservationMaskingStrategy):
+                # Aging groups go to the LLM tier while it is on and working; else masking.
+                strategy.summaries_active = self._tool_call_summaries_active
+        self._usage = UsageTracker(counter, self.tallies)
+        self._tool_specs: list[ToolSpec] = []
         self._warning = WarningLatch(settings.warning_threshold)
         self._governor = CompactionGovernor(resume_below=settings.threshold_trigger)
         self._lock = asyncio.Lock()
@@ -163,12 +185,28 @@ class Manager:
         return tuple(self._strategies)
 
     def current_tokens(self, conversation: Conversation) -> int:
-        """Prompt tokens now: last server-reported prompt tokens plus what changed since."""
+        """Prompt tokens now, tool definitions included: the last server report combined with
+        the local count (never below the local count after a compaction; see `UsageTracker`).
+        Costs O(messages added since the last call)."""
         return self._usage.current(conversation)
 
-    def record_usage(self, prompt_tokens: int, conversation: Conversation) -> None:
-        """The server reported `prompt_tokens` for the request last sent from `conversation`."""
+    def record_usage(self, prompt_tokens: int | None, conversation: Conversation) -> None:
+        """The server reported `prompt_tokens` for the request last sent from `conversation`
+        (0 or None: no report, Forge keeps its own count)."""
         self._usage.record(prompt_tokens, conversation)
+
+    def set_tools(self, specs: Sequence[ToolSpec]) -> None:
+        """The tool definitions sent with every request, counted into the prompt from now on."""
+        if list(specs) == self._tool_specs:
+            return
+        self._tool_specs = list(specs)
+        count_tools = getattr(self.counter, "count_tools", None)
+        self._usage.tool_tokens = int(count_tools(self._tool_specs)) if count_tools else 0
+
+    @property
+    def tool_tokens(self) -> int:
+        """Tokens of the tool definitions last given to `set_tools`."""
+        return self._usage.tool_tokens
 
     # --- models ----------------------------------------------------------------------------
     @property
@@ -177,7 +215,10 @@ class Manager:
         return self._summarization_model
 
     def set_provider(self, provider: Provider, *, context_window: int | None = None) -> None:
-        """Use a new main provider (and its window for the budget, when given)."""
+        """Use a new main provider (and its window for the budget, when given). A different
+        provider re-arms the summarizer breaker."""
+        if provider is not self._provider:
+            self.breaker.rearm()
         self._provider = provider
         self._clone = None
         if context_window is not None:
@@ -185,21 +226,28 @@ class Manager:
         self._update_summarizer_limit()
 
     def set_summarization_model(self, model: str) -> None:
-        """Use this model for summaries from now on ("" = the main model)."""
+        """Use this model for summaries from now on ("" = the main model). A different model
+        re-arms the summarizer breaker."""
+        if model.strip() != self._summarization_model:
+            self.breaker.rearm()
         self._summarization_model = model.strip()
         self._clone = None
         self._update_summarizer_limit()
 
     def provider_for_summarization(self) -> Provider:
-        """A clone on the summarization model (sharing the HTTP client) when one is set and the
-        provider can clone; otherwise the main provider."""
-        model = self._summarization_model
-        if not model or model == self._provider.model:
-            return self._provider
+        """A clone on the summarization model (the main model when none is set), sharing the
+        HTTP client, with the summary timeout and retries; the main provider itself when it
+        cannot clone."""
+        model = self._summarization_model or self._provider.model
         if not isinstance(self._provider, ModelCloner):
             return self._provider
         if self._clone is None or self._clone[0] is not self._provider or self._clone[1] != model:
-            self._clone = (self._provider, model, self._provider.clone_with_model(model))
+            clone = self._provider.clone_with_model(
+                model,
+                request_timeout=self.settings.summary_request_timeout,
+                max_retries=self.settings.summary_max_retries,
+            )
+            self._clone = (self._provider, model, clone)
         return self._clone[2]
 
     def _update_summarizer_limit(self) -> None:
@@ -277,6 +325,10 @@ class Manager:
                     "nothing could be shrunk: the instructions and excluded tools' messages "
                     "alone fill the context window"
                 )
+
+    def _tool_call_summaries_active(self) -> bool:
+        """Whether LLM tool-call summaries take aging groups now (on, and not broken)."""
+        return self.settings.tool_call_summaries and self.breaker.allows()
 
     def _enabled(self, strategy: AnyStrategy) -> bool:
         """Whether the settings switch this tier on."""
@@ -428,7 +480,36 @@ class Manager:
         instructions: str = "",
         force: bool = False,
     ) -> bool:
-        """One strategy run with its events; on failure, the fallback when room is needed."""
+        """One strategy run with its events; on failure, the fallback when room is needed.
+        While the summarizer breaker is open a strategy using the LLM does not start: the
+        fallback runs instead when room is needed, and nothing happens otherwise."""
+        if getattr(strategy, "uses_llm", True) and not self.breaker.allows():
+            logger.info("context: %s not run: %s", strategy.name, self.breaker.why_not())
+            if trigger is not Trigger.AUTO or reached(
+                self.current_tokens(conversation),
+                self.max_tokens,
+                self.settings.auto_summary_threshold,
+            ):
+                self._fallback_run(conversation, trigger)
+            return False
+        try:
+            return await self._run_strategy(
+                strategy, conversation, trigger, instructions=instructions, force=force
+            )
+        finally:
+            notice = self.breaker.take_notice()
+            if notice is not None:
+                self._emit(notice)
+
+    async def _run_strategy(
+        self,
+        strategy: Strategy,
+        conversation: Conversation,
+        trigger: Trigger,
+        *,
+        instructions: str,
+        force: bool,
+    ) -> bool:
         run_id = new_run_id()
         provider = CountingProvider(self.provider_for_summarization())
         before = self.current_tokens(conversation)

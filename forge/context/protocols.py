@@ -4,11 +4,12 @@ implements it."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Protocol
 
 from forge.context.conversation import Conversation
 from forge.context.events import EventSink, Trigger
-from forge.llm.protocols import Provider
+from forge.llm.protocols import Provider, ToolSpec
 
 
 class Strategy(Protocol):
@@ -44,6 +45,10 @@ class ContextManagerProtocol(Protocol):
 
     def record_usage(self, prompt_tokens: int, conversation: Conversation) -> None:
         """The server reported `prompt_tokens` for the request made from `conversation`."""
+        ...
+
+    def set_tools(self, specs: Sequence[ToolSpec]) -> None:
+        """The tool definitions sent with every request (counted into the prompt)."""
         ...
 
     async def evaluate_and_summarize(self, conversation: Conversation) -> None:
@@ -90,6 +95,9 @@ class NullContextManager:
     def record_usage(self, prompt_tokens: int, conversation: Conversation) -> None:
         """Remember the reported prompt size."""
         self._last_prompt_tokens = prompt_tokens
+
+    def set_tools(self, specs: Sequence[ToolSpec]) -> None:
+        """Ignored: nothing is counted locally."""
 
     async def evaluate_and_summarize(self, conversation: Conversation) -> None:
         """Nothing to do."""

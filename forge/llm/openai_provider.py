@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import copy
+import dataclasses
 import json
 import logging
 from collections.abc import AsyncGenerator, Sequence
@@ -119,11 +120,22 @@ class OpenAICompatibleProvider:
             f"api_key={key})"
         )
 
-    def clone_with_model(self, model: str) -> OpenAICompatibleProvider:
-        """A copy sharing the HTTP client, key, base URL and learned server quirks."""
+    def clone_with_model(
+        self,
+        model: str,
+        *,
+        request_timeout: float | None = None,
+        max_retries: int | None = None,
+    ) -> OpenAICompatibleProvider:
+        """A copy sharing the HTTP client, key, base URL and learned server quirks; the
+        timeout per request and the retry count are this provider's unless given."""
         clone = copy.copy(self)
         clone._model = model
         clone._owns_client = False
+        if request_timeout is not None:
+            clone._timeout = httpx.Timeout(request_timeout)
+        if max_retries is not None:
+            clone._retry = dataclasses.replace(self._retry, max_retries=max_retries)
         return clone
 
     async def aclose(self) -> None:

@@ -64,8 +64,15 @@ class Provider(Protocol):
 class ModelCloner(Protocol):
     """A provider that can make a cheap copy of itself speaking to another model."""
 
-    def clone_with_model(self, model: str) -> Provider:
-        """A copy sharing the HTTP client, key and base URL; only the model differs."""
+    def clone_with_model(
+        self,
+        model: str,
+        *,
+        request_timeout: float | None = None,
+        max_retries: int | None = None,
+    ) -> Provider:
+        """A copy sharing the HTTP client, key and base URL on `model`; the timeout per request
+        (seconds) and the retry count are the original's unless given."""
         ...
 
 

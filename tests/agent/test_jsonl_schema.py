@@ -32,6 +32,7 @@ from forge.agent.events import (
     SummarizationFailed,
     SummarizationProgress,
     SummarizationStarted,
+    SummarizerDisabled,
     ToolCallFinished,
     ToolCallStarted,
     ToolOutputDelta,
@@ -89,6 +90,7 @@ def sample_events() -> list[AgentEvent]:
         SummarizationProgress("r1", "tool_call", 1, 3),
         SummarizationCompleted("r1", "tool_call", "m", 3, 90, 40, 1.5, 3),
         SummarizationFailed("r1", "tool_call", "m", "timeout", "prune", 1, 90, 60),
+        SummarizerDisabled("cheap-m", "404", "/settings → Summarization Model"),
     ]
 
 

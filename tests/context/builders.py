@@ -88,9 +88,13 @@ async def provider_for(
 
 
 def llm_tiers(**changes: Any) -> ContextSettings:
-    """Settings with the LLM tiers alone: tool-call summaries on, observation masking off (the
-    tests of the LLM strategies, which masking would otherwise pre-empt)."""
-    values: dict[str, Any] = {"tool_call_summaries": True, "observation_masking": False}
+    """Settings with the LLM tiers alone: tool-call summaries on, observation masking and the
+    ingest cap off (the tests of the LLM strategies, which those would otherwise pre-empt)."""
+    values: dict[str, Any] = {
+        "tool_call_summaries": True,
+        "observation_masking": False,
+        "ingest_max_share": 1.0,
+    }
     values.update(changes)
     return ContextSettings(**values)
 

@@ -70,15 +70,17 @@ def test_usage_is_reported_tokens_plus_messages_appended_since() -> None:
     )
 
 
-def test_usage_falls_when_messages_are_replaced_by_smaller_ones() -> None:
+def test_usage_after_a_replacement_scales_the_reported_ratio() -> None:
     exact = counter()
     tracker = UsageTracker(exact)
     long_message = assistant("x" * 400)
     chat = conversation(user("task"), long_message)
+    local_then = exact.count_messages(chat.messages)
     tracker.record(1000, chat)
     chat.replace_message(1, assistant("short"))
-    freed = exact.count_message(long_message) - exact.count_message(chat[1])
-    assert tracker.current(chat) == 1000 - freed
+    local_now = exact.count_messages(chat.messages)
+    assert local_now < local_then
+    assert tracker.current(chat) == round(local_now * 1000 / local_then)
 
 
 def test_warning_fires_once_per_upward_crossing() -> None:

@@ -74,7 +74,7 @@ def test_a_turn_is_finished_by_a_plain_answer_a_turn_ending_tool_or_only_summari
 def test_an_unfinished_turn_breaks_a_run() -> None:
     unfinished = [user("request x"), *group("read_file", words(100))]
     chat = conversation(task_start(), turns(2), unfinished, turns(2, 5), later(25))
-    assert strategy().eligible_turns(chat.messages) == []
+    assert strategy().eligible_turns(chat) == []
 
 
 @pytest.mark.parametrize(("count", "fires"), [(2, False), (3, True)])
@@ -91,16 +91,16 @@ def test_turns_must_lie_more_than_goal_batch_age_back(after: int, fires: bool) -
 
 def test_at_most_max_turns_are_batched_oldest_first() -> None:
     chat = conversation(task_start(), turns(8), later(25))
-    chosen = strategy().eligible_turns(chat.messages)
+    chosen = strategy().eligible_turns(chat)
     assert len(chosen) == 6
     assert chat[chosen[0].start].content.startswith("request 1:")
 
 
 def test_the_latest_user_messages_turn_never_joins_a_batch() -> None:
     chat = conversation(task_start(), turns(3))
-    assert strategy().eligible_turns(chat.messages) == []  # turn 3 holds the latest message
+    assert strategy().eligible_turns(chat) == []  # turn 3 holds the latest message
     chat = conversation(task_start(), turns(4), later(25))
-    assert len(strategy().eligible_turns(chat.messages)) == 4
+    assert len(strategy().eligible_turns(chat)) == 4
 
 
 async def test_run_merges_only_the_work_and_keeps_every_request_verbatim(
@@ -166,8 +166,8 @@ async def test_a_failed_batch_waits_for_goal_batch_age_new_messages(
     async with provider_for(llm_server) as provider:
         with pytest.raises(ServerError):
             await chosen.run(chat, provider, run_for(events))
-    # a failure is not progress
-    assert [(e.done, e.total) for e in events if isinstance(e, SummarizationProgress)] == [(0, 1)]
+    progress = [(e.done, e.total, e.failed) for e in events if isinstance(e, SummarizationProgress)]
+    assert progress == [(0, 3, 3)]  # three turns, in the unit of pending_items; none done
     assert chosen.should_run(chat, 0, 1000) is False
     for message in filler(19):
         chat.append(message)

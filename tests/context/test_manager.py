@@ -61,7 +61,8 @@ async def test_manager_implements_the_protocol(llm_server: OpenAIServer) -> None
         manager: ContextManagerProtocol = make_manager(provider)
         assert isinstance(manager, Manager)
         assert manager.max_tokens == 1_000_000 - 16_384
-        assert manager.provider_for_summarization() is provider
+        summarizer = manager.provider_for_summarization()  # a clone: own timeout and retries
+        assert summarizer is not provider and summarizer.model == provider.model
 
 
 async def test_current_tokens_are_reported_prompt_plus_messages_since(
@@ -201,8 +202,9 @@ async def test_failure_at_the_auto_threshold_falls_back_without_another_call(
     assert "ServerError" in failed[0].error and "overloaded" in failed[0].error
     assert failed[0].fallback is not None and "tool outputs pruned" in failed[0].fallback
     assert failed[0].tokens_after < failed[0].tokens_before
-    # one request per buffered group; the fallback that followed made none
-    assert len(llm_server.requests) == started[0].items
+    # one attempt and its one retry (context.summary_max_retries); the breaker then skipped
+    # the run's other groups, and the fallback that followed made no request
+    assert len(llm_server.requests) == 2 < started[0].items
     assert manager.current_tokens(chat) < 9000
     assert chat[0] is head[0] and chat[1] is head[1] and latest in chat.messages
     assert chat.is_valid()
@@ -261,11 +263,7 @@ async def test_partial_failure_reports_first_error_and_keeps_successes(
     llm_server: OpenAIServer,
 ) -> None:
     def respond(request):  # type: ignore[no-untyped-def]
-        return (
-            Fault(502, {"error": {"message": "bad gateway"}})
-            if "s03 " in request.text()
-            else Text("ok")
-        )
+        return Text("") if "s03 " in request.text() else Text("ok")  # "" fails that group only
 
     llm_server.responder = respond
     events: list[ContextEvent] = []
@@ -275,7 +273,7 @@ async def test_partial_failure_reports_first_error_and_keeps_successes(
         await manager.evaluate_and_summarize(chat)
     failed = of(SummarizationFailed, events)
     assert len(failed) == 1
-    assert failed[0].items_applied == 9 and "bad gateway" in failed[0].error
+    assert failed[0].items_applied == 9 and "EmptySummaryError" in failed[0].error
     assert failed[0].fallback is None  # far below the budget: nothing to prune
     assert sum(1 for m in chat.messages if m.kind is MessageKind.SUMMARY) == 9
     assert chat.is_valid()
@@ -356,7 +354,7 @@ async def test_a_failing_summarizer_is_not_called_again_before_every_request(
 ) -> None:
     def respond(request):  # type: ignore[no-untyped-def]
         if "s00 " in request.text():
-            return Fault(404, {"error": {"message": "no such model"}})
+            return Text("")  # this group's summary fails; the model itself works
         return Text("I ran make.")
 
     llm_server.responder = respond

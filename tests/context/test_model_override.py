@@ -56,7 +56,7 @@ async def test_summaries_go_to_the_override_and_agent_calls_to_the_main_model(
         assert len(llm_server.requests_for("summary-other")) == 10
 
         manager.set_summarization_model("")  # cleared: the main model summarizes
-        assert manager.provider_for_summarization() is provider
+        assert manager.provider_for_summarization().model == MAIN_MODEL
         await manager.evaluate_and_summarize(conversation(old_groups("c")))
 
     summary_requests = [r for r in llm_server.requests if is_summary_request(r)]

@@ -256,7 +256,7 @@ async def test_an_instruction_whose_condensing_fails_waits_and_stays_whole(
     first = user("Task 1: " + words(2500, "pst"))
     chat = conversation(task_start()[:1], first, assistant("Done."), user("Task 2: go on"))
     async with provider_for(llm_server) as provider:
-        manager = make_manager(provider, tiers(max_tokens=5000))
+        manager = make_manager(provider, tiers(max_tokens=5000, summary_max_retries=0))
         for _ in range(3):
             await manager.evaluate_and_summarize(chat)
     assert chat[1] is first

@@ -139,7 +139,7 @@ async def test_partial_failure_applies_successes_keeps_failures_verbatim(
         if "o01 " in text:  # fails last, but comes first in the conversation
             return Fault(500, {"error": {"message": "group one failed"}}, delay=0.3)
         if "o03 " in text:
-            return Fault(500, {"error": {"message": "group three failed"}})
+            return Text("")  # an empty summary: this group fails, the model stays healthy
         return Text("I read a file.")
 
     llm_server.responder = respond
@@ -261,7 +261,8 @@ async def test_summaries_are_applied_in_conversation_order_whatever_finishes_fir
     async with provider_for(llm_server) as provider:
         await strategy().run(chat, provider, run_for(events))
     finished = sorted(llm_server.requests, key=lambda r: r.finished_at or 0)
-    assert "o04 " in finished[0].text()  # the server did answer out of order
+    # the server did answer out of order (the first request, the breaker's probe, goes alone)
+    assert "o00 " in finished[0].text() and "o04 " in finished[1].text()
     assert replaced_order == [original[2 * n].id for n in range(5)]
     summaries = chat.messages[2:7]
     assert [s.content.split("\n")[1] for s in summaries] == [
@@ -303,7 +304,7 @@ async def test_a_failed_group_waits_for_new_messages_before_it_is_tried_again(
 ) -> None:
     def respond(request: RecordedRequest) -> Text | Fault:
         if "o00 " in request.text():
-            return Fault(404, {"error": {"message": "model not found"}})
+            return Text("")  # this group's summary fails; the model itself works
         return Text("I read a file.")
 
     llm_server.responder = respond

@@ -23,6 +23,7 @@ from forge.context.conversation import Conversation
 from forge.context.events import EventSink, SummarizationProgress, Trigger
 from forge.context.ledger import Ledger
 from forge.context.summary_archive import SummaryArchive, SummaryRecord
+from forge.context.tally import ConversationTally, Tallies
 from forge.llm.messages import Message, MessageKind, Role
 from forge.llm.protocols import Provider, TokenCounter
 
@@ -33,12 +34,24 @@ ItemT = TypeVar("ItemT")
 
 @dataclass(slots=True)
 class StrategyServices:
-    """What a manager's strategies share: settings, counter, summarizer and summary files."""
+    """What a manager's strategies share: settings, counter, summarizer, summary files and the
+    incremental bookkeeping of each conversation (`tallies`, made for `counter` when omitted)."""
 
     settings: ContextSettings
     counter: TokenCounter
     summarizer: AdaptiveSummarizer
     archive: SummaryArchive | None = None
+    tallies: Tallies | None = None
+
+    def __post_init__(self) -> None:
+        if self.tallies is None:
+            self.tallies = Tallies(self.counter)
+
+    def tally(self, conversation: Conversation) -> ConversationTally:
+        """The incremental bookkeeping of `conversation` (see `forge.context.tally`)."""
+        if self.tallies is None:
+            self.tallies = Tallies(self.counter)
+        return self.tallies.of(conversation)
 
 
 @dataclass(slots=True)
@@ -112,6 +125,15 @@ def summary_message(
     )
 
 
+def prior_summary_before(messages: Sequence[Message], start: int) -> str:
+    """The latest summary (or goal batch) before `start` that stays in place, for continuity
+    ("" when there is none). Every LLM summary run passes it to the summarizer."""
+    for position in range(start - 1, -1, -1):
+        if messages[position].kind in (MessageKind.SUMMARY, MessageKind.GOAL_BATCH):
+            return messages[position].content
+    return ""
+
+
 def with_ledger(text: str, ledger: Ledger) -> str:
     """The summary text with the deterministic ledger appended."""
     rendered = ledger.render()
@@ -126,6 +148,9 @@ class SummarizationStrategy(ABC):
     """Whether /compact and the auto-summary threshold may run it regardless of its trigger."""
     token_triggered: bool = False
     """Whether its trigger is the token count (such runs obey the no-loop governor)."""
+    uses_llm: bool = True
+    """Whether a run asks the summarization model. The manager does not start such a run
+    while the summarizer breaker is open (see `forge.context.summarizer_breaker`)."""
 
     def __init__(self, services: StrategyServices) -> None:
         self.services = services
@@ -201,26 +226,32 @@ class SummarizationStrategy(ABC):
         items: Sequence[ItemT],
         summarize_one: Callable[[ItemT], Awaitable[SummaryResult]],
     ) -> list[SummaryResult | BaseException]:
-        """Summarize every item at once (at most `max_concurrent_summaries` in flight), one
-        progress event per finished item; each outcome, in item order, is the result or the
-        exception it raised."""
+        """Summarize every item at once (at most `max_concurrent_summaries` items under way;
+        the summarizer's own limiter bounds the requests), one progress event per finished
+        item, counting successes and failures apart; each outcome, in item order, is the
+        result or the exception it raised. Once the summarizer breaker refuses requests the
+        items not yet sent fail at once with `SummarizerUnavailable`, without a request."""
         semaphore = asyncio.Semaphore(self.settings.max_concurrent_summaries)
-        done = 0
+        done = failed = 0
 
         async def bounded(item: ItemT) -> SummaryResult:
-            nonlocal done
+            nonlocal done, failed
             try:
                 async with semaphore:
-                    return await summarize_one(item)
-            finally:
-                done += 1
-                self.progress(run, done, len(items))
+                    result = await summarize_one(item)
+            except BaseException:
+                failed += 1
+                self.progress(run, done, len(items), failed)
+                raise
+            done += 1
+            self.progress(run, done, len(items), failed)
+            return result
 
         return await asyncio.gather(*(bounded(item) for item in items), return_exceptions=True)
 
-    def progress(self, run: StrategyRun, done: int, total: int) -> None:
-        """Emit a progress event for this run."""
-        run.events(SummarizationProgress(run.run_id, self.name, done, total))
+    def progress(self, run: StrategyRun, done: int, total: int, failed: int = 0) -> None:
+        """Emit a progress event for this run: `done` items summarized, `failed` not."""
+        run.events(SummarizationProgress(run.run_id, self.name, done, total, failed))
 
     def archive(self, message: Message, run: StrategyRun, result: SummaryResult) -> None:
         """Write the summary file when the manager has a summary directory."""

@@ -28,12 +28,20 @@ class Cooldown:
         """The item's summary would not reduce tokens; never try it again."""
         self._retry_at[key] = None
 
+    def given_up(self, key: str) -> bool:
+        """True when the item was found not to help: it is never tried again."""
+        return key in self._retry_at and self._retry_at[key] is None
+
     def waiting(self, key: str, length: int) -> bool:
         """True while the item must not be tried, in a conversation of `length` messages."""
         if key not in self._retry_at:
             return False
         retry_at = self._retry_at[key]
         return retry_at is None or length < retry_at
+
+    def remembered(self) -> list[str]:
+        """The keys of every item remembered (waiting or not)."""
+        return list(self._retry_at)
 
     def forget_missing(self, present: Collection[str]) -> None:
         """Drop items that are no longer in the conversation (summarized or pruned since)."""

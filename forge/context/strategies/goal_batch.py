@@ -16,15 +16,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from forge.context.conversation import Conversation
+from forge.context.conversation import Conversation, tool_group_end
 from forge.context.errors import SummarizationError, SummarizationSkipped
 from forge.context.groups import (
     Turn,
     is_instruction,
-    latest_user_index,
-    protected_positions,
-    units,
-    user_turns,
 )
 from forge.context.ledger import collect_ledger
 from forge.context.prompts import ContentType
@@ -32,6 +28,7 @@ from forge.context.strategies.base import (
     StrategyRun,
     StrategyServices,
     SummarizationStrategy,
+    prior_summary_before,
     with_ledger,
 )
 from forge.context.strategies.cooldown import Cooldown
@@ -58,100 +55,149 @@ class GoalBatchCompactionStrategy(SummarizationStrategy):
         self._cursor = AppendCursor()
         self._quiet_until: int | None = None
         """While only plain messages arrive, no batch can form before this length."""
+        self._examined = AppendCursor()
+        self._frontier = 0
+        """Index (among the user-turn starts) of the first turn that may still join a batch."""
+        self._turns: dict[str, tuple[int, str, bool, int]] = {}
+        """Closed turns by their first message's id: (length, last message's id, finished,
+        work tokens)."""
 
-    def eligible_turns(self, messages: Sequence[Message]) -> list[Turn]:
+    def eligible_turns(self, conversation: Conversation) -> list[Turn]:
         """The oldest run of consecutive eligible finished turns (at most the maximum), or []
-        when that batch is waiting after a failure or would not help."""
+        when that batch is waiting after a failure or would not help.
+
+        Incremental: each closed turn is examined once (its end, whether it finished, how much
+        work it holds are cached by its first message's id), and turns before `_frontier` —
+        closed turns that can never join a batch, and those before them — are not looked at
+        again until the list changes other than by appends."""
         settings = self.settings
-        latest = latest_user_index(messages)
-        length = len(messages)
+        restarted, _ = self._examined.new_messages(conversation)
+        if restarted:
+            self._frontier = 0
+        positions = self.services.tally(conversation).user_positions()
+        length = len(conversation)
         run: list[Turn] = []
-        for turn in user_turns(messages):
-            eligible = (
-                turn.start != latest
-                and length - turn.end > settings.goal_batch_age
-                and turn.is_complete(messages)
-                and self._work_tokens(messages, turn) >= MINIMUM_WORK_TOKENS
-            )
-            if eligible and run and run[-1].end == turn.start:
+        for index in range(self._frontier, len(positions) - 1):  # the latest turn never joins
+            start = positions[index]
+            turn, complete, work = self._closed_turn(conversation, start)
+            if (
+                not complete
+                or work < MINIMUM_WORK_TOKENS
+                or self.cooldown.given_up(conversation[turn.end - 1].id)
+            ):
+                if len(run) >= settings.goal_batch_min_turns:
+                    break
+                run = []
+                if index == self._frontier:
+                    self._frontier = index + 1  # never eligible: not worth looking at again
+                continue
+            old_enough = length - turn.end > settings.goal_batch_age
+            if old_enough and run and run[-1].end == turn.start:
                 run.append(turn)
-            elif eligible:
+            elif old_enough:
                 if len(run) >= settings.goal_batch_min_turns:
                     break
                 run = [turn]
-            elif len(run) >= settings.goal_batch_min_turns:
-                break
             else:
-                run = []
+                break  # later turns are younger still
         if len(run) < settings.goal_batch_min_turns:
             return []
         batch = run[: settings.goal_batch_max_turns]
-        if self.cooldown.waiting(messages[batch[-1].end - 1].id, length):
+        if self.cooldown.waiting(conversation[batch[-1].end - 1].id, length):
             return []
         return batch
 
-    def _work_tokens(self, messages: Sequence[Message], turn: Turn) -> int:
+    def _closed_turn(self, conversation: Conversation, start: int) -> tuple[Turn, bool, int]:
+        """The closed turn starting at `start`, whether it finished, and its work's tokens."""
+        key = conversation[start].id
+        known = self._turns.get(key)
+        if known is not None:
+            end_offset, last_id, complete, work = known
+            end = start + end_offset
+            if end <= len(conversation) and conversation[end - 1].id == last_id:
+                # Still the same turn (an output masked inside it leaves `work` an upper bound).
+                return Turn(start, end), complete, work
+        end = start + 1
+        while end < len(conversation) and conversation[end].role != "user":
+            end += 1
+        messages = [conversation[position] for position in range(start, end)]
+        turn = Turn(0, len(messages))
+        complete = turn.is_complete(messages)
         counter = self.services.counter
-        return sum(
+        work = sum(
             counter.count_message(message)
-            for start, end in self.work_stretches(messages, turn.start, turn.end)
-            for message in messages[start:end]
+            for a, b in self.work_stretches(messages, 0, len(messages))
+            for message in messages[a:b]
         )
+        self._turns[key] = (end - start, messages[-1].id, complete, work)
+        return Turn(start, end), complete, work
 
     def work_stretches(
         self, messages: Sequence[Message], start: int, end: int
     ) -> list[tuple[int, int]]:
         """The [start, end) stretches of work in messages[start:end]: whole units, none
-        holding a user message, a system message or an excluded tool's call."""
-        protected = protected_positions(messages, set(self.settings.excluded_tools))
+        holding a user message, a system message or an excluded tool's call (looks at
+        messages[start:end] only)."""
+        excluded = set(self.settings.excluded_tools)
         stretches: list[tuple[int, int]] = []
-        for unit_start, unit_end in units(messages):
-            if unit_start < start or unit_end > end:
-                continue
-            if any(position in protected for position in range(unit_start, unit_end)):
-                continue
-            if stretches and stretches[-1][1] == unit_start:
-                stretches[-1] = (stretches[-1][0], unit_end)
-            else:
-                stretches.append((unit_start, unit_end))
+        position = start
+        while position < end:
+            unit_end = min(end, tool_group_end(messages, position))
+            unit = messages[position:unit_end]
+            kept = any(
+                message.role == "system"
+                or is_instruction(message)
+                or any(call.name in excluded for call in message.tool_calls)
+                for message in unit
+            )
+            if not kept:
+                if stretches and stretches[-1][1] == position:
+                    stretches[-1] = (stretches[-1][0], unit_end)
+                else:
+                    stretches.append((position, unit_end))
+            position = unit_end
         return stretches
 
     def should_run(self, conversation: Conversation, current_tokens: int, max_tokens: int) -> bool:
-        """Enough old finished turns in a row. O(new) while nothing can change the answer:
-        only a new user message, a change other than an append, or turns ageing past
-        `goal_batch_age` can make a batch eligible."""
+        """Enough old finished turns in a row. O(new) while nothing can change the answer: a
+        batch can only appear when a closed turn ages past `goal_batch_age` (or a wait after
+        a failure ends), or after a change other than an append."""
         restarted, fresh = self._cursor.new_messages(conversation)
+        length = len(conversation)
+        age = self.settings.goal_batch_age
         quiet = self._quiet_until
-        if (
-            not restarted
-            and quiet is not None
-            and len(conversation) < quiet
-            and not any(is_instruction(message) for message in fresh)
-        ):
-            return False
-        messages = conversation.messages
-        if self.eligible_turns(messages):
+        if not restarted and quiet is not None:
+            first_new = length - len(fresh)
+            for offset, message in enumerate(fresh):
+                if message.role == "user":  # closes the turn before it, which ages from here
+                    quiet = min(quiet, first_new + offset + age + 1)
+            self._quiet_until = quiet
+            if length < quiet:
+                return False
+        if self.eligible_turns(conversation):
             self._quiet_until = None
             return True
-        age, length = self.settings.goal_batch_age, len(messages)
-        latest = latest_user_index(messages)
+        positions = self.services.tally(conversation).user_positions()
         ageing = [
             turn.end + age + 1
-            for turn in user_turns(messages)
-            if turn.start != latest and length - turn.end <= age
+            for turn in (
+                self._closed_turn(conversation, start)[0]
+                for start in positions[self._frontier : -1]
+            )
+            if length - turn.end <= age
         ]
         self._quiet_until = min([*ageing, length + age])
         return False
 
     def pending_items(self, conversation: Conversation, *, force: bool = False) -> int:
         """Turns a run now would compact."""
-        return len(self.eligible_turns(conversation.messages))
+        return len(self.eligible_turns(conversation))
 
     async def run(self, conversation: Conversation, provider: Provider, run: StrategyRun) -> int:
         """Compact the eligible turns; returns how many turns were compacted."""
         messages = conversation.messages
         self.cooldown.forget_missing({message.id for message in messages})
-        turns = self.eligible_turns(messages)
+        turns = self.eligible_turns(conversation)
         if not turns:
             raise SummarizationSkipped("no run of finished turns old enough to compact")
         start, end = turns[0].start, turns[-1].end
@@ -163,14 +209,14 @@ class GoalBatchCompactionStrategy(SummarizationStrategy):
                 render_messages(messages[start:end]),
                 provider,
                 content_type=ContentType.USER_GOALS,
-                prior_summary=_prior_summary(messages, start),
+                prior_summary=prior_summary_before(messages, start),
                 instructions=run.instructions,
             )
         except (LLMError, SummarizationError):
             self.cooldown.failed(key, len(conversation), self.settings.goal_batch_age)
-            self.progress(run, 0, 1)
+            self.progress(run, 0, len(turns), failed=len(turns))
             raise
-        self.progress(run, 1, 1)
+        self.progress(run, len(turns), len(turns))  # in turns, as pending_items counts
         tokens_before = self.tokens_of(work)
         ledger = collect_ledger(work)
         header = f"[Summary of my work on the {len(turns)} requests above]"
@@ -213,11 +259,3 @@ class GoalBatchCompactionStrategy(SummarizationStrategy):
         for index, (start, end) in enumerate(reversed(located)):
             conversation.replace_range(start, end, [message] if index == 0 else [])
         return True
-
-
-def _prior_summary(messages: Sequence[Message], start: int) -> str:
-    """The latest summary before `start`, for continuity."""
-    for position in range(start - 1, -1, -1):
-        if messages[position].kind in (MessageKind.SUMMARY, MessageKind.GOAL_BATCH):
-            return messages[position].content
-    return ""

@@ -52,7 +52,7 @@ class ThresholdSummarizationStrategy(SummarizationStrategy):
 
     def should_run(self, conversation: Conversation, current_tokens: int, max_tokens: int) -> bool:
         """At/above `threshold_trigger` of the budget with enough messages."""
-        non_system = sum(1 for message in conversation.messages if message.role != "system")
+        non_system = self.services.tally(conversation).non_system  # O(new messages)
         return non_system >= MINIMUM_MESSAGES and reached(
             current_tokens, max_tokens, self.settings.threshold_trigger
         )
@@ -95,7 +95,8 @@ class ThresholdSummarizationStrategy(SummarizationStrategy):
         return len(self.stretches(conversation.messages))
 
     async def run(self, conversation: Conversation, provider: Provider, run: StrategyRun) -> int:
-        """Summarize each stretch; returns how many messages were summarized away."""
+        """Summarize each stretch; returns how many stretches were summarized (the unit of
+        `pending_items` and the progress events)."""
         self._fit_summarizer_window(conversation)
         messages = conversation.messages
         stretches = self.stretches(messages)
@@ -113,7 +114,7 @@ class ThresholdSummarizationStrategy(SummarizationStrategy):
             )
 
         outcomes = await self.summarize_concurrently(run, stretches, summarize_stretch)
-        summarized = applied = skipped = 0
+        applied = skipped = 0
         errors: list[BaseException] = []
         for (start, end), outcome in zip(stretches, outcomes, strict=True):
             if isinstance(outcome, BaseException):
@@ -122,7 +123,6 @@ class ThresholdSummarizationStrategy(SummarizationStrategy):
                 errors.append(outcome)
                 continue
             if self._apply(conversation, messages[start:end], outcome, run):
-                summarized += end - start
                 applied += 1
             else:
                 skipped += 1
@@ -132,7 +132,7 @@ class ThresholdSummarizationStrategy(SummarizationStrategy):
             raise SummarizationSkipped(
                 f"the summary would not reduce tokens ({skipped} stretch(es) left as they were)"
             )
-        return summarized
+        return applied
 
     def _fit_summarizer_window(self, conversation: Conversation) -> None:
         """Before a request that would overflow the summarizer's window, prune tool outputs in

@@ -10,6 +10,11 @@ groups stay verbatim; the successes are kept and the first failure is raised aft
 failed group leaves the buffer until `messages_old_threshold` more messages have arrived, so a
 failing summarizer costs one attempt per stretch of work, not one before every LLM call.
 
+The check before every LLM call is incremental (`forge.context.tally`): the group index grows
+with the conversation and the buffer is found by bisecting the groups' ends, so it costs
+O(new messages), not a walk over the history. Each summary gets the latest summary before its
+group as the prior summary, for continuity.
+
 A group is one assistant message with its results: parallel calls made in one message form
 one group (they cannot be separated validly), count once toward the trigger, are summarized
 in one request, and are excluded together when any of them calls an excluded tool.
@@ -29,6 +34,7 @@ from forge.context.strategies.base import (
     StrategyRun,
     StrategyServices,
     SummarizationStrategy,
+    prior_summary_before,
     with_ledger,
 )
 from forge.context.strategies.cooldown import Cooldown
@@ -62,19 +68,39 @@ class ToolCallSummarizationStrategy(SummarizationStrategy):
             and not self.cooldown.waiting(group.message_ids[0], length)
         ]
 
+    def buffer_state(self, conversation: Conversation) -> tuple[int, ToolCallGroup | None]:
+        """How many groups are buffered now, and the oldest of them: the same as
+        `buffered_groups`, found incrementally (O(new messages) plus the groups waiting
+        after a failure)."""
+        settings = self.settings
+        length = len(conversation)
+        eligible = self.services.tally(conversation).eligible_groups(settings.excluded_tools)
+        aged = eligible.aged_count(length - settings.messages_old_threshold)
+        if not aged:
+            return 0, None
+        waiting = {
+            position
+            for key in self.cooldown.remembered()
+            if (position := eligible.position_of.get(key, aged)) < aged
+            and self.cooldown.waiting(key, length)
+        }
+        oldest = next((i for i in range(aged) if i not in waiting), None)
+        if oldest is None:
+            return 0, None
+        return aged - len(waiting), eligible.groups[oldest]
+
     def should_run(self, conversation: Conversation, current_tokens: int, max_tokens: int) -> bool:
         """Enough buffered groups, or the oldest buffered group is far enough back."""
-        messages = conversation.messages
-        buffered = self.buffered_groups(messages)
-        if not buffered:
+        count, oldest = self.buffer_state(conversation)
+        if oldest is None:
             return False
-        if len(buffered) >= self.settings.min_tool_calls_to_summarize:
+        if count >= self.settings.min_tool_calls_to_summarize:
             return True
-        return buffered[0].age(len(messages)) >= self.settings.max_tool_call_distance
+        return oldest.age(len(conversation)) >= self.settings.max_tool_call_distance
 
     def pending_items(self, conversation: Conversation, *, force: bool = False) -> int:
         """The number of buffered groups."""
-        return len(self.buffered_groups(conversation.messages))
+        return self.buffer_state(conversation)[0]
 
     async def run(self, conversation: Conversation, provider: Provider, run: StrategyRun) -> int:
         """Summarize every buffered group; returns how many summaries were applied."""
@@ -87,7 +113,10 @@ class ToolCallSummarizationStrategy(SummarizationStrategy):
         def summarize_group(group: ToolCallGroup) -> Awaitable[SummaryResult]:
             text = render_messages(messages[group.start : group.end])
             return self.services.summarizer.summarize(
-                text, provider, content_type=ContentType.TOOL_OUTPUT
+                text,
+                provider,
+                content_type=ContentType.TOOL_OUTPUT,
+                prior_summary=prior_summary_before(messages, group.start),
             )
 
         outcomes = await self.summarize_concurrently(run, groups, summarize_group)

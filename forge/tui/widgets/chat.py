@@ -17,6 +17,7 @@ from forge.agent.events import (
     ErrorEvent,
     MessageDelta,
     ReasoningDelta,
+    SummarizerDisabled,
     ToolCallFinished,
     ToolCallStarted,
     ToolOutputDelta,
@@ -152,6 +153,8 @@ class ChatView(VerticalScroll):
             await self._show_tool_result(event)
         elif isinstance(event, ErrorEvent):
             await self.add_notice(f"**{event.kind}**: {event.message}", kind="error")
+        elif isinstance(event, SummarizerDisabled):
+            await self.add_notice(event.text, kind="error")
         elif isinstance(event, TurnFinished):
             await self.end_turn(event.reason)
 

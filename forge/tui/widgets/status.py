@@ -19,6 +19,7 @@ from forge.agent.events import (
     SummarizationFailed,
     SummarizationProgress,
     SummarizationStarted,
+    SummarizerDisabled,
     UsageEvent,
 )
 from forge.tui.widgets.formatting import format_tokens
@@ -161,3 +162,5 @@ class StatusPane(Vertical):
         elif isinstance(event, SummarizationFailed):
             self.recent_compactions.append(event)
             self.summarization.failed(event)
+        elif isinstance(event, SummarizerDisabled):
+            self.summarization.summaries_off(event)

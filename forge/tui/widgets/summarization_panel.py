@@ -14,6 +14,7 @@ from forge.agent.events import (
     SummarizationFailed,
     SummarizationProgress,
     SummarizationStarted,
+    SummarizerDisabled,
 )
 from forge.tui.compaction import NOTHING_TO_COMPACT, is_skip, skip_reason
 from forge.tui.widgets.formatting import format_seconds, format_tokens
@@ -135,6 +136,11 @@ class SummarizationPanel(Vertical):
         self.state = "failed"
         fallback = f"\nfallback: {event.fallback}" if event.fallback else "\nno fallback applied"
         self._show_result(f"failed: {event.error}{fallback}")
+
+    def summaries_off(self, event: SummarizerDisabled) -> None:
+        """LLM summaries are off for the session: show the notice (model and fix)."""
+        self.state = "failed"
+        self._show_result(event.text)
 
     def reset(self) -> None:
         """Back to idle with nothing shown (a new session started)."""
