@@ -84,6 +84,8 @@ async def test_tool_call_summarization_progress_appears_and_completes(
             "messages_old_threshold": 2,
             "min_tool_calls_to_summarize": 3,
             "max_concurrent_summaries": 1,
+            "tool_call_summaries": True,
+            "observation_masking": False,
         }
     }
     app = make_app(configure(llm_server, monkeypatch, config=config), workspace)

@@ -92,7 +92,7 @@ def summarization_requests(server: OpenAIServer) -> list[RecordedRequest]:
 async def some_history(pilot: Pilot[int], seen: list[Message], server: OpenAIServer) -> None:
     """Three turns with long answers, so /compact has old messages to summarize."""
     for number in range(3):
-        server.enqueue(Text("word " * 300, chunk_size=400))
+        server.enqueue(Text("word " * 700, chunk_size=400))
         await submit(pilot, seen, f"task {number}")
 
 
