@@ -327,7 +327,7 @@ class OpenAICompatibleProvider:
                 saw_done = True
                 break
             try:
-                chunk = json.loads(data)
+                chunk = json.loads(data, strict=False)  # raw control characters pass
             except json.JSONDecodeError as error:
                 raise MalformedStreamError(
                     f"The server sent a stream line that is not JSON ({json_error_text(error)})"
