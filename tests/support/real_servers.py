@@ -14,7 +14,14 @@ import json
 from pathlib import Path
 
 from tests.conftest import CORPUS
-from tests.support.openai_server import Guard, OpenAIServer, RecordedRequest, Replay, Reply
+from tests.support.openai_server import (
+    ContextOverflow,
+    Guard,
+    OpenAIServer,
+    RecordedRequest,
+    Replay,
+    Reply,
+)
 
 REAL_SERVERS = CORPUS / "real-servers"
 LLAMA_CPP_PYTHON = REAL_SERVERS / "llama-cpp-python"
@@ -40,9 +47,9 @@ OVERFLOW_400 = llama_capture("http400-context-length-nonstream.body.json")
 
 
 def prompt_tokens_estimate(request: RecordedRequest) -> int:
-    """A rough size of the prompt, as the loopback server counts it (characters / 4, tools
-    included, since a real server's template puts them in the prompt)."""
-    return len(json.dumps(request.messages)) // 4 + len(json.dumps(request.tools)) // 4
+    """A rough size of the prompt's messages, as the loopback server counts it (characters
+    of their JSON / 4)."""
+    return len(json.dumps(request.messages)) // 4
 
 
 def rejects_content_null(request: RecordedRequest) -> bool:
@@ -57,13 +64,19 @@ def rejects_content_null(request: RecordedRequest) -> bool:
 
 
 def llama_cpp_python_guard(window: int = LLAMA_WINDOW) -> Guard:
-    """The request rules of the captured llama-cpp-python server, as an `OpenAIServer.guard`."""
+    """The request rules of the captured llama-cpp-python server, as an `OpenAIServer.guard`.
+
+    A window other than the captured 2,048 tokens states itself in the same words, scripted
+    (`ContextOverflow` words it as llama-cpp-python and OpenAI do)."""
 
     def guard(request: RecordedRequest) -> Reply | None:
         if rejects_content_null(request):
             return Replay(CONTENT_NULL_500)
-        if prompt_tokens_estimate(request) > window:
-            return Replay(OVERFLOW_EMPTY_STREAM if request.stream else OVERFLOW_400)
+        size = prompt_tokens_estimate(request)
+        if size > window:
+            if request.stream:
+                return Replay(OVERFLOW_EMPTY_STREAM)
+            return Replay(OVERFLOW_400) if window == LLAMA_WINDOW else ContextOverflow(window, size)
         return None
 
     return guard
