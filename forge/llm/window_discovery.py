@@ -303,6 +303,8 @@ class WindowTracker:
         self._cache = cache
         self.on_change = on_change
         self._task: asyncio.Task[None] | None = None
+        self.first_request_wait = FIRST_REQUEST_WAIT
+        """The longest `settle()` waits for the server's answer by default."""
         self._guess_told = False
         self._needs_asking = False
         if configured is not None:
@@ -326,12 +328,13 @@ class WindowTracker:
         if self._needs_asking and self._task is None:
             self._task = asyncio.get_running_loop().create_task(self._ask())
 
-    async def settle(self, wait: float = FIRST_REQUEST_WAIT) -> ContextWindow:
-        """`current`, after waiting at most `wait` seconds for the server's answer (the
-        asking goes on in the background after that)."""
+    async def settle(self, wait: float | None = None) -> ContextWindow:
+        """`current`, after waiting at most `wait` seconds (default `first_request_wait`) for
+        the server's answer; the asking goes on in the background after that."""
         self.start()
         if self._task is not None and not self._task.done():
-            await asyncio.wait({self._task}, timeout=wait)
+            limit = self.first_request_wait if wait is None else wait
+            await asyncio.wait({self._task}, timeout=limit)
         return self.current
 
     async def _ask(self) -> None:

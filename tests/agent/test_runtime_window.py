@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from forge.agent.events import SummarizationStarted
+from forge.agent.events import ContextUsage, SummarizationStarted
 from forge.agent.runtime import build_runtime
 from forge.config.settings import ContextSettings, LLMSettings, Settings
 from forge.llm.model_info import default_reply_headroom
@@ -36,13 +36,17 @@ async def test_the_first_call_waits_for_the_servers_window(
     runtime = build_runtime(settings_for(llm_server), workspace)  # no loop yet: not asked
     try:
         assert runtime.window is not None and runtime.window.current.source is WindowSource.GUESSED
-        assert finished(await drive(runtime.agent.run_turn("hi"))).reason == "answered"
+        runtime.window.first_request_wait = 60  # a loaded machine must not turn this into a race
+        events = await drive(runtime.agent.run_turn("hi"))
+        assert finished(events).reason == "answered"
+        # The budget of the first request was already the server's.
+        assert {usage.max_tokens for usage in of_type(events, ContextUsage)} == {budget(8192)}
         assert runtime.window.current.tokens == 8192
-        assert runtime.context_manager.max_tokens == budget(8192)
 
         runtime.apply_settings(settings_for(llm_server, model="big"))
-        await drive(runtime.agent.run_turn("and now?"))
-        assert runtime.window.current.tokens == 65536
+        runtime.window.first_request_wait = 60
+        events = await drive(runtime.agent.run_turn("and now?"))
+        assert {usage.max_tokens for usage in of_type(events, ContextUsage)} == {budget(65536)}
         assert runtime.context_manager.max_tokens == budget(65536)
 
         runtime.apply_settings(settings_for(llm_server, model="big", max_tokens=5000))

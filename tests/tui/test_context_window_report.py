@@ -7,10 +7,23 @@ from pathlib import Path
 
 import pytest
 
+from forge.tui.app import ForgeApp
 from tests.support.openai_server import Info, OpenAIServer, Text
-from tests.tui.test_app_helpers import configure, make_app, notices, submit, wait_idle
+from tests.tui.test_app_helpers import (
+    configure,
+    make_app,
+    notices,
+    submit,
+    wait_idle,
+    wait_until,
+)
 
 SIZE = (100, 40)
+
+
+def asking(app: ForgeApp) -> bool:
+    """Whether the app's runtime still awaits the server's window."""
+    return app.runtime.window is not None and app.runtime.window.asking
 
 
 async def test_context_shows_the_window_the_server_reported(
@@ -22,6 +35,7 @@ async def test_context_shows_the_window_the_server_reported(
     async with app.run_test(size=SIZE) as pilot:
         await submit(pilot, "hello")
         await wait_idle(pilot)
+        await wait_until(pilot, lambda: not asking(app), "the server's window")
         await submit(pilot, "/context")
         await pilot.pause()
         report = notices(app)[-1]
@@ -38,6 +52,7 @@ async def test_context_says_once_that_the_window_is_only_a_guess(
     async with app.run_test(size=SIZE) as pilot:
         await submit(pilot, "hello")
         await wait_idle(pilot)
+        await wait_until(pilot, lambda: not asking(app), "the server's answer")
         await submit(pilot, "/context")
         await pilot.pause()
         first = notices(app)[-1]
