@@ -163,6 +163,7 @@ class Runtime:
         )
         if window_moved or self.window is None:
             if self.window is not None:
+                self.window.on_change = None  # a late answer about the old model changes nothing
                 self._retired_windows.append(self.window)
             self.settings = new  # the tracker's callback reads the model from here
             self._use_window(make_window_tracker(new, self.provider))

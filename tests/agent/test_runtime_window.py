@@ -4,6 +4,7 @@ learned from an overflow error before the compaction that follows it."""
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 from forge.agent.events import ContextUsage, SummarizationStarted
@@ -69,5 +70,30 @@ async def test_an_overflow_error_sets_the_budget_before_the_compaction(
         assert runtime.window is not None
         assert runtime.window.current.source is WindowSource.OVERFLOW
         assert runtime.context_manager.max_tokens == budget(3000)
+    finally:
+        await runtime.aclose()
+
+
+async def test_a_late_answer_about_the_previous_model_changes_nothing(
+    llm_server: OpenAIServer, workspace: Path
+) -> None:
+    listing = {
+        "data": [{"id": "tiny", "max_model_len": 8192}, {"id": "big", "max_model_len": 65536}]
+    }
+    llm_server.info["/v1/models"] = Info(listing, delay=1.0)
+    runtime = build_runtime(settings_for(llm_server), workspace)  # asks at once: a loop runs
+    old = runtime.window
+    assert old is not None
+    try:
+        for _ in range(3000):  # until the slow question about "tiny" reached the server
+            if any(request.path == "/v1/models" for request in llm_server.info_requests):
+                break
+            await asyncio.sleep(0.01)
+        llm_server.info["/v1/models"] = Info(listing)  # the question about "big" is answered fast
+        runtime.apply_settings(settings_for(llm_server, model="big"))
+        assert runtime.window is not None and runtime.window is not old
+        assert (await runtime.window.settle(wait=60)).tokens == 65536
+        assert (await old.settle(wait=60)).tokens == 8192  # the old answer arrived after
+        assert runtime.context_manager.max_tokens == budget(65536)
     finally:
         await runtime.aclose()
