@@ -44,6 +44,7 @@ from forge.llm import stream as llm_stream
 from forge.llm.errors import ContextOverflowError, LLMError
 from forge.llm.messages import system, user
 from forge.llm.protocols import Provider
+from forge.llm.window_discovery import WindowTracker
 
 logger = logging.getLogger(__name__)
 
@@ -85,6 +86,9 @@ class Agent:
         self.session_prompt_tokens = 0
         self.session_completion_tokens = 0
         self._current_turn: TurnState | None = None
+        self.context_window: WindowTracker | None = None
+        """Set by the runtime: awaited briefly before a call while the server is asked for
+        its window, and taught the window an overflow error states (docs/adr/0019)."""
         self.set_system_prompt(system_prompt)
         ensure_valid(self.conversation)
 
@@ -186,6 +190,8 @@ class Agent:
                 yield TurnFinished("max_turns")
                 return
             self.context_manager.set_tools(self.registry.specs())  # counted into the prompt
+            if self.context_window is not None:
+                await self.context_window.settle()  # at once unless the server is being asked
             work = asyncio.ensure_future(
                 self.context_manager.evaluate_and_summarize(self.conversation)
             )
@@ -243,6 +249,8 @@ class Agent:
                     raise
                 overflow_retried = True
                 overflow_error = overflow
+                if self.context_window is not None and overflow.context_window:
+                    self.context_window.learn_from_overflow(overflow.context_window)
             turn.clear_partial()
             logger.info("context overflow: compacting and retrying once")
             work = asyncio.ensure_future(

@@ -7,6 +7,7 @@ call `Runtime.apply_settings` when the settings change.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import os
 from dataclasses import dataclass, field
@@ -23,10 +24,18 @@ from forge.context.manager import Manager
 from forge.llm.model_info import context_window, encoding_name_for
 from forge.llm.openai_provider import OpenAICompatibleProvider
 from forge.llm.tokenizer import TiktokenCounter
+from forge.llm.window_discovery import ContextWindow, WindowCache, WindowSource, WindowTracker
 
 logger = logging.getLogger(__name__)
 
-_PROVIDER_FIELDS = ("model", "base_url", "api_key", "request_timeout", "max_retries")
+_PROVIDER_FIELDS = (
+    "model",
+    "base_url",
+    "api_key",
+    "request_timeout",
+    "max_retries",
+    "tool_choice",
+)
 """LLM settings that need a new provider when they change."""
 
 
@@ -38,7 +47,33 @@ def make_provider(llm: LLMSettings) -> OpenAICompatibleProvider:
         llm.api_key.get_secret_value(),
         timeout=llm.request_timeout,
         max_retries=llm.max_retries,
+        tool_choice=llm.tool_choice,
     )
+
+
+def make_window_tracker(settings: Settings, provider: OpenAICompatibleProvider) -> WindowTracker:
+    """The context window of the settings' model on their server: `context.max_tokens` when
+    set, else what the server states (asked in the background, cached), else a guess from
+    the name (docs/adr/0019). The tracker starts asking if an event loop is running."""
+    tracker = WindowTracker(
+        settings.llm.model,
+        settings.llm.base_url,
+        fetch=provider.fetch_json,
+        configured=settings.context.max_tokens,
+        cache=WindowCache(),
+    )
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return tracker  # started by the first turn (`Agent` settles it before its first call)
+    tracker.start()
+    return tracker
+
+
+def window_tokens(window: ContextWindow, model: str) -> int:
+    """The window the context manager budgets with (a configured budget is applied by the
+    manager itself, so the name's window stands beside it)."""
+    return context_window(model) if window.source is WindowSource.CONFIGURED else window.tokens
 
 
 def secrets_of(settings: Settings) -> list[str]:
@@ -53,12 +88,13 @@ def _make_manager(
     provider: OpenAICompatibleProvider,
     counter: TiktokenCounter,
     summary_dir: Path,
+    window: ContextWindow,
 ) -> Manager:
     return Manager(
         settings.context,
         provider,
         counter,
-        context_window=context_window(settings.llm.model),
+        context_window=window_tokens(window, settings.llm.model),
         summarization_model=settings.llm.summarization_model,
         summary_dir=summary_dir,
     )
@@ -78,7 +114,25 @@ class Runtime:
     store: SessionStore
     session: SessionLog
     agent: Agent
+    window: WindowTracker | None = None
+    """The model's context window and where it came from (shown by `/context`)."""
     _retired_providers: list[OpenAICompatibleProvider] = field(default_factory=list)
+    _retired_windows: list[WindowTracker] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        if self.window is not None:
+            self._use_window(self.window)
+
+    def _use_window(self, tracker: WindowTracker) -> None:
+        """Budget with `tracker`'s window from now on, and whenever it learns a new one."""
+        self.window = tracker
+        tracker.on_change = self._window_changed
+        self.agent.context_window = tracker
+
+    def _window_changed(self, window: ContextWindow) -> None:
+        self.context_manager.set_provider(
+            self.provider, context_window=window_tokens(window, self.settings.llm.model)
+        )
 
     @property
     def session_id(self) -> str:
@@ -93,7 +147,8 @@ class Runtime:
         still be using it). The summarization model is always passed on. Changed context
         settings, or a model with another tokenizer, make a new context manager. The approval
         policy and the command timeout follow the tools settings; "always" approvals given
-        this session are kept.
+        this session are kept. A changed model, base URL or `context.max_tokens` makes a new
+        context-window tracker (the server is asked again, or the cache answers).
         """
         old = self.settings
         changes: list[str] = []
@@ -101,6 +156,19 @@ class Runtime:
             self._retired_providers.append(self.provider)
             self.provider = make_provider(new.llm)
             changes.append(f"provider: {new.llm.model} at {new.llm.base_url}")
+        window_moved = (old.llm.model, old.llm.base_url, old.context.max_tokens) != (
+            new.llm.model,
+            new.llm.base_url,
+            new.context.max_tokens,
+        )
+        if window_moved or self.window is None:
+            if self.window is not None:
+                self.window.on_change = None  # a late answer about the old model changes nothing
+                self._retired_windows.append(self.window)
+            self.settings = new  # the tracker's callback reads the model from here
+            self._use_window(make_window_tracker(new, self.provider))
+        assert self.window is not None
+        window = window_tokens(self.window.current, new.llm.model)
         rebuild_manager = old.context != new.context or (
             encoding_name_for(new.llm.model) != self.counter.encoding_name
         )
@@ -108,16 +176,16 @@ class Runtime:
             if self.counter.model != new.llm.model:
                 self.counter = TiktokenCounter(new.llm.model)
             summary_dir = self.store.summary_dir(self.session_id)
-            manager = _make_manager(new, self.provider, self.counter, summary_dir)
+            manager = _make_manager(
+                new, self.provider, self.counter, summary_dir, self.window.current
+            )
             # A turn running now keeps sending its context events to its client.
             manager.event_sink = self.context_manager.event_sink
             self.context_manager = manager
             self.agent.context_manager = manager
             changes.append("context settings")
         else:
-            self.context_manager.set_provider(
-                self.provider, context_window=context_window(new.llm.model)
-            )
+            self.context_manager.set_provider(self.provider, context_window=window)
         self.context_manager.set_summarization_model(new.llm.summarization_model)
         self.agent.set_provider(self.provider)
         if old.llm.summarization_model != new.llm.summarization_model:
@@ -136,6 +204,10 @@ class Runtime:
 
     async def aclose(self) -> None:
         """Close every provider this runtime created (the current one and replaced ones)."""
+        windows = [*self._retired_windows, *([self.window] if self.window is not None else [])]
+        self._retired_windows = []
+        for tracker in windows:
+            await tracker.aclose()
         providers, self._retired_providers = [*self._retired_providers, self.provider], []
         for provider in providers:
             await provider.aclose()
@@ -186,7 +258,10 @@ def build_runtime(
 
     provider = make_provider(settings.llm)
     counter = TiktokenCounter(settings.llm.model)
-    manager = _make_manager(settings, provider, counter, store.summary_dir(session.id))
+    tracker = make_window_tracker(settings, provider)
+    manager = _make_manager(
+        settings, provider, counter, store.summary_dir(session.id), tracker.current
+    )
     registry = default_registry()
     policy = ApprovalPolicy(
         auto_approve=settings.tools.auto_approve,
@@ -216,4 +291,5 @@ def build_runtime(
         store=store,
         session=session,
         agent=agent,
+        window=tracker,
     )

@@ -13,7 +13,7 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import (
     AfterValidator,
@@ -105,6 +105,10 @@ class LLMSettings(BaseModel):
     """Seconds to wait for a response before giving up on one request."""
     max_retries: NonNegativeCount = 4
     """Retries for rate limits, server errors and dropped connections (0 = none)."""
+    tool_choice: Literal["auto", "required", ""] = "auto"
+    """`tool_choice` sent whenever tools are offered ("" = never sent; some local servers,
+    such as llama-cpp-python, emit tool calls only when it is sent). A server that rejects
+    it is asked again without it."""
 
     @field_validator("base_url")
     @classmethod

@@ -30,7 +30,14 @@ class BadRequestError(LLMError):
 
 
 class ContextOverflowError(LLMError):
-    """The prompt is longer than the model's context window."""
+    """The prompt is longer than the model's context window. `context_window` is the window
+    the server stated in its error ("maximum context length is 2048 tokens"), when it did."""
+
+    def __init__(
+        self, message: str, *, status: int | None = None, context_window: int | None = None
+    ) -> None:
+        super().__init__(message, status=status)
+        self.context_window = context_window
 
 
 class RateLimitError(LLMError):

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import email.utils
 import json
+import re
 import time
 from collections.abc import Mapping
 from typing import Any
@@ -30,7 +31,9 @@ from forge.llm.errors import (
 _MAX_MESSAGE_CHARS = 300
 """Server messages longer than this are cut: an error line should fit on a screen."""
 
-_CONTEXT_OVERFLOW_CODES = frozenset({"context_length_exceeded", "context_window_exceeded"})
+_CONTEXT_OVERFLOW_CODES = frozenset(
+    {"context_length_exceeded", "context_window_exceeded", "exceed_context_size_error"}
+)
 _CONTEXT_OVERFLOW_PHRASES = (
     "maximum context length",
     "context window",
@@ -41,7 +44,22 @@ _CONTEXT_OVERFLOW_PHRASES = (
     "reduce the length of the messages",
 )
 _QUOTA_CODES = frozenset({"insufficient_quota", "billing_hard_limit_reached"})
-_RATE_LIMIT_CODES = frozenset({"rate_limit_exceeded", "rate_limit", "too_many_requests"})
+_RATE_LIMIT_CODES = frozenset(
+    # LiteLLM's proxy types its 429s "throttling_error", in HTTP bodies and inside streams.
+    {"rate_limit_exceeded", "rate_limit", "too_many_requests", "throttling_error"}
+)
+_MODEL_NOT_FOUND_CODES = frozenset({"model_not_found"})
+_MODEL_NOT_FOUND_PHRASES = (
+    # LiteLLM answers an unknown model with HTTP 400 "Invalid model name passed in model=…".
+    "invalid model name",
+)
+_STATED_WINDOW_PATTERNS = (
+    # OpenAI, vLLM, llama-cpp-python, OpenRouter: "maximum context length is 2048 tokens".
+    re.compile(r"maximum context length is (\d[\d,]*) tokens", re.IGNORECASE),
+    # llama.cpp's llama-server: "exceeds the available context size (2048 tokens)".
+    re.compile(r"context size \((\d[\d,]*) tokens\)", re.IGNORECASE),
+    re.compile(r"context window (?:of|is) (\d[\d,]*) tokens", re.IGNORECASE),
+)
 
 
 def error_object(body: Any) -> dict[str, Any]:
@@ -90,6 +108,42 @@ def is_context_overflow(error: Mapping[str, Any], message: str) -> bool:
     return any(phrase in lowered for phrase in _CONTEXT_OVERFLOW_PHRASES)
 
 
+def stated_context_window(error: Mapping[str, Any], message: str) -> int | None:
+    """The context window an overflow error states, in tokens: llama-server's `n_ctx` field,
+    or a number in the message ("maximum context length is 2048 tokens"). None if it states
+    none."""
+    n_ctx = error.get("n_ctx")
+    if isinstance(n_ctx, int) and not isinstance(n_ctx, bool) and n_ctx > 0:
+        return n_ctx
+    for pattern in _STATED_WINDOW_PATTERNS:
+        found = pattern.search(message)
+        if found:
+            return int(found.group(1).replace(",", "")) or None
+    return None
+
+
+def _overflow(
+    described: str, error: Mapping[str, Any], message: str, status: int | None
+) -> LLMError:
+    return ContextOverflowError(
+        f"Context window exceeded ({described})",
+        status=status,
+        context_window=stated_context_window(error, message),
+    )
+
+
+def _status_of(error: Mapping[str, Any]) -> int | None:
+    """The HTTP-like status an in-stream error carries: `status_code` or `code`, a number or
+    a string of digits (LiteLLM sends `"code": "429"`)."""
+    for key in ("status_code", "code"):
+        value = error.get(key)
+        if isinstance(value, int) and not isinstance(value, bool):
+            return value
+        if isinstance(value, str) and value.isdigit():
+            return int(value)
+    return None
+
+
 def parse_retry_after(headers: Mapping[str, str], *, now: float | None = None) -> float | None:
     """Seconds the server asked us to wait: `retry-after-ms`, or `Retry-After` in seconds or
     as an HTTP date. None when absent or unreadable; never negative."""
@@ -133,7 +187,13 @@ def error_from_response(status: int, headers: Mapping[str, str], body: Any) -> L
     described = f"HTTP {status}: {message}"
     if status in (401, 403):
         return AuthenticationError(f"Authentication failed ({described})", status=status)
-    if status == 404:
+    if status == 404 or (
+        status == 400
+        and (
+            codes & _MODEL_NOT_FOUND_CODES
+            or any(phrase in message.lower() for phrase in _MODEL_NOT_FOUND_PHRASES)
+        )
+    ):
         return ModelNotFoundError(f"Model or endpoint not found ({described})", status=status)
     if status == 429:
         if codes & _QUOTA_CODES:
@@ -142,7 +202,7 @@ def error_from_response(status: int, headers: Mapping[str, str], body: Any) -> L
             f"Rate limited ({described})", status=status, retry_after=parse_retry_after(headers)
         )
     if status == 413 or (400 <= status < 500 and is_context_overflow(error, message)):
-        return ContextOverflowError(f"Context window exceeded ({described})", status=status)
+        return _overflow(described, error, message, status)
     if status >= 500:
         return ServerError(f"Server error ({described})", status=status)
     return BadRequestError(f"Request rejected ({described})", status=status)
@@ -153,10 +213,9 @@ def error_from_stream_payload(payload: Any) -> LLMError:
     error = error_object(payload)
     codes = _codes(error)
     message = server_message(payload, fallback="the server reported an error mid-stream")
-    numeric = error.get("status_code", error.get("code"))
-    status = numeric if isinstance(numeric, int) else None
+    status = _status_of(error)
     if is_context_overflow(error, message):
-        return ContextOverflowError(f"Context window exceeded ({message})", status=status)
+        return _overflow(message, error, message, status)
     if codes & _QUOTA_CODES:
         return QuotaExhaustedError(f"Quota exhausted ({message})", status=status)
     if status == 429 or codes & _RATE_LIMIT_CODES:

@@ -46,12 +46,16 @@ class ToolCall:
     """The arguments as the raw JSON text the model produced (may be invalid JSON)."""
 
     def parsed_arguments(self) -> dict[str, Any]:
-        """The arguments as a dict; raises ValueError with a readable reason if they are not."""
+        """The arguments as a dict; raises ValueError with a readable reason if they are not.
+        Raw control characters inside strings are accepted (`json.loads(strict=False)`)."""
         text = self.arguments.strip() or "{}"
         try:
-            value = json.loads(text)
+            # strict=False: raw control characters inside strings (what grammar-constrained
+            # local servers produce) are accepted; anything that is not JSON still fails.
+            value = json.loads(text, strict=False)
         except json.JSONDecodeError as error:
-            raise ValueError(f"arguments are not valid JSON: {error.msg} at {error.pos}") from None
+            reason = error.msg.removesuffix(" at")  # "Invalid control character at" would double
+            raise ValueError(f"arguments are not valid JSON: {reason} at {error.pos}") from None
         if not isinstance(value, dict):
             raise ValueError("arguments must be a JSON object")
         return value
@@ -87,12 +91,15 @@ class Message:
     """Free-form metadata (e.g. partial=True, strategy, tokens_before). JSON-serializable."""
 
     def to_api(self) -> dict[str, Any]:
-        """The message in Chat Completions wire shape (metadata stripped)."""
+        """The message in Chat Completions wire shape (metadata stripped).
+
+        `content` is always a string: an assistant message holding only tool calls is sent
+        with `""`, never `null`, because llama-cpp-python's server answers HTTP 500 to `null`
+        (and to a missing key) while every server accepts `""` (docs/adr/0019).
+        """
         payload: dict[str, Any] = {"role": self.role, "content": self.content}
         if self.role == "assistant" and self.tool_calls:
             payload["tool_calls"] = [call.to_api() for call in self.tool_calls]
-            if not self.content:
-                payload["content"] = None
         if self.role == "tool":
             payload["tool_call_id"] = self.tool_call_id
         return payload

@@ -2,8 +2,10 @@
 
 OpenAI, OpenRouter, Groq, DeepSeek, Mistral, vLLM, llama.cpp and Ollama all speak this
 protocol with small differences; the differences are absorbed by `sse_assembly` (stream
-quirks), `http_errors` (error shapes) and a remembered fallback for servers that reject
-`stream_options`. Retries follow `RetryPolicy` and never happen once output reached the caller.
+quirks), `sse_reader` (an unterminated last event), `http_errors` (error shapes), a remembered
+fallback for servers that reject `stream_options` or `tool_choice`, and a non-streaming retry
+when a stream comes back empty (llama-cpp-python's context overflow; docs/adr/0019). Retries
+follow `RetryPolicy` and never happen once output reached the caller.
 """
 
 from __future__ import annotations
@@ -16,9 +18,9 @@ import logging
 from collections.abc import AsyncGenerator, Sequence
 from contextlib import aclosing
 from dataclasses import dataclass
+from typing import Any
 
 import httpx
-from httpx_sse import EventSource
 
 import forge
 from forge.llm.errors import LLMError, MalformedStreamError, TransportError
@@ -32,6 +34,7 @@ from forge.llm.messages import Message
 from forge.llm.protocols import ToolSpec
 from forge.llm.retry import RetryPolicy
 from forge.llm.sse_assembly import StreamAssembler
+from forge.llm.sse_reader import read_events
 from forge.llm.stream import (
     Completion,
     ReasoningDelta,
@@ -41,10 +44,13 @@ from forge.llm.stream import (
     ToolCallComplete,
     UsageReported,
 )
-from forge.llm.wire_format import completion_from_body, request_body
+from forge.llm.wire_format import completion_from_body, json_error_text, request_body
 
 _SHORTEST_REDACTED_KEY = 4
 """Shorter "keys" are placeholders; masking them would garble ordinary words."""
+
+_PROBE_TIMEOUT = 5.0
+"""Seconds an informational request (`fetch_json`) may take: it is never worth a long wait."""
 
 logger = logging.getLogger(__name__)
 
@@ -54,10 +60,18 @@ class _ServerQuirks:
     """What we learned about the server; shared by a provider and all its clones."""
 
     accepts_stream_options: bool = True
+    accepts_tool_choice: bool = True
 
 
-class _StreamOptionsRejected(Exception):
-    """The server refused `stream_options`; the request is repeated without it."""
+class _OptionRejected(Exception):
+    """The server refused `stream_options` or `tool_choice`; the request is repeated
+    without it (the quirk is remembered)."""
+
+
+class _EmptyStream(Exception):
+    """A 200 event stream that ended without a single event: llama-cpp-python answers a
+    streamed prompt longer than its window this way. Asked again without streaming, the same
+    server states the real error (a 400 context_length_exceeded)."""
 
 
 def _is_event_stream(response: httpx.Response) -> bool:
@@ -92,8 +106,11 @@ class OpenAICompatibleProvider:
         max_retries: int = 4,
         backoff_base: float = 0.5,
         backoff_max: float = 20.0,
+        tool_choice: str = "auto",
     ) -> None:
         self._model = model
+        self._tool_choice = tool_choice
+        """Sent as `tool_choice` whenever tools are offered ("" = never sent)."""
         self._base_url = base_url.rstrip("/")
         self._api_key = api_key
         self._timeout = httpx.Timeout(timeout)
@@ -170,18 +187,40 @@ class OpenAICompatibleProvider:
     def _endpoint(self) -> str:
         return f"{self._base_url}/chat/completions"
 
-    async def _raise_for_status(self, response: httpx.Response, *, with_options: bool) -> None:
+    async def _raise_for_status(self, response: httpx.Response, *, sent: dict[str, Any]) -> None:
         if response.status_code < 400:
             return
         body = decode_body(self._without_key(await response.aread()))
-        if (
-            with_options
-            and response.status_code == 400
-            and "stream_options" in server_message(body, "").lower()
-        ):
-            self._quirks.accepts_stream_options = False
-            raise _StreamOptionsRejected()
+        if response.status_code == 400:
+            message = server_message(body, "").lower()
+            if "stream_options" in sent and "stream_options" in message:
+                self._quirks.accepts_stream_options = False
+                raise _OptionRejected()
+            # vLLM without --enable-auto-tool-choice: '"auto" tool choice requires ...'.
+            if "tool_choice" in sent and ("tool_choice" in message or "tool choice" in message):
+                self._quirks.accepts_tool_choice = False
+                raise _OptionRejected()
         raise error_from_response(response.status_code, response.headers, body)
+
+    def _body(
+        self,
+        messages: Sequence[Message],
+        tools: Sequence[ToolSpec] | None,
+        max_tokens: int | None,
+        *,
+        stream: bool,
+    ) -> dict[str, Any]:
+        """The request body, with the options this server is known to accept."""
+        tool_choice = self._tool_choice if self._quirks.accepts_tool_choice else ""
+        return request_body(
+            self._model,
+            messages,
+            tools,
+            max_tokens=max_tokens,
+            stream=stream,
+            include_usage=stream and self._quirks.accepts_stream_options,
+            tool_choice=tool_choice or None,
+        )
 
     def _without_key(self, raw: bytes) -> bytes:
         """An error body with the key masked, should the server echo it back: the decoded
@@ -231,11 +270,22 @@ class OpenAICompatibleProvider:
             assembler = StreamAssembler(self._model)
             attempt = self._stream_once(messages, tools, max_tokens, assembler)
             try:
-                async with aclosing(attempt) as events:
-                    async for event in events:
+                try:
+                    async with aclosing(attempt) as events:
+                        async for event in events:
+                            yield event
+                    return
+                except _EmptyStream:
+                    # Nothing was shown, so asking again whole is safe; the answer is either
+                    # the server's real error (raised below) or a reply, shown as one.
+                    logger.info(
+                        "empty stream from %s; asking again without streaming", self._base_url
+                    )
+                    completion = await self._complete_once(messages, tools, max_tokens)
+                    for event in _events_for_completion(completion):
                         yield event
-                return
-            except _StreamOptionsRejected:
+                    return
+            except _OptionRejected:
                 continue
             except LLMError as error:
                 self._redact_key(error)
@@ -251,15 +301,7 @@ class OpenAICompatibleProvider:
         max_tokens: int | None,
         assembler: StreamAssembler,
     ) -> AsyncGenerator[StreamEvent, None]:
-        with_options = self._quirks.accepts_stream_options
-        body = request_body(
-            self._model,
-            messages,
-            tools,
-            max_tokens=max_tokens,
-            stream=True,
-            include_usage=with_options,
-        )
+        body = self._body(messages, tools, max_tokens, stream=True)
         try:
             async with self._client.stream(
                 "POST",
@@ -268,7 +310,7 @@ class OpenAICompatibleProvider:
                 headers=self._headers(streaming=True),
                 timeout=self._timeout,
             ) as response:
-                await self._raise_for_status(response, with_options=with_options)
+                await self._raise_for_status(response, sent=body)
                 if not _is_event_stream(response):
                     # Some servers ignore `stream: true` and answer with one JSON body.
                     completion = self._completion_from_json(await response.aread())
@@ -285,7 +327,9 @@ class OpenAICompatibleProvider:
         self, response: httpx.Response, assembler: StreamAssembler
     ) -> AsyncGenerator[StreamEvent, None]:
         saw_done = False
-        async for sse in EventSource(response).aiter_sse():
+        saw_event = False
+        async for sse in read_events(response.aiter_text()):
+            saw_event = True
             data = sse.data.strip()
             if sse.event == "error":
                 raise error_from_stream_payload(decode_body(data.encode()))
@@ -295,13 +339,15 @@ class OpenAICompatibleProvider:
                 saw_done = True
                 break
             try:
-                chunk = json.loads(data)
+                chunk = json.loads(data, strict=False)  # raw control characters pass
             except json.JSONDecodeError as error:
                 raise MalformedStreamError(
-                    f"The server sent a stream line that is not JSON ({error.msg} at {error.pos})"
+                    f"The server sent a stream line that is not JSON ({json_error_text(error)})"
                 ) from None
             for event in assembler.feed(chunk):
                 yield event
+        if not saw_event:
+            raise _EmptyStream()
         for event in assembler.finish(saw_done=saw_done):
             yield event
 
@@ -318,6 +364,8 @@ class OpenAICompatibleProvider:
         while True:
             try:
                 return await self._complete_once(messages, tools, max_tokens)
+            except _OptionRejected:
+                continue
             except LLMError as error:
                 self._redact_key(error)
                 if not self._retry.should_retry(error, retries_done):
@@ -331,17 +379,36 @@ class OpenAICompatibleProvider:
         tools: Sequence[ToolSpec] | None,
         max_tokens: int | None,
     ) -> Completion:
-        body = request_body(
-            self._model, messages, tools, max_tokens=max_tokens, stream=False, include_usage=False
-        )
+        body = self._body(messages, tools, max_tokens, stream=False)
         try:
             response = await self._client.post(
                 self._endpoint, json=body, headers=self._headers(), timeout=self._timeout
             )
         except httpx.HTTPError as error:
             raise _transport_error(error, self._base_url) from None
-        await self._raise_for_status(response, with_options=False)
+        await self._raise_for_status(response, sent=body)
         return self._completion_from_json(response.content)
+
+    # --- what the server says about itself -----------------------------------------------------
+    async def fetch_json(self, method: str, url: str, body: dict[str, Any] | None = None) -> Any:
+        """A JSON answer from an informational endpoint of this server (`/models`, `/props`,
+        ...), sent with the provider's headers; None on an error status, a body that is not
+        JSON, or no connection. URLs on another host get None: the key stays with its server.
+        Used by `forge.llm.window_discovery` (it is a `JsonFetcher`)."""
+        if httpx.URL(url).host != httpx.URL(self._base_url).host:
+            return None
+        try:
+            response = await self._client.request(
+                method, url, json=body, headers=self._headers(), timeout=_PROBE_TIMEOUT
+            )
+        except httpx.HTTPError:
+            return None
+        if response.status_code >= 400:
+            return None
+        try:
+            return json.loads(response.content)
+        except ValueError:
+            return None
 
     def _completion_from_json(self, raw: bytes) -> Completion:
         body = decode_body(raw)

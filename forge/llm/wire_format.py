@@ -7,6 +7,7 @@ seen in the corpus and fall back to empty values rather than failing on a missin
 
 from __future__ import annotations
 
+import json
 import uuid
 from collections.abc import Sequence
 from typing import Any
@@ -25,8 +26,10 @@ def request_body(
     max_tokens: int | None,
     stream: bool,
     include_usage: bool,
+    tool_choice: str | None = None,
 ) -> dict[str, Any]:
-    """The JSON body of one `/chat/completions` request."""
+    """The JSON body of one `/chat/completions` request. `tool_choice` is sent only with
+    tools (llama-cpp-python emits tool calls only when it is sent)."""
     body: dict[str, Any] = {
         "model": model,
         "messages": [message.to_api() for message in messages],
@@ -34,6 +37,8 @@ def request_body(
     }
     if tools:
         body["tools"] = [tool.to_api() for tool in tools]
+        if tool_choice:
+            body["tool_choice"] = tool_choice
     if max_tokens is not None:
         body["max_tokens"] = max_tokens
     if stream and include_usage:
@@ -41,15 +46,29 @@ def request_body(
     return body
 
 
+def json_error_text(error: json.JSONDecodeError) -> str:
+    """A JSON error's reason and position, read as one phrase. Some reasons already end in
+    "at" ("Invalid control character at"), which a plain "{msg} at {pos}" would double."""
+    reason = error.msg.removesuffix(" at")
+    return f"{reason} at {error.pos}"
+
+
 def _count(value: Any) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
 
 def parse_usage(raw: Any) -> Usage | None:
-    """A `Usage` from a usage object, or None when there is none."""
+    """A `Usage` from a usage object, or None when there is none or it cannot be trusted.
+
+    A usage with no prompt tokens is not trusted: no real prompt is empty, and LitServe
+    reports all zeros (it keeps only the last chunk's usage). Reporting none keeps Forge on
+    its own count instead of a gauge that falls to nothing (docs/adr/0019).
+    """
     if not isinstance(raw, dict):
         return None
     prompt = _count(raw.get("prompt_tokens"))
+    if prompt <= 0:
+        return None
     completion = _count(raw.get("completion_tokens"))
     total = _count(raw.get("total_tokens")) or prompt + completion
     prompt_details = raw.get("prompt_tokens_details")

@@ -191,6 +191,8 @@ class SlashCommandRunner:
             current_tokens=manager.current_tokens(conversation),
             max_tokens=manager.max_tokens,
             recent_compactions=self.app.status.recent_compactions,
+            window=runtime.window.current.describe() if runtime.window else "",
+            window_note=(runtime.window.guess_notice() or "") if runtime.window else "",
         )
         await self.app.chat.add_notice(report)
 

@@ -411,3 +411,31 @@ def test_every_file_in_the_corpus_is_replayed() -> None:
     assert every_file - metadata == set(SSE_FILES) | set(JSON_FILES)
     error_bodies = {path.name for path in JSON_FILES if recorded_response(path)[0] >= 400}
     assert error_bodies == set(ERROR_EXPECTATIONS)
+
+
+def test_every_real_server_capture_is_replayed() -> None:
+    """Every capture in `real-servers/` is covered by `test_real_server_replay.py`: streams by
+    its parametrized replay (errors and empty streams with their expectations listed), error
+    bodies with their expected kind, requests by the tests that send them, and every
+    `.headers.txt` beside the body it describes."""
+    from tests.llm import test_real_server_replay as real
+
+    root = CORPUS / "real-servers"
+    assert {path.name for path in CORPUS.iterdir() if path.is_dir()} == {
+        "sse",
+        "real-servers",
+        "trajectories",
+    }
+    every_file = {path for path in root.rglob("*") if path.is_file()}
+    streams = set(real.REAL_SSE)
+    bodies = set(real.REAL_ERROR_BODIES)
+    requests = {path for path in every_file if path.name in real.REQUESTS}
+    headers = {path for path in every_file if path.name.endswith(".headers.txt")}
+    assert every_file == streams | bodies | requests | headers
+    assert {path.name for path in requests} == real.REQUESTS
+    assert {path.name for path in bodies} == set(real.ERROR_BODIES)
+    assert set(real.STREAM_ERRORS) | real.EMPTY_STREAMS <= {path.name for path in streams}
+    for header in headers:
+        stem = header.name.removesuffix(".headers.txt")
+        described = {header.with_name(stem + ".sse"), header.with_name(stem + ".body.json")}
+        assert described & (streams | bodies), f"{header.name} describes no replayed body"

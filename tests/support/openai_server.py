@@ -4,8 +4,12 @@ Built on Starlette + uvicorn, running in a background thread with its own event 
 script it: queue replies (text, tool calls, chunking), add latency, inject faults (HTTP errors
 with Retry-After, disconnects mid-stream, malformed JSON, slow streams; `RateLimited`,
 `QuotaExhausted`, `ContextOverflow` and `ServerFault` build the usual ones), replay recorded
-`.sse`/`.json` bodies byte for byte, or answer with a `responder` function. Every request is
-recorded.
+`.sse`/`.json` bodies byte for byte (with the status and content type their `.meta.json` or
+`.headers.txt` recorded), or answer with a `responder` function. A `guard` answers before the
+queue (a server's rules about requests); server-wide switches reproduce real servers' habits
+(no usage or all-zero usage, tool calls only when `tool_choice` is sent, rejecting
+`tool_choice`), and `info` scripts the endpoints that state a model's context window
+(`/v1/models`, `/model/info`, `/props`, `/api/show`). Every request is recorded.
 """
 
 from __future__ import annotations
@@ -122,11 +126,40 @@ def recorded_response(path: Path | str) -> tuple[int, str | None]:
     return 200, None
 
 
+def captured_headers_path(path: Path | str) -> Path:
+    """The `.headers.txt` beside a body captured from local server software
+    (`<stem>.sse` or `<stem>.body.json` beside `<stem>.headers.txt`)."""
+    path = Path(path)
+    stem = path.name.removesuffix(".sse").removesuffix(".body.json")
+    return path.with_name(f"{stem}.headers.txt")
+
+
+def captured_response(path: Path | str) -> tuple[int, str | None]:
+    """The status and content type a `.headers.txt` capture lists (`(200, None)` without one)."""
+    headers = captured_headers_path(path)
+    if not headers.is_file():
+        return 200, None
+    lines = headers.read_text(encoding="utf-8").splitlines()
+    status = int(lines[0].split()[1])
+    content_type = next(
+        (
+            line.split(":", 1)[1].strip()
+            for line in lines[1:]
+            if line.lower().startswith("content-type:")
+        ),
+        None,
+    )
+    return status, content_type
+
+
 def Replay(path: Path | str, *, split_every: int | None = None) -> Raw:
     """Replay a recorded `.sse` stream or `.json` body byte for byte, with the HTTP status and
-    content type its `.meta.json` recorded (200 and the usual type when none was recorded)."""
+    content type its `.meta.json` or `.headers.txt` recorded (200 and the usual type when none
+    was recorded)."""
     data = Path(path).read_bytes()
     status, content_type = recorded_response(path)
+    if captured_headers_path(path).is_file():
+        status, content_type = captured_response(path)
     default_type = "application/json" if str(path).endswith(".json") else "text/event-stream"
     return Raw(
         data, status=status, content_type=content_type or default_type, split_every=split_every
@@ -178,6 +211,16 @@ def ServerFault(status: int = 500) -> Fault:
 
 Reply = Text | ToolCalls | Fault | Disconnect | Raw
 Responder = Callable[["RecordedRequest"], Reply]
+Guard = Callable[["RecordedRequest"], "Reply | None"]
+
+
+@dataclass
+class Info:
+    """A JSON answer on one of the model-information endpoints (`OpenAIServer.info`)."""
+
+    body: dict[str, Any] | str
+    status: int = 200
+    delay: float = 0.0
 
 
 # ---------------------------------------------------------------------------------------------
@@ -258,7 +301,9 @@ def _arguments_text(call: Call) -> str:
     return call.arguments if isinstance(call.arguments, str) else json.dumps(call.arguments)
 
 
-def _usage(reply: Text | ToolCalls, body: dict[str, Any]) -> dict[str, int]:
+def _usage(reply: Text | ToolCalls, body: dict[str, Any], mode: str = "reported") -> dict[str, int]:
+    if mode == "zero":
+        return {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0}
     prompt = (
         reply.prompt_tokens if reply.prompt_tokens is not None else _estimate_prompt_tokens(body)
     )
@@ -275,8 +320,11 @@ def _usage(reply: Text | ToolCalls, body: dict[str, Any]) -> dict[str, int]:
     }
 
 
-def stream_chunks(reply: Text | ToolCalls, body: dict[str, Any]) -> list[bytes]:
-    """The SSE events (each `data: …\\n\\n`) for a scripted reply, ending with [DONE]."""
+def stream_chunks(
+    reply: Text | ToolCalls, body: dict[str, Any], usage_mode: str = "reported"
+) -> list[bytes]:
+    """The SSE events (each `data: …\\n\\n`) for a scripted reply, ending with [DONE].
+    `usage_mode` as `OpenAIServer.usage_mode`."""
     model = str(body.get("model", "test-model"))
     events: list[bytes] = [_sse(_chunk(model, {"role": "assistant", "content": ""}))]
     if isinstance(reply, Text) and reply.reasoning:
@@ -295,22 +343,25 @@ def stream_chunks(reply: Text | ToolCalls, body: dict[str, Any]) -> list[bytes]:
                 events.append(_sse(_chunk(model, {"tool_calls": [delta]})))
     events.append(_sse(_chunk(model, {}, reply.finish_reason)))
     options = body.get("stream_options") or {}
-    if options.get("include_usage"):
+    if options.get("include_usage") and usage_mode != "none":
         usage_chunk = {
             "id": "chatcmpl-test",
             "object": "chat.completion.chunk",
             "created": 1_700_000_000,
             "model": model,
             "choices": [],
-            "usage": _usage(reply, body),
+            "usage": _usage(reply, body, usage_mode),
         }
         events.append(_sse(usage_chunk))
     events.append(_sse("[DONE]"))
     return events
 
 
-def completion_body(reply: Text | ToolCalls, body: dict[str, Any]) -> dict[str, Any]:
-    """A non-streaming Chat Completions response for a scripted reply."""
+def completion_body(
+    reply: Text | ToolCalls, body: dict[str, Any], usage_mode: str = "reported"
+) -> dict[str, Any]:
+    """A non-streaming Chat Completions response for a scripted reply (`usage_mode` as
+    `OpenAIServer.usage_mode`)."""
     message: dict[str, Any] = {"role": "assistant", "content": reply.text or None}
     if isinstance(reply, Text) and reply.reasoning:
         message["reasoning_content"] = reply.reasoning
@@ -323,14 +374,24 @@ def completion_body(reply: Text | ToolCalls, body: dict[str, Any]) -> dict[str, 
             }
             for call in reply.calls
         ]
-    return {
+    answer = {
         "id": "chatcmpl-test",
         "object": "chat.completion",
         "created": 1_700_000_000,
         "model": body.get("model", "test-model"),
         "choices": [{"index": 0, "message": message, "finish_reason": reply.finish_reason}],
-        "usage": _usage(reply, body),
+        "usage": _usage(reply, body, usage_mode),
     }
+    if usage_mode == "none":
+        del answer["usage"]
+    return answer
+
+
+def as_plain_text(reply: ToolCalls) -> Text:
+    """What a server that emits tool calls only when `tool_choice` is sent streams instead:
+    the calls as plain text (llama-cpp-python's `chatml-function-calling`)."""
+    calls = " ".join(f"{call.name}({_arguments_text(call)})" for call in reply.calls)
+    return Text(" ".join(part for part in (reply.text, calls) if part), delay=reply.delay)
 
 
 class _CutConnection(Exception):
@@ -347,6 +408,24 @@ class OpenAIServer:
         """Answers when the queue is empty. Default: Text("ok")."""
         self.reject_stream_options = False
         """When True, a request carrying stream_options gets HTTP 400 (old servers do this)."""
+        self.reject_tool_choice = False
+        """When True, a request carrying tool_choice gets HTTP 400 (vLLM without
+        --enable-auto-tool-choice)."""
+        self.tool_calls_need_tool_choice = False
+        """When True, a scripted ToolCalls reply to a request without tool_choice is streamed
+        as plain text (llama-cpp-python's chatml-function-calling)."""
+        self.usage_mode = "reported"
+        """"reported" (usage when asked for), "none" (never: llama-cpp-python ignores
+        include_usage) or "zero" (all-zero usage, as LitServe reports)."""
+        self.guard: Guard | None = None
+        """Checked before the queue: a reply it returns answers the request (the queue is
+        left as it is); None lets the queue answer."""
+        self.info: dict[str, Info] = {}
+        """Answers for model-information endpoints by path ("/v1/models", "/v1/model/info",
+        "/props", "/api/show", ...); GET or POST. Unlisted paths: 404, except the default
+        "/v1/models" listing."""
+        self.info_requests: list[RecordedRequest] = []
+        """Requests to the model-information endpoints."""
         self.requests: list[RecordedRequest] = []
         self.active = 0
         self.max_active = 0
@@ -370,6 +449,12 @@ class OpenAIServer:
             self.requests.clear()
             self.responder = None
             self.reject_stream_options = False
+            self.reject_tool_choice = False
+            self.tool_calls_need_tool_choice = False
+            self.usage_mode = "reported"
+            self.guard = None
+            self.info = {}
+            self.info_requests.clear()
             self.active = 0
             self.max_active = 0
             self.cancelled_streams = 0
@@ -399,7 +484,7 @@ class OpenAIServer:
         app = Starlette(
             routes=[
                 Route("/v1/chat/completions", self._chat, methods=["POST"]),
-                Route("/v1/models", self._models, methods=["GET"]),
+                Route("/{path:path}", self._info_endpoint, methods=["GET", "POST"]),
             ]
         )
         config = uvicorn.Config(app, log_level="critical", lifespan="off", access_log=False)
@@ -423,8 +508,32 @@ class OpenAIServer:
             self._thread.join(timeout=10)
 
     # --- handlers ----------------------------------------------------------------------------
-    async def _models(self, request: Request) -> Response:
-        return JSONResponse({"object": "list", "data": [{"id": "test-model", "object": "model"}]})
+    async def _info_endpoint(self, request: Request) -> Response:
+        raw = await request.body()
+        try:
+            body = json.loads(raw) if raw else {}
+        except json.JSONDecodeError:
+            body = {}
+        path = request.url.path
+        with self._lock:
+            self.info_requests.append(
+                RecordedRequest(
+                    path=path,
+                    headers={k.lower(): v for k, v in request.headers.items()},
+                    body=body if isinstance(body, dict) else {},
+                    started_at=time.monotonic(),
+                )
+            )
+            answer = self.info.get(path)
+        if answer is None:
+            if path == "/v1/models":
+                listing = {"object": "list", "data": [{"id": "test-model", "object": "model"}]}
+                return JSONResponse(listing)
+            return JSONResponse({"detail": "Not Found"}, status_code=404)
+        if answer.delay:
+            await asyncio.sleep(answer.delay)
+        content = answer.body if isinstance(answer.body, str) else json.dumps(answer.body)
+        return Response(content, status_code=answer.status, media_type="application/json")
 
     def _next_reply(self, recorded: RecordedRequest) -> Reply:
         with self._lock:
@@ -456,7 +565,22 @@ class OpenAIServer:
                     {"error": {"message": "Unrecognized request argument: stream_options"}},
                     status_code=400,
                 )
-            reply = self._next_reply(recorded)
+            if self.reject_tool_choice and "tool_choice" in body:
+                message = (
+                    '"auto" tool choice requires --enable-auto-tool-choice and '
+                    "--tool-call-parser to be set"
+                )
+                # vLLM's own error shape: the fields at the top level, no "error" object.
+                vllm_error = {"object": "error", "message": message, "type": "BadRequestError"}
+                return JSONResponse(vllm_error | {"param": None, "code": 400}, status_code=400)
+            guarded = self.guard(recorded) if self.guard is not None else None
+            reply = guarded if guarded is not None else self._next_reply(recorded)
+            if (
+                self.tool_calls_need_tool_choice
+                and isinstance(reply, ToolCalls)
+                and "tool_choice" not in body
+            ):
+                reply = as_plain_text(reply)
             return await self._respond(reply, body, recorded)
         finally:
             with self._lock:
@@ -480,8 +604,8 @@ class OpenAIServer:
         inner = reply.reply if isinstance(reply, Disconnect) else reply
         if not body.get("stream"):
             rec.finished_at = time.monotonic()
-            return JSONResponse(completion_body(inner, body))
-        chunks = stream_chunks(inner, body)
+            return JSONResponse(completion_body(inner, body, self.usage_mode))
+        chunks = stream_chunks(inner, body, self.usage_mode)
         cut_after = reply.after_chunks if isinstance(reply, Disconnect) else None
         return StreamingResponse(
             self._body(chunks, inner.chunk_delay, cut_after, rec),

@@ -70,8 +70,12 @@ def context_report_markdown(
     current_tokens: int,
     max_tokens: int,
     recent_compactions: Iterable[SummarizationCompleted | SummarizationFailed],
+    window: str = "",
+    window_note: str = "",
 ) -> str:
-    """The `/context` report as markdown."""
+    """The `/context` report as markdown. `window` says what the budget was made from and
+    where that came from (configured / reported by the server / guessed from the name);
+    `window_note`, when given, follows it (said once, when the window is only a guess)."""
     share = f"{current_tokens / max_tokens:.0%}" if max_tokens else "n/a"
     rows = (
         ("System prompt", breakdown.system, ""),
@@ -87,7 +91,9 @@ def context_report_markdown(
     return (
         f"**Context**: {format_tokens(current_tokens)} of {format_tokens(max_tokens)} tokens "
         f"({share})\n\n"
-        "| Part | Tokens | Items |\n|---|---:|---:|\n"
+        + (f"**Window**: {window}\n\n" if window else "")
+        + (f"{window_note}\n\n" if window_note else "")
+        + "| Part | Tokens | Items |\n|---|---:|---:|\n"
         f"{table}\n\n"
         f"**Recent compactions**\n\n{compactions or 'none yet'}"
     )
