@@ -53,13 +53,17 @@ def render(current_text: str | None, old: Mapping[str, Any], new: Mapping[str, A
             document = handler.load(current_text)
         except RuamelError as error:
             raise RoundTripError(str(error).split("\n", 1)[0]) from None
+    prefix = ""
+    if document is None and current_text:
+        # Only comments (or an empty document): keep them above whatever is added.
+        prefix = current_text if current_text.endswith("\n") else current_text + "\n"
     if not isinstance(document, CommentedMap):
         document = CommentedMap()
     _apply(document, old, new)
     stream = io.StringIO()
     if document:
         handler.dump(document, stream)
-    text = stream.getvalue()
+    text = prefix + stream.getvalue()
     if "#" not in (current_text or ""):
         text = SAVED_FILE_HEADER + text
     return text

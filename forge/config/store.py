@@ -35,6 +35,9 @@ from forge.config.yaml_file import (
 )
 
 logger = logging.getLogger(__name__)
+# Problems are also returned in the LoadResult and shown by the caller; before the log file is
+# set up, Python's last-resort handler would print them a second time on stderr.
+logger.addHandler(logging.NullHandler())
 
 API_KEY = "llm.api_key"
 SUMMARIZATION_MODEL_KEY = "llm.summarization_model"

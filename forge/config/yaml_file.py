@@ -14,6 +14,7 @@ import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from forge.config.errors import ConfigError
+from forge.config.paths import UnusableDirectoryError, file_in_the_way
 
 
 def read_config_bytes(path: Path) -> bytes | None:
@@ -25,9 +26,12 @@ def read_config_bytes(path: Path) -> bytes | None:
     except IsADirectoryError:
         raise ConfigError(path, "is a directory, not a file") from None
     except NotADirectoryError:
-        blocker = file_in_the_way(path)
-        where = f"{blocker} is a file" if blocker else "a parent is not a directory"
-        raise ConfigError(path, f"cannot be read: {where}") from None
+        blocker = file_in_the_way(path.parent)
+        if blocker is None:
+            raise ConfigError(path, "cannot be read: a parent is not a directory") from None
+        raise ConfigError(
+            path, f"cannot be read: {UnusableDirectoryError(path.parent, blocker)}"
+        ) from None
     except PermissionError:
         raise ConfigError(path, "cannot be read (permission denied)") from None
     except OSError as error:
@@ -46,14 +50,6 @@ def read_config_text(path: Path) -> str | None:
     """The file's text, or None when it does not exist. Unreadable files raise ConfigError."""
     content = read_config_bytes(path)
     return None if content is None else decode_config(content, path)
-
-
-def file_in_the_way(path: Path) -> Path | None:
-    """The nearest existing ancestor of `path` that is not a directory, if there is one."""
-    for parent in path.parents:
-        if parent.exists() or parent.is_symlink():
-            return None if parent.is_dir() else parent
-    return None
 
 
 # Errors found while scanning a token: yaml's problem mark is where it gave up (often the next
