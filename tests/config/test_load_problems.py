@@ -158,3 +158,15 @@ def test_a_regular_file_where_the_config_directory_belongs_is_named(
     )
     assert result.settings.llm.api_key.get_secret_value() == "sk-env-1234567890"
     assert result.save_blocked is not None
+
+
+def test_the_report_says_what_runs_instead_of_a_bad_variable(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("FORGE_CONTEXT__MAX_TOKENS", "abc")
+    [line] = load_report(load_settings())
+    assert line.startswith(
+        "Environment value not applied: environment variable FORGE_CONTEXT__MAX_TOKENS "
+        "(context.max_tokens): "
+    )
+    assert line.endswith("The value below it (file or default) runs instead.")
