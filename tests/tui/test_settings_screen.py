@@ -403,3 +403,21 @@ async def test_a_broken_file_is_shown_and_not_overwritten() -> None:
         assert isinstance(app.screen, SettingsScreen)
         assert any("fix it by hand" in notice for notice in notices(seen, "error"))
     assert path.read_bytes() == before
+
+
+async def test_a_save_that_lost_the_race_says_the_file_changed(config_file: Path) -> None:
+    """Another Forge (or an editor) saved while the overlay was open and no reload came."""
+    seen: list[Message] = []
+    app = SettingsHost(ConfigStore(config_file))
+    async with app.run_test(size=SIZE, message_hook=seen.append) as pilot:
+        await pilot.pause()
+        other = "llm:\n  model: saved-by-another-forge\n"
+        config_file.write_text(other)
+        await replace_text(pilot, "field-llm-model", "mine")
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert isinstance(app.screen, SettingsScreen)
+        [notice] = notices(seen, "error")
+        assert notice.startswith("Settings not saved: ")
+        assert "the file changed on disk since it was loaded" in notice
+    assert config_file.read_text() == other
