@@ -61,8 +61,9 @@ class LoadResult:
 
     `settings` are the values to run with: every valid value of the file and the environment.
     `problems` lists each value left out (file: key, line and reason; environment: the
-    variable), or the whole file when it could not be parsed; `error` is the first of them (or
-    None) and its `details` list them all. `warnings` are things used anyway but probably
+    variable), or the whole file when it could not be parsed, the file's first; `error` is the
+    first of them (or None; its `source` is "file" whenever the file has a problem) and its
+    `details` list them all. `warnings` are things used anyway but probably
     mistaken (an unknown key, with a "did you mean"). `save_blocked` says why saving over the
     file is refused (None when saving is allowed). `version` is the digest of the bytes loaded,
     the base a save compares against. `env_keys` holds the dotted keys the environment
@@ -115,7 +116,12 @@ def load_settings(path: Path | None = None) -> LoadResult:
         unreadable = unusable
         file_data = {}
     built = build_keeping_valid(file_data, environment, path, text)
-    problems = ((unreadable,) if unreadable else ()) + built.problems
+    # File problems first, so that `error.source == "file"` whenever the file has one.
+    problems = (
+        ((unreadable,) if unreadable else ())
+        + tuple(problem for problem in built.problems if problem.source == "file")
+        + tuple(problem for problem in built.problems if problem.source != "file")
+    )
     warnings = _warnings(file_data, text, path, environment)
     for problem in problems:
         logger.warning("config: %s", problem)

@@ -170,3 +170,15 @@ def test_the_report_says_what_runs_instead_of_a_bad_variable(
         "(context.max_tokens): "
     )
     assert line.endswith("The value below it (file or default) runs instead.")
+
+
+def test_the_error_is_the_files_when_both_the_file_and_a_variable_have_one(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Hot reload rejects an edit whose `error.source` is "file"; a bad variable must not
+    hide a bad file value behind it."""
+    monkeypatch.setenv("FORGE_TOOLS__AUTO_APPROVE", "read_file")
+    result = load_settings(_write(config_path(), "context:\n  warning_threshold: 3\n"))
+    assert result.error is not None
+    assert result.error.source == "file"
+    assert [problem.source for problem in result.problems] == ["file", "environment"]
