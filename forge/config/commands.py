@@ -46,8 +46,8 @@ def run_config_command(action: str) -> int:
 
 def _fallback_note(result: LoadResult) -> str:
     if result.save_blocked is not None:
-        return "the file could not be read; showing the environment and the defaults"
-    return "each value not applied is shown with what runs instead; every other value applies"
+        return "the file could not be read; showing defaults and the environment"
+    return "showing defaults for the values not applied; every other value applies"
 
 
 def _print_warnings(result: LoadResult, stream: TextIO) -> None:
