@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import io
 from collections.abc import Mapping, MutableMapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import yaml
-from ruamel.yaml import YAML
-from ruamel.yaml.comments import CommentedMap, CommentedSeq
-from ruamel.yaml.error import YAMLError as RuamelError
-from ruamel.yaml.scalarstring import SingleQuotedScalarString
+
+if TYPE_CHECKING:
+    from ruamel.yaml import YAML
+
+# ruamel.yaml is imported when a save needs it: loading (every start-up) never does.
 
 SAVED_FILE_HEADER = (
     "# Forge settings. Every key, with what it does: config.example.yaml or `forge config show`.\n"
@@ -32,6 +33,8 @@ class RoundTripError(ValueError):
 
 
 def _round_trip_yaml() -> YAML:
+    from ruamel.yaml import YAML
+
     handler = YAML(typ="rt", pure=True)
     handler.preserve_quotes = True
     handler.allow_duplicate_keys = True
@@ -46,6 +49,9 @@ def render(current_text: str | None, old: Mapping[str, Any], new: Mapping[str, A
     A file without any comment (or no file yet) gets `SAVED_FILE_HEADER` on top. Raises
     RoundTripError when ruamel.yaml cannot read `current_text`.
     """
+    from ruamel.yaml.comments import CommentedMap
+    from ruamel.yaml.error import YAMLError as RuamelError
+
     handler = _round_trip_yaml()
     document: Any = None
     if current_text and current_text.strip():
@@ -92,6 +98,9 @@ def _apply(
 
 def to_yaml(value: Any) -> Any:
     """`value` as ruamel.yaml nodes, quoting strings PyYAML would read as another type."""
+    from ruamel.yaml.comments import CommentedMap, CommentedSeq
+    from ruamel.yaml.scalarstring import SingleQuotedScalarString
+
     if isinstance(value, str):
         if _RESOLVER.resolve(yaml.ScalarNode, value, (True, False)) != _STRING_TAG:
             return SingleQuotedScalarString(value)

@@ -163,3 +163,21 @@ def test_load_save_load_round_trips_and_keeps_comments(
     # Unknown keys survive untouched.
     if "plugins" in original:
         assert yaml.safe_load(text)["plugins"] == {"enabled": ["a", "b"], "flag": True}
+
+
+def test_loading_does_not_import_ruamel_yaml() -> None:
+    """Start-up time: the round-trip library is only needed to save."""
+    import subprocess
+    import sys
+
+    script = (
+        "import sys\n"
+        "from forge.config.store import load_settings\n"
+        "load_settings()\n"
+        "assert 'ruamel.yaml' not in sys.modules, 'ruamel.yaml imported by a load'\n"
+    )
+    root = Path(__file__).resolve().parents[2]
+    completed = subprocess.run(
+        [sys.executable, "-c", script], cwd=root, capture_output=True, text=True, check=False
+    )
+    assert completed.returncode == 0, completed.stderr
