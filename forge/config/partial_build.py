@@ -53,8 +53,10 @@ def build_keeping_valid(
     """Validate; drop each value pydantic rejects from the source that supplied it; repeat.
 
     A problem on a key that neither source holds (a cross-field rule such as "auto ≥ warning"
-    failing against a default) drops the section holding it from the file, which is then
-    reported on that key.
+    failing against a default) drops the other key the rule's message names, reported on that
+    key ("not applied: …"); when the message names none the source holds, the section holding
+    the key is dropped. A list with a bad item is dropped whole (the key keeps the item's
+    index). Undecodable variables come first in the problems.
     """
     file_copy: dict[str, Any] = copy.deepcopy(dict(file_data))
     env_copy: dict[str, Any] = copy.deepcopy(environment.values)
