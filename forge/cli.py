@@ -61,6 +61,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         from forge.config.commands import run_config_command
 
         return run_config_command(args.action)
+    if args.command in (None, "run"):
+        from forge.config.paths import unusable_directories
+
+        # Sessions and logs need these; one clear line beats a traceback mid-run.
+        for problem in (unusable := unusable_directories()):
+            print(f"forge: {problem}", file=sys.stderr)
+        if unusable:
+            return 2
     if args.command == "run":
         from forge.agent.headless import run_headless
 

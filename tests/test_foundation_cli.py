@@ -139,7 +139,9 @@ def test_a_malformed_file_is_reported_and_left_alone(
     assert show.returncode == 0, show.stderr
     assert reported in show.stderr
     assert "showing defaults" in show.stderr
-    assert yaml.safe_load(show.stdout)["context"]["warning_threshold"] == 0.85
+    # The invalid value (or the whole unparsable file) falls back to the default; a valid
+    # value beside it would still apply (ADR 0022).
+    assert yaml.safe_load(show.stdout)["context"]["auto_summary_threshold"] == 0.90
 
     assert (path.read_bytes(), path.stat().st_mtime_ns, path.stat().st_mode) == before
 

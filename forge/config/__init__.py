@@ -6,7 +6,7 @@ the watcher stays in `forge.config.watcher` because it pulls in `watchfiles`.
 
 from __future__ import annotations
 
-from forge.config.errors import ConfigError, ConfigSaveError
+from forge.config.errors import ConfigChangedError, ConfigError, ConfigSaveError, ConfigWarning
 from forge.config.settings import (
     ContextSettings,
     LLMSettings,
@@ -18,9 +18,11 @@ from forge.config.settings import (
 from forge.config.store import ConfigStore, LoadResult, load_settings, mask_secret, save_settings
 
 __all__ = [
+    "ConfigChangedError",
     "ConfigError",
     "ConfigSaveError",
     "ConfigStore",
+    "ConfigWarning",
     "ContextSettings",
     "LLMSettings",
     "LoadResult",

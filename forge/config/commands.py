@@ -21,23 +21,38 @@ def run_config_command(action: str) -> int:
         return 0
     if action == "show":
         result = load_settings()
+        _print_warnings(result, sys.stderr)
         if result.error is not None:
             _print_error(result, sys.stderr)
-            print("warning: showing defaults and environment instead of the file", file=sys.stderr)
+            print(f"note: {_fallback_note(result)}", file=sys.stderr)
         sys.stdout.write(render_effective_settings(result))
         return 0
     if action == "validate":
+        # Warnings (unknown keys) do not fail validation: the file works as it is.
         result = load_settings()
+        _print_warnings(result, sys.stderr)
         if result.error is not None:
             _print_error(result, sys.stderr)
             return 1
         suffix = "" if result.path.exists() else " (no file; defaults and environment)"
-        print(f"ok: {result.path}{suffix}")
+        warned = f" with {len(result.warnings)} warning(s)" if result.warnings else ""
+        print(f"ok: {result.path}{suffix}{warned}")
         return 0
     print(
         f"forge config: unknown action {action!r} (expected {', '.join(ACTIONS)})", file=sys.stderr
     )
     return 2
+
+
+def _fallback_note(result: LoadResult) -> str:
+    if result.save_blocked is not None:
+        return "the file could not be read; showing defaults and the environment"
+    return "showing defaults for the values not applied; every other value applies"
+
+
+def _print_warnings(result: LoadResult, stream: TextIO) -> None:
+    for warning in result.warnings:
+        print(f"warning: {warning}", file=stream)
 
 
 def _print_error(result: LoadResult, stream: TextIO) -> None:

@@ -75,3 +75,15 @@ def delete_key(data: MutableMapping[str, Any], key: str) -> None:
     while trail and not parent:
         parent, name = trail.pop()
         del parent[name]
+
+
+def deep_merge(base: Mapping[str, Any], over: Mapping[str, Any]) -> dict[str, Any]:
+    """`base` with `over` laid on top: mappings merge key by key, anything else is replaced."""
+    merged: dict[str, Any] = dict(base)
+    for name, value in over.items():
+        below = merged.get(name)
+        if isinstance(value, Mapping) and isinstance(below, Mapping):
+            merged[name] = deep_merge(below, value)
+        else:
+            merged[name] = value
+    return merged

@@ -249,6 +249,7 @@ class _SourceInputs:
 
     file_data: Mapping[str, Any] = field(default_factory=dict)
     include_environment: bool = True
+    environment_data: Mapping[str, Any] | None = None
 
 
 _source_inputs: ContextVar[_SourceInputs] = ContextVar("forge_settings_sources")
@@ -256,14 +257,19 @@ _source_inputs: ContextVar[_SourceInputs] = ContextVar("forge_settings_sources")
 
 @contextmanager
 def settings_sources(
-    file_data: Mapping[str, Any], *, include_environment: bool = True
+    file_data: Mapping[str, Any],
+    *,
+    include_environment: bool = True,
+    environment_data: Mapping[str, Any] | None = None,
 ) -> Iterator[None]:
     """Within this block, `Settings()` layers `file_data` under the environment.
 
-    With `include_environment=False` the environment is ignored (used to fall back when an
-    environment variable holds an invalid value).
+    With `include_environment=False` the environment is ignored. With `environment_data`, that
+    mapping (already read from the environment, see `forge.config.environment`) stands in for
+    the `FORGE_*` and `OPENAI_*` variables, so a loader can leave out a variable it found bad.
     """
-    token = _source_inputs.set(_SourceInputs(file_data, include_environment))
+    inputs = _SourceInputs(file_data, include_environment, environment_data)
+    token = _source_inputs.set(inputs)
     try:
         yield
     finally:
@@ -271,7 +277,8 @@ def settings_sources(
 
 
 class _FileDataSource(PydanticBaseSettingsSource):
-    """The parsed YAML file, handed in through `settings_sources`."""
+    """A nested mapping handed in through `settings_sources`: the parsed YAML file, or the
+    environment as `forge.config.environment` read it."""
 
     def __init__(self, settings_cls: type[BaseSettings], data: Mapping[str, Any]) -> None:
         super().__init__(settings_cls)
@@ -333,6 +340,9 @@ class Settings(BaseSettings):
         file_source = _FileDataSource(settings_cls, inputs.file_data)
         if not inputs.include_environment:
             return init_settings, file_source
+        if inputs.environment_data is not None:
+            environment_source = _FileDataSource(settings_cls, inputs.environment_data)
+            return init_settings, environment_source, file_source
         return init_settings, env_settings, OpenAIEnvironmentSource(settings_cls), file_source
 
 

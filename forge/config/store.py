@@ -1,48 +1,75 @@
 """Loading and saving the YAML config file.
 
-`load_settings` never raises for a bad file: it reports the problem in `LoadResult.error` and
-falls back to defaults plus environment, leaving the file alone. `save_settings` writes
-atomically, keeps keys it does not know, and never writes a value the environment supplied
-unless the user changed it.
+`load_settings` never raises for a bad file or environment: a value that fails validation is
+left out (the layer below applies: the file under an environment variable, the default under
+the file) and reported in `LoadResult.problems`; a file that cannot be parsed is left out as a
+whole. The file is only read. `save_settings` edits the file in place (comments and key order
+kept), atomically, under a lock, and only if the file is still the version that was loaded.
+See ADR 0002 and ADR 0022.
 """
 
 from __future__ import annotations
 
 import copy
 import hashlib
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+import logging
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
-
-import yaml
-from pydantic import ValidationError
-from pydantic_settings import SettingsError
+from typing import Any
 
 from forge.config.atomic import atomic_write_bytes
-from forge.config.errors import ConfigError, ConfigSaveError
-from forge.config.keys import delete_key, dotted_keys, has_key, leaf_values, set_key
+from forge.config.environment import EnvironmentReading, read_environment
+from forge.config.errors import ConfigChangedError, ConfigError, ConfigSaveError, ConfigWarning
+from forge.config.file_lock import locked
+from forge.config.keys import delete_key, has_key, leaf_values, set_key
+from forge.config.known_keys import unknown_keys
+from forge.config.partial_build import build, build_keeping_valid
 from forge.config.paths import config_path, ensure_dir
-from forge.config.settings import Settings, environment_values, settings_sources
-from forge.config.yaml_file import line_of_key, parse_config_text, read_config_text
+from forge.config.round_trip import SAVED_FILE_HEADER, RoundTripError, render
+from forge.config.settings import ENV_NESTED_DELIMITER, ENV_PREFIX, Settings
+from forge.config.yaml_file import (
+    decode_config,
+    line_of_key,
+    parse_config_text,
+    read_config_bytes,
+)
 
-if TYPE_CHECKING:
-    import asyncio
+logger = logging.getLogger(__name__)
+# Problems are also returned in the LoadResult and shown by the caller; before the log file is
+# set up, Python's last-resort handler would print them a second time on stderr.
+logger.addHandler(logging.NullHandler())
 
 API_KEY = "llm.api_key"
 SUMMARIZATION_MODEL_KEY = "llm.summarization_model"
-SAVED_FILE_HEADER = (
-    "# Forge settings, written by Forge (comments are not kept; see config.example.yaml).\n"
-)
+__all__ = [
+    "API_KEY",
+    "SAVED_FILE_HEADER",
+    "SUMMARIZATION_MODEL_KEY",
+    "ConfigStore",
+    "LoadResult",
+    "content_digest",
+    "load_settings",
+    "mask_secret",
+    "save_settings",
+    "write_settings",
+]
 
 
 @dataclass
 class LoadResult:
-    """The outcome of reading the config: usable settings, plus what went wrong if anything.
+    """The outcome of reading the config: the settings to run with, and what went wrong.
 
-    `env_keys` holds the dotted keys whose value came from the environment; `file_data` is the
-    file's raw mapping (empty when the file is missing or invalid), kept so a save preserves
-    keys Forge does not know; it may hold the API key in clear, so `repr` leaves it out.
+    `settings` are the values to run with: every valid value of the file and the environment.
+    `problems` lists each value left out (file: key, line and reason; environment: the
+    variable), or the whole file when it could not be parsed, the file's first; `error` is the
+    first of them (or None; its `source` is "file" whenever the file has a problem) and its
+    `details` list them all. `warnings` are things used anyway but probably
+    mistaken (an unknown key, with a "did you mean"). `save_blocked` says why saving over the
+    file is refused (None when saving is allowed). `version` is the digest of the bytes loaded,
+    the base a save compares against. `env_keys` holds the dotted keys the environment
+    supplied. `file_data` is the file's raw mapping (empty when missing or unparsable), kept so
+    a save preserves keys Forge does not know; it may hold the API key in clear, so `repr`
+    leaves it out.
     """
 
     settings: Settings
@@ -50,6 +77,15 @@ class LoadResult:
     error: ConfigError | None
     env_keys: frozenset[str]
     file_data: dict[str, Any] = field(repr=False)
+    problems: tuple[ConfigError, ...] = ()
+    warnings: tuple[ConfigWarning, ...] = ()
+    save_blocked: str | None = None
+    version: str = "missing"
+
+    @property
+    def file_problems(self) -> tuple[ConfigError, ...]:
+        """The problems found in the file (not in the environment)."""
+        return tuple(problem for problem in self.problems if problem.source == "file")
 
 
 def content_digest(content: bytes | None) -> str:
@@ -62,110 +98,98 @@ def content_digest(content: bytes | None) -> str:
 def load_settings(path: Path | None = None) -> LoadResult:
     """Read settings from `path` (default `config_path()`) layered under the environment.
 
-    Never raises for a bad file or a bad environment value: the result then holds the best
-    usable settings and `error`. The file is only read.
+    Never raises for a bad file or a bad environment value; see `LoadResult`. The file is only
+    read. Problems and warnings are also logged.
     """
     path = path if path is not None else config_path()
-    env_error: ConfigError | None = None
-    try:
-        env_keys = frozenset(dotted_keys(environment_values()))
-    except SettingsError as error:
-        env_keys = frozenset()
-        env_error = ConfigError(path, _settings_error_message(error), source="environment")
-
-    text: str | None = None
+    environment = read_environment()
+    content: bytes | None = None
+    text = ""
     file_data: dict[str, Any] = {}
+    unreadable: ConfigError | None = None
     try:
-        text = read_config_text(path)
-        if text is not None:
+        content = read_config_bytes(path)
+        if content is not None:
+            text = decode_config(content, path)
             file_data = parse_config_text(text, path)
-    except ConfigError as error:
-        return LoadResult(_fallback({}, prefer_environment=True), path, error, env_keys, {})
-
-    try:
-        return LoadResult(_build(file_data), path, env_error, env_keys, file_data)
-    except ValidationError as error:
-        config_error = _config_error_from_validation(error, path, text or "", env_keys)
-    except SettingsError as error:
-        config_error = ConfigError(path, _settings_error_message(error), source="environment")
-    # Drop whichever source holds the bad value and keep the other.
-    settings = _fallback(file_data, prefer_environment=config_error.source == "file")
-    return LoadResult(settings, path, config_error, env_keys, file_data)
-
-
-def _build(file_data: Mapping[str, Any], *, include_environment: bool = True) -> Settings:
-    with settings_sources(file_data, include_environment=include_environment):
-        return Settings()
-
-
-def _fallback(file_data: Mapping[str, Any], *, prefer_environment: bool) -> Settings:
-    """The best settings that validate: (file or env) layered on defaults, else defaults."""
-    try:
-        if prefer_environment:
-            return _build({}, include_environment=True)
-        return _build(file_data, include_environment=False)
-    except (ValidationError, SettingsError):
-        return _build({}, include_environment=False)
-
-
-def _settings_error_message(error: SettingsError) -> str:
-    # pydantic-settings names the field and source in its message, never the value.
-    return str(error).split("\n", 1)[0]
-
-
-def _config_error_from_validation(
-    error: ValidationError, path: Path, text: str, env_keys: frozenset[str]
-) -> ConfigError:
-    """One ConfigError for the first problem, with every problem listed in `details`."""
-    problems: list[ConfigError] = []
-    for item in error.errors(include_input=False, include_url=False):
-        location = _field_location(item["loc"])
-        key = ".".join(str(part) for part in location) or None
-        context = item.get("ctx") or {}
-        message = str(context["error"]) if item["type"] == "value_error" else item["msg"]
-        from_environment = key is not None and _came_from_environment(key, env_keys)
-        if from_environment:
-            problems.append(ConfigError(path, message, key=key, source="environment"))
-        else:
-            line = line_of_key(text, location) if text else None
-            problems.append(ConfigError(path, message, line=line, key=key))
-    first = problems[0]
-    return ConfigError(
-        path,
-        first.message,
-        line=first.line,
-        key=first.key,
-        source=first.source,
-        details=tuple(str(problem) for problem in problems),
+    except ConfigError as unusable:
+        unreadable = unusable
+        file_data = {}
+    built = build_keeping_valid(file_data, environment, path, text)
+    # File problems first, so that `error.source == "file"` whenever the file has one.
+    problems = (
+        ((unreadable,) if unreadable else ())
+        + tuple(problem for problem in built.problems if problem.source == "file")
+        + tuple(problem for problem in built.problems if problem.source != "file")
+    )
+    warnings = _warnings(file_data, text, path, environment)
+    for problem in problems:
+        logger.warning("config: %s", problem)
+    for warning in warnings:
+        logger.warning("config: %s", warning)
+    error: ConfigError | None = None
+    if problems:
+        first = problems[0]
+        error = ConfigError(
+            path,
+            first.message,
+            line=first.line,
+            key=first.key,
+            source=first.source,
+            variable=first.variable,
+            details=tuple(str(problem) for problem in problems),
+        )
+    save_blocked = None
+    if unreadable is not None:
+        save_blocked = (
+            f"{unreadable} — Forge will not overwrite a file it cannot read; fix it by hand"
+        )
+    return LoadResult(
+        settings=built.settings,
+        path=path,
+        error=error,
+        env_keys=environment.keys,
+        file_data=file_data,
+        problems=problems,
+        warnings=warnings,
+        save_blocked=save_blocked,
+        version=content_digest(content),
     )
 
 
-def _field_location(location: Sequence[str | int]) -> tuple[str | int, ...]:
-    """The part of a pydantic error location that names settings, not validator internals.
+def _warnings(
+    file_data: dict[str, Any], text: str, path: Path, environment: EnvironmentReading
+) -> tuple[ConfigWarning, ...]:
+    """An unknown key in the file or the environment, with a "did you mean"."""
+    warnings: list[ConfigWarning] = []
+    for location, suggestion in unknown_keys(Settings, file_data):
+        key = ".".join(location)
+        hint = f"; did you mean {suggestion}?" if suggestion else " (kept in the file)"
+        warnings.append(
+            ConfigWarning(
+                path, f"unknown key, ignored{hint}", line=line_of_key(text, location), key=key
+            )
+        )
+    for variable, keys in environment.keys_by_variable.items():
+        nested: dict[str, Any] = {}
+        for key in keys:
+            set_key(nested, key, None)
+        for location, suggestion in unknown_keys(Settings, nested):
+            hint = f"; did you mean {_variable_of(suggestion)}?" if suggestion else ""
+            warnings.append(
+                ConfigWarning(
+                    path,
+                    f"unknown setting, ignored{hint}",
+                    key=".".join(location),
+                    source="environment",
+                    variable=variable,
+                )
+            )
+    return tuple(warnings)
 
-    Unions and annotated validators add tags such as "int" or "function-after[...]"; they are
-    dropped by walking the settings models and keeping only real field names and list indexes.
-    """
-    kept: list[str | int] = []
-    model: Any = Settings
-    for part in location:
-        fields = getattr(model, "model_fields", None)
-        if isinstance(part, str) and fields is not None and part in fields:
-            kept.append(part)
-            annotation = fields[part].annotation
-            model = annotation if isinstance(annotation, type) else None
-        elif isinstance(part, int) and kept:
-            kept.append(part)
-        else:
-            continue
-    return tuple(kept)
 
-
-def _came_from_environment(key: str, env_keys: frozenset[str]) -> bool:
-    return any(
-        key == env_key or env_key.startswith(f"{key}.") or key.startswith(f"{env_key}.")
-        for env_key in env_keys
-    )
+def _variable_of(key: str) -> str:
+    return ENV_PREFIX + key.upper().replace(".", ENV_NESTED_DELIMITER)
 
 
 def mask_secret(value: str) -> str:
@@ -183,14 +207,17 @@ def mask_secret(value: str) -> str:
 def save_settings(
     settings: Settings, previous: LoadResult, changed_keys: set[str] | None = None
 ) -> None:
-    """Write `settings` to `previous.path` atomically (mode 0600, directory 0700).
+    """Write `settings` to `previous.path`: in place, atomically, mode 0600, under a lock.
 
-    Starts from `previous.file_data`, so unknown keys survive. A value is written when it
-    differs from its default or was already in the file; a key in `previous.env_keys` is left
-    as the file had it unless it is in `changed_keys`; an empty `llm.summarization_model` is
-    removed; `llm.api_key` is written only when in `changed_keys` or already in the file.
-    Raises ConfigSaveError, leaving the old file intact, when the previous load found the
-    file invalid, when the file changed on disk since that load, or when writing fails.
+    Starts from `previous.file_data`, so unknown keys survive, and edits the file's text so
+    its comments and key order survive. A value is written when it differs from its default or
+    was already in the file; a key in `previous.env_keys` is left as the file had it unless it
+    is in `changed_keys`; an empty `llm.summarization_model` is removed; `llm.api_key` is
+    written only when in `changed_keys` or already in the file. A value the file held but that
+    was invalid is replaced by the value in `settings`. Raises ConfigChangedError when the file
+    on disk is no longer the version `previous` loaded (checked under the lock, so of several
+    processes saving over one version exactly one wins), and ConfigSaveError when saving is
+    blocked (`previous.save_blocked`) or writing fails; the old file is then intact.
     """
     write_settings(settings, previous, changed_keys)
 
@@ -200,44 +227,41 @@ def write_settings(
 ) -> bytes:
     """`save_settings`, returning the exact bytes written (for the watcher to recognise)."""
     path = previous.path
-    if previous.error is not None and previous.error.source == "file":
-        raise ConfigSaveError(
-            path, f"the file has an error ({previous.error}); fix it by hand first"
-        )
-    _refuse_if_changed_on_disk(previous)
+    if previous.save_blocked is not None:
+        raise ConfigSaveError(path, previous.save_blocked)
     data = _merged_file_data(settings, previous, changed_keys or set())
-    rendered = yaml.safe_dump(data, sort_keys=False, allow_unicode=True, default_flow_style=False)
-    content = (SAVED_FILE_HEADER + (rendered if data else "")).encode("utf-8")
     # Write through a symlink (dotfile managers) instead of replacing the link with a file.
     target = path.resolve() if path.is_symlink() else path
     try:
         ensure_dir(target.parent)
-        atomic_write_bytes(target, content, mode=0o600)
+        with locked(target):
+            current = _read_for_save(target, path)
+            if content_digest(current) != previous.version:
+                raise ConfigChangedError(path)
+            old_text = None if current is None else decode_config(current, path)
+            content = render(old_text, previous.file_data, data).encode("utf-8")
+            atomic_write_bytes(target, content, mode=0o600)
+    except ConfigError as error:
+        raise ConfigSaveError(path, str(error)) from None
+    except RoundTripError as error:
+        raise ConfigSaveError(path, f"the file could not be edited in place ({error})") from None
     except OSError as error:
         raise ConfigSaveError(path, error.strerror or str(error)) from error
     return content
 
 
-def _refuse_if_changed_on_disk(previous: LoadResult) -> None:
-    """Saving over edits made since the load would silently drop them, so refuse instead."""
+def _read_for_save(target: Path, path: Path) -> bytes | None:
     try:
-        text = read_config_text(previous.path)
-        current = parse_config_text(text, previous.path) if text is not None else None
+        return read_config_bytes(target)
     except ConfigError as error:
-        raise ConfigSaveError(
-            previous.path, f"the file on disk is now invalid ({error}); fix it by hand first"
-        ) from None
-    if current is not None and current != previous.file_data:
-        raise ConfigSaveError(
-            previous.path, "the file changed on disk since it was loaded; reload and try again"
-        )
+        raise ConfigSaveError(path, f"the file on disk cannot be read ({error})") from None
 
 
 def _merged_file_data(
     settings: Settings, previous: LoadResult, changed_keys: set[str]
 ) -> dict[str, Any]:
     data = copy.deepcopy(previous.file_data)
-    defaults = leaf_values(_build({}, include_environment=False))
+    defaults = leaf_values(build({}, None))
     for key, value in leaf_values(settings).items():
         in_file = has_key(data, key)
         if key in previous.env_keys and key not in changed_keys:
@@ -257,8 +281,8 @@ def _merged_file_data(
 class ConfigStore:
     """One config file: its path, the last load, and the content Forge itself last wrote.
 
-    `current` loads on first use. `save` writes, remembers the written content (so `watch` can
-    skip the change it causes) and reloads.
+    `current` loads on first use. `save` writes, remembers the written content (so the watcher,
+    `forge.config.watcher.watch_store`, can skip the change it causes) and reloads.
     """
 
     def __init__(self, path: Path | None = None) -> None:
@@ -278,29 +302,12 @@ class ConfigStore:
         self._current = load_settings(self.path)
         return self._current
 
+    def accept(self, result: LoadResult) -> None:
+        """Make `result` (a load done elsewhere, e.g. by the watcher) `current`."""
+        self._current = result
+
     def save(self, settings: Settings, changed_keys: set[str] | None = None) -> LoadResult:
         """Save (see `save_settings`) against `current`, then reload; returns the new load."""
         content = write_settings(settings, self.current, changed_keys)
         self.last_written_digest = content_digest(content)
         return self.load()
-
-    async def watch(
-        self,
-        on_change: Callable[[LoadResult], Awaitable[None] | None],
-        stop_event: asyncio.Event | None = None,
-    ) -> None:
-        """Watch the file; on an outside change, reload, update `current`, call `on_change`."""
-        from forge.config.watcher import watch_config
-
-        async def _accept(result: LoadResult) -> None:
-            self._current = result
-            outcome = on_change(result)
-            if outcome is not None:
-                await outcome
-
-        await watch_config(
-            self.path,
-            _accept,
-            stop_event,
-            own_write_digest=lambda: self.last_written_digest,
-        )

@@ -36,6 +36,7 @@ from forge.agent.events import (
     SummarizationFailed,
 )
 from forge.agent.runtime import Runtime, build_runtime
+from forge.config.load_report import load_report
 from forge.config.settings import Settings
 from forge.config.store import ConfigStore
 from forge.tui.commands import (
@@ -142,14 +143,11 @@ class ForgeApp(App[int]):
         if any(message.role == "user" for message in history):
             await self.chat.show_history(history)
             await self.chat.add_notice(f"Resumed session `{self.runtime.session_id}`.")
-        config_error = self.config_store.current.error
-        if config_error is not None:
-            # The stderr line printed before the screen took over is gone; say it here too.
-            await self.chat.add_notice(
-                f"**Config file not applied**: `{config_error}`. Forge runs on defaults; the "
-                "file was left untouched. Fix it and it reloads, or use /settings.",
-                kind="error",
-            )
+        loaded = self.config_store.current
+        if report := load_report(loaded):
+            # The stderr lines printed before the screen took over are gone; say it here too.
+            kind = "error" if loaded.problems else "info"
+            await self.chat.add_notice("\n\n".join(report), kind=kind)
         if needs_api_key(self.settings):
             await self.chat.add_notice(WELCOME_NO_KEY, kind="welcome")
         else:
@@ -430,8 +428,8 @@ def run_tui(args: argparse.Namespace) -> int:
         return 2
     store = ConfigStore()
     loaded = store.current
-    if loaded.error is not None:
-        print(f"forge: {loaded.error} (using defaults for now)", file=sys.stderr)
+    for line in load_report(loaded):
+        print(f"forge: {line}", file=sys.stderr)
     # Log to the file: anything written to the terminal would tear through the UI.
     configure_file_logging(secrets_of(loaded.settings))
     try:

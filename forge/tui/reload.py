@@ -23,6 +23,7 @@ from textual.worker import Worker
 
 from forge.config import ConfigError, LoadResult, Settings
 from forge.config.keys import leaf_values
+from forge.config.watcher import WatchableStore, watch_store
 
 logger = logging.getLogger(__name__)
 
@@ -30,16 +31,12 @@ ReloadSource = Literal["file", "settings"]
 SECRET_SETTING_KEYS = frozenset({"llm.api_key"})
 
 
-class ReloadableStore(Protocol):
-    """What the controller needs from `forge.config.ConfigStore`."""
+class ReloadableStore(WatchableStore, Protocol):
+    """What the controller needs from `forge.config.ConfigStore` (watched by `watch_store`)."""
 
     @property
     def current(self) -> LoadResult:
         """The latest load of the config file."""
-        ...
-
-    async def watch(self, on_change: Any, stop_event: asyncio.Event | None = None) -> None:
-        """Call `on_change(LoadResult)` for each outside change of the file until stopped."""
         ...
 
 
@@ -131,7 +128,9 @@ class ConfigReloadController:
     async def _watch(self) -> None:
         # The watcher blocks in a thread that a plain cancel cannot interrupt (anyio shields
         # it until its 5 s timeout), so cancellation is turned into the stop event it polls.
-        watch_task = asyncio.ensure_future(self.store.watch(self._on_file_change, self._stop_event))
+        watch_task = asyncio.ensure_future(
+            watch_store(self.store, self._on_file_change, self._stop_event)
+        )
         try:
             await asyncio.shield(watch_task)
         except asyncio.CancelledError:

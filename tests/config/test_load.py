@@ -96,7 +96,7 @@ context:
 """
 
 
-def test_validation_errors_name_key_and_line_and_keep_the_file() -> None:
+def test_validation_errors_name_key_and_line_keep_the_valid_values_and_the_file() -> None:
     path = _write(config_path(), INVALID_VALUES)
     before = _snapshot(path)
     result = load_settings(path)
@@ -108,8 +108,24 @@ def test_validation_errors_name_key_and_line_and_keep_the_file() -> None:
         "config.yaml:6: context.warning_threshold: must be in (0, 1]",
         "config.yaml:9: context.excluded_tools.1: Input should be a valid string",
         "config.yaml:12: context.summarizer.chunk_overlap: must be less than summarizer.chunk_size",
+        # Without the overlap, the default overlap (200) is too big for this chunk size.
+        "config.yaml:11: context.summarizer.chunk_size: not applied: "
+        "context.summarizer.chunk_overlap must be less than summarizer.chunk_size",
     )
-    assert result.settings.llm.model == "gpt-4o-mini"  # none of the invalid file is applied
+    assert [problem.key for problem in result.problems] == [
+        "llm.base_url",
+        "context.warning_threshold",
+        "context.excluded_tools.1",
+        "context.summarizer.chunk_overlap",
+        "context.summarizer.chunk_size",
+    ]
+    # Every valid value is kept; each invalid one falls back to its default alone.
+    assert result.settings.llm.model == "mine"
+    assert result.settings.llm.base_url == "https://api.openai.com/v1"
+    assert result.settings.context.warning_threshold == 0.85
+    assert result.settings.context.excluded_tools == ["task_completion", "ask_question", "converse"]
+    assert result.settings.context.summarizer.chunk_size == 2048
+    assert result.save_blocked is None
     assert result.file_data["llm"]["model"] == "mine"
     assert _snapshot(path) == before
 
@@ -143,7 +159,10 @@ def test_invalid_environment_value_keeps_the_file_settings(
     assert result.error is not None
     assert result.error.source == "environment"
     assert result.error.line is None
-    assert str(result.error) == "environment: context.warning_threshold: must be in (0, 1]"
+    assert str(result.error) == (
+        "environment variable FORGE_CONTEXT__WARNING_THRESHOLD (context.warning_threshold): "
+        "must be in (0, 1]"
+    )
     assert result.settings.ui.theme == "nord"
     assert result.settings.context.warning_threshold == 0.85
 

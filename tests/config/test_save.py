@@ -48,7 +48,11 @@ def test_first_save_writes_only_changed_values_private_and_reloadable() -> None:
     assert _file_data(path) == {"llm": {"model": "gpt-big"}, "ui": {"show_reasoning": False}}
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
     assert stat.S_IMODE(path.parent.stat().st_mode) == 0o700
-    assert [entry.name for entry in path.parent.iterdir()] == ["config.yaml"]  # no temp left
+    # No temp file left; the lock file stays (removing it would race).
+    assert sorted(entry.name for entry in path.parent.iterdir()) == [
+        ".config.yaml.lock",
+        "config.yaml",
+    ]
     assert load_settings().settings == settings
 
 
@@ -126,13 +130,27 @@ def test_api_key_is_written_only_when_the_user_set_it() -> None:
     }
 
 
-def test_save_refuses_to_overwrite_an_invalid_file() -> None:
+def test_saving_over_a_file_with_an_invalid_value_writes_the_value_shown() -> None:
+    """The invalid value ran as its default, which /settings showed; saving writes that."""
     path = _write(config_path(), "context:\n  warning_threshold: 5\n# keep me\n")
-    before = path.read_bytes()
     previous = load_settings(path)
-    with pytest.raises(ConfigSaveError, match=r"config\.yaml:2"):
-        save_settings(previous.settings, previous, {"ui.theme"})
-    assert path.read_bytes() == before
+    assert previous.save_blocked is None
+    save_settings(_with(previous.settings, ui={"theme": "nord"}), previous, {"ui.theme"})
+    assert _file_data(path) == {"context": {"warning_threshold": 0.85}, "ui": {"theme": "nord"}}
+    assert "# keep me" in path.read_text()
+    assert load_settings(path).error is None
+
+
+@pytest.mark.parametrize(
+    "text", ["ui: [broken\n", "- a list\n", "llm: !!python/object/apply:os.system [true]\n"]
+)
+def test_save_refuses_to_overwrite_a_file_it_cannot_parse(text: str) -> None:
+    path = _write(config_path(), text)
+    previous = load_settings(path)
+    assert previous.save_blocked is not None
+    with pytest.raises(ConfigSaveError, match=r"config\.yaml:1.*fix it by hand"):
+        save_settings(_with(previous.settings, ui={"theme": "nord"}), previous, {"ui.theme"})
+    assert path.read_text() == text
 
 
 def test_save_refuses_when_the_file_changed_on_disk_since_loading() -> None:
@@ -144,7 +162,7 @@ def test_save_refuses_when_the_file_changed_on_disk_since_loading() -> None:
     assert path.read_text() == "ui:\n  theme: gruvbox\n# edited by hand meanwhile\n"
 
     _write(path, "ui: [broken\n")
-    with pytest.raises(ConfigSaveError, match="invalid"):
+    with pytest.raises(ConfigSaveError, match="changed on disk"):
         save_settings(previous.settings, previous, set())
     assert path.read_text() == "ui: [broken\n"
 
@@ -195,7 +213,10 @@ def test_failed_write_midway_leaves_old_file_and_no_temp_file(isolated_environme
     assert completed.returncode == 0, completed.stderr
     assert "refused: could not save" in completed.stdout
     assert path.read_text() == "ui:\n  theme: nord\n"
-    assert [entry.name for entry in path.parent.iterdir()] == ["config.yaml"]
+    assert sorted(entry.name for entry in path.parent.iterdir()) == [
+        ".config.yaml.lock",
+        "config.yaml",
+    ]
 
 
 def test_path_that_is_a_directory_fails_cleanly(tmp_path: Path) -> None:

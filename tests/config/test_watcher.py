@@ -13,7 +13,7 @@ import pytest
 
 from forge.config.paths import config_path
 from forge.config.store import ConfigStore, LoadResult
-from forge.config.watcher import watch_config
+from forge.config.watcher import watch_config, watch_store
 
 GENEROUS_SECONDS = 30
 
@@ -80,7 +80,7 @@ async def running_watcher(path: Path, store: ConfigStore | None = None) -> Async
     if store is None:
         task = asyncio.create_task(watch_config(path, watching.record, stop))
     else:
-        task = asyncio.create_task(store.watch(watching.record, stop))
+        task = asyncio.create_task(watch_store(store, watching.record, stop))
     try:
         await watching.warm_up()
         yield watching
@@ -110,7 +110,9 @@ async def test_watcher_reports_an_invalid_edit_as_an_error() -> None:
         result = await watching.next_matching("error")
         assert result.error is not None
         assert (result.error.line, result.error.key) == (4, "context.warning_threshold")
-        assert result.settings.llm.model == "gpt-4o-mini"
+        # The valid values of the edit are kept; the reload controller decides what to apply.
+        assert result.settings.llm.model == "fine"
+        assert result.settings.context.warning_threshold == 0.85
 
 
 async def test_watcher_ignores_other_files_in_the_directory() -> None:

@@ -244,7 +244,7 @@ async def test_a_broken_config_file_is_reported_in_the_chat_and_left_untouched(
     app = make_app(store, workspace)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
-        reported = [text for text in notices(app) if "Config file not applied" in text]
+        reported = [text for text in notices(app) if "Config value not applied" in text]
         assert reported and "config.yaml:2" in reported[0]
         assert "context.warning_threshold" in reported[0]
         await submit(pilot, "still there?")

@@ -140,8 +140,9 @@ async def test_ctrl_s_saves_atomically_with_mode_0600_and_dismisses(config_file:
     assert result is not None and result.error is None
     assert result.settings.llm.model == "new-main"
     assert result.settings.llm.effective_summarization_model == "new-summary"
-    # No stray temp files from the atomic write.
-    assert sorted(p.name for p in config_file.parent.iterdir()) == ["config.yaml"]
+    # No stray temp files from the atomic write (the save's lock file stays).
+    left = sorted(p.name for p in config_file.parent.iterdir())
+    assert left == [".config.yaml.lock", "config.yaml"]
 
 
 async def test_clearing_the_summarization_model_unsets_it(config_file: Path) -> None:
@@ -368,19 +369,55 @@ async def test_environment_values_are_labelled_and_not_written_unless_edited(
     assert "api_key" not in on_disk["llm"]
 
 
+async def test_a_file_with_an_invalid_value_shows_it_and_saves_the_values_shown() -> None:
+    path = write_config("llm:\n  model: kept\ncontext:\n  warning_threshold: 3\n")
+    seen: list[Message] = []
+    app = SettingsHost(ConfigStore(path))
+    async with app.run_test(size=SIZE, message_hook=seen.append) as pilot:
+        await pilot.pause()
+        text = rendered_text(app)
+        assert "config.yaml:4: context.warning_threshold" in text
+        assert "saving writes the values shown" in text
+        assert app.screen.query_one("#field-llm-model", Input).value == "kept"
+        await replace_text(pilot, "field-llm-model", "other-model")
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert not isinstance(app.screen, SettingsScreen)
+    on_disk = yaml.safe_load(path.read_text())
+    assert on_disk == {"llm": {"model": "other-model"}, "context": {"warning_threshold": 0.85}}
+
+
 async def test_a_broken_file_is_shown_and_not_overwritten() -> None:
-    path = write_config("context:\n  warning_threshold: 3\n")
+    path = write_config("context:\n  warning_threshold: [0.5\n")
     before = path.read_bytes()
     seen: list[Message] = []
     app = SettingsHost(ConfigStore(path))
     async with app.run_test(size=SIZE, message_hook=seen.append) as pilot:
         await pilot.pause()
         text = rendered_text(app)
-        assert "config.yaml:2: context.warning_threshold" in text
+        assert "config.yaml:2: invalid YAML" in text
         assert "saving is disabled until" in text
         await replace_text(pilot, "field-llm-model", "other-model")
         await pilot.press("ctrl+s")
         await pilot.pause()
         assert isinstance(app.screen, SettingsScreen)
-        assert any("fix it by hand first" in notice for notice in notices(seen, "error"))
+        assert any("fix it by hand" in notice for notice in notices(seen, "error"))
     assert path.read_bytes() == before
+
+
+async def test_a_save_that_lost_the_race_says_the_file_changed(config_file: Path) -> None:
+    """Another Forge (or an editor) saved while the overlay was open and no reload came."""
+    seen: list[Message] = []
+    app = SettingsHost(ConfigStore(config_file))
+    async with app.run_test(size=SIZE, message_hook=seen.append) as pilot:
+        await pilot.pause()
+        other = "llm:\n  model: saved-by-another-forge\n"
+        config_file.write_text(other)
+        await replace_text(pilot, "field-llm-model", "mine")
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert isinstance(app.screen, SettingsScreen)
+        [notice] = notices(seen, "error")
+        assert notice.startswith("Settings not saved: ")
+        assert "the file changed on disk since it was loaded" in notice
+    assert config_file.read_text() == other

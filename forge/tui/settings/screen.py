@@ -106,8 +106,10 @@ class SettingsScreen(ModalScreen[LoadResult | None]):
         error = self.loaded.error
         if error is None:
             return ""
-        if error.source == "file":
+        if self.loaded.save_blocked is not None:
             return f"{error} — saving is disabled until the file is fixed by hand."
+        if error.source == "file":
+            return f"{error} — its default runs instead; saving writes the values shown."
         return f"{error} — the environment value is ignored."
 
     def on_mount(self) -> None:
