@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import json
 import typing
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -22,6 +23,7 @@ from typing import Any, Protocol
 from bench.sessions import Session
 from forge.config.settings import ContextSettings
 from forge.context.conversation import Conversation
+from forge.context.events import SummarizationCompleted
 from forge.context.manager import Manager
 from forge.llm.messages import Message, MessageKind
 from forge.llm.openai_provider import OpenAICompatibleProvider
@@ -289,12 +291,15 @@ class ForgePolicy:
         self.observations = observations
         """Indices of the session's text-action observations."""
         self.conversation = Conversation()
+        self.runs: Counter[str] = Counter()
+        """Completed runs that changed something, by strategy."""
         self.manager = Manager(
             settings,
             provider,
             counter,
             context_window=context_window,
             summarization_model=summarization_model,
+            event_sink=self._on_event,
         )
         self._appended = 0
 
@@ -310,6 +315,10 @@ class ForgePolicy:
         self._appended = len(history)
         await self.manager.evaluate_and_summarize(self.conversation)
         return list(self.conversation.messages)
+
+    def _on_event(self, event: object) -> None:
+        if isinstance(event, SummarizationCompleted) and event.items:
+            self.runs[event.strategy] += 1
 
     def _as_forge_keeps_it(self, index: int, message: Message) -> Message:
         """A text-action observation is a user-role message that carries output: Forge knows

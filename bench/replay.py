@@ -22,8 +22,9 @@ import asyncio
 import json
 import sys
 import time
+from collections import Counter
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from bench.cache_model import (
@@ -94,6 +95,8 @@ class Row:
     paths_recalled: int
     paths_total: int
     seconds: float
+    strategy_runs: dict[str, int] = field(default_factory=dict)
+    """For a forge policy: completed runs that changed something, by strategy (tier)."""
 
     @property
     def agent_plus_summary_input(self) -> int:
@@ -233,6 +236,7 @@ class Replay:
             paths_recalled=fidelity.paths_recalled,
             paths_total=fidelity.paths_total,
             seconds=seconds,
+            strategy_runs=dict(getattr(policy, "runs", {})),
         )
 
     async def aclose(self) -> None:
@@ -292,6 +296,7 @@ def _sum_rows(rows: Sequence[Row], session: str) -> Row:
         paths_recalled=sum(r.paths_recalled for r in rows),
         paths_total=sum(r.paths_total for r in rows),
         seconds=sum(r.seconds for r in rows),
+        strategy_runs=dict(sum((Counter(r.strategy_runs) for r in rows), Counter())),
     )
 
 
@@ -438,6 +443,30 @@ def targets_section(rows: Sequence[Row], policy: str) -> list[str]:
     return [f"### Context engine v2 targets for `{policy}`", "", markdown_table(header, table)]
 
 
+def _tiers_section(
+    rows: Sequence[Row], policies: Sequence[str], budgets: Sequence[tuple[int, str]]
+) -> list[str]:
+    """Which of Forge's tiers ran, per session and budget (runs that changed something)."""
+    table = []
+    for policy in policies:
+        for session in dict.fromkeys(r.session for r in rows):
+            for budget, label in budgets:
+                match = [
+                    r
+                    for r in rows
+                    if r.session == session and r.policy == policy and r.budget == budget
+                ]
+                if not match:
+                    continue
+                runs = match[0].strategy_runs
+                text = ", ".join(f"{name} {count}" for name, count in sorted(runs.items()))
+                table.append([session, policy, label, text or "—"])
+    if not table:
+        return []
+    header = ["session", "policy", "budget", "runs by tier"]
+    return ["", "### Forge's tiers at work", "", markdown_table(header, table)]
+
+
 def render_markdown(rows: Sequence[Row], policies: Sequence[str]) -> str:
     """The section: per budget, the trajectories' total and the combined session by policy;
     then every session's cost by budget."""
@@ -483,6 +512,7 @@ def render_markdown(rows: Sequence[Row], policies: Sequence[str]) -> str:
     for policy in policies:
         if policy.startswith("forge") and "masking" in policies and "none" in policies:
             parts += ["", *targets_section(rows, policy)]
+    parts += _tiers_section(rows, [p for p in policies if p.startswith("forge")], budgets)
     cost_header = ["session", "policy", *(label for _, label in budgets)]
     cost_rows = []
     for session in dict.fromkeys(r.session for r in rows):

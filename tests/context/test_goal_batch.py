@@ -174,3 +174,29 @@ async def test_a_failed_batch_waits_for_goal_batch_age_new_messages(
     assert chosen.should_run(chat, 0, 1000) is False
     chat.append(assistant("still working"))
     assert chosen.should_run(chat, 0, 1000) is True
+
+
+def test_a_turn_shortened_by_a_summary_is_examined_again() -> None:
+    chosen = strategy()
+    chat = conversation(task_start(), turns(3), later(25))
+    assert len(chosen.eligible_turns(chat)) == 3  # each closed turn examined and remembered
+    first = chosen.eligible_turns(chat)[0]
+    inside = chat.messages[first.start + 1 : first.end - 1]  # the tool work of turn 1
+    chat.replace_range(first.start + 1, first.end - 1, [summary("I read m1. " + words(200))])
+    again = chosen.eligible_turns(chat)
+    assert again and again[0].end == first.end - len(inside) + 1
+    assert chat[again[0].end].content.startswith("request 2:")
+
+
+def test_observations_belong_to_the_turn_they_arrive_in() -> None:
+    observed = [
+        user("request 1: look around " + words(40, "req")),
+        assistant("ls"),
+        Message(role="user", content=words(300, "out"), kind=MessageKind.OBSERVATION),
+        assistant("Looked around; nothing to change."),
+    ]
+    chat = conversation(task_start(), observed, turns(1, 2), later(25))
+    chosen = strategy(goal_batch_min_turns=2)
+    batch = chosen.eligible_turns(chat)
+    assert [chat[t.start].content.split(":")[0] for t in batch] == ["request 1", "request 2"]
+    assert batch[0].end == batch[1].start  # the observation did not end the first turn

@@ -79,7 +79,7 @@ class GoalBatchCompactionStrategy(SummarizationStrategy):
         run: list[Turn] = []
         for index in range(self._frontier, len(positions) - 1):  # the latest turn never joins
             start = positions[index]
-            turn, complete, work = self._closed_turn(conversation, start)
+            turn, complete, work = self._closed_turn(conversation, start, positions[index + 1])
             if (
                 not complete
                 or work < MINIMUM_WORK_TOKENS
@@ -107,19 +107,18 @@ class GoalBatchCompactionStrategy(SummarizationStrategy):
             return []
         return batch
 
-    def _closed_turn(self, conversation: Conversation, start: int) -> tuple[Turn, bool, int]:
-        """The closed turn starting at `start`, whether it finished, and its work's tokens."""
+    def _closed_turn(
+        self, conversation: Conversation, start: int, end: int
+    ) -> tuple[Turn, bool, int]:
+        """The closed turn [start, end) — up to the next user instruction, observations and
+        earlier summaries included —, whether it finished, and its work's tokens."""
         key = conversation[start].id
         known = self._turns.get(key)
         if known is not None:
-            end_offset, last_id, complete, work = known
-            end = start + end_offset
-            if end <= len(conversation) and conversation[end - 1].id == last_id:
+            length, last_id, complete, work = known
+            if start + length == end and conversation[end - 1].id == last_id:
                 # Still the same turn (an output masked inside it leaves `work` an upper bound).
                 return Turn(start, end), complete, work
-        end = start + 1
-        while end < len(conversation) and conversation[end].role != "user":
-            end += 1
         messages = [conversation[position] for position in range(start, end)]
         turn = Turn(0, len(messages))
         complete = turn.is_complete(messages)
@@ -169,7 +168,7 @@ class GoalBatchCompactionStrategy(SummarizationStrategy):
         if not restarted and quiet is not None:
             first_new = length - len(fresh)
             for offset, message in enumerate(fresh):
-                if message.role == "user":  # closes the turn before it, which ages from here
+                if is_instruction(message):  # closes the turn before it, which ages from here
                     quiet = min(quiet, first_new + offset + age + 1)
             self._quiet_until = quiet
             if length < quiet:
@@ -178,14 +177,7 @@ class GoalBatchCompactionStrategy(SummarizationStrategy):
             self._quiet_until = None
             return True
         positions = self.services.tally(conversation).user_positions()
-        ageing = [
-            turn.end + age + 1
-            for turn in (
-                self._closed_turn(conversation, start)[0]
-                for start in positions[self._frontier : -1]
-            )
-            if length - turn.end <= age
-        ]
+        ageing = [end + age + 1 for end in positions[self._frontier + 1 :] if length - end <= age]
         self._quiet_until = min([*ageing, length + age])
         return False
 
