@@ -298,8 +298,9 @@ class Manager:
         async with self._lock:
             before = self.current_tokens(conversation)
             version = conversation.version
+            overflow_target = self._overflow_target(conversation)
             if trigger is Trigger.OVERFLOW:
-                self._cap_outputs(conversation, self._overflow_target(conversation), trigger)
+                self._cap_outputs(conversation, overflow_target, trigger)
             chosen: list[AnyStrategy] = [
                 s for s in self._strategies if isinstance(s, ThresholdSummarizationStrategy)
             ]
@@ -316,7 +317,7 @@ class Manager:
                 target = self._fallback_target(conversation, trigger)
                 if self.current_tokens(conversation) > target:
                     self._fallback_run(conversation, trigger)
-                self._fit_budget(conversation, limit=self._overflow_target(conversation))
+                self._fit_budget(conversation, overflow_target, trigger)
             self._finish(conversation)
             if trigger is Trigger.OVERFLOW and (
                 conversation.version == version or self.current_tokens(conversation) >= before
@@ -407,15 +408,17 @@ class Manager:
             int(self.current_tokens(conversation) * OVERFLOW_TARGET_FACTOR),
         )
 
-    def _fit_budget(self, conversation: Conversation, limit: int | None = None) -> None:
+    def _fit_budget(
+        self, conversation: Conversation, limit: int | None = None, trigger: Trigger = Trigger.AUTO
+    ) -> None:
         """The last step before a request: if the prompt is still above `limit` (default the
         budget), run the fallback, then cut tool outputs harder, the newest included."""
         limit = self.max_tokens if limit is None else limit
         if self.current_tokens(conversation) <= limit:
             return
-        self._fallback_run(conversation, Trigger.AUTO)
+        self._fallback_run(conversation, trigger)
         if self.current_tokens(conversation) > limit:
-            self._cap_outputs(conversation, limit, Trigger.AUTO)
+            self._cap_outputs(conversation, limit, trigger)
         if self.current_tokens(conversation) > limit:
             self._cut_instructions(conversation, limit)
 

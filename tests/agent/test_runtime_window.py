@@ -60,10 +60,16 @@ async def test_the_first_call_waits_for_the_servers_window(
 async def test_an_overflow_error_sets_the_budget_before_the_compaction(
     llm_server: OpenAIServer, workspace: Path
 ) -> None:
-    llm_server.enqueue(ContextOverflow(limit=3000, sent=3500), Text("fits now"))
+    llm_server.enqueue(
+        Text("A long first answer. " + "word " * 2500),
+        ContextOverflow(limit=3000, sent=3500),
+        Text("The first answer was long."),  # the compaction's summary
+        Text("fits now"),
+    )
     runtime = build_runtime(settings_for(llm_server), workspace)
     try:
-        events = await drive(runtime.agent.run_turn("hi"))
+        await drive(runtime.agent.run_turn("hi"))
+        events = await drive(runtime.agent.run_turn("and now?"))
         assert finished(events).reason == "answered"
         (compaction, *_) = of_type(events, SummarizationStarted)
         assert compaction.max_tokens == budget(3000)

@@ -21,6 +21,7 @@ EARLY_SUMMARIES = {
     "messages_old_threshold": 1,
     "min_tool_calls_to_summarize": 1,
     "max_tool_call_distance": 1,
+    "tool_call_summaries": True,  # the LLM tier, not masking, takes aging groups
 }
 
 
