@@ -1,0 +1,106 @@
+"""`python -m bench.replay` end to end on small synthetic sessions, with the summarizer in its
+own process."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from bench.replay import main, run
+from tests.bench.sessions_support import tool_session, write_trajectory
+
+ROOT = Path(__file__).resolve().parents[2]
+REQUIRED_FIELDS = {
+    "session",
+    "budget",
+    "policy",
+    "prompt_tokens",
+    "uncached_prompt_tokens",
+    "cost_usd",
+    "summary_calls",
+    "peak_prompt_tokens",
+    "over_budget",
+    "user_verbatim",
+    "user_total",
+    "excluded_verbatim",
+    "excluded_total",
+    "paths_recalled",
+    "paths_total",
+    "summary_input_tokens",
+    "summary_output_tokens",
+    "latest_user_intact",
+}
+
+
+def test_replay_writes_tables_and_every_row_as_json(tmp_path: Path) -> None:
+    first = write_trajectory(tmp_path / "a.messages.json", tool_session(24, output_words=120))
+    second = write_trajectory(
+        tmp_path / "b.messages.json", tool_session(6, instruction="Now add tests.")
+    )
+    out = tmp_path / "rows.json"
+    policies = [
+        "none",
+        "masking",
+        "summarize-at-90",
+        "eager",
+        "forge",
+        "forge:messages_old_threshold=10",
+    ]
+    argv = [str(first), str(second), "--budget", "4k", "--budget", "default", "--json", str(out)]
+    for policy in policies:
+        argv += ["--policy", policy]
+    markdown = run(argv)
+    rows = json.loads(out.read_text("utf-8"))
+    assert len(rows) == 3 * 2 * len(policies)  # (a, b, combined) x budgets x policies
+    assert all(set(row) >= REQUIRED_FIELDS for row in rows)
+    assert "### Budget 4k" in markdown and "### Budget default (" in markdown
+    assert "| all trajectories | forge |" in markdown and "| combined | masking |" in markdown
+    assert "### Context engine v2 targets for `forge`" in markdown
+    assert "### Context engine v2 targets for `forge:messages_old_threshold=10`" in markdown
+    small = {r["policy"]: r for r in rows if r["session"] == "a" and r["budget"] == 4000}
+    none, masking, forge = small["none"], small["masking"], small["forge"]
+    assert none["over_budget"] > 0 and none["summary_calls"] == 0
+    assert masking["prompt_tokens"] < none["prompt_tokens"]
+    assert masking["uncached_prompt_tokens"] > none["uncached_prompt_tokens"]  # the cache breaks
+    assert forge["over_budget"] == 0 and forge["summary_calls"] > 0
+    assert forge["summary_input_tokens"] > forge["summary_output_tokens"] > 0
+    combined = [r for r in rows if r["session"] == "combined" and r["policy"] == "none"]
+    assert all(r["user_total"] == 2 and r["user_verbatim"] == 2 for r in combined)
+
+
+def test_a_missing_corpus_is_a_failure_not_a_skip(tmp_path: Path) -> None:
+    with pytest.raises(FileNotFoundError):
+        run([str(tmp_path / "missing.messages.json")])
+    assert main([str(tmp_path / "missing.messages.json")]) == 1
+
+
+def test_an_unknown_policy_key_is_an_error(tmp_path: Path) -> None:
+    path = write_trajectory(tmp_path / "a.messages.json", tool_session(2))
+    with pytest.raises(ValueError, match="unknown setting"):
+        run([str(path), "--policy", "forge:colour=blue"])
+
+
+def test_the_module_runs_from_the_command_line(tmp_path: Path) -> None:
+    path = write_trajectory(tmp_path / "a.messages.json", tool_session(3))
+    done = subprocess.run(
+        [sys.executable, "-m", "bench.replay", str(path), "--budget", "8k", "--policy", "none"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "| a | none |" in done.stdout
+    failed = subprocess.run(
+        [sys.executable, "-m", "bench.replay", str(tmp_path / "nope.messages.json")],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert failed.returncode == 1
+    assert "not found" in failed.stderr
