@@ -9,34 +9,18 @@ corpus, no tmux, a missing module) or found a broken invariant; 2 for an unknown
 from __future__ import annotations
 
 import argparse
-import contextlib
 import importlib
-import io
 import sys
 import time
 import traceback
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TextIO
 
 from bench.results import RESULTS_FILE, SectionResult, this_machine, write_results
 
 
-class _Tee(io.TextIOBase):
-    """Writes to a terminal stream and keeps a copy."""
-
-    def __init__(self, stream: TextIO) -> None:
-        self.stream = stream
-        self.copy = io.StringIO()
-
-    def write(self, text: str) -> int:
-        self.stream.write(text)
-        self.stream.flush()
-        return self.copy.write(text)
-
-
 def run_replay() -> SectionResult:
-    """Section 1, from `bench.replay` (it prints its own tables; its output is kept)."""
+    """Section 1, from `bench.replay` (it renders its own markdown)."""
     result = SectionResult(
         "replay",
         "1. Replay: what each context policy costs and keeps",
@@ -48,12 +32,7 @@ def run_replay() -> SectionResult:
         if error.name != "bench.replay":
             raise
         raise RuntimeError("bench/replay.py is missing: the replay section cannot run") from None
-    tee = _Tee(sys.stdout)
-    with contextlib.redirect_stdout(tee):
-        status = replay.run([])
-    result.text = tee.copy.getvalue()
-    if isinstance(status, int) and status != 0:
-        result.error = f"bench.replay.run exited with status {status}"
+    result.markdown = replay.run([])
     return result
 
 

@@ -68,8 +68,8 @@ class SectionResult:
     """Invariants the measurement found broken; any makes the run exit non-zero."""
     error: str | None = None
     """The traceback or message when the section could not run at all."""
-    text: str = ""
-    """Preformatted output of a section that prints its own tables (the replay)."""
+    markdown: str = ""
+    """Markdown a section renders itself (the replay), shown as is (its headings demoted)."""
     seconds: float = 0.0
 
     @property
@@ -81,8 +81,8 @@ class SectionResult:
         """The section as printed on the terminal."""
         parts = [f"== {self.title} =="]
         parts += [table.text() for table in self.tables]
-        if self.text:
-            parts.append(self.text.rstrip())
+        if self.markdown:
+            parts.append(self.markdown.rstrip())
         parts += [f"{VIOLATION_MARKER}: {violation}" for violation in self.violations]
         if self.error is not None:
             parts.append(f"!! FAILED: {self.error.rstrip()}")
@@ -165,6 +165,18 @@ def this_machine() -> Machine:
     )
 
 
+def demote_headings(markdown: str) -> str:
+    """Every markdown heading one level deeper (outside fenced code), so a section's own
+    headings nest under its title."""
+    lines = []
+    fenced = False
+    for line in markdown.splitlines():
+        if line.startswith("```"):
+            fenced = not fenced
+        lines.append("#" + line if not fenced and line.startswith("#") else line)
+    return "\n".join(lines)
+
+
 def results_markdown(
     sections: Sequence[SectionResult], machine: Machine, total_seconds: float
 ) -> str:
@@ -192,8 +204,8 @@ def results_markdown(
             lines += ["", note]
         for table in section.tables:
             lines += ["", table.markdown()]
-        if section.text:
-            lines += ["", "```text", section.text.rstrip(), "```"]
+        if section.markdown:
+            lines += ["", demote_headings(section.markdown.rstrip())]
         for violation in section.violations:
             lines += ["", f"**{VIOLATION_MARKER}**: {violation}"]
         if section.error is not None:

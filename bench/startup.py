@@ -13,6 +13,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable, Sequence
+from functools import partial
 from pathlib import Path
 
 from bench.measure import format_ratio, format_seconds, median
@@ -87,7 +88,7 @@ def run() -> SectionResult:
     }
     wall_time(commands["forge --version"])  # warm the file cache once
     times = interleaved(
-        {name: (lambda command=command: wall_time(command)) for name, command in commands.items()},
+        {name: partial(wall_time, command) for name, command in commands.items()},
         RUNS,
     )
     baseline = times["python -c pass (baseline)"]
@@ -102,7 +103,7 @@ def run() -> SectionResult:
         "import forge.tui.app": "forge.tui.app",
     }
     import_times = interleaved(
-        {name: (lambda module=module: import_time(module)) for name, module in imports.items()},
+        {name: partial(import_time, module) for name, module in imports.items()},
         RUNS,
     )
     floor = import_times["import textual.app (baseline)"]
