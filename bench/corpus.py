@@ -25,9 +25,10 @@ class CorpusMissingError(FileNotFoundError):
     """The shared corpus (or one file of it) is not where the benchmarks expect it."""
 
 
-def require_trajectories(directory: Path = TRAJECTORIES) -> list[Path]:
-    """Every `*.messages.json` trajectory in `directory`, sorted; CorpusMissingError if there
-    are none."""
+def require_trajectories(directory: Path | None = None) -> list[Path]:
+    """Every `*.messages.json` trajectory in `directory` (default `TRAJECTORIES`), sorted;
+    CorpusMissingError if there are none."""
+    directory = TRAJECTORIES if directory is None else directory
     files = sorted(directory.glob("*.messages.json")) if directory.is_dir() else []
     if not files:
         raise CorpusMissingError(
@@ -37,9 +38,10 @@ def require_trajectories(directory: Path = TRAJECTORIES) -> list[Path]:
     return files
 
 
-def load_trajectory(path: Path = TRAJECTORY) -> list[Message]:
-    """Messages from a corpus file: a JSON list of {role, content, tool_calls?, tool_call_id?};
-    CorpusMissingError if the file does not exist."""
+def load_trajectory(path: Path | None = None) -> list[Message]:
+    """Messages from a corpus file (default `TRAJECTORY`): a JSON list of {role, content,
+    tool_calls?, tool_call_id?}; CorpusMissingError if the file does not exist."""
+    path = TRAJECTORY if path is None else path
     if not path.is_file():
         raise CorpusMissingError(
             f"trajectory not found: {path} (the benchmarks need the shared corpus checked out "

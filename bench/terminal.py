@@ -19,8 +19,9 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-MARKER = "QZXJ"
-"""Typed before the probes; the probes' windows start inside it."""
+MARKER = "QZXJK"
+"""Typed before the probes; WINDOW - 1 characters long, so even the first probe has a full
+window."""
 PROBE_ALPHABET = "bcdfghjklmnpqrstvwxz"
 WINDOW = 6
 """Characters of typed text a probe is recognized by."""
