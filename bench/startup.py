@@ -20,6 +20,7 @@ from bench.measure import format_ratio, format_seconds, median
 from bench.results import REPOSITORY, SectionResult, Table
 
 RUNS = 7
+HEAVIEST = 8
 COMMAND = "python -m bench startup"
 IMPORT_PROBE = (
     "import time; started = time.perf_counter(); import {module}; "
@@ -68,6 +69,40 @@ def import_time(module: str) -> float:
     return float(completed.stdout.strip().splitlines()[-1])
 
 
+def import_tree(importtime_output: str) -> list[tuple[str, int, float]]:
+    """(module, depth, cumulative seconds) per line of `python -X importtime` output, in order;
+    depth 0 is the module imported at top level."""
+    entries = []
+    for line in importtime_output.splitlines():
+        if not line.startswith("import time:") or "|" not in line:
+            continue
+        _, cumulative, name = line.removeprefix("import time:").split("|", 2)
+        if not cumulative.strip().isdigit():
+            continue  # the header line
+        stripped = name.strip()
+        depth = (len(name.rstrip()) - len(stripped) - 1) // 2
+        entries.append((stripped, depth, int(cumulative) / 1e6))
+    return entries
+
+
+def heaviest_direct_imports(module: str, count: int) -> tuple[float, list[tuple[str, float]]]:
+    """From one `python -X importtime` run in a fresh interpreter: the seconds `import module`
+    took, and the `count` imports it triggers directly (depth 1) that took longest, with their
+    cumulative seconds."""
+    completed = subprocess.run(
+        [sys.executable, "-X", "importtime", "-c", f"import {module}"],
+        capture_output=True,
+        text=True,
+        cwd=REPOSITORY,
+        env=_environment(),
+        check=True,
+    )
+    tree = import_tree(completed.stderr)
+    total = next(seconds for name, depth, seconds in tree if depth == 0 and name == module)
+    direct = [(name, seconds) for name, depth, seconds in tree if depth == 1]
+    return total, sorted(direct, key=lambda entry: entry[1], reverse=True)[:count]
+
+
 def interleaved(measures: dict[str, Callable[[], float]], runs: int) -> dict[str, float]:
     """The median of `runs` calls of each measure (returning seconds), taking turns so each
     sees the same load."""
@@ -112,7 +147,16 @@ def run() -> SectionResult:
     )
     for name, seconds in import_times.items():
         imports_table.rows.append((name, format_seconds(seconds), format_ratio(seconds, floor)))
-    result = SectionResult("startup", "5. Start-up", COMMAND, [commands_table, imports_table])
+    heaviest = Table(
+        "What import forge.tui.app spends its time on (its direct imports, one -X importtime run)",
+        ("module", "cumulative", "share of import forge.tui.app"),
+    )
+    total, direct = heaviest_direct_imports("forge.tui.app", HEAVIEST)
+    for name, seconds in direct:
+        heaviest.rows.append((name, format_seconds(seconds), f"{seconds / total:.0%}"))
+    result = SectionResult(
+        "startup", "5. Start-up", COMMAND, [commands_table, imports_table, heaviest]
+    )
     result.notes.append(
         f"Median of {RUNS} runs each, interleaved. `forge` is the console script of the "
         "environment running the benchmark. Import times are measured inside a fresh "

@@ -13,6 +13,7 @@ from bench.bookkeeping import awaits_results, message_stream, quiet_settings, ta
 from bench.minimal_app import MinimalApp, content_of
 from bench.parallel import concurrencies, conversation_with_groups, limit_seconds
 from bench.server_process import ServerProcess
+from bench.startup import import_tree
 from forge.llm.messages import Message, ToolCall
 
 
@@ -94,3 +95,21 @@ def test_the_minimal_app_streams_the_answer_into_its_markdown(tmp_path: Path) ->
         source = asyncio.run(scenario(server.base_url))
     assert source.startswith("# Title")
     assert "The last line." in source
+
+
+IMPORTTIME = """\
+import time: self [us] | cumulative | imported package
+import time:       100 |        100 |     _io
+import time:      2000 |       5000 |   forge.config
+import time:      1000 |       1000 |     yaml
+import time:      3000 |      20000 | forge.tui.app
+"""
+
+
+def test_importtime_output_parses_into_modules_depths_and_seconds() -> None:
+    assert import_tree(IMPORTTIME) == [
+        ("_io", 2, 0.0001),
+        ("forge.config", 1, 0.005),
+        ("yaml", 2, 0.001),
+        ("forge.tui.app", 0, 0.02),
+    ]
