@@ -100,6 +100,8 @@ class Machine:
     system: str
     date: str
     commit: str
+    load: tuple[float, float, float] = (0.0, 0.0, 0.0)
+    """The load average (1, 5, 15 minutes) when the facts were taken (the run's end)."""
 
     def lines(self) -> list[str]:
         """One markdown bullet per fact."""
@@ -109,6 +111,9 @@ class Machine:
             f"- System: {self.system}, Python {self.python}",
             f"- Date: {self.date}",
             f"- Commit: {self.commit}",
+            f"- Load average at the end of the run (1/5/15 min): "
+            f"{self.load[0]:.2f} / {self.load[1]:.2f} / {self.load[2]:.2f} on {self.cores} cores"
+            " (other processes compete for the cores above 1 per core)",
         ]
 
 
@@ -162,6 +167,7 @@ def this_machine() -> Machine:
         system=f"{platform.system()} {platform.release()}",
         date=dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
         commit=current_commit(),
+        load=os.getloadavg() if hasattr(os, "getloadavg") else (0.0, 0.0, 0.0),
     )
 
 

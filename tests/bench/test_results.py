@@ -25,6 +25,7 @@ MACHINE = Machine(
     system="Linux 6.1",
     date="2026-01-01 10:00 UTC",
     commit="abc1234",
+    load=(7.5, 6.0, 4.25),
 )
 
 
@@ -63,6 +64,7 @@ def test_results_markdown_holds_machine_tables_commands_and_failures() -> None:
     assert "- Memory: 7.5 GiB" in text
     assert "- Date: 2026-01-01 10:00 UTC" in text
     assert "- Commit: abc1234" in text
+    assert "7.50 / 6.00 / 4.25 on 2 cores" in text
     assert "- Outcome: FAILED (replay, parallel)" in text
     assert "## 5. Start-up" in text
     assert "Reproduce: `python -m bench startup` (12 s in this run)." in text
