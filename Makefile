@@ -35,8 +35,12 @@ contracts: $(STAMP)
 
 check: lint typecheck contracts test
 
+# The TUI section needs tmux (a real terminal): install it like .ci/run does, or say so.
 bench: $(STAMP)
-	$(BIN)/python -m bench
+	@command -v tmux >/dev/null 2>&1 || { echo "bench: installing tmux (the TUI section needs it)"; \
+	  (apt-get update -qq && apt-get install -y -qq tmux) || true; }
+	@command -v tmux >/dev/null 2>&1 || { echo "bench: tmux is required (apt-get install tmux)" >&2; exit 1; }
+	$(BIN)/python -m bench $(ARGS)
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

@@ -1,12 +1,10 @@
-"""Benchmarks, run with `python -m bench` (or `make bench`).
+"""Benchmarks, run with `python -m bench [SECTION ...]` (or `make bench`).
 
-Each `bench/bench_*.py` module exposes `HEADER` (column names) and `run()` returning rows of
-strings; `bench/__main__.py` finds them and prints one table per module. Benchmarks report
-times and ratios measured in the same run; they never pass or fail on a threshold.
+Sections: `replay` (context policies on real sessions), `parallel` (parallel summarization),
+`bookkeeping` (per-call cost of the context manager), `tui` (the app in a real terminal) and
+`startup`. Each figure is a median over repeated runs and a ratio to a baseline measured in the
+same run; a section that cannot measure what it should (no corpus, no tmux) fails loudly.
+A full run writes `bench/RESULTS.md`. See bench/README.md for the method.
 """
 
 from __future__ import annotations
-
-
-class BenchmarkSkipped(Exception):
-    """Raised by a benchmark's `run()` when what it measures is unavailable (e.g. no corpus)."""

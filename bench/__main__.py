@@ -1,77 +1,114 @@
-"""Find every `bench/bench_*.py` module, run it, and print its rows as a table.
+"""`python -m bench [SECTION ...] [--results FILE]`: run benchmark sections, print their
+tables, and (for a full run, or with --results) write the results file.
 
-Usage: `python -m bench [NAME ...]`, where a NAME such as `tokenizer` limits the run to
-`bench_tokenizer`. Exit status 1 if any benchmark raised (a skipped one is not an error).
+Sections, in order: replay, parallel, bookkeeping, tui, startup. With no SECTION every one
+runs and `bench/RESULTS.md` is written. Exit status 1 when any section raised (a missing
+corpus, no tmux, a missing module) or found a broken invariant; 2 for an unknown section.
 """
 
 from __future__ import annotations
 
+import argparse
 import importlib
-import pkgutil
 import sys
+import time
 import traceback
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from types import ModuleType
 
-from bench import BenchmarkSkipped
-
-BENCHMARK_PREFIX = "bench_"
+from bench.results import RESULTS_FILE, SectionResult, this_machine, write_results
 
 
-def discover(names: Sequence[str] = ()) -> list[ModuleType]:
-    """The benchmark modules in this package, sorted; only those in `names` if any are given."""
-    wanted = {name.removeprefix(BENCHMARK_PREFIX) for name in names}
-    modules = []
-    for module_info in sorted(pkgutil.iter_modules([str(Path(__file__).parent)])):
-        if not module_info.name.startswith(BENCHMARK_PREFIX):
-            continue
-        if wanted and module_info.name.removeprefix(BENCHMARK_PREFIX) not in wanted:
-            continue
-        modules.append(importlib.import_module(f"bench.{module_info.name}"))
-    return modules
+def run_replay() -> SectionResult:
+    """Section 1, from `bench.replay` (it renders its own markdown)."""
+    result = SectionResult(
+        "replay",
+        "1. Replay: what each context policy costs and keeps",
+        "python -m bench.replay",
+    )
+    try:
+        replay = importlib.import_module("bench.replay")
+    except ModuleNotFoundError as error:
+        if error.name != "bench.replay":
+            raise
+        raise RuntimeError("bench/replay.py is missing: the replay section cannot run") from None
+    result.markdown = replay.run([])
+    return result
 
 
-def format_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
-    """A plain-text table: the first column left-aligned, the others right-aligned."""
-    widths = [len(title) for title in header]
-    for row in rows:
-        for index, cell in enumerate(row):
-            widths[index] = max(widths[index], len(cell))
+def _section(module: str) -> Callable[[], SectionResult]:
+    def run() -> SectionResult:
+        result: SectionResult = importlib.import_module(module).run()
+        return result
 
-    def line(cells: Sequence[str]) -> str:
-        aligned = [
-            cell.ljust(widths[index]) if index == 0 else cell.rjust(widths[index])
-            for index, cell in enumerate(cells)
-        ]
-        return "  ".join(aligned).rstrip()
+    return run
 
-    separator = "  ".join("-" * width for width in widths)
-    return "\n".join([line(header), separator, *(line(row) for row in rows)])
+
+SECTIONS: dict[str, Callable[[], SectionResult]] = {
+    "replay": run_replay,
+    "parallel": _section("bench.parallel"),
+    "bookkeeping": _section("bench.bookkeeping"),
+    "tui": _section("bench.tui"),
+    "startup": _section("bench.startup"),
+}
+TITLES = {
+    "replay": "1. Replay",
+    "parallel": "2. Parallel summarization",
+    "bookkeeping": "3. Bookkeeping per LLM call",
+    "tui": "4. The TUI",
+    "startup": "5. Start-up",
+}
+
+
+def run_section(name: str) -> SectionResult:
+    """Run one section; an exception becomes the section's error (never a skip)."""
+    started = time.perf_counter()
+    try:
+        result = SECTIONS[name]()
+    except Exception:
+        result = SectionResult(name, TITLES[name], f"python -m bench {name}")
+        result.error = traceback.format_exc()
+    result.seconds = time.perf_counter() - started
+    return result
+
+
+def parse_arguments(argv: Sequence[str]) -> argparse.Namespace:
+    """The command line: section names and an optional results file."""
+    parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__.splitlines()[0])
+    parser.add_argument("sections", nargs="*", metavar="SECTION", help=", ".join(SECTIONS))
+    parser.add_argument(
+        "--results",
+        type=Path,
+        help=f"write the results here (default for a full run: {RESULTS_FILE})",
+    )
+    return parser.parse_args(argv)
 
 
 def main(argv: Sequence[str]) -> int:
-    """Run the selected benchmarks and print their tables; 1 if any of them failed."""
-    modules = discover(argv)
-    if not modules:
-        print(f"no benchmarks match {' '.join(argv)!r}", file=sys.stderr)
-        return 1
-    failed = False
-    for module in modules:
-        title = module.__name__.removeprefix("bench.")
-        print(f"== {title} ==")
-        try:
-            rows = module.run()
-        except BenchmarkSkipped as reason:
-            print(f"skipped: {reason}\n")
-            continue
-        except Exception:
-            failed = True
-            traceback.print_exc()
-            print()
-            continue
-        print(format_table(module.HEADER, rows))
-        print()
+    """Run the selected sections (all by default); 1 if any failed, 2 for an unknown name."""
+    arguments = parse_arguments(argv)
+    unknown = [name for name in arguments.sections if name not in SECTIONS]
+    if unknown:
+        print(f"unknown section(s): {', '.join(unknown)}; choose from {', '.join(SECTIONS)}")
+        return 2
+    names = [name for name in SECTIONS if not arguments.sections or name in arguments.sections]
+    started = time.perf_counter()
+    results = []
+    for name in names:
+        print(f"-- running {name} --", flush=True)
+        result = run_section(name)
+        results.append(result)
+        print(result.report(), flush=True)
+    total = time.perf_counter() - started
+    destination = arguments.results or (None if arguments.sections else RESULTS_FILE)
+    if destination is not None:
+        path = write_results(results, this_machine(), total, destination)
+        print(f"wrote {path}")
+    failed = [result.name for result in results if result.failed]
+    print(
+        f"{len(results)} section(s) in {total:.0f} s"
+        + (f"; FAILED: {', '.join(failed)}" if failed else "")
+    )
     return 1 if failed else 0
 
 
