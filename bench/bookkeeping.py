@@ -49,6 +49,10 @@ def quiet_settings() -> ContextSettings:
         max_tool_call_distance=HUGE,
         goal_batch_min_turns=HUGE,
         goal_batch_max_turns=HUGE,
+        # Every tier stays on (its per-call check is what is measured) but cannot fire:
+        mask_batch=HUGE,  # masking waits for a batch that never fills
+        ingest_max_share=1.0,  # no single output is above the cap
+        user_instruction_share=1.0,
     )
 
 

@@ -121,6 +121,9 @@ async def summarize_once(
         max_concurrent_summaries=concurrency,
         messages_old_threshold=len(TRAILING),
         min_tool_calls_to_summarize=1,
+        tool_call_summaries=True,  # the tier measured here (off by default, ADR 0023)
+        observation_masking=False,
+        ingest_max_share=1.0,
     )
     events: list[ContextEvent] = []
     provider = OpenAICompatibleProvider(MODEL, server.base_url, "bench-key", max_retries=0)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from forge.config.settings import ContextSettings
@@ -200,3 +202,23 @@ def test_observations_belong_to_the_turn_they_arrive_in() -> None:
     batch = chosen.eligible_turns(chat)
     assert [chat[t.start].content.split(":")[0] for t in batch] == ["request 1", "request 2"]
     assert batch[0].end == batch[1].start  # the observation did not end the first turn
+
+
+def test_a_check_with_nothing_new_to_age_examines_no_old_turn_again() -> None:
+    chosen = strategy(goal_batch_min_turns=500, goal_batch_max_turns=500)
+    chat = conversation(task_start(), turns(200), later(25))
+    examined: list[int] = []
+    closed_turn = chosen._closed_turn
+
+    def counting(conversation: Any, start: int, end: int) -> Any:
+        examined.append(start)
+        return closed_turn(conversation, start, end)
+
+    chosen._closed_turn = counting  # type: ignore[method-assign]
+    assert chosen.should_run(chat, 0, 1000) is False  # 200 old finished turns: too few
+    assert len(examined) == 200
+    for number in range(3):
+        examined.clear()
+        chat.append(assistant(f"working {number}"))
+        assert chosen.should_run(chat, 0, 1000) is False
+        assert examined == []  # the 200 turns were not looked at again

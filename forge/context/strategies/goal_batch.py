@@ -58,6 +58,9 @@ class GoalBatchCompactionStrategy(SummarizationStrategy):
         self._examined = AppendCursor()
         self._frontier = 0
         """Index (among the user-turn starts) of the first turn that may still join a batch."""
+        self._scan_index = 0
+        self._scan_run: list[Turn] = []
+        """Where the last look stopped, and the run of old finished turns it had found."""
         self._turns: dict[str, tuple[int, str, bool, int]] = {}
         """Closed turns by their first message's id: (length, last message's id, finished,
         work tokens)."""
@@ -74,10 +77,13 @@ class GoalBatchCompactionStrategy(SummarizationStrategy):
         restarted, _ = self._examined.new_messages(conversation)
         if restarted:
             self._frontier = 0
+            self._scan_index, self._scan_run = 0, []
         positions = self.services.tally(conversation).user_positions()
         length = len(conversation)
-        run: list[Turn] = []
-        for index in range(self._frontier, len(positions) - 1):  # the latest turn never joins
+        run = self._scan_run
+        for index in range(self._scan_index, len(positions) - 1):  # the latest turn never joins
+            if len(run) >= settings.goal_batch_max_turns:
+                break
             start = positions[index]
             turn, complete, work = self._closed_turn(conversation, start, positions[index + 1])
             if (
@@ -87,19 +93,15 @@ class GoalBatchCompactionStrategy(SummarizationStrategy):
             ):
                 if len(run) >= settings.goal_batch_min_turns:
                     break
+                # Nothing up to here can ever join a batch: every turn before was old already.
                 run = []
-                if index == self._frontier:
-                    self._frontier = index + 1  # never eligible: not worth looking at again
+                self._frontier = self._scan_index = index + 1
                 continue
-            old_enough = length - turn.end > settings.goal_batch_age
-            if old_enough and run and run[-1].end == turn.start:
-                run.append(turn)
-            elif old_enough:
-                if len(run) >= settings.goal_batch_min_turns:
-                    break
-                run = [turn]
-            else:
-                break  # later turns are younger still
+            if length - turn.end <= settings.goal_batch_age:
+                break  # later turns are younger still; look again from here next time
+            run.append(turn)
+            self._scan_index = index + 1
+        self._scan_run = run
         if len(run) < settings.goal_batch_min_turns:
             return []
         batch = run[: settings.goal_batch_max_turns]
@@ -206,6 +208,7 @@ class GoalBatchCompactionStrategy(SummarizationStrategy):
             )
         except (LLMError, SummarizationError):
             self.cooldown.failed(key, len(conversation), self.settings.goal_batch_age)
+            self._scan_index, self._scan_run = self._frontier, []
             self.progress(run, 0, len(turns), failed=len(turns))
             raise
         self.progress(run, len(turns), len(turns))  # in turns, as pending_items counts
@@ -222,6 +225,7 @@ class GoalBatchCompactionStrategy(SummarizationStrategy):
         )
         if int(message.meta["tokens_after"]) >= tokens_before:
             self.cooldown.unhelpful(key)
+            self._scan_index, self._scan_run = self._frontier, []
             raise SummarizationSkipped("the goal batch would not reduce tokens")
         if not self._swap_stretches(conversation, messages, stretches, message):
             raise SummarizationSkipped("the conversation changed under the goal batch")
