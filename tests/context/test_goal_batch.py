@@ -216,7 +216,7 @@ def test_a_check_with_nothing_new_to_age_examines_no_old_turn_again() -> None:
 
     chosen._closed_turn = counting  # type: ignore[method-assign]
     assert chosen.should_run(chat, 0, 1000) is False  # 200 old finished turns: too few
-    assert len(examined) == 200
+    assert len(examined) == 201  # the task's own turn and the 200
     for number in range(3):
         examined.clear()
         chat.append(assistant(f"working {number}"))
