@@ -144,6 +144,7 @@ class Manager:
         self.event_sink: EventSink | None = event_sink
         self._provider = provider
         self._max_tokens = prompt_budget(settings, context_window)
+        self._context_window = context_window
         self._summarization_model = summarization_model.strip()
         self._summarizer_window = summarizer_window
         self._clone: tuple[Provider, str, Provider] | None = None
@@ -223,6 +224,7 @@ class Manager:
         self._clone = None
         if context_window is not None:
             self._max_tokens = prompt_budget(self.settings, context_window)
+            self._context_window = context_window
         self._update_summarizer_limit()
 
     def set_summarization_model(self, model: str) -> None:
@@ -251,9 +253,16 @@ class Manager:
         return self._clone[2]
 
     def _update_summarizer_limit(self) -> None:
-        window = self._summarizer_window or model_context_window(
-            self._summarization_model or self._provider.model
-        )
+        """Size one summary request: by `summarizer_window` when given; by the main window
+        (reported by the server, configured or guessed) when summaries go to the main model;
+        else by the summarization model's name."""
+        model = self._summarization_model
+        if self._summarizer_window:
+            window = self._summarizer_window
+        elif not model or model == self._provider.model:
+            window = self._context_window
+        else:
+            window = model_context_window(model)
         self.summarizer.single_call_limit = summarizer_input_limit(window)
 
     # --- the flow --------------------------------------------------------------------------

@@ -314,3 +314,16 @@ async def test_filler_is_not_needed_for_the_guarantees(llm_server: OpenAIServer)
         manager = make_manager(provider, tiers())
         await manager.evaluate_and_summarize(chat)
     assert len(chat) == 32 and chat.is_valid()
+
+
+async def test_summaries_on_the_main_model_are_sized_by_the_window_the_server_reported(
+    llm_server: OpenAIServer,
+) -> None:
+    async with provider_for(llm_server) as provider:
+        manager = make_manager(provider, tiers(), context_window=128_000)
+        roomy = manager.summarizer.single_call_limit
+        manager.set_provider(provider, context_window=2048)  # e.g. llama.cpp's n_ctx
+        assert manager.summarizer.single_call_limit is not None and roomy is not None
+        assert manager.summarizer.single_call_limit < 2048 < roomy
+        manager.set_summarization_model("gpt-4o-mini")  # another model: sized by its own name
+        assert manager.summarizer.single_call_limit > 2048
