@@ -81,6 +81,8 @@ def _workspace(args: argparse.Namespace) -> Path:
 
 def _settings(args: argparse.Namespace) -> Settings:
     loaded = load_settings()
+    # The file's key too, even when the environment's overrides it: output may quote it.
+    secrets_of(loaded.settings, loaded.file_data)
     if loaded.error is not None:
         details = "\n".join(f"  {line}" for line in loaded.error.details)
         raise UsageError(f"invalid configuration ({loaded.path}):\n{details}")

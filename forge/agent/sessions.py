@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from forge.config.paths import ensure_dir, sessions_dir
+from forge.config.secrets import redact
 from forge.context.conversation import Conversation
 from forge.llm.messages import Message
 
@@ -73,8 +74,9 @@ class SessionLog:
 
     Nothing is written until the first user message arrives, so opening Forge and leaving
     without asking anything leaves no empty session behind (and `--continue` keeps finding
-    the last real one). After that, every record is written and flushed at once. Known
-    secrets (`redact`) are replaced by "[redacted]" in every line, whatever produced them.
+    the last real one). After that, every record is written and flushed at once. Secrets —
+    `redact` and every one the process knows of (`forge.config.secrets`) — are replaced by
+    "[redacted]" in every line, whatever produced them.
     """
 
     def __init__(
@@ -142,9 +144,7 @@ class SessionLog:
 
     def _encode(self, record: dict[str, Any]) -> str:
         line = json.dumps(record, ensure_ascii=False, default=str)
-        for secret in self._secrets:
-            line = line.replace(secret, REDACTED)
-        return line + "\n"
+        return redact(line, REDACTED, self._secrets) + "\n"
 
     def _write(self, record: dict[str, Any]) -> None:
         line = self._encode(record)

@@ -433,7 +433,7 @@ def run_tui(args: argparse.Namespace) -> int:
     if loaded.error is not None:
         print(f"forge: {loaded.error} (using defaults for now)", file=sys.stderr)
     # Log to the file: anything written to the terminal would tear through the UI.
-    configure_file_logging(secrets_of(loaded.settings))
+    configure_file_logging(secrets_of(loaded.settings, loaded.file_data))
     try:
         runtime = build_runtime(
             loaded.settings,
