@@ -125,6 +125,8 @@ def run_headless(args: argparse.Namespace) -> int:
         writer = JsonLinesWriter(sys.stdout, sys.stderr, secrets)
     else:
         writer = TextWriter(sys.stdout, sys.stderr, secrets, describe=_describer(runtime))
+    for problem in runtime.session.problems:  # a resumed file that needed repair
+        writer.write_err(f"forge run: warning: session {runtime.session_id}: {problem}")
     received: list[int] = []
     try:
         return asyncio.run(

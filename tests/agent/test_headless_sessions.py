@@ -136,3 +136,24 @@ def test_timeout_kills_the_running_command_and_leaves_a_valid_session(
     assert process_gone(int((workspace / "pid.txt").read_text()))
     messages = session_messages(records[0]["session_id"])
     assert messages[-1] == ("tool", CANCELLED_RESULT)
+
+
+def test_continue_and_listing_survive_a_corrupt_first_line(
+    llm_server: OpenAIServer, workspace: Path
+) -> None:
+    llm_server.enqueue(Text("first answer"), Text("second answer"))
+    first = forge(llm_server, workspace, "run", "--output", "jsonl", "first task")
+    session_id = jsonl(first)[0]["session_id"]
+    path = SessionStore().path_for(session_id)
+    lines = path.read_text().splitlines()
+    path.write_text("\n".join(["\x00garbage", *lines[1:]]) + "\n")
+
+    listed = forge(llm_server, workspace, "sessions")
+    assert session_id in listed.stdout
+    assert f"warning: session {session_id}: its header line is unreadable" in listed.stderr
+
+    continued = forge(llm_server, workspace, "--continue", "run", "--output", "jsonl", "second")
+    assert continued.returncode == 0, continued.stderr
+    assert jsonl(continued)[0]["session_id"] == session_id
+    assert "recovered from the first valid record" in continued.stderr
+    assert sent_contents(llm_server) == ["first task", "first answer", "second"]
