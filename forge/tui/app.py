@@ -420,6 +420,7 @@ def run_tui(args: argparse.Namespace) -> int:
     """`forge`: open the TUI on `args.workspace`, optionally resuming a session."""
     import sys
 
+    from forge.agent.exit_signals import exit_code_for, exit_on_signals
     from forge.agent.logs import configure_file_logging
     from forge.agent.runtime import secrets_of
     from forge.agent.sessions import SessionNotFoundError
@@ -445,5 +446,7 @@ def run_tui(args: argparse.Namespace) -> int:
         print(f"forge: {error}", file=sys.stderr)
         return 2
     app = ForgeApp(runtime=runtime, store=store, workspace=workspace)
-    result = app.run()
-    return result if isinstance(result, int) else 0
+    # SIGTERM/SIGHUP/SIGINT: kill running commands, end the turn, exit 128+N (ADR 0021).
+    with exit_on_signals(lambda number: app.exit(return_code=exit_code_for(number))):
+        result = app.run()
+    return result if isinstance(result, int) else app.return_code or 0
