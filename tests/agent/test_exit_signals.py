@@ -20,7 +20,7 @@ import pytest
 from forge.agent.exit_signals import exit_code_for
 from forge.context.conversation import CANCELLED_RESULT
 from tests.agent.test_headless_sessions import environment, session_messages
-from tests.support.openai_server import Call, OpenAIServer, ToolCalls
+from tests.support.openai_server import Call, OpenAIServer, Text, ToolCalls
 
 DEADLINE = 60.0
 
@@ -129,3 +129,89 @@ def test_kill_9_of_forge_still_ends_the_command_group(
     process.communicate(timeout=DEADLINE)
     assert process.returncode == -signal.SIGKILL
     wait_until(lambda: not live_members(group), "the watchdog ended the orphaned group")
+
+
+def assert_valid_request(messages: list[dict[str, object]]) -> None:
+    """Every tool call in a sent message list is answered, in order, before the next turn."""
+    pending: list[object] = []
+    for message in messages:
+        if message["role"] == "tool":
+            assert pending and message["tool_call_id"] == pending.pop(0), messages
+            continue
+        assert not pending, f"unanswered tool calls {pending} in {messages}"
+        calls = message.get("tool_calls") or []
+        assert isinstance(calls, list)
+        pending = [call["id"] for call in calls]
+        if message["role"] == "assistant":
+            assert message.get("content") or calls, "an empty assistant message was sent"
+    assert not pending
+
+
+def test_kill_9_mid_tool_then_continue_sends_a_valid_conversation(
+    running_forge: tuple[subprocess.Popen[str], int],
+    llm_server: OpenAIServer,
+    workspace: Path,
+) -> None:
+    process, group = running_forge
+    process.kill()
+    process.communicate(timeout=DEADLINE)
+    wait_until(lambda: not live_members(group), "the watchdog ended the orphaned group")
+
+    llm_server.enqueue(Text("picked up where we were"))
+    continued = subprocess.run(
+        [sys.executable, "-m", "forge", "--continue", "run", "--yes", "go on"],
+        cwd=workspace,
+        env=environment(llm_server),
+        capture_output=True,
+        text=True,
+        timeout=DEADLINE,
+    )
+    assert continued.returncode == 0, continued.stderr
+    sent = llm_server.requests[-1].messages
+    assert_valid_request(sent)
+    assert sent[-1] == {"role": "user", "content": "go on"}
+    assert any(m["role"] == "tool" for m in sent)  # the killed call got a result
+
+
+def test_kill_9_mid_stream_then_continue_sends_a_valid_conversation(
+    llm_server: OpenAIServer, workspace: Path
+) -> None:
+    llm_server.enqueue(Text("a slow answer " * 200, chunk_size=4, chunk_delay=0.05))
+    process = subprocess.Popen(
+        [sys.executable, "-m", "forge", "run", "--output", "jsonl", "stream slowly"],
+        cwd=workspace,
+        env=environment(llm_server),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert process.stdout is not None
+        # The first streamed text has been printed: the answer is mid-stream.
+        while True:
+            line = process.stdout.readline()
+            if not line:
+                pytest.fail(f"forge ended before streaming: {process.communicate()[1]}")
+            if json.loads(line)["type"] == "message_delta":
+                break
+        process.kill()
+        process.communicate(timeout=DEADLINE)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.communicate()
+
+    llm_server.reset()
+    llm_server.enqueue(Text("second try"))
+    continued = subprocess.run(
+        [sys.executable, "-m", "forge", "--continue", "run", "again"],
+        cwd=workspace,
+        env=environment(llm_server),
+        capture_output=True,
+        text=True,
+        timeout=DEADLINE,
+    )
+    assert continued.returncode == 0, continued.stderr
+    sent = llm_server.requests[-1].messages
+    assert_valid_request(sent)
+    assert [m["content"] for m in sent if m["role"] == "user"] == ["stream slowly", "again"]
