@@ -17,6 +17,7 @@ from typing import TypeVar
 import pytest
 
 from forge.agent.tools import ToolResult
+from forge.agent.tools.threads import run_in_daemon_thread
 from tests.agent.tools.support import call_tool
 
 DEADLINE = 60.0
@@ -123,3 +124,18 @@ def test_a_stuck_tool_thread_does_not_keep_the_process_alive(tmp_path: Path) -> 
         pytest.fail("the process never exited: a worker thread kept it alive")
     assert finished.returncode == 0, finished.stderr
     assert finished.stdout == "turn ended\n"
+
+
+async def test_cancelling_a_stuck_tool_thread_returns_at_once(tmp_path: Path) -> None:
+    """Esc, Ctrl+C and --timeout cancel the await; the turn ends even though the thread is
+    still blocked."""
+    fifo = tmp_path / "never-written"
+    os.mkfifo(fifo)
+    task = asyncio.create_task(run_in_daemon_thread(fifo.read_bytes))
+    await asyncio.sleep(0.05)  # let the thread block in open()
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await within_deadline(task)
+    # Release the thread: a writer opens and closes the FIFO, the read sees end of file.
+    descriptor = os.open(fifo, os.O_WRONLY)
+    os.close(descriptor)
