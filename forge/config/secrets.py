@@ -18,7 +18,10 @@ import threading
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from forge.config.errors import ConfigError
+from forge.config.paths import config_path
 from forge.config.settings import ENV_NESTED_DELIMITER, ENV_PREFIX, Settings
+from forge.config.yaml_file import parse_config_text, read_config_text
 
 REDACTED = "[redacted]"
 """What a secret becomes in files."""
@@ -74,12 +77,25 @@ def redact(text: str, mask: str = REDACTED, extra: Iterable[str] = ()) -> str:
     return KNOWN_SECRETS.redact(text, mask, extra)
 
 
+def config_file_data() -> dict[str, Any]:
+    """The config file's raw mapping as it is on disk now (empty if missing or unreadable)."""
+    path = config_path()
+    try:
+        text = read_config_text(path)
+        return parse_config_text(text, path) if text is not None else {}
+    except (ConfigError, OSError):
+        return {}
+
+
 def settings_secrets(settings: Settings, file_data: Mapping[str, Any] | None = None) -> list[str]:
     """The API keys of a settings load: the effective one, the environment's, and the file's
-    even when the environment overrides it (`file_data` is the file's raw mapping)."""
+    even when the environment overrides it (`file_data` is the file's raw mapping; None reads
+    the config file now)."""
+    if file_data is None:
+        file_data = config_file_data()
     values = [settings.llm.api_key.get_secret_value()]
     values.extend(os.environ.get(name, "") for name in API_KEY_ENVIRONMENT_VARIABLES)
-    llm = (file_data or {}).get("llm")
+    llm = file_data.get("llm")
     if isinstance(llm, Mapping):
         file_key = llm.get("api_key")
         if isinstance(file_key, str):

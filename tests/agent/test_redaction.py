@@ -14,6 +14,7 @@ from pydantic import SecretStr
 from forge.agent.headless_output import TextWriter
 from forge.agent.logs import configure_file_logging
 from forge.agent.runtime import build_runtime, secrets_of
+from forge.config.paths import config_path
 from forge.config.secrets import KNOWN_SECRETS, redact, settings_secrets
 from forge.config.settings import LLMSettings, Settings
 from forge.context.summary_archive import SummaryArchive, SummaryRecord
@@ -104,3 +105,23 @@ def test_the_log_and_the_output_mask_every_known_key(tmp_path: Path) -> None:
     writer.write_err(f"error mentioning {NEW_KEY}")
     assert out.getvalue() == "printing ***\n"
     assert err.getvalue() == "error mentioning ***\n"
+
+
+async def test_a_file_key_edited_during_the_session_is_known_after_the_reload(
+    llm_server: OpenAIServer, workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", NEW_KEY)  # the environment overrides the file
+    config = config_path()
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text(f"llm:\n  api_key: {FILE_KEY}\n")
+    runtime = build_runtime(settings_with(llm_server, NEW_KEY), workspace)
+    edited_key = "sk-file-key-edited-later-444"
+    try:
+        config.write_text(f"llm:\n  api_key: {edited_key}\n")
+        runtime.apply_settings(settings_with(llm_server, NEW_KEY))
+        runtime.agent.conversation.append(user(f"cat says {FILE_KEY} then {edited_key}"))
+    finally:
+        await runtime.aclose()
+    text = runtime.store.path_for(runtime.session_id).read_text()
+    assert FILE_KEY not in text and edited_key not in text
+    assert "cat says [redacted] then [redacted]" in text
