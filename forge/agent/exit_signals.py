@@ -15,7 +15,6 @@ import asyncio
 import contextlib
 import signal
 from collections.abc import Callable, Iterator
-from types import FrameType
 
 from forge.agent.tools.process_guard import GUARD
 
@@ -55,24 +54,29 @@ def cancel_task_on_signals(
 
 
 @contextlib.contextmanager
-def exit_on_signals(on_signal: Callable[[int], None]) -> Iterator[list[int]]:
-    """While inside, an exit signal kills every live command group at once and schedules
-    `on_signal(number)` on the running event loop (for the TUI: exit the app). Yields the list
-    of signal numbers received. The previous handlers are restored on leaving."""
+def exit_on_signals(
+    loop: asyncio.AbstractEventLoop, on_signal: Callable[[int], None]
+) -> Iterator[list[int]]:
+    """While inside, an exit signal kills every live command group at once and calls
+    `on_signal(number)` on `loop` (for the TUI: exit the app). Yields the list of signal
+    numbers received; the handlers are removed on leaving.
+
+    The handlers are the loop's (`add_signal_handler`), which also wakes the loop when the
+    signal lands on another thread: a plain `signal.signal` handler would wait for the main
+    thread's next event, which may never come while a command runs.
+    """
     received: list[int] = []
 
-    def handler(number: int, frame: FrameType | None) -> None:
+    def handle(number: int) -> None:
         received.append(number)
         GUARD.kill_all_now()
-        try:
-            loop = asyncio.get_running_loop()
-        except RuntimeError:
-            raise SystemExit(exit_code_for(number)) from None
-        loop.call_soon_threadsafe(on_signal, number)
+        on_signal(number)
 
-    previous = {number: signal.signal(number, handler) for number in _not_ignored()}
+    installed = _not_ignored()
+    for number in installed:
+        loop.add_signal_handler(number, handle, int(number))
     try:
         yield received
     finally:
-        for number, old in previous.items():
-            signal.signal(number, old)
+        for number in installed:
+            loop.remove_signal_handler(number)

@@ -446,7 +446,12 @@ def run_tui(args: argparse.Namespace) -> int:
         print(f"forge: {error}", file=sys.stderr)
         return 2
     app = ForgeApp(runtime=runtime, store=store, workspace=workspace)
+
     # SIGTERM/SIGHUP/SIGINT: kill running commands, end the turn, exit 128+N (ADR 0021).
-    with exit_on_signals(lambda number: app.exit(return_code=exit_code_for(number))):
-        result = app.run()
+    def exit_app(number: int) -> None:
+        app.exit(return_code=exit_code_for(number))
+
+    # The Runner's close() settles the turn worker (cancels and awaits it), as asyncio.run does.
+    with asyncio.Runner() as runner, exit_on_signals(runner.get_loop(), exit_app):
+        result = app.run(loop=runner.get_loop())
     return result if isinstance(result, int) else app.return_code or 0
