@@ -9,15 +9,17 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from forge.agent.approvals import ApprovalPolicy
 from forge.agent.loop import Agent
 from forge.agent.sessions import SessionLog, SessionStore
 from forge.agent.system_prompt import build_system_prompt
 from forge.agent.tools import ToolRegistry, default_registry
+from forge.config.secrets import remember_settings_secrets
 from forge.config.settings import LLMSettings, Settings
 from forge.context.conversation import Conversation
 from forge.context.manager import Manager
@@ -76,11 +78,12 @@ def window_tokens(window: ContextWindow, model: str) -> int:
     return context_window(model) if window.source is WindowSource.CONFIGURED else window.tokens
 
 
-def secrets_of(settings: Settings) -> list[str]:
-    """Values that must never reach a session file or a log: the API key, from settings and
-    from the environment (which may differ when a file value is overridden)."""
-    values = {settings.llm.api_key.get_secret_value(), os.environ.get("OPENAI_API_KEY", "")}
-    return sorted(value for value in values if value)
+def secrets_of(settings: Settings, file_data: Mapping[str, Any] | None = None) -> list[str]:
+    """Values that must never reach a session file or a log: every API key Forge knows of —
+    these settings' key, the environment's, the file's (`file_data`, the config file's raw
+    mapping) and every key seen earlier in this process. They are remembered process-wide
+    (`forge.config.secrets.KNOWN_SECRETS`), so every artefact writer masks them."""
+    return remember_settings_secrets(settings, file_data)
 
 
 def _make_manager(

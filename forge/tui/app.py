@@ -418,6 +418,7 @@ def run_tui(args: argparse.Namespace) -> int:
     """`forge`: open the TUI on `args.workspace`, optionally resuming a session."""
     import sys
 
+    from forge.agent.exit_signals import exit_code_for, exit_on_signals
     from forge.agent.logs import configure_file_logging
     from forge.agent.runtime import secrets_of
     from forge.agent.sessions import SessionNotFoundError
@@ -431,7 +432,7 @@ def run_tui(args: argparse.Namespace) -> int:
     for line in load_report(loaded):
         print(f"forge: {line}", file=sys.stderr)
     # Log to the file: anything written to the terminal would tear through the UI.
-    configure_file_logging(secrets_of(loaded.settings))
+    configure_file_logging(secrets_of(loaded.settings, loaded.file_data))
     try:
         runtime = build_runtime(
             loaded.settings,
@@ -443,5 +444,12 @@ def run_tui(args: argparse.Namespace) -> int:
         print(f"forge: {error}", file=sys.stderr)
         return 2
     app = ForgeApp(runtime=runtime, store=store, workspace=workspace)
-    result = app.run()
-    return result if isinstance(result, int) else 0
+
+    # SIGTERM/SIGHUP/SIGINT: kill running commands, end the turn, exit 128+N (ADR 0021).
+    def exit_app(number: int) -> None:
+        app.exit(return_code=exit_code_for(number))
+
+    # The Runner's close() settles the turn worker (cancels and awaits it), as asyncio.run does.
+    with asyncio.Runner() as runner, exit_on_signals(runner.get_loop(), exit_app):
+        result = app.run(loop=runner.get_loop())
+    return result if isinstance(result, int) else app.return_code or 0
