@@ -45,6 +45,7 @@ from forge.tui.commands import (
     SlashCommandRunner,
 )
 from forge.tui.compaction import CompactionTracker
+from forge.tui.delta_batching import batch_deltas
 from forge.tui.messages import (
     AgentEventArrived,
     ApprovalNeeded,
@@ -219,8 +220,12 @@ class ForgeApp(App[int]):
         """
         reason, error = "completed", ""
         try:
-            async with aclosing(events):  # type: ignore[type-var]
-                async for event in events:
+            # Streamed text goes out in ~30 ms batches, not one message per token.
+            async with (
+                aclosing(events),  # type: ignore[type-var]
+                aclosing(batch_deltas(events)) as batched,
+            ):
+                async for event in batched:
                     self.post_message(message_for_event(event))
         except asyncio.CancelledError:
             reason = "cancelled"

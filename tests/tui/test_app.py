@@ -56,7 +56,7 @@ async def test_a_task_streams_its_answer_into_the_chat(
         await wait_until(pilot, lambda: any(isinstance(m, TurnEnded) for m in seen), "TurnEnded")
         await wait_idle(pilot)
         deltas = events_of(seen, MessageDelta)
-        assert len(deltas) > 1, "the answer arrived in pieces"
+        # Streamed pieces reach the UI joined into ~30 ms batches (test_delta_batching.py).
         assert "".join(delta.text for delta in deltas) == answer
         assert events_of(seen, TurnFinished)[-1].reason == "answered"
         ended = [m for m in seen if isinstance(m, TurnEnded)]

@@ -235,3 +235,37 @@ async def test_history_renders_messages_tool_calls_and_summaries() -> None:
         assert kinds == ["SummaryBlock", "UserMessageBlock", "ToolCallBlock", "AssistantBlock"]
         assert chat.query_one(ToolCallBlock).output == "a.py\nb.py"
         assert chat.query_one(AssistantBlock).answer_text == "Two files."
+
+
+async def test_a_finished_answer_marks_its_edge_blocks_once_instead_of_positional_rules() -> None:
+    from textual.widgets.markdown import MarkdownBlock
+
+    app = ChatHost()
+    async with app.run_test(size=(100, 30)) as pilot:
+        chat = app.query_one(ChatView)
+        for piece in ("# Title\n\n", "First paragraph.\n\n", "Last paragraph.\n"):
+            await chat.show_event(MessageDelta(piece))
+        await chat.show_event(AssistantMessageDone(Message(role="assistant", content="x")))
+        await pilot.pause()
+        markdown = chat.query_one(AssistantBlock).query_one(".answer", Markdown)
+        blocks = [child for child in markdown.children if isinstance(child, MarkdownBlock)]
+        assert [b.has_class("-first-block") for b in blocks] == [True, False, False]
+        assert [b.has_class("-last-block") for b in blocks] == [False, False, True]
+
+
+def test_no_position_dependent_selectors_in_the_tui_styles() -> None:
+    """`:first-child`/`:last-child`/`:nth-child` on a growing container restyle every
+    sibling on each mount (a streamed answer then costs the square of its length)."""
+    import re
+    from pathlib import Path
+
+    import forge.tui
+
+    root = Path(forge.tui.__file__).parent
+    selector = re.compile(r"[\w)\]-]:(first-child|last-child|nth-child|first-of-type|last-of-type)")
+    offenders = [
+        str(path.relative_to(root))
+        for path in [*root.rglob("*.tcss"), *root.rglob("*.py")]
+        if selector.search(path.read_text(encoding="utf-8"))
+    ]
+    assert offenders == []

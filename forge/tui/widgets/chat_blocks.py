@@ -6,7 +6,7 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.markup import escape
 from textual.widgets import Collapsible, Markdown, Static
-from textual.widgets.markdown import MarkdownStream
+from textual.widgets.markdown import MarkdownBlock, MarkdownStream
 
 from forge.llm.messages import ToolCall
 from forge.tui.widgets.diff_view import DiffView
@@ -14,6 +14,19 @@ from forge.tui.widgets.formatting import format_tokens, tool_call_argument_summa
 
 MAX_TOOL_OUTPUT_CHARS = 20_000
 """Tool output kept for display; the tail is kept, as the end of a command's output matters."""
+
+
+def mark_markdown_edges(markdown: Markdown) -> None:
+    """Mark the first and last block of a complete markdown document (`-first-block`,
+    `-last-block`), which app.tcss trims the outer spacing of.
+
+    Classes set once replace `:first-child`/`:last-child` rules, which would restyle every
+    earlier block each time a streamed answer mounts one more.
+    """
+    blocks = [child for child in markdown.children if isinstance(child, MarkdownBlock)]
+    for index, block in enumerate(blocks):
+        block.set_class(index == 0, "-first-block")
+        block.set_class(index == len(blocks) - 1, "-last-block")
 
 
 class UserMessageBlock(Static):
@@ -47,6 +60,10 @@ class NoticeBlock(Markdown):
             self.add_class(f"-{kind}")
         self.text = markdown
         await self.update(markdown)
+
+    def on_markdown_table_of_contents_updated(self, event: Markdown.TableOfContentsUpdated) -> None:
+        # Posted when the document has been (re)built.
+        mark_markdown_edges(self)
 
 
 class AssistantBlock(Vertical):
@@ -98,6 +115,7 @@ class AssistantBlock(Vertical):
         elif final_text:
             self.answer_text = final_text
             await self._answer.update(final_text)
+        mark_markdown_edges(self._answer)
         if self.reasoning_text:
             self._reasoning_box.title = "Thought"
 
@@ -174,3 +192,7 @@ class SummaryBlock(Collapsible):
         self.text = text
         self.replaced = replaced
         self.tokens_saved = tokens_saved
+
+    def on_markdown_table_of_contents_updated(self, event: Markdown.TableOfContentsUpdated) -> None:
+        # Posted when the summary's document has been built.
+        mark_markdown_edges(event.markdown)
