@@ -4,17 +4,23 @@ Threading model (ADR 0016): one async worker per turn (group "agent-turn") itera
 agent's events and only posts messages; handlers here route each message to the widget that
 owns that region. Approvals and questions arrive as messages carrying a future, answered by a
 dialog worker through `push_screen_wait`.
+
+Start-up order (ADR 0016): this module imports only Textual and light Forge modules, so the
+first frame shows at once; the settings, the provider (httpx) and the tokenizer are loaded by
+a thread worker started after that frame, which posts `RuntimeLoaded`. Input that arrives
+before then waits for it.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import inspect
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import aclosing
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual import work
 from textual.app import App, ComposeResult
@@ -35,9 +41,6 @@ from forge.agent.events import (
     SummarizationCompleted,
     SummarizationFailed,
 )
-from forge.agent.runtime import Runtime, build_runtime
-from forge.config.settings import Settings
-from forge.config.store import ConfigStore
 from forge.tui.commands import (
     ParsedCommand,
     SlashCommand,
@@ -51,10 +54,11 @@ from forge.tui.messages import (
     ApprovalNeeded,
     QuestionAnswered,
     QuestionNeeded,
+    RuntimeLoaded,
+    StartupFailed,
     TurnEnded,
     message_for_event,
 )
-from forge.tui.reload import ConfigReloadController
 from forge.tui.screens.approval import ApprovalScreen
 from forge.tui.screens.question import DECLINED_ANSWER, QuestionScreen
 from forge.tui.widgets.chat import ChatView
@@ -70,6 +74,13 @@ from forge.tui.widgets.welcome import (
     WELCOME_NO_KEY,
     needs_api_key,
 )
+
+if TYPE_CHECKING:
+    # Heavy imports (pydantic-settings, httpx, tiktoken), loaded after the first frame.
+    from forge.agent.runtime import Runtime
+    from forge.config.settings import Settings
+    from forge.config.store import ConfigStore
+    from forge.tui.reload import ConfigReloadController
 
 QUIT_CONFIRM_SECONDS = 2.0
 """A second Ctrl+C within this many seconds quits."""
@@ -94,14 +105,24 @@ class ForgeApp(App[int]):
     busy: var[bool] = var(False, toggle_class="-busy")
     """A turn or a /compact run is in progress."""
 
-    def __init__(self, *, runtime: Runtime, store: ConfigStore, workspace: Path) -> None:
+    def __init__(
+        self,
+        *,
+        workspace: Path,
+        runtime: Runtime | None = None,
+        store: ConfigStore | None = None,
+        session_id: str | None = None,
+        resume_latest: bool = False,
+    ) -> None:
+        """With `runtime` and `store`, start on them; without, load both in a worker after
+        the first frame (the session `session_id`, or the latest one with `resume_latest`)."""
         super().__init__()
-        self.runtime = runtime
-        self.config_store = store
-        self.settings: Settings = runtime.settings
         self.workspace = workspace
+        self._session_choice = (session_id, resume_latest)
+        self.runtime_ready = asyncio.Event()
+        """Set once the runtime (settings, provider, tokenizer, session) is loaded."""
+        self._waiting_for_runtime: list[Callable[[], Any]] = []
         self.queued: list[tuple[str, UserMessageBlock]] = []
-        self.reload_controller = ConfigReloadController(app=self, store=store, runtime=runtime)
         self.commands_runner = SlashCommandRunner(self)
         self.compaction: CompactionTracker | None = None
         """The /compact in progress, if any (its chat line is closed when it ends)."""
@@ -110,16 +131,29 @@ class ForgeApp(App[int]):
         self._warned_this_turn = False
         self._queued_returned_to_prompt = False
         self._last_interrupt_key = -QUIT_CONFIRM_SECONDS
+        # Shown until the settings are loaded (a fraction of a second).
+        self.header = ForgeHeader(display_path(workspace), "…", "")
+        self.chat = ChatView(id="chat")
+        self.status = StatusPane(
+            summarization_model="…", warning_threshold=0.7, critical_threshold=0.85, id="status"
+        )
+        if runtime is not None and store is not None:
+            self._use_runtime(runtime, store)
+
+    def _use_runtime(self, runtime: Runtime, store: ConfigStore) -> None:
+        from forge.tui.reload import ConfigReloadController
+
+        self.runtime = runtime
+        self.config_store = store
+        self.settings: Settings = runtime.settings
+        self.reload_controller = ConfigReloadController(app=self, store=store, runtime=runtime)
         llm = self.settings.llm
         self.apply_theme(self.settings.ui.theme)
-        self.header = ForgeHeader(display_path(workspace), llm.model, llm.summarization_model)
-        self.chat = ChatView(show_reasoning=self.settings.ui.show_reasoning, id="chat")
-        self.status = StatusPane(
-            summarization_model=llm.effective_summarization_model,
-            warning_threshold=self.settings.context.warning_threshold,
-            critical_threshold=self.settings.context.auto_summary_threshold,
-            id="status",
-        )
+        self.header.show_models(llm.model, llm.summarization_model)
+        self.chat.show_reasoning = self.settings.ui.show_reasoning
+        self.status.summarization.set_model(llm.effective_summarization_model)
+        context = self.settings.context
+        self.status.gauge.set_thresholds(context.warning_threshold, context.auto_summary_threshold)
 
     def compose(self) -> ComposeResult:
         yield self.header
@@ -138,6 +172,52 @@ class ForgeApp(App[int]):
     async def on_mount(self) -> None:
         # Focus first: keys typed as soon as the screen shows must land in the prompt.
         self.prompt.focus()
+        if hasattr(self, "runtime"):
+            await self._start_session()
+        else:
+            self.status.show_activity("starting…")
+            # After the first frame: the loading must not delay it.
+            self.call_after_refresh(self.load_runtime)
+
+    @work(thread=True, exclusive=True, group="startup", exit_on_error=False)
+    def load_runtime(self) -> None:
+        """Load the config and build the runtime (provider, tokenizer, session) in a thread;
+        posts `RuntimeLoaded`, or `StartupFailed` for an unknown or malformed session id."""
+        from forge.agent.logs import configure_file_logging
+        from forge.agent.runtime import build_runtime, secrets_of
+        from forge.agent.sessions import SessionNotFoundError
+        from forge.config.store import ConfigStore
+
+        store = ConfigStore()
+        settings = store.current.settings
+        # Log to the file: anything written to the terminal would tear through the UI.
+        configure_file_logging(secrets_of(settings))
+        session_id, resume_latest = self._session_choice
+        try:
+            runtime = build_runtime(
+                settings, self.workspace, session_id=session_id, resume_latest=resume_latest
+            )
+        except (SessionNotFoundError, ValueError) as error:
+            self.post_message(StartupFailed(str(error)))
+            return
+        self.post_message(RuntimeLoaded(runtime, store))
+
+    async def on_runtime_loaded(self, message: RuntimeLoaded) -> None:
+        self._use_runtime(message.runtime, message.store)
+        self.status.show_activity("")
+        await self._start_session()
+
+    def on_startup_failed(self, message: StartupFailed) -> None:
+        self.exit(2, return_code=2, message=f"forge: {message.error}")
+
+    def when_runtime_ready(self, callback: Callable[[], Any]) -> None:
+        """Run `callback` now if the runtime is loaded, else as soon as it is (in order)."""
+        if self.runtime_ready.is_set():
+            self.call_later(callback)
+        else:
+            self._waiting_for_runtime.append(callback)
+
+    async def _start_session(self) -> None:
         self.reload_controller.start()
         history = self.runtime.agent.conversation.messages
         if any(message.role == "user" for message in history):
@@ -156,12 +236,23 @@ class ForgeApp(App[int]):
         else:
             await self.chat.add_notice(READY_HINT)
         self.refresh_context_gauge()
+        self.runtime_ready.set()
+        waiting, self._waiting_for_runtime = self._waiting_for_runtime, []
+        for callback in waiting:
+            result = callback()
+            if inspect.isawaitable(result):
+                await result
 
     async def on_unmount(self) -> None:
-        await self.runtime.aclose()
+        if hasattr(self, "runtime"):
+            await self.runtime.aclose()
 
     # --- input ---------------------------------------------------------------------------------
     async def on_prompt_input_submitted(self, message: PromptInput.Submitted) -> None:
+        if not self.runtime_ready.is_set():
+            # Typed during start-up: handled, in order, once the runtime is loaded.
+            self._waiting_for_runtime.append(lambda: self.on_prompt_input_submitted(message))
+            return
         try:
             await self._handle_input(message.text)
         finally:
@@ -208,7 +299,7 @@ class ForgeApp(App[int]):
             self.prompt.focus()
             return
         parsed = ParsedCommand(command.name, "", command)
-        self.call_later(self.commands_runner.run, parsed)
+        self.when_runtime_ready(lambda: self.commands_runner.run(parsed))
 
     # --- the turn worker -----------------------------------------------------------------------
     @work(exclusive=True, group="agent-turn", exit_on_error=False)
@@ -281,6 +372,8 @@ class ForgeApp(App[int]):
 
     async def new_session(self) -> None:
         """Replace the runtime with a fresh one (new conversation and session file)."""
+        from forge.agent.runtime import build_runtime
+
         old = self.runtime
         self.runtime = build_runtime(self.settings, self.workspace)
         self.reload_controller.runtime = self.runtime
@@ -387,7 +480,8 @@ class ForgeApp(App[int]):
 
     def action_open_settings(self) -> None:
         """Open the /settings overlay."""
-        self.call_later(self.commands_runner.run, ParsedCommand("settings", "", None))
+        parsed = ParsedCommand("settings", "", None)
+        self.when_runtime_ready(lambda: self.commands_runner.run(parsed))
 
     def action_help(self) -> None:
         """Show help."""
@@ -422,33 +516,21 @@ class ForgeApp(App[int]):
 
 
 def run_tui(args: argparse.Namespace) -> int:
-    """`forge`: open the TUI on `args.workspace`, optionally resuming a session."""
-    import sys
+    """`forge`: open the TUI on `args.workspace`, optionally resuming a session.
 
-    from forge.agent.logs import configure_file_logging
-    from forge.agent.runtime import secrets_of
-    from forge.agent.sessions import SessionNotFoundError
+    Only the workspace is checked here; the config, the provider and the tokenizer load in
+    the app after its first frame. An unknown `--resume` id ends the app with exit code 2.
+    """
+    import sys
 
     workspace = Path(args.workspace).expanduser().resolve()
     if not workspace.is_dir():
         print(f"forge: workspace {workspace} is not a directory", file=sys.stderr)
         return 2
-    store = ConfigStore()
-    loaded = store.current
-    if loaded.error is not None:
-        print(f"forge: {loaded.error} (using defaults for now)", file=sys.stderr)
-    # Log to the file: anything written to the terminal would tear through the UI.
-    configure_file_logging(secrets_of(loaded.settings))
-    try:
-        runtime = build_runtime(
-            loaded.settings,
-            workspace,
-            session_id=getattr(args, "resume", None),
-            resume_latest=bool(getattr(args, "continue_session", False)),
-        )
-    except (SessionNotFoundError, ValueError) as error:
-        print(f"forge: {error}", file=sys.stderr)
-        return 2
-    app = ForgeApp(runtime=runtime, store=store, workspace=workspace)
+    app = ForgeApp(
+        workspace=workspace,
+        session_id=getattr(args, "resume", None),
+        resume_latest=bool(getattr(args, "continue_session", False)),
+    )
     result = app.run()
     return result if isinstance(result, int) else 0

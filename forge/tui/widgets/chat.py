@@ -22,7 +22,6 @@ from forge.agent.events import (
     ToolOutputDelta,
     TurnFinished,
 )
-from forge.agent.tools.diffs import diff_stats
 from forge.llm.messages import Message, MessageKind, ToolCall
 from forge.tui.widgets.chat_blocks import (
     AssistantBlock,
@@ -175,6 +174,9 @@ class ChatView(VerticalScroll):
             block.set_status("ok", "done")
         diff = event.metadata.get("diff")
         if isinstance(diff, str) and diff.strip():
+            # Imported here: the tools package is not needed for the first frame.
+            from forge.agent.tools.diffs import diff_stats
+
             if not event.is_error:
                 added, removed = diff_stats(diff)
                 block.set_status("ok", f"+{added} -{removed}")
