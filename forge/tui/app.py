@@ -91,6 +91,8 @@ class ForgeApp(App[int]):
 
     CSS_PATH = "app.tcss"
     TITLE = "Forge"
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (110, "-wide")]
+    """Below 110 columns the status pane narrows (app.tcss), leaving the chat room to read."""
     COMMANDS = App.COMMANDS | {SlashCommandProvider}
     BINDINGS = [
         Binding("ctrl+c", "interrupt_or_quit", "Interrupt/quit", priority=True),

@@ -72,12 +72,15 @@ class SettingsScreen(ModalScreen[LoadResult | None]):
                     yield Static(section.title, classes="section-title")
                     for field in section.fields:
                         yield from self._compose_field(field)
-            yield Static("", id="settings-help", markup=False)
-            yield Static(
-                "[b]Ctrl+S[/] save   [b]Esc[/] close   [b]Ctrl+R[/] reveal API key   "
-                "[b]Tab[/] next field",
-                id="settings-keys",
-            )
+            # Docked at the bottom of the dialog: on a short terminal the fields scroll and
+            # the keys stay in view.
+            with Vertical(id="settings-footer"):
+                yield Static("", id="settings-help", markup=False)
+                yield Static(
+                    "[b]Ctrl+S[/] save   [b]Esc[/] close   [b]Ctrl+R[/] reveal API key   "
+                    "[b]Tab[/] next field",
+                    id="settings-keys",
+                )
 
     def _compose_field(self, field: SettingField) -> ComposeResult:
         with Horizontal(classes="field-row", id=f"row-{field.section}-{field.name}"):
