@@ -50,6 +50,52 @@ _TURN_END_NOTES = {
 }
 
 
+def tool_outcome(
+    result: str,
+    *,
+    is_error: bool,
+    exit_code: int | None,
+    rejected: bool = False,
+    diff_stats: tuple[int, int] | None = None,
+) -> tuple[str, str]:
+    """A tool call's (status, text) for its block: rejected with the reason, the exit code of
+    a command, "failed", "+added -removed" for an edit, or "done"."""
+    if rejected:
+        # The result says why ("rejected by user: not now"); the title shows it.
+        return "rejected", shorten(result, 60) or "rejected"
+    if exit_code is not None:
+        return ("error" if exit_code != 0 else "ok"), f"exit {exit_code}"
+    if is_error:
+        return "error", "failed"
+    if diff_stats is not None:
+        return "ok", f"+{diff_stats[0]} -{diff_stats[1]}"
+    return "ok", "done"
+
+
+def recorded_tool_outcome(result: Message | None) -> tuple[str, str]:
+    """The (status, text) of a call from its recorded result message (a resumed session):
+    what the live chat showed, so a rejected or cancelled call never reads as done."""
+    if result is None:
+        return "error", "cancelled"
+    meta = result.meta
+    if meta.get("cancelled"):
+        skipped = result.content.startswith("[skipped")
+        return "error", "skipped" if skipped else "cancelled"
+    # Sessions written before "rejected" was recorded still carry the result's wording.
+    rejected = bool(meta.get("rejected")) or result.content.startswith("rejected by user")
+    exit_code = meta.get("exit_code")
+    stats = meta.get("diff_stats")
+    return tool_outcome(
+        result.content,
+        is_error=bool(meta.get("is_error")) or rejected,
+        exit_code=exit_code if isinstance(exit_code, int) else None,
+        rejected=rejected,
+        diff_stats=(int(stats[0]), int(stats[1]))
+        if isinstance(stats, list) and len(stats) == 2
+        else None,
+    )
+
+
 class ChatView(VerticalScroll):
     """Renders the conversation as it happens; owns the blocks of the running turn."""
 
@@ -161,25 +207,23 @@ class ChatView(VerticalScroll):
             return
         block = await self.tool_block(event.call)
         block.show_output(event.result)
-        if event.metadata.get("rejected"):
-            # The result says why ("rejected by user: not now"); the title shows it.
-            block.set_status("rejected", shorten(event.result, 60) or "rejected")
-            return
-        if event.exit_code is not None:
-            status = "error" if event.exit_code != 0 else "ok"
-            block.set_status(status, f"exit {event.exit_code}")
-        elif event.is_error:
-            block.set_status("error", "failed")
-        else:
-            block.set_status("ok", "done")
         diff = event.metadata.get("diff")
+        stats = None
         if isinstance(diff, str) and diff.strip():
             # Imported here: the tools package is not needed for the first frame.
             from forge.agent.tools.diffs import diff_stats
 
-            if not event.is_error:
-                added, removed = diff_stats(diff)
-                block.set_status("ok", f"+{added} -{removed}")
+            stats = diff_stats(diff)
+        block.set_status(
+            *tool_outcome(
+                event.result,
+                is_error=event.is_error,
+                exit_code=event.exit_code,
+                rejected=bool(event.metadata.get("rejected")),
+                diff_stats=stats,
+            )
+        )
+        if stats is not None and isinstance(diff, str):
             await block.show_diff(diff)
 
     async def add_final_answer(self, markdown: str) -> AssistantBlock:
@@ -258,5 +302,5 @@ class ChatView(VerticalScroll):
                     block_for_call = await self.tool_block(call)
                     result = results.get(call.id)
                     block_for_call.show_output(result.content if result else "")
-                    block_for_call.set_status("ok", "done")
+                    block_for_call.set_status(*recorded_tool_outcome(result))
         self.tool_blocks.clear()
