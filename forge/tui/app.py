@@ -47,7 +47,7 @@ from forge.tui.commands import (
     SlashCommandProvider,
     SlashCommandRunner,
 )
-from forge.tui.compaction import CompactionTracker
+from forge.tui.compaction import CompactionTracker, is_skip, plain_failure
 from forge.tui.delta_batching import batch_deltas
 from forge.tui.messages import (
     AgentEventArrived,
@@ -336,6 +336,12 @@ class ForgeApp(App[int]):
             # A /compact error is told once, in the line that closes the compaction.
             await self.chat.show_event(event)
         self.status.show_event(event)
+        if (
+            isinstance(event, SummarizationFailed)
+            and not is_skip(event)
+            and self.compaction is None  # a /compact tells it in its closing line
+        ):
+            await self.chat.add_notice(plain_failure(event), kind="error")
         if isinstance(event, SummarizationCompleted | SummarizationFailed):
             saved = event.tokens_before - event.tokens_after if event.tokens_before else None
             await self.chat.show_new_summaries(

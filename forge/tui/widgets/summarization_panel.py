@@ -15,7 +15,7 @@ from forge.agent.events import (
     SummarizationProgress,
     SummarizationStarted,
 )
-from forge.tui.compaction import NOTHING_TO_COMPACT, is_skip, skip_reason
+from forge.tui.compaction import NOTHING_TO_COMPACT, is_skip, plain_failure, skip_reason
 from forge.tui.widgets.formatting import format_seconds, format_tokens
 
 STATES = ("idle", "running", "done", "skipped", "failed")
@@ -133,8 +133,7 @@ class SummarizationPanel(Vertical):
             self._show_result(f"{NOTHING_TO_COMPACT}\n({skip_reason(event)}){fallback}")
             return
         self.state = "failed"
-        fallback = f"\nfallback: {event.fallback}" if event.fallback else "\nno fallback applied"
-        self._show_result(f"failed: {event.error}{fallback}")
+        self._show_result(plain_failure(event, markdown=False))
 
     def reset(self) -> None:
         """Back to idle with nothing shown (a new session started)."""
