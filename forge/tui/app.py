@@ -228,11 +228,7 @@ class ForgeApp(App[int]):
         config_error = self.config_store.current.error
         if config_error is not None:
             # The stderr line printed before the screen took over is gone; say it here too.
-            await self.chat.add_notice(
-                f"**Config file not applied**: `{config_error}`. Forge runs on defaults; the "
-                "file was left untouched. Fix it and it reloads, or use /settings.",
-                kind="error",
-            )
+            await self.chat.add_notice(config_file_notice(str(config_error)), kind="error")
         if needs_api_key(self.settings):
             await self.chat.add_notice(WELCOME_NO_KEY, kind="welcome")
         else:
@@ -521,6 +517,16 @@ class ForgeApp(App[int]):
         self, message: ConfigReloadController.Applied
     ) -> None:
         await self.show_settings(message.settings)
+
+
+def config_file_notice(error: str) -> str:
+    """What the chat says at start-up about a config file that could not be applied; it
+    agrees with /settings, which shows the running values and has saving off."""
+    return (
+        f"**Config file not applied**: `{error}`. Forge runs on the values /settings shows "
+        "(the environment and defaults); the file was left untouched. Saving from /settings "
+        "is off until the file is fixed by hand; it is reloaded as soon as it is."
+    )
 
 
 def run_tui(args: argparse.Namespace) -> int:

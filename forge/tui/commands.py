@@ -168,7 +168,8 @@ class SlashCommandRunner:
         from forge.tui.settings.screen import SettingsScreen
 
         controller = self.app.reload_controller
-        self.app.push_screen(SettingsScreen(self.app.config_store), callback=controller.apply_saved)
+        screen = SettingsScreen(self.app.config_store, running=self.app.settings)
+        self.app.push_screen(screen, callback=controller.apply_saved)
 
     async def command_compact(self, argument: str) -> None:
         """Summarize now, guided by optional instructions."""

@@ -53,11 +53,15 @@ class SettingsScreen(ModalScreen[LoadResult | None]):
         Binding("ctrl+r", "toggle_reveal", "Reveal key"),
     ]
 
-    def __init__(self, store: SettingsStore) -> None:
+    def __init__(self, store: SettingsStore, running: Settings | None = None) -> None:
+        """`running`: the settings Forge runs with; shown instead of the load's when the file
+        could not be applied (the load then holds defaults, not what is in use)."""
         super().__init__()
         self.store = store
         self.loaded = store.current
-        self.draft = SettingsDraft(self.loaded.settings, all_fields())
+        self.saving_disabled = self.loaded.error is not None and self.loaded.error.source == "file"
+        shown = running if running is not None and self.saving_disabled else self.loaded.settings
+        self.draft = SettingsDraft(shown, all_fields())
         self.fields_by_input_id = {field.widget_id: field for field in all_fields()}
 
     # --- layout ------------------------------------------------------------------------------
@@ -110,7 +114,10 @@ class SettingsScreen(ModalScreen[LoadResult | None]):
         if error is None:
             return ""
         if error.source == "file":
-            return f"{error} — saving is disabled until the file is fixed by hand."
+            return (
+                f"{error}\nShown: the settings Forge is running with. Saving is off until the "
+                "file is fixed by hand (it is reloaded as soon as it is)."
+            )
         return f"{error} — the environment value is ignored."
 
     def on_mount(self) -> None:
@@ -153,6 +160,15 @@ class SettingsScreen(ModalScreen[LoadResult | None]):
     # --- actions -----------------------------------------------------------------------------
     def action_save(self) -> None:
         """Save through the store and dismiss with the new load, or say why not."""
+        if self.saving_disabled:
+            self.notify(
+                "The config file has an error (shown at the top). Fix the file by hand; it is "
+                "reloaded as soon as it is valid.",
+                title="Saving is off",
+                severity="error",
+                timeout=10,
+            )
+            return
         reasons = self._refresh_validity()
         try:
             settings = self.draft.build()
