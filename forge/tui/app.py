@@ -370,7 +370,7 @@ class ForgeApp(App[int]):
         self.busy = False
         if self.queued and message.reason != "cancelled":
             text, block = self.queued.pop(0)
-            block.remove_class("-queued")
+            block.set_queued(False)
             self.start_turn(text)
         self._show_activity()
 

@@ -86,6 +86,7 @@ async def test_a_message_sent_during_a_turn_is_queued_then_sent(
         await submit(pilot, "second task")
         queued = [b for b in app.chat.query(UserMessageBlock) if b.has_class("-queued")]
         assert [b.text for b in queued] == ["second task"]
+        assert str(queued[0].render()).startswith("queued"), "a word says it waits"
         assert [text for text, _ in app.queued] == ["second task"]
         assert len(llm_server.requests) == 1, "nothing is sent while the turn runs"
         release.touch()
@@ -94,6 +95,18 @@ async def test_a_message_sent_during_a_turn_is_queued_then_sent(
         assert not any(b.has_class("-queued") for b in app.chat.query(UserMessageBlock))
         answers = [b.answer_text for b in app.chat.query(AssistantBlock)]
         assert answers == ["first done", "second done"]
+        # The running turn's answer is drawn above the queued message, not below it.
+        order = [
+            f"user:{b.text}" if isinstance(b, UserMessageBlock) else f"answer:{b.answer_text}"
+            for b in app.chat.children
+            if isinstance(b, UserMessageBlock | AssistantBlock)
+        ]
+        assert order == [
+            "user:first task",
+            "answer:first done",
+            "user:second task",
+            "answer:second done",
+        ]
     assert llm_server.requests[2].messages[-1] == {"role": "user", "content": "second task"}
 
 

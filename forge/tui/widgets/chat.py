@@ -121,8 +121,17 @@ class ChatView(VerticalScroll):
 
     # --- adding blocks ---------------------------------------------------------------------
     async def add_block(self, block: Widget) -> Widget:
-        """Mount `block` at the end, then drop the oldest blocks beyond the bound."""
-        await self.mount(block)
+        """Mount `block` at the end (above any queued messages, which wait below the running
+        turn's output), then drop the oldest blocks beyond the bound."""
+        first_queued = next(
+            (c for c in self.children if isinstance(c, UserMessageBlock) and c.queued), None
+        )
+        if first_queued is not None and not (
+            isinstance(block, UserMessageBlock) and block.queued
+        ):
+            await self.mount(block, before=first_queued)
+        else:
+            await self.mount(block)
         excess = len(self.children) - MAX_CHAT_BLOCKS
         if excess > 0:
             old = list(self.children[:excess])

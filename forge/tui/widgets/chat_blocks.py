@@ -29,16 +29,35 @@ def mark_markdown_edges(markdown: Markdown) -> None:
         block.set_class(index == len(blocks) - 1, "-last-block")
 
 
+QUEUED_LABEL = "queued · sent when the running turn ends"
+"""The line above a message typed while a turn runs."""
+
+
 class UserMessageBlock(Static):
-    """What the user typed. `-queued` while it waits for the running turn to finish."""
+    """What the user typed. `-queued` (and labelled so) while it waits for the running turn;
+    the chat keeps queued blocks below everything the running turn adds."""
 
     DEFAULT_CLASSES = "chat-block"
 
     def __init__(self, text: str, *, queued: bool = False) -> None:
         # `classes` would replace DEFAULT_CLASSES, so state classes are added afterwards.
-        super().__init__(text, markup=False)
+        super().__init__(self._content(text, queued), markup=False)
         self.set_class(queued, "-queued")
         self.text = text
+
+    @staticmethod
+    def _content(text: str, queued: bool) -> str:
+        return f"{QUEUED_LABEL}\n{text}" if queued else text
+
+    @property
+    def queued(self) -> bool:
+        """Whether the message still waits for the running turn to end."""
+        return self.has_class("-queued")
+
+    def set_queued(self, queued: bool) -> None:
+        """Mark the message waiting (labelled "queued") or sent."""
+        self.set_class(queued, "-queued")
+        self.update(self._content(self.text, queued))
 
 
 class NoticeBlock(Markdown):
