@@ -22,13 +22,13 @@ from contextlib import aclosing
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from textual import work
+from textual import events, work
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.reactive import var
 from textual.screen import Screen
-from textual.widgets import Footer
+from textual.widgets import Footer, Input, TextArea
 
 from forge.agent.events import (
     AgentEvent,
@@ -446,6 +446,19 @@ class ForgeApp(App[int]):
         for screen in list(self.screen_stack):
             if isinstance(screen, ApprovalScreen | QuestionScreen):
                 self._dismiss_dialog(screen)
+
+    def on_key(self, event: events.Key) -> None:
+        """A printable key typed while a chat block (a tool row, a summary) has focus belongs
+        to the prompt: focus it and type the character there, so nothing typed is lost."""
+        if not event.is_printable or event.character is None:
+            return
+        if self.screen is not self.screen_stack[0]:
+            return  # a dialog or overlay has its own keys (y/a/n, q…)
+        if isinstance(self.focused, TextArea | Input):
+            return
+        event.stop()
+        self.prompt.focus()
+        self.prompt.insert(event.character)
 
     # --- actions -------------------------------------------------------------------------------
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:

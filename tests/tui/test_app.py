@@ -275,3 +275,27 @@ async def test_a_broken_config_file_is_reported_in_the_chat_and_left_untouched(
         assert "settings Forge is running with" in banner and "Saving is off" in banner
     assert llm_server.requests and llm_server.requests[0].model == "gpt-4o-mini"
     assert store.path.read_bytes() == broken
+
+
+async def test_keys_typed_while_a_chat_block_has_focus_go_to_the_prompt(
+    llm_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch, workspace: Path
+) -> None:
+    from textual.widgets._collapsible import CollapsibleTitle
+
+    (workspace / "a.txt").write_text("alpha\n")
+    llm_server.enqueue(ToolCalls([Call("read_file", {"path": "a.txt"})]), Text("read it"))
+    app = make_app(configure(llm_server, monkeypatch), workspace)
+    async with app.run_test(size=SIZE) as pilot:
+        await submit(pilot, "read a.txt")
+        await wait_idle(pilot)
+        title = app.chat.query_one(ToolCallBlock).query_one(CollapsibleTitle)
+        title.focus()
+        await pilot.pause()
+        assert app.focused is title
+        handled = app.inputs_handled
+        await pilot.press(*"/help")
+        assert app.focused is app.prompt
+        assert app.prompt.text == "/help"
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: app.inputs_handled > handled, "the command")
+        assert app.prompt.text == ""

@@ -126,9 +126,7 @@ class ChatView(VerticalScroll):
         first_queued = next(
             (c for c in self.children if isinstance(c, UserMessageBlock) and c.queued), None
         )
-        if first_queued is not None and not (
-            isinstance(block, UserMessageBlock) and block.queued
-        ):
+        if first_queued is not None and not (isinstance(block, UserMessageBlock) and block.queued):
             await self.mount(block, before=first_queued)
         else:
             await self.mount(block)
