@@ -114,7 +114,11 @@ class Agent:
         if self._current_turn is not None:
             self._settle(self._current_turn)  # abandoned without being closed
         turn = self._current_turn = TurnState()
-        self.conversation.append(user(user_text))
+        last = self.conversation.messages[-1] if self.conversation.messages else None
+        if not (last is not None and last.role == "user" and last.content == user_text):
+            # The same text again right after a turn that failed before any reply (sent again
+            # with Up) is that message retried, not a second copy of it.
+            self.conversation.append(user(user_text))
         pump: EventPump[AgentEvent] = EventPump()
         previous_sink = self.context_manager.event_sink
         self.context_manager.event_sink = pump.put

@@ -59,6 +59,7 @@ from forge.tui.messages import (
     TurnEnded,
     message_for_event,
 )
+from forge.tui.retry_notices import RetryScheduled, RetryWatcher
 from forge.tui.screens.approval import ApprovalScreen
 from forge.tui.screens.question import DECLINED_ANSWER, QuestionScreen
 from forge.tui.widgets.chat import ChatView
@@ -124,6 +125,9 @@ class ForgeApp(App[int]):
         self.runtime_ready = asyncio.Event()
         """Set once the runtime (settings, provider, tokenizer, session) is loaded."""
         self._waiting_for_runtime: list[Callable[[], Any]] = []
+        self.retry_watcher = RetryWatcher(self)
+        self._retry_notice: NoticeBlock | None = None
+        """This turn's "retrying in…" line in the chat, updated in place."""
         self.queued: list[tuple[str, UserMessageBlock]] = []
         self.commands_runner = SlashCommandRunner(self)
         self.compaction: CompactionTracker | None = None
@@ -174,6 +178,7 @@ class ForgeApp(App[int]):
     async def on_mount(self) -> None:
         # Focus first: keys typed as soon as the screen shows must land in the prompt.
         self.prompt.focus()
+        self.retry_watcher.install()
         if hasattr(self, "runtime"):
             await self._start_session()
         else:
@@ -242,6 +247,7 @@ class ForgeApp(App[int]):
                 await result
 
     async def on_unmount(self) -> None:
+        self.retry_watcher.uninstall()
         if hasattr(self, "runtime"):
             await self.runtime.aclose()
 
@@ -324,8 +330,19 @@ class ForgeApp(App[int]):
         finally:
             self.post_message(TurnEnded(reason, error))
 
+    async def on_retry_scheduled(self, message: RetryScheduled) -> None:
+        text = f"Model `{message.model}`: {message.describe()}…"
+        if self.busy:
+            self._show_activity(f"{message.describe()}…")
+        if self._retry_notice is None:
+            self._retry_notice = await self.chat.add_notice(text)
+        else:
+            await self._retry_notice.set_text(text)
+
     async def on_agent_event_arrived(self, message: AgentEventArrived) -> None:
         event = message.event
+        if self._retry_notice is not None and self.busy and self.compaction is None:
+            self._show_activity()  # the retry went through: back to "working…"
         if self.compaction is not None:
             self.compaction.record(event)
         if not (self.compaction is not None and isinstance(event, ErrorEvent)):
@@ -356,6 +373,7 @@ class ForgeApp(App[int]):
 
     async def on_turn_ended(self, message: TurnEnded) -> None:
         compaction, self.compaction = self.compaction, None
+        self._retry_notice = None
         if compaction is None:
             await self.chat.end_turn(
                 message.reason, message.error, queued=self._queued_returned_to_prompt

@@ -174,7 +174,9 @@ async def test_errors_and_turn_limits_are_reported() -> None:
         await chat.show_event(ErrorEvent("model not found: nope", "model_not_found", fatal=True))
         await chat.show_event(TurnFinished("max_turns"))
         kinds = [(n.kind, n.text) for n in chat.query(NoticeBlock)]
-        assert kinds[0] == ("error", "**model_not_found**: model not found: nope")
+        assert kinds[0][0] == "error"
+        assert kinds[0][1].startswith("**The server does not know this model**: model not found")
+        assert "/model lists the server's models" in kinds[0][1], "a way forward"
         assert "limit" in kinds[1][1]
 
 

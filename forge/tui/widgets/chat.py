@@ -50,6 +50,34 @@ _TURN_END_NOTES = {
 }
 
 
+_ERROR_TITLES = {
+    "authentication": "The server refused the API key",
+    "model_not_found": "The server does not know this model",
+    "quota_exhausted": "Out of quota",
+    "rate_limited": "Rate-limited",
+    "server_error": "The server failed",
+    "transport": "The server could not be reached",
+    "context_overflow": "Too much for the model's context",
+}
+_ERROR_HINTS = {
+    "authentication": "Check the API key in /settings (F2).",
+    "model_not_found": "Check the model: /model lists the server's models, /settings changes it.",
+    "quota_exhausted": "Add credit to the account, or use another key in /settings (F2).",
+    "rate_limited": "Wait a moment, then press Up and Enter to send your message again.",
+    "server_error": "Press Up and Enter to send your message again.",
+    "transport": "Check the Base URL in /settings (F2) and that the server is running.",
+    "context_overflow": "Try /compact, then send your message again (Up).",
+}
+
+
+def error_notice(event: ErrorEvent) -> str:
+    """An error for the chat: what happened in words, the server's message, and a way
+    forward when there is one."""
+    title = _ERROR_TITLES.get(event.kind, event.kind.replace("_", " ").capitalize())
+    hint = _ERROR_HINTS.get(event.kind, "")
+    return f"**{title}**: {event.message}" + (f"\n\n{hint}" if hint else "")
+
+
 def tool_outcome(
     result: str,
     *,
@@ -203,7 +231,7 @@ class ChatView(VerticalScroll):
         elif isinstance(event, ToolCallFinished):
             await self._show_tool_result(event)
         elif isinstance(event, ErrorEvent):
-            await self.add_notice(f"**{event.kind}**: {event.message}", kind="error")
+            await self.add_notice(error_notice(event), kind="error")
         elif isinstance(event, TurnFinished):
             await self.end_turn(event.reason)
 
