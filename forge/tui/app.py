@@ -41,12 +41,8 @@ from forge.agent.events import (
     SummarizationCompleted,
     SummarizationFailed,
 )
-from forge.tui.commands import (
-    ParsedCommand,
-    SlashCommand,
-    SlashCommandProvider,
-    SlashCommandRunner,
-)
+from forge.tui.command_table import ParsedCommand, SlashCommand
+from forge.tui.commands import SlashCommandProvider, SlashCommandRunner
 from forge.tui.compaction import CompactionTracker, is_skip, plain_failure
 from forge.tui.delta_batching import batch_deltas
 from forge.tui.messages import (

@@ -1,4 +1,5 @@
-"""Slash commands: the list, parsing, completion, and the command-palette provider.
+"""Slash commands: the handlers and the command-palette provider (the table of commands,
+parsing and completion are in `forge.tui.command_table`).
 
 Every slash command is also a command-palette entry, so Ctrl+P lists them all. A palette entry
 for a command that needs an argument (`/model NAME`) fills the prompt instead of running.
@@ -6,87 +7,30 @@ for a command that needs an argument (`/model NAME`) fills the prompt instead of
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import partial
-from typing import TYPE_CHECKING, Protocol
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.content import Content
+from textual.screen import Screen
+
+from forge.tui.command_table import (
+    SLASH_COMMANDS,
+    ParsedCommand,
+    SlashCommand,
+    parse_slash_command,
+    unknown_command_message,
+)
+from forge.tui.widgets.chat import ChatView
+from forge.tui.widgets.chat_blocks import NoticeBlock
+from forge.tui.widgets.status import StatusPane
 
 if TYPE_CHECKING:
-    from forge.tui.app import ForgeApp
-
-
-@dataclass(frozen=True, slots=True)
-class SlashCommand:
-    """One slash command: its name (without "/"), argument hint and one-line description."""
-
-    name: str
-    description: str
-    arguments: str = ""
-    """How the argument is written in help, e.g. "NAME" or "[instructions]"; empty if none."""
-    argument_required: bool = False
-
-    @property
-    def usage(self) -> str:
-        """The command as typed, e.g. "/model NAME"."""
-        return f"/{self.name} {self.arguments}".rstrip()
-
-
-SLASH_COMMANDS: tuple[SlashCommand, ...] = (
-    SlashCommand("settings", "Settings: models, API key, context, tools (F2)"),
-    SlashCommand("compact", "Summarize the conversation now, optionally guided", "[instructions]"),
-    SlashCommand("context", "Show what fills the context window and recent compactions"),
-    SlashCommand("clear", "Start a new session with an empty conversation"),
-    SlashCommand("model", "Switch the model for this session", "NAME", argument_required=True),
-    SlashCommand("help", "Show commands and key bindings"),
-    SlashCommand("sessions", "List saved sessions for this workspace"),
-    SlashCommand("quit", "Exit Forge"),
-)
-"""Every slash command, in the order help lists them."""
-
-_BY_NAME = {command.name: command for command in SLASH_COMMANDS}
-
-
-@dataclass(frozen=True, slots=True)
-class ParsedCommand:
-    """Typed input that starts with "/": the name, its argument text, and the known command
-    (None when the name is not a command)."""
-
-    name: str
-    argument: str
-    command: SlashCommand | None
-
-
-def parse_slash_command(text: str) -> ParsedCommand | None:
-    """Parse `text` as a slash command; None when it is ordinary chat input.
-
-    A leading "//" escapes a message that really starts with "/", so it is not a command.
-    """
-    stripped = text.strip()
-    if not stripped.startswith("/") or stripped.startswith("//") or stripped == "/":
-        return None
-    head, _, argument = stripped[1:].partition(" ")
-    name = head.strip().lower()
-    return ParsedCommand(name=name, argument=argument.strip(), command=_BY_NAME.get(name))
-
-
-def complete_slash_command(text: str) -> list[SlashCommand]:
-    """Commands whose name starts with what is typed after "/" (all of them for "/").
-
-    Empty once the text has a space (the user is typing the argument) or is not a command.
-    """
-    if not text.startswith("/") or " " in text or "\n" in text:
-        return []
-    prefix = text[1:].lower()
-    return [command for command in SLASH_COMMANDS if command.name.startswith(prefix)]
-
-
-def unknown_command_message(name: str) -> str:
-    """The clear message shown for a command Forge does not have."""
-    suggestions = complete_slash_command(f"/{name[:1]}") if name else []
-    hint = f" Did you mean {', '.join(c.usage for c in suggestions)}?" if suggestions else ""
-    return f"Unknown command /{name}.{hint} Type /help for the list."
+    from forge.agent.runtime import Runtime
+    from forge.config.settings import Settings
+    from forge.config.store import ConfigStore
+    from forge.tui.reload import ConfigReloadController
 
 
 class SlashCommandHost(Protocol):
@@ -133,12 +77,49 @@ class SlashCommandProvider(Provider):
                 )
 
 
+class CommandHost(Protocol):
+    """What the command handlers need of the app (`ForgeApp` provides it)."""
+
+    chat: ChatView
+    status: StatusPane
+    runtime: Runtime
+    settings: Settings
+    config_store: ConfigStore
+    reload_controller: ConfigReloadController
+    workspace: Path
+
+    @property
+    def busy(self) -> bool:
+        """A turn or a /compact run is in progress."""
+        ...
+
+    def push_screen(self, screen: Screen[Any], callback: Any = None) -> Any:
+        """Show `screen` over the app; `callback` gets its result."""
+        ...
+
+    def exit(self, result: int | None = None) -> None:
+        """Quit with `result` as the exit code."""
+        ...
+
+    def start_compaction(self, instructions: str, notice: NoticeBlock) -> None:
+        """Run /compact in the turn worker."""
+        ...
+
+    async def new_session(self) -> None:
+        """Start a new session with an empty chat."""
+        ...
+
+    async def show_settings(self, settings: Settings) -> None:
+        """Reflect settings now in use."""
+        ...
+
+
 class SlashCommandRunner:
     """Runs slash commands against the app: each `command_*` method is one command."""
 
     BUSY_MESSAGE = "A turn is running: wait for it, or press Esc to interrupt it first."
 
-    def __init__(self, app: ForgeApp) -> None:
+    def __init__(self, app: CommandHost) -> None:
         self.app = app
 
     async def run_text(self, text: str) -> bool:

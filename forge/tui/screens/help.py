@@ -8,7 +8,7 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Markdown
 
-from forge.tui.commands import SLASH_COMMANDS
+from forge.tui.command_table import SLASH_COMMANDS
 
 KEYS = (
     ("Enter", "send the message (queued if a turn is running)"),
