@@ -377,6 +377,9 @@ class ForgeApp(App[int]):
         else:
             await self.chat.end_turn("completed")  # the compaction line tells how it ended
             await compaction.close(message.reason, message.error)
+            # The outcome line goes after the summary block the run added, not above it.
+            if self.chat.children and compaction.notice is not self.chat.children[-1]:
+                self.chat.move_child(compaction.notice, after=self.chat.children[-1])
         self._queued_returned_to_prompt = False
         self.status.summarization.interrupted()
         self._dismiss_dialogs()
@@ -499,7 +502,13 @@ class ForgeApp(App[int]):
             self.prompt.move_cursor(self.prompt.document.end)
 
     def action_interrupt_or_quit(self) -> None:
-        """Ctrl+C: interrupt a running turn; a second press in quick succession quits."""
+        """Ctrl+C: clear a draft in the prompt first; else interrupt a running turn; a second
+        press in quick succession quits."""
+        if self.prompt.text.strip() and self.screen is self.screen_stack[0]:
+            # Like a shell: Ctrl+C drops the line being typed (Up does not bring it back).
+            self.prompt.clear()
+            self._last_interrupt_key = -QUIT_CONFIRM_SECONDS
+            return
         now = time.monotonic()
         if now - self._last_interrupt_key < QUIT_CONFIRM_SECONDS:
             self.exit(0)
@@ -533,6 +542,10 @@ class ForgeApp(App[int]):
         self.apply_theme(settings.ui.theme)
         self.refresh_context_gauge()
         if key_added:
+            # The "no API key" welcome is no longer true.
+            for notice in list(self.chat.query(NoticeBlock)):
+                if notice.kind == "welcome":
+                    await notice.remove()
             await self.chat.add_notice(KEY_ADDED)
 
     def apply_theme(self, name: str) -> None:

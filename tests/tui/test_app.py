@@ -299,3 +299,38 @@ async def test_keys_typed_while_a_chat_block_has_focus_go_to_the_prompt(
         await pilot.press("enter")
         await wait_until(pilot, lambda: app.inputs_handled > handled, "the command")
         assert app.prompt.text == ""
+
+
+async def test_ctrl_c_with_a_draft_clears_it_instead_of_arming_quit(
+    llm_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch, workspace: Path
+) -> None:
+    app = make_app(configure(llm_server, monkeypatch), workspace)
+    async with app.run_test(size=SIZE) as pilot:
+        app.prompt.focus()
+        await pilot.press(*"half a thought")
+        await pilot.press("ctrl+c")
+        await pilot.pause()
+        assert app.prompt.text == ""
+        await pilot.press("ctrl+c")
+        await pilot.pause()
+        assert app.is_running, "clearing the draft did not count as the first Ctrl+C"
+
+
+async def test_the_no_key_welcome_goes_away_once_a_key_is_set(
+    llm_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch, workspace: Path
+) -> None:
+    monkeypatch.setenv("OPENAI_BASE_URL", "https://api.example.invalid/v1")
+    from forge.config.store import ConfigStore
+
+    store = ConfigStore()
+    app = make_app(store, workspace)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert any(n.kind == "welcome" for n in app.chat.query(NoticeBlock))
+        from pydantic import SecretStr
+
+        llm = app.settings.llm.model_copy(update={"api_key": SecretStr("sk-new")})
+        await app.show_settings(app.settings.model_copy(update={"llm": llm}))
+        await pilot.pause()
+        assert not any(n.kind == "welcome" for n in app.chat.query(NoticeBlock))
+        assert any("Forge is ready" in text for text in notices(app))

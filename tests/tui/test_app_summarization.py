@@ -20,7 +20,7 @@ from forge.agent.events import (
 )
 from forge.llm.messages import MessageKind
 from forge.tui.messages import AgentEventArrived, TurnEnded
-from forge.tui.widgets.chat_blocks import SummaryBlock
+from forge.tui.widgets.chat_blocks import NoticeBlock, SummaryBlock
 from tests.support.openai_server import Call, OpenAIServer, RecordedRequest, Reply, Text, ToolCalls
 from tests.tui.test_app_helpers import (
     configure,
@@ -169,6 +169,10 @@ async def test_compact_command_summarizes_with_instructions(
         assert closing.startswith("Compacted: ") and " → " in closing, closing
         assert closing.endswith("Instructions: keep the module numbers")
         assert not any(text.startswith("Compacting") for text in notices(app))
+        last_block = app.chat.children[-1]
+        assert isinstance(last_block, NoticeBlock) and last_block.text == closing, (
+            "the outcome line comes after the summary block"
+        )
     summary_requests = [r for r in llm_server.requests if not r.tools]
     assert summary_requests, "the summary was written by the model"
     assert all("keep the module numbers" in r.text() for r in summary_requests)

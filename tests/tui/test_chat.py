@@ -271,3 +271,22 @@ def test_no_position_dependent_selectors_in_the_tui_styles() -> None:
         if selector.search(path.read_text(encoding="utf-8"))
     ]
     assert offenders == []
+
+
+async def test_a_long_diff_is_folded_and_a_short_one_shown() -> None:
+    app = ChatHost()
+    long_diff = "--- a/x\n+++ b/x\n@@ -1,40 +1,40 @@\n" + "".join(
+        f"-old {n}\n+new {n}\n" for n in range(40)
+    )
+    short_diff = "--- a/y\n+++ b/y\n@@ -1 +1 @@\n-a\n+b\n"
+    async with app.run_test(size=(100, 30)) as pilot:
+        chat = app.query_one(ChatView)
+        for call_id, diff in (("c1", long_diff), ("c2", short_diff)):
+            call = ToolCall(call_id, "apply_diff", '{"path": "x"}')
+            await chat.show_event(ToolCallFinished(call, "applied", metadata={"diff": diff}))
+        await pilot.pause()
+        long_block, short_block = chat.query(ToolCallBlock)
+        assert long_block.diff_folded and long_block.query_one(Collapsible).collapsed
+        assert "84-line diff folded" in long_block.status_text
+        assert long_block.status_text.startswith("+40 -40")
+        assert not short_block.diff_folded and not short_block.query_one(Collapsible).collapsed

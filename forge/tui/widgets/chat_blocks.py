@@ -12,6 +12,8 @@ from forge.llm.messages import ToolCall
 from forge.tui.widgets.diff_view import DiffView
 from forge.tui.widgets.formatting import format_tokens, tool_call_argument_summary
 
+FOLD_DIFF_LINES = 30
+"""Diffs longer than this are shown folded in the chat (one keypress opens them)."""
 MAX_TOOL_OUTPUT_CHARS = 20_000
 """Tool output kept for display; the tail is kept, as the end of a command's output matters."""
 
@@ -160,6 +162,7 @@ class ToolCallBlock(Vertical):
         self.status = "running"
         self.status_text = "running"
         self.output = ""
+        self.diff_folded = False
         self._output = Static("", markup=False, classes="tool-output")
         self._box = Collapsible(self._output, title=self._title(), collapsed=True)
 
@@ -191,10 +194,16 @@ class ToolCallBlock(Vertical):
         self._output.update(text)
 
     async def show_diff(self, diff: str) -> None:
-        """Show an edit's diff in colour, expanded: edits are what a reviewer wants to see."""
+        """Show an edit's diff in colour: expanded, as edits are what a reviewer wants to see,
+        unless it is longer than `FOLD_DIFF_LINES` (then folded; Enter on the title opens it)."""
         await self._box.query_one(Collapsible.Contents).mount(DiffView(diff))
         self._output.display = False
-        self._box.collapsed = False
+        lines = diff.count("\n") + 1
+        self.diff_folded = lines > FOLD_DIFF_LINES
+        if self.diff_folded:
+            self.status_text += f" · {lines}-line diff folded (Enter opens)"
+            self._box.title = self._title()
+        self._box.collapsed = self.diff_folded
 
 
 class SummaryBlock(Collapsible):
