@@ -126,6 +126,9 @@ class Agent:
             async with aclosing(self._turn_events(turn, pump)) as events:
                 async for event in events:
                     yield event
+        except (asyncio.CancelledError, GeneratorExit):
+            turn.interrupted = True  # the partial answer kept says so
+            raise
         except Exception as error:
             logger.exception("turn failed")
             self._settle(turn)
@@ -176,7 +179,10 @@ class Agent:
 
     def _keep_partial(self, turn: TurnState) -> None:
         keep_partial_answer(
-            self.conversation, "".join(turn.partial_text), "".join(turn.partial_reasoning)
+            self.conversation,
+            "".join(turn.partial_text),
+            "".join(turn.partial_reasoning),
+            interrupted=turn.interrupted,
         )
         turn.clear_partial()
 

@@ -82,3 +82,37 @@ async def test_a_resumed_session_shows_each_tool_calls_true_outcome(
     assert shown[:5] == expected
     assert shown[5] == ("execute_command", "error", "cancelled"), "the interrupted command"
     assert len(shown) == 6
+
+
+async def test_a_session_cut_off_mid_turn_says_so_to_the_user_and_the_model(
+    llm_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch, workspace: Path
+) -> None:
+    from forge.agent.sessions import SessionStore
+    from forge.context.conversation import Conversation
+    from forge.llm.messages import ToolCall, assistant, user
+    from forge.tui.widgets.chat_blocks import NoticeBlock
+    from tests.tui.test_app_helpers import notices
+
+    # What a kill -9 while the approval dialog was open leaves: a call with no result.
+    log = SessionStore().create(workspace, "gpt-4o-mini")
+    conversation = Conversation()
+    log.attach(conversation)
+    conversation.append(user("write the notes"))
+    call = ToolCall("call_w", "write_file", '{"path": "notes.txt", "content": "x"}')
+    conversation.append(assistant("", (call,)))
+
+    llm_server.enqueue(Text("Picking up again."))
+    store = configure(llm_server, monkeypatch)
+    app = make_app(store, workspace, resume_latest=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert outcomes(list(app.chat.query(ToolCallBlock))) == [
+            ("write_file", "error", "cancelled")
+        ]
+        cut_off = [n for n in app.chat.query(NoticeBlock) if "was cut off" in n.text]
+        assert cut_off, notices(app)
+        await submit(pilot, "go on")
+        await wait_idle(pilot)
+    sent = llm_server.requests[0].text()
+    assert "the previous turn was cut off" in sent
+    assert not (workspace / "notes.txt").exists()

@@ -37,6 +37,12 @@ LOOP_BREAKING_TOOLS = frozenset({"converse", "task_completion", "ask_question"})
 MAX_CHAT_BLOCKS = 150
 """Blocks kept mounted at most; older ones are removed from the screen (not from history)."""
 
+CUT_OFF_NOTICE = (
+    "**The previous turn was cut off**: Forge stopped while it ran. Calls without a result "
+    "are marked cancelled, and the model has been told."
+)
+"""Shown where a resumed session's unfinished turn ended (see `note_cut_off_turn`)."""
+
 SUMMARY_KINDS = (MessageKind.SUMMARY, MessageKind.GOAL_BATCH, MessageKind.PRUNED)
 _KIND_LABELS = {
     MessageKind.SUMMARY: "Summary",
@@ -324,6 +330,8 @@ class ChatView(VerticalScroll):
                 await self.add_block(
                     SummaryBlock(message.content, label=label, replaced=len(message.replaces))
                 )
+            elif message.role == "user" and message.meta.get("note") == "cut_off":
+                await self.add_notice(CUT_OFF_NOTICE, kind="error")
             elif message.role == "user":
                 await self.add_user_message(message.content)
             elif message.role == "assistant":
