@@ -187,9 +187,7 @@ class SlashCommandRunner:
         """Switch the model for this session (the config file is not changed)."""
         current = self.app.settings.llm.model
         if not argument:
-            await self.app.chat.add_notice(
-                f"Usage: `/model NAME` (current model: `{current}`)", kind="error"
-            )
+            await self._list_models(current)
             return
         if await self._refuse_if_busy():
             return
@@ -202,6 +200,29 @@ class SlashCommandRunner:
             return
         await self.app.show_settings(settings)
         await self.app.chat.add_notice(f"Model for this session: `{argument}` (was `{current}`).")
+
+    async def _list_models(self, current: str) -> None:
+        """`/model` alone: the server's models (GET /v1/models) and how to switch."""
+        from forge.tui.model_list import ModelListError, fetch_model_ids
+
+        llm = self.app.settings.llm
+        notice = await self.app.chat.add_notice(f"Asking {llm.base_url} for its models…")
+        try:
+            ids = await fetch_model_ids(llm.base_url, llm.api_key.get_secret_value())
+        except ModelListError as error:
+            await notice.set_text(
+                f"Could not list the server's models: {error}. Current model: `{current}`. "
+                "Switch with `/model NAME`.",
+                kind="error",
+            )
+            return
+        listed = "\n".join(
+            f"- `{model}`" + (" (current)" if model == current else "") for model in ids
+        )
+        await notice.set_text(
+            f"Models at {llm.base_url}:\n\n{listed or '(none listed)'}\n\n"
+            f"Current: `{current}`. Switch with `/model NAME`."
+        )
 
     async def command_help(self, argument: str) -> None:
         """Show the help screen."""

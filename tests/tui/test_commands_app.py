@@ -87,7 +87,9 @@ async def test_model_switches_the_model_for_the_next_request(
     async with app.run_test(size=SIZE) as pilot:
         await submit(pilot, "/model")
         await pilot.pause()
-        assert "Usage: `/model NAME`" in notices(app)[-1]
+        # Without a name: the server's own list (GET /v1/models) and how to switch.
+        listed = notices(app)[-1]
+        assert "- `test-model`" in listed and "Switch with `/model NAME`" in listed
         await submit(pilot, "/model other-model")
         await pilot.pause()
         assert app.header.model == "other-model"
