@@ -391,17 +391,25 @@ class ForgeApp(App[int]):
             self.start_turn(text)
         self._show_activity()
 
-    async def new_session(self) -> None:
-        """Replace the runtime with a fresh one (new conversation and session file)."""
+    async def new_session(self, session_id: str | None = None) -> None:
+        """Replace the runtime with a fresh one (new conversation and session file), or with
+        the saved session `session_id`."""
         from forge.agent.runtime import build_runtime
 
         old = self.runtime
-        self.runtime = build_runtime(self.settings, self.workspace)
+        self.runtime = build_runtime(self.settings, self.workspace, session_id=session_id)
         self.reload_controller.runtime = self.runtime
         await old.aclose()
         self.queued.clear()
         await self.chat.clear_chat()
         self.status.reset_session()
+        self.refresh_context_gauge()
+
+    async def resume_session(self, session_id: str) -> None:
+        """Switch to the saved session `session_id`, its history shown in the chat."""
+        await self.new_session(session_id)
+        await self.chat.show_history(self.runtime.agent.conversation.messages)
+        await self.chat.add_notice(f"Resumed session `{self.runtime.session_id}`.")
         self.refresh_context_gauge()
 
     def refresh_context_gauge(self) -> None:

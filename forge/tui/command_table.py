@@ -32,7 +32,7 @@ SLASH_COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("clear", "Start a new session with an empty conversation"),
     SlashCommand("model", "Switch the model for this session", "NAME", argument_required=True),
     SlashCommand("help", "Show commands and key bindings"),
-    SlashCommand("sessions", "List saved sessions for this workspace"),
+    SlashCommand("sessions", "List this workspace's sessions, or resume one", "[ID]"),
     SlashCommand("quit", "Exit Forge"),
 )
 """Every slash command, in the order help lists them."""

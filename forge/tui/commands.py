@@ -113,6 +113,10 @@ class CommandHost(Protocol):
         """Reflect settings now in use."""
         ...
 
+    async def resume_session(self, session_id: str) -> None:
+        """Switch to the saved session `session_id`, its history shown in the chat."""
+        ...
+
 
 class SlashCommandRunner:
     """Runs slash commands against the app: each `command_*` method is one command."""
@@ -231,12 +235,29 @@ class SlashCommandRunner:
         self.app.push_screen(HelpScreen())
 
     async def command_sessions(self, argument: str) -> None:
-        """List this workspace's saved sessions."""
+        """List this workspace's saved sessions; with an id (or its start), resume that one."""
         from forge.agent.sessions import SessionStore
         from forge.tui.widgets.context_report import sessions_markdown
 
         sessions = SessionStore().list_sessions(self.app.workspace)
-        await self.app.chat.add_notice(sessions_markdown(sessions, self.app.runtime.session_id))
+        if not argument:
+            await self.app.chat.add_notice(sessions_markdown(sessions, self.app.runtime.session_id))
+            return
+        if await self._refuse_if_busy():
+            return
+        matches = [info for info in sessions if info.id == argument]
+        if not matches:  # a unique start (or random end) of an id is enough
+            matches = [s for s in sessions if s.id.startswith(argument) or s.id.endswith(argument)]
+        if len(matches) != 1:
+            why = "no session of this workspace matches" if not matches else "several match"
+            await self.app.chat.add_notice(
+                f"Cannot resume `{argument}`: {why} it. `/sessions` lists them.", kind="error"
+            )
+            return
+        if matches[0].id == self.app.runtime.session_id:
+            await self.app.chat.add_notice("That is the session you are in.")
+            return
+        await self.app.resume_session(matches[0].id)
 
     async def command_quit(self, argument: str) -> None:
         """Exit Forge."""

@@ -12,7 +12,7 @@ class ModelListError(Exception):
 
 
 async def fetch_model_ids(
-    base_url: str, api_key: str, *, timeout: float = MODEL_LIST_TIMEOUT
+    base_url: str, api_key: str, *, wait_seconds: float = MODEL_LIST_TIMEOUT
 ) -> list[str]:
     """The ids of the models at `base_url` (sorted); raises ModelListError when the server
     cannot be reached, refuses, or answers something that is not a model list."""
@@ -21,7 +21,7 @@ async def fetch_model_ids(
     headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
     url = base_url.rstrip("/") + "/models"
     try:
-        async with httpx.AsyncClient(timeout=timeout) as client:
+        async with httpx.AsyncClient(timeout=wait_seconds) as client:
             response = await client.get(url, headers=headers)
     except httpx.HTTPError as error:
         raise ModelListError(f"could not reach {url} ({type(error).__name__})") from error

@@ -141,7 +141,30 @@ async def test_sessions_lists_this_workspace(
         listing = notices(app)[-1]
         assert app.runtime.session_id in listing
         assert "(this one)" in listing and "a saved question" in listing
-        assert "forge --resume" in listing
+        assert "forge --resume" in listing and "/sessions ID" in listing
+
+
+async def test_sessions_with_an_id_resumes_that_session_in_the_app(
+    llm_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch, workspace: Path
+) -> None:
+    llm_server.enqueue(Text("first answer"), Text("second answer"))
+    app = make_app(configure(llm_server, monkeypatch), workspace)
+    async with app.run_test(size=SIZE) as pilot:
+        await submit(pilot, "the first session's question")
+        await wait_idle(pilot)
+        first_id = app.runtime.session_id
+        await submit(pilot, "/clear")
+        await submit(pilot, "another question")
+        await wait_idle(pilot)
+        assert app.runtime.session_id != first_id
+        await submit(pilot, f"/sessions {first_id[-6:]}")
+        await pilot.pause()
+        assert app.runtime.session_id == first_id
+        users = [b.text for b in app.chat.query(UserMessageBlock)]
+        assert users == ["the first session's question"], "its history, not the other one's"
+        assert notices(app)[-1] == f"Resumed session `{first_id}`."
+        await submit(pilot, "/sessions nope-no-such")
+        assert "Cannot resume `nope-no-such`" in notices(app)[-1]
 
 
 async def test_help_opens_and_closes(
