@@ -129,3 +129,51 @@ def test_main_screen_mid_summarization_narrows_the_status_pane(
         await asyncio.sleep(0)
 
     assert snap_compare(app, terminal_size=SIZE, run_before=scene)
+
+
+async def _write_settings_screenshot(destination: Path) -> None:
+    """docs/screenshots/settings.svg: the main screen at 100x40 with /settings open."""
+    import os
+    import tempfile
+
+    from forge.agent.runtime import build_runtime
+    from forge.tui.app import ForgeApp
+
+    with tempfile.TemporaryDirectory() as temporary:
+        home = Path(temporary)
+        for variable in ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME"):
+            os.environ[variable] = str(home / variable.lower())
+        os.environ["HOME"] = str(home)
+        from forge.config.paths import config_path
+
+        path = config_path()
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(
+            "llm:\n  model: qwen3-coder-30b\n  summarization_model: qwen3-4b-instruct\n"
+            "  base_url: http://127.0.0.1:8080/v1\n  api_key: sk-snapshot-not-a-real-key-0000\n"
+            "context:\n  max_tokens: 128000\n"
+            "tools:\n  command_allowlist: [git status, git diff, pytest -q]\n",
+            encoding="utf-8",
+        )
+        workspace = home / "projects" / "forge-demo"
+        workspace.mkdir(parents=True)
+        store = ConfigStore(path)
+        app = ForgeApp(
+            runtime=build_runtime(store.current.settings, workspace),
+            store=store,
+            workspace=workspace,
+        )
+        async with app.run_test(size=(100, 40)) as pilot:
+            app.prompt.cursor_blink = False
+            await pilot.press("f2")
+            await pilot.pause(0.5)
+            await _steady(pilot)  # type: ignore[arg-type]
+            app.save_screenshot(filename=destination.name, path=str(destination.parent))
+
+
+if __name__ == "__main__":
+    import sys
+
+    target = Path(sys.argv[1]) if len(sys.argv) > 1 else Path("docs/screenshots/settings.svg")
+    asyncio.run(_write_settings_screenshot(target))
+    print(f"wrote {target}")
