@@ -15,7 +15,7 @@ KEYS = (
     ("Shift+Enter, Ctrl+J", "new line"),
     ("Up / Down", "previous / next message from history"),
     ("Tab", "complete a slash command; elsewhere, move focus (e.g. to a tool call)"),
-    ("Esc, Ctrl+C", "interrupt the running turn"),
+    ("Esc, Ctrl+C", "interrupt the running turn (Ctrl+C clears a typed draft first)"),
     ("Ctrl+C twice", "quit"),
     ("Ctrl+P", "command palette"),
     ("F2 (or Ctrl+, where the terminal sends it)", "settings"),
