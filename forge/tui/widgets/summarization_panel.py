@@ -74,9 +74,10 @@ class SummarizationPanel(Vertical):
         self.add_class(f"-{new}")
 
     def _details(self) -> str:
+        # Short lines: the pane is 20 columns wide on an 80-column terminal.
         if self.strategy:
-            return f"strategy  {self.strategy}\nmodel     {self.summarization_model}"
-        return f"model     {self.summarization_model}"
+            return f"{self.strategy}\nmodel {self.summarization_model}"
+        return f"model {self.summarization_model}"
 
     def _refresh_details(self) -> None:
         if self.is_mounted:
