@@ -566,6 +566,16 @@ class ForgeApp(App[int]):
     ) -> None:
         await self.show_settings(message.settings)
 
+    async def on_config_reload_controller_rejected(
+        self, message: ConfigReloadController.Rejected
+    ) -> None:
+        # The toast is short-lived and may cut a long YAML error off: the chat keeps it whole.
+        await self.chat.add_notice(
+            f"**Config change not applied**: `{message.error}`. The running settings are "
+            "unchanged; fix the file and it is reloaded.",
+            kind="error",
+        )
+
 
 def config_file_notice(error: str) -> str:
     """What the chat says at start-up about a config file that could not be applied; it
