@@ -242,3 +242,18 @@ async def test_palette_runs_a_slash_command(
         await wait_until(pilot, lambda: one_option(app), "the palette to filter")
         await pilot.press("enter")
         await wait_until(pilot, lambda: app.prompt.text == "/model ", "the prompt to fill")
+
+
+async def test_model_alone_says_plainly_when_the_server_cannot_list_its_models(
+    llm_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch, workspace: Path
+) -> None:
+    store = configure(llm_server, monkeypatch)
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")  # nothing listens there
+    store.load()
+    app = make_app(store, workspace)
+    async with app.run_test(size=SIZE) as pilot:
+        await submit(pilot, "/model")
+        await pilot.pause()
+        told = notices(app)[-1]
+        assert told.startswith("Could not list the server's models: could not reach")
+        assert "Switch with `/model NAME`" in told
