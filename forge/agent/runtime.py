@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from forge.agent.approvals import ApprovalPolicy
+from forge.agent.interruption import note_cut_off_turn
 from forge.agent.loop import Agent
 from forge.agent.sessions import SessionLog, SessionStore
 from forge.agent.system_prompt import build_system_prompt
@@ -258,6 +259,9 @@ def build_runtime(
         session = store.create(workspace, settings.llm.model, redact=redact)
         conversation = Conversation()
     session.attach(conversation)
+    if session_id is not None:
+        # Recorded in the session like any change: the model hears that the turn was cut off.
+        note_cut_off_turn(conversation)
 
     provider = make_provider(settings.llm)
     counter = TiktokenCounter(settings.llm.model)

@@ -92,7 +92,9 @@ async def test_resuming_a_crashed_session_repairs_it(
     runtime = build_runtime(settings_for(llm_server), workspace, session_id=log.id)
     try:
         assert runtime.agent.conversation.is_valid()
-        assert runtime.agent.conversation[-1].content == CANCELLED_RESULT
+        assert runtime.agent.conversation[-2].content == CANCELLED_RESULT
+        # ... and the model is told the turn was cut off.
+        assert runtime.agent.conversation[-1].meta.get("note") == "cut_off"
         assert runtime.agent.conversation[0].content != "old prompt"  # today's prompt
         events = await drive(runtime.agent.run_turn("go on"))
     finally:
