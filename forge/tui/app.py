@@ -354,7 +354,17 @@ class ForgeApp(App[int]):
             and self.compaction is None  # a /compact tells it in its closing line
         ):
             await self.chat.add_notice(plain_failure(event), kind="error")
-        if isinstance(event, SummarizationCompleted | SummarizationFailed):
+        if isinstance(event, SummarizationCompleted) and event.strategy in QUIET_STRATEGIES:
+            # Masking runs every few tool calls: the status pane shows it, the chat stays calm.
+            self.chat.remember_summaries(self.runtime.agent.conversation.messages)
+            if event.strategy == "ingest_cap" and event.items:
+                saved = max(0, event.tokens_before - event.tokens_after)
+                await self.chat.add_notice(
+                    f"A long tool output was cut to its head and tail to fit the context "
+                    f"(saved {saved:,} tokens); the model can read the rest by line range.",
+                    kind="info",
+                )
+        elif isinstance(event, SummarizationCompleted | SummarizationFailed):
             saved = event.tokens_before - event.tokens_after if event.tokens_before else None
             await self.chat.show_new_summaries(
                 self.runtime.agent.conversation.messages,
@@ -578,6 +588,10 @@ class ForgeApp(App[int]):
             "unchanged; fix the file and it is reloaded.",
             kind="error",
         )
+
+
+QUIET_STRATEGIES = frozenset({"masking", "ingest_cap"})
+"""Deterministic tiers the chat does not show as summary blocks (ADR 0023)."""
 
 
 def run_tui(args: argparse.Namespace) -> int:
