@@ -358,10 +358,10 @@ class ForgeApp(App[int]):
             # Masking runs every few tool calls: the status pane shows it, the chat stays calm.
             self.chat.remember_summaries(self.runtime.agent.conversation.messages)
             if event.strategy == "ingest_cap" and event.items:
-                saved = max(0, event.tokens_before - event.tokens_after)
+                cut = max(0, event.tokens_before - event.tokens_after)
                 await self.chat.add_notice(
                     f"A long tool output was cut to its head and tail to fit the context "
-                    f"(saved {saved:,} tokens); the model can read the rest by line range.",
+                    f"(saved {cut:,} tokens); the model can read the rest by line range.",
                     kind="info",
                 )
         elif isinstance(event, SummarizationCompleted | SummarizationFailed):
