@@ -338,6 +338,11 @@ class ForgeApp(App[int]):
         else:
             await self._retry_notice.set_text(text)
 
+    def _summaries_turned_off(self) -> bool:
+        """Whether a permanent error turned LLM summaries off for the session (ADR 0024)."""
+        breaker = getattr(self.runtime.context_manager, "breaker", None)
+        return breaker is not None and breaker.disabled is not None
+
     async def on_agent_event_arrived(self, message: AgentEventArrived) -> None:
         event = message.event
         if self._retry_notice is not None and self.busy and self.compaction is None:
@@ -352,6 +357,7 @@ class ForgeApp(App[int]):
             isinstance(event, SummarizationFailed)
             and not is_skip(event)
             and self.compaction is None  # a /compact tells it in its closing line
+            and not self._summaries_turned_off()  # its one "Summaries are off" notice tells it
         ):
             await self.chat.add_notice(plain_failure(event), kind="error")
         if isinstance(event, SummarizationCompleted) and event.strategy in QUIET_STRATEGIES:

@@ -262,17 +262,16 @@ async def test_a_broken_config_file_is_reported_in_the_chat_and_left_untouched(
         reported = [text for text in notices(app) if "Config value not applied" in text]
         assert reported and "config.yaml:2" in reported[0]
         assert "context.warning_threshold" in reported[0]
-        assert "Saving from /settings is off" in reported[0], "it agrees with /settings"
+        assert "Fix it in the file or in /settings" in reported[0], "it agrees with /settings"
         await submit(pilot, "still there?")
         await wait_idle(pilot)
-        # /settings shows what runs (here a session model), not the load's defaults.
-        await submit(pilot, "/model session-model")
+        # /settings shows the values in use and says the bad one runs on its default (ADR 0022).
         await pilot.press("f2")
         await wait_until(pilot, lambda: isinstance(app.screen, SettingsScreen), "/settings")
         screen = app.screen
-        assert screen.query_one("#field-llm-model", Input).value == "session-model"
+        assert screen.query_one("#field-llm-model", Input).value == "gpt-4o-mini"
         banner = str(screen.query_one("#settings-file-error", Static).render())
-        assert "settings Forge is running with" in banner and "Saving is off" in banner
+        assert "its default runs instead" in banner and "saving writes the values shown" in banner
     assert llm_server.requests and llm_server.requests[0].model == "gpt-4o-mini"
     assert store.path.read_bytes() == broken
 
