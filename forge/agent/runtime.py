@@ -200,6 +200,7 @@ class Runtime:
             self.agent.command_timeout = new.tools.command_timeout
             changes.append("tool approvals and limits")
         # The old key stays masked too: it may still turn up in output (an env dump, a log).
+        self.session.record_model(new.llm.model)
         self.session.set_redactions(sorted({*secrets_of(old), *secrets_of(new)}))
         self.settings = new
         description = "; ".join(changes) or "no changes"

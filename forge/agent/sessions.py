@@ -116,6 +116,13 @@ class SessionLog:
         self._conversation = conversation
         conversation.add_observer(self)
 
+    def record_model(self, model: str) -> None:
+        """Write a `model` record: the session continues on `model` (listings show the model
+        last used, not only the one the session began with)."""
+        if model and model != self.header.get("model"):
+            self._write({"type": "model", "model": model})
+            self.header = {**self.header, "model": model}
+
     def set_redactions(self, redact: Sequence[str]) -> None:
         """Replace the secrets kept out of the file (e.g. after the API key changed)."""
         self._secrets = tuple(secret for secret in redact if secret)
@@ -385,7 +392,14 @@ def _read_info(path: Path) -> SessionInfo | None:
         workspace=str(header.get("workspace") or ""),
         created=float(header.get("created") or 0.0),
         updated=path.stat().st_mtime,
-        model=str(header.get("model") or ""),
+        model=next(
+            (
+                str(r["model"])
+                for r in reversed(records)
+                if r.get("type") == "model" and r.get("model")
+            ),
+            str(header.get("model") or ""),
+        ),
         messages=len(message_records),
         title=title if len(title) <= 60 else title[:59] + "…",
         problems=tuple(problems),

@@ -244,3 +244,17 @@ def test_a_broken_line_anywhere_never_loses_the_session(
         log.attach(conversation)
         conversation.append(user(f"after damage at line {index + 1}"))
         assert store.load(session_id)[-1].content == f"after damage at line {index + 1}"
+
+
+def test_a_session_lists_the_model_it_continued_on(tmp_path: Path) -> None:
+    store = SessionStore()
+    conversation, session_id = recorded_conversation(store, tmp_path)
+    log = store.load(session_id)  # reopened, as --continue does
+    assert [info.model for info in store.list_sessions(tmp_path)] == ["test-model"]
+    log_file = next(info.path for info in store.list_sessions(tmp_path))
+    resumed = SessionLog(log_file, {"id": session_id, "model": "test-model"}, exists=True)
+    resumed.record_model("other-model")
+    resumed.record_model("other-model")  # no change: nothing written
+    assert [r["type"] for r in records(log_file)].count("model") == 1
+    assert [info.model for info in store.list_sessions(tmp_path)] == ["other-model"]
+    assert len(store.load(session_id)) == len(log)  # the record does not disturb a resume
