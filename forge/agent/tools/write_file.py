@@ -94,5 +94,5 @@ class WriteFileTool(Tool):
 
 
 def _lines(count: int) -> str:
-    """"1 line", "2 lines"."""
+    """ "1 line", "2 lines"."""
     return f"{count} line" if count == 1 else f"{count} lines"
