@@ -61,6 +61,19 @@ class CustomCommand:
     model: str = ""
     """The model for the turn this command starts; empty for the session's model."""
 
+    @property
+    def takes_arguments(self) -> bool:
+        """The body has `$ARGUMENTS` or `$1`, `$2`, … (or the front matter an argument hint)."""
+        return bool(self.argument_hint) or _PLACEHOLDER.search(self.body) is not None
+
+    @property
+    def summary(self) -> str:
+        """One line for help and completion: the description, else the body's first line."""
+        if self.description:
+            return self.description
+        first = next((line.strip() for line in self.body.splitlines() if line.strip()), "")
+        return first if len(first) <= 60 else first[:59] + "…"
+
     def expand(self, arguments: str) -> str:
         """The body with `$ARGUMENTS` and `$1`, `$2`, … replaced by `arguments`.
 
