@@ -429,6 +429,7 @@ class ForgeApp(App[int]):
         await old.aclose()
         self.queued.clear()
         await self.chat.clear_chat()
+        await self.commands_runner.load_custom_commands()  # a new session re-reads the files
         self.status.reset_session()
         self.refresh_context_gauge()
 

@@ -122,3 +122,18 @@ async def test_builtin_wins_and_custom_commands_are_listed(
         await wait_until(pilot, listed, "the palette to list /explain")
         await pilot.press("escape")
     assert llm_server.requests == []
+
+
+async def test_clear_rereads_the_command_files(
+    llm_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch, workspace: Path
+) -> None:
+    llm_server.enqueue(Text("Done."))
+    app = make_app(configure(llm_server, monkeypatch), workspace)
+    async with app.run_test(size=SIZE) as pilot:
+        await submit(pilot, "/later now")
+        assert any("Unknown command /later" in n for n in notices(app))
+        write(workspace / ".forge" / "commands" / "later.md", "Added later: $ARGUMENTS")
+        await submit(pilot, "/clear")
+        await submit(pilot, "/later now")
+        await wait_idle(pilot)
+    assert [r.messages[-1]["content"] for r in llm_server.requests] == ["Added later: now"]
