@@ -18,14 +18,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import yaml
-
-from forge.config.paths import APP_DIRECTORY_NAME
-
 if TYPE_CHECKING:
     from forge.agent.events import AgentEvent
     from forge.agent.runtime import Runtime
 
+APP_DIRECTORY_NAME = "forge"
+"""As `forge.config.paths.APP_DIRECTORY_NAME`; not imported, so the TUI's first frame does
+not wait for `forge.config` (pydantic) through this module."""
 COMMANDS_DIRECTORY_NAME = "commands"
 _NAME_PART = re.compile(r"^[a-z0-9][a-z0-9_.-]*$")
 _PLACEHOLDER = re.compile(r"\$(ARGUMENTS|\d+)")
@@ -181,6 +180,8 @@ def read_command_file(path: Path, root: Path, scope: str) -> CustomCommand | Non
     Raises CommandFileError for a file that cannot be read, has a name that cannot be typed,
     malformed front matter or an empty body.
     """
+    import yaml  # here: the TUI imports this module before its first frame
+
     if not path.is_file():
         return None
     name = command_name(path, root)
