@@ -93,6 +93,24 @@ def _settings(args: argparse.Namespace) -> Settings:
     return settings
 
 
+def _expand_custom_command(task: str, workspace: Path, settings: Settings) -> tuple[str, Settings]:
+    """A task "/name args" naming a custom command becomes its expanded text, run on the
+    command's model if it has one; files that cannot be used are warned about on stderr."""
+    from forge.agent.custom_commands import load_custom_commands
+
+    custom = load_custom_commands(workspace)
+    for problem in custom.problems:
+        print(f"forge run: warning: custom command not loaded: {problem}", file=sys.stderr)
+    found = custom.expand_input(task)
+    if found is None:
+        return task, settings
+    command, text = found
+    if command.model:
+        llm = settings.llm.model_copy(update={"model": command.model})
+        settings = settings.model_copy(update={"llm": llm})
+    return text, settings
+
+
 def run_headless(args: argparse.Namespace) -> int:
     """Run `forge run` with parsed arguments (see `forge.cli`); returns the exit code."""
     from forge.agent.logs import configure_file_logging
@@ -105,6 +123,7 @@ def run_headless(args: argparse.Namespace) -> int:
     except UsageError as error:
         print(f"forge run: {error}", file=sys.stderr)
         return EXIT_USAGE
+    task, settings = _expand_custom_command(task, workspace, settings)
     secrets = secrets_of(settings)
     configure_file_logging(secrets)
     try:

@@ -237,6 +237,7 @@ class ForgeApp(App[int]):
             await self.chat.add_notice(WELCOME_NO_KEY, kind="welcome")
         else:
             await self.chat.add_notice(READY_HINT)
+        await self.commands_runner.load_custom_commands()
         self.refresh_context_gauge()
         self.runtime_ready.set()
         waiting, self._waiting_for_runtime = self._waiting_for_runtime, []
@@ -266,6 +267,11 @@ class ForgeApp(App[int]):
             return
         if text.lstrip().startswith("//"):
             text = text.lstrip()[1:]
+        await self.send_user_message(text)
+
+    async def send_user_message(self, text: str, model: str = "") -> None:
+        """Show `text` as the user's message and run a turn for it (queued while one runs);
+        with `model`, that one turn runs on it (a custom command's front matter)."""
         if needs_api_key(self.settings):
             await self.chat.add_user_message(text)
             await self.chat.add_notice(NOT_SENT_NO_KEY, kind="error")
@@ -276,14 +282,16 @@ class ForgeApp(App[int]):
             self._show_activity()
             return
         await self.chat.add_user_message(text)
-        self.start_turn(text)
+        self.start_turn(text, model)
 
-    def start_turn(self, text: str) -> None:
-        """Run one agent turn for `text` in the turn worker."""
+    def start_turn(self, text: str, model: str = "") -> None:
+        """Run one agent turn for `text` in the turn worker (on `model` when given)."""
+        from forge.agent.custom_commands import run_turn_on_model
+
         self.busy = True
         self._warned_this_turn = False
         self._show_activity()
-        self.run_events(self.runtime.agent.run_turn(text))
+        self.run_events(run_turn_on_model(self.runtime, text, model))
 
     def start_compaction(self, instructions: str, notice: NoticeBlock) -> None:
         """Run `/compact` in the turn worker (its events render like a turn's); `notice` is
@@ -421,6 +429,7 @@ class ForgeApp(App[int]):
         await old.aclose()
         self.queued.clear()
         await self.chat.clear_chat()
+        await self.commands_runner.load_custom_commands()  # a new session re-reads the files
         self.status.reset_session()
         self.refresh_context_gauge()
 

@@ -39,6 +39,20 @@ SLASH_COMMANDS: tuple[SlashCommand, ...] = (
 
 _BY_NAME = {command.name: command for command in SLASH_COMMANDS}
 
+_custom: tuple[SlashCommand, ...] = ()
+"""The user's and project's own commands (`forge.agent.custom_commands`), after the built-ins."""
+
+
+def set_custom_commands(commands: tuple[SlashCommand, ...]) -> None:
+    """Use `commands` as the custom commands (a name of a built-in one is left out)."""
+    global _custom
+    _custom = tuple(command for command in commands if command.name not in _BY_NAME)
+
+
+def all_commands() -> tuple[SlashCommand, ...]:
+    """The built-in commands, then the custom ones: what help, completion and the palette list."""
+    return SLASH_COMMANDS + _custom
+
 
 @dataclass(frozen=True, slots=True)
 class ParsedCommand:
@@ -60,7 +74,8 @@ def parse_slash_command(text: str) -> ParsedCommand | None:
         return None
     head, _, argument = stripped[1:].partition(" ")
     name = head.strip().lower()
-    return ParsedCommand(name=name, argument=argument.strip(), command=_BY_NAME.get(name))
+    command = _BY_NAME.get(name) or next((c for c in _custom if c.name == name), None)
+    return ParsedCommand(name=name, argument=argument.strip(), command=command)
 
 
 def complete_slash_command(text: str) -> list[SlashCommand]:
@@ -71,7 +86,7 @@ def complete_slash_command(text: str) -> list[SlashCommand]:
     if not text.startswith("/") or " " in text or "\n" in text:
         return []
     prefix = text[1:].lower()
-    return [command for command in SLASH_COMMANDS if command.name.startswith(prefix)]
+    return [command for command in all_commands() if command.name.startswith(prefix)]
 
 
 def unknown_command_message(name: str) -> str:

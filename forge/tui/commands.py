@@ -16,11 +16,14 @@ from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.content import Content
 from textual.screen import Screen
 
+from forge.agent.custom_commands import CustomCommand, CustomCommands, load_custom_commands
 from forge.tui.command_table import (
     SLASH_COMMANDS,
     ParsedCommand,
     SlashCommand,
+    all_commands,
     parse_slash_command,
+    set_custom_commands,
     unknown_command_message,
 )
 from forge.tui.widgets.chat import ChatView
@@ -52,7 +55,7 @@ class SlashCommandProvider(Provider):
     async def discover(self) -> Hits:
         """All commands, shown before anything is typed."""
         host = self._host()
-        for command in SLASH_COMMANDS:
+        for command in all_commands():
             yield DiscoveryHit(
                 Content(command.usage),  # Content, not markup: "[instructions]" is literal
                 partial(host.invoke_slash_command, command),
@@ -64,7 +67,7 @@ class SlashCommandProvider(Provider):
         """Commands matching `query` (with or without the leading "/")."""
         matcher = self.matcher(query)
         host = self._host()
-        for command in SLASH_COMMANDS:
+        for command in all_commands():
             score = matcher.match(command.usage)
             if score > 0:
                 # Only the name is highlighted: highlight() reads markup, and "[instructions]"
@@ -118,6 +121,10 @@ class CommandHost(Protocol):
         """Switch to the saved session `session_id`, its history shown in the chat."""
         ...
 
+    async def send_user_message(self, text: str, model: str = "") -> None:
+        """Send `text` as the user's message (a turn, or queued), on `model` when given."""
+        ...
+
 
 class SlashCommandRunner:
     """Runs slash commands against the app: each `command_*` method is one command."""
@@ -126,6 +133,21 @@ class SlashCommandRunner:
 
     def __init__(self, app: CommandHost) -> None:
         self.app = app
+        self.custom = CustomCommands()
+        """The project's and user's own commands (docs/adr/0026-custom-slash-commands.md)."""
+
+    async def load_custom_commands(self) -> None:
+        """(Re)read the custom command files of the workspace and the user; a file that cannot
+        be used, or names a built-in command, is told in the chat, naming the file."""
+        self.custom = load_custom_commands(
+            self.app.workspace, reserved=[command.name for command in SLASH_COMMANDS]
+        )
+        set_custom_commands(tuple(_as_slash_command(c) for c in self.custom.commands.values()))
+        if self.custom.problems:
+            lines = "\n".join(f"- {problem}" for problem in self.custom.problems)
+            await self.app.chat.add_notice(
+                f"Some custom commands were not loaded:\n\n{lines}", kind="error"
+            )
 
     async def run_text(self, text: str) -> bool:
         """Run `text` if it is a slash command; False when it is ordinary chat input."""
@@ -139,9 +161,24 @@ class SlashCommandRunner:
         """Run one parsed command; an unknown one gets a clear message."""
         handler = getattr(self, f"command_{parsed.name}", None)
         if handler is None:
+            custom = self.custom.get(parsed.name)
+            if custom is not None:
+                await self.run_custom(custom, parsed.argument)
+                return
             await self.app.chat.add_notice(unknown_command_message(parsed.name), kind="error")
             return
         await handler(parsed.argument)
+
+    async def run_custom(self, command: CustomCommand, argument: str) -> None:
+        """Send the command's expanded text as the user's message, on its model if it has
+        one (for that turn only)."""
+        if command.model and await self._refuse_if_busy():
+            return
+        if command.model:
+            await self.app.chat.add_notice(
+                f"`/{command.name}` runs this turn on `{command.model}`."
+            )
+        await self.app.send_user_message(command.expand(argument), model=command.model)
 
     async def _refuse_if_busy(self) -> bool:
         if self.app.busy:
@@ -268,3 +305,14 @@ class SlashCommandRunner:
     async def command_quit(self, argument: str) -> None:
         """Exit Forge."""
         self.app.exit(0)
+
+
+def _as_slash_command(command: CustomCommand) -> SlashCommand:
+    """A custom command's line in help, completion and the palette."""
+    arguments = command.argument_hint or ("[arguments]" if command.takes_arguments else "")
+    return SlashCommand(
+        command.name,
+        f"{command.summary} ({command.scope})",
+        arguments,
+        argument_required=command.takes_arguments,
+    )

@@ -8,7 +8,7 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Markdown
 
-from forge.tui.command_table import SLASH_COMMANDS
+from forge.tui.command_table import all_commands
 
 KEYS = (
     ("Enter", "send the message (queued if a turn is running)"),
@@ -24,8 +24,8 @@ KEYS = (
 
 
 def help_markdown() -> str:
-    """The help text: every slash command and key binding."""
-    commands = "\n".join(f"| `{c.usage}` | {c.description} |" for c in SLASH_COMMANDS)
+    """The help text: every slash command (custom ones too) and key binding."""
+    commands = "\n".join(f"| `{c.usage}` | {c.description} |" for c in all_commands())
     keys = "\n".join(f"| {key} | {action} |" for key, action in KEYS)
     return (
         "# Forge help\n\n"

@@ -1,0 +1,47 @@
+"""`forge run "/name args"` as a real subprocess expands a custom command from real files."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from tests.agent.test_headless import forge_run, jsonl
+from tests.support.openai_server import OpenAIServer, Text
+
+
+def write(path: Path, text: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_forge_run_expands_a_custom_command_on_its_model(
+    llm_server: OpenAIServer, workspace: Path
+) -> None:
+    project = workspace / ".forge" / "commands"
+    write(
+        project / "git" / "review.md",
+        "---\ndescription: Review\nmodel: review-model\n---\nReview $1 then $2 ($ARGUMENTS)\n",
+    )
+    broken = write(project / "broken.md", "---\nmodel: [x\n---\nbody\n")
+    llm_server.enqueue(Text("Reviewed."))
+    result = forge_run(llm_server, workspace, "--output", "jsonl", '/git:review "a b" c')
+    assert result.returncode == 0, result.stderr
+    request = llm_server.requests[0]
+    assert request.messages[-1]["content"] == 'Review a b then c ("a b" c)'
+    assert request.model == "review-model"
+    assert jsonl(result)[0]["model"] == "review-model"
+    assert f"custom command not loaded: {broken}: malformed front matter" in result.stderr
+
+
+def test_forge_run_uses_user_commands_and_leaves_other_slashes_alone(
+    llm_server: OpenAIServer, workspace: Path
+) -> None:
+    user = Path(os.environ["XDG_CONFIG_HOME"]) / "forge" / "commands"
+    write(user / "explain.md", "Explain $ARGUMENTS")
+    llm_server.enqueue(Text("Done."), Text("A path."))
+    first = forge_run(llm_server, workspace, "/explain the parser")
+    second = forge_run(llm_server, workspace, "/etc/hosts: what is it?")
+    assert (first.returncode, second.returncode) == (0, 0), first.stderr + second.stderr
+    sent = [request.messages[-1]["content"] for request in llm_server.requests]
+    assert sent == ["Explain the parser", "/etc/hosts: what is it?"]
