@@ -86,6 +86,11 @@ def _settings(args: argparse.Namespace) -> Settings:
     return settings
 
 
+MCP_STARTUP_WAIT = 60.0
+"""Seconds `forge run` waits at most for its MCP servers to list their tools (each server's
+own `startup_timeout` usually ends the wait sooner)."""
+
+
 def run_headless(args: argparse.Namespace) -> int:
     """Run `forge run` with parsed arguments (see `forge.cli`); returns the exit code."""
     from forge.agent.logs import configure_file_logging
@@ -136,6 +141,7 @@ async def run_task(
     reason = "cancelled"
     try:
         async with asyncio.timeout(time_limit):
+            await runtime.wait_for_mcp(MCP_STARTUP_WAIT)  # one turn: list the tools first
             async for event in runtime.agent.run_turn(task):
                 writer.event(event)
                 if isinstance(event, ApprovalRequested):

@@ -15,6 +15,8 @@ from pathlib import Path
 
 from forge.agent.approvals import ApprovalPolicy
 from forge.agent.loop import Agent
+from forge.agent.mcp import McpServers
+from forge.agent.mcp.servers import secret_values
 from forge.agent.sessions import SessionLog, SessionStore
 from forge.agent.system_prompt import build_system_prompt
 from forge.agent.tools import ToolRegistry, default_registry
@@ -80,6 +82,8 @@ def secrets_of(settings: Settings) -> list[str]:
     """Values that must never reach a session file or a log: the API key, from settings and
     from the environment (which may differ when a file value is overridden)."""
     values = {settings.llm.api_key.get_secret_value(), os.environ.get("OPENAI_API_KEY", "")}
+    for server in settings.mcp_servers.values():
+        values.update(secret_values(server))  # MCP `env`/`headers`, `${VAR}` expanded
     return sorted(value for value in values if value)
 
 
@@ -116,6 +120,8 @@ class Runtime:
     agent: Agent
     window: WindowTracker | None = None
     """The model's context window and where it came from (shown by `/context`)."""
+    mcp: McpServers | None = None
+    """The session's MCP servers, whose ready tools the registry offers (`/mcp`)."""
     _retired_providers: list[OpenAICompatibleProvider] = field(default_factory=list)
     _retired_windows: list[WindowTracker] = field(default_factory=list)
 
@@ -195,15 +201,33 @@ class Runtime:
             self.agent.policy = self.policy
             self.agent.command_timeout = new.tools.command_timeout
             changes.append("tool approvals and limits")
+        if old.mcp_servers != new.mcp_servers:
+            changes.append("MCP servers (used from the next session on)")
         # The old key stays masked too: it may still turn up in output (an env dump, a log).
-        self.session.set_redactions(sorted({*secrets_of(old), *secrets_of(new)}))
+        mcp_secrets = self.mcp.secrets() if self.mcp is not None else []
+        self.session.set_redactions(sorted({*secrets_of(old), *secrets_of(new), *mcp_secrets}))
         self.settings = new
         description = "; ".join(changes) or "no changes"
         logger.info("settings applied: %s", description)
         return description
 
+    def start_background(self) -> None:
+        """Start connecting to the MCP servers (call once the event loop runs; without this
+        they start on the first turn)."""
+        if self.mcp is not None:
+            self.mcp.start()
+
+    async def wait_for_mcp(self, limit: float | None = None) -> None:
+        """Wait until every MCP server is ready or failed, at most `limit` seconds (for
+        `forge run`, whose one turn would otherwise start before the tools are listed)."""
+        if self.mcp is not None:
+            await self.mcp.wait_settled(limit)
+
     async def aclose(self) -> None:
-        """Close every provider this runtime created (the current one and replaced ones)."""
+        """Close every provider this runtime created (the current one and replaced ones) and
+        the MCP servers (their processes stop)."""
+        if self.mcp is not None:
+            await self.mcp.aclose()
         windows = [*self._retired_windows, *([self.window] if self.window is not None else [])]
         self._retired_windows = []
         for tracker in windows:
@@ -244,7 +268,8 @@ def build_runtime(
     """
     workspace = workspace.expanduser().resolve()
     store = store or SessionStore()
-    redact = secrets_of(settings)
+    mcp = McpServers(settings.mcp_servers, workspace)
+    redact = sorted({*secrets_of(settings), *mcp.secrets()})
     conversation: Conversation | None = None
     if session_id is None and resume_latest:
         latest = store.latest_for(workspace)
@@ -263,6 +288,8 @@ def build_runtime(
         settings, provider, counter, store.summary_dir(session.id), tracker.current
     )
     registry = default_registry()
+    registry.add_source(mcp)
+    mcp.start()  # a no-op until an event loop runs; then the first turn starts them
     policy = ApprovalPolicy(
         auto_approve=settings.tools.auto_approve,
         command_allowlist=settings.tools.command_allowlist,
@@ -292,4 +319,5 @@ def build_runtime(
         session=session,
         agent=agent,
         window=tracker,
+        mcp=mcp,
     )
