@@ -30,7 +30,7 @@ def tool(servers: McpServers, name: str) -> Tool:
 async def test_lists_tools_as_server__tool_with_their_schemas(tmp_path: Path) -> None:
     servers = await ready_servers(tmp_path)
     try:
-        assert servers.statuses() == {"tools": "ready (8 tools)"}
+        assert servers.statuses() == {"tools": "ready (9 tools)"}
         names = {t.name for t in servers.tools()}
         assert {"tools__echo", "tools__add", "tools__hang", "tools__crash"} <= names
         add = tool(servers, "tools__add").spec

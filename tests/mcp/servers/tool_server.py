@@ -11,7 +11,7 @@ import asyncio
 import os
 import sys
 
-from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.mcpserver.utilities.types import Image
 
@@ -64,6 +64,14 @@ async def hang() -> str:
 def picture() -> Image:
     """A one-pixel PNG."""
     return Image(data=PNG_1X1, format="png")
+
+
+@server.tool()
+def read_header(name: str, ctx: Context) -> str:
+    """The value of an HTTP request header ("<none>" if absent or on stdio)."""
+    request = ctx.request_context.request
+    headers = getattr(request, "headers", None) or {}
+    return str(headers.get(name.lower(), "<none>"))
 
 
 @server.tool()
