@@ -103,7 +103,7 @@ def run_headless(args: argparse.Namespace) -> int:
     except UsageError as error:
         print(f"forge run: {error}", file=sys.stderr)
         return EXIT_USAGE
-    secrets = secrets_of(settings)
+    secrets = secrets_of(settings, workspace)
     configure_file_logging(secrets)
     try:
         runtime = build_runtime(

@@ -16,7 +16,7 @@ from pathlib import Path
 from forge.agent.approvals import ApprovalPolicy
 from forge.agent.loop import Agent
 from forge.agent.mcp import McpServers
-from forge.agent.mcp.servers import secret_values
+from forge.agent.mcp.servers import configured_servers, secret_values
 from forge.agent.sessions import SessionLog, SessionStore
 from forge.agent.system_prompt import build_system_prompt
 from forge.agent.tools import ToolRegistry, default_registry
@@ -78,12 +78,19 @@ def window_tokens(window: ContextWindow, model: str) -> int:
     return context_window(model) if window.source is WindowSource.CONFIGURED else window.tokens
 
 
-def secrets_of(settings: Settings) -> list[str]:
+def secrets_of(settings: Settings, workspace: Path | None = None) -> list[str]:
     """Values that must never reach a session file or a log: the API key, from settings and
-    from the environment (which may differ when a file value is overridden)."""
+    from the environment (which may differ when a file value is overridden), and the MCP
+    servers' `env`/`headers` values as sent (with `workspace`, its `.forge/mcp.yaml` too)."""
     values = {settings.llm.api_key.get_secret_value(), os.environ.get("OPENAI_API_KEY", "")}
-    for server in settings.mcp_servers.values():
-        values.update(secret_values(server))  # MCP `env`/`headers`, `${VAR}` expanded
+    servers = (
+        [entry.settings for entry in configured_servers(settings.mcp_servers, workspace)]
+        if workspace is not None
+        else list(settings.mcp_servers.values())
+    )
+    for server in servers:
+        if server is not None:
+            values.update(secret_values(server))
     return sorted(value for value in values if value)
 
 

@@ -1,0 +1,76 @@
+"""`forge run` as a real subprocess with a stdio MCP server from the project's
+`.forge/mcp.yaml`: the model calls its tool, the secret never reaches output or files, and
+the server process does not outlive Forge."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from tests.agent.test_headless import forge_run, jsonl
+from tests.mcp.conftest import SERVER_SCRIPT, alive, started_pids
+from tests.support.openai_server import Call, OpenAIServer, ToolCalls
+
+SECRET = "mcp-run-secret-5e6f7a8b9c"
+
+
+def write_project_servers(workspace: Path, log: Path) -> None:
+    (workspace / ".forge").mkdir()
+    entry = {
+        "command": sys.executable,
+        "args": [str(SERVER_SCRIPT), "stdio"],
+        "env": {"TOKEN": "${FORGE_TEST_RUN_SECRET}", "FORGE_TEST_START_LOG": str(log)},
+    }
+    (workspace / ".forge" / "mcp.yaml").write_text(json.dumps({"mcpServers": {"tools": entry}}))
+
+
+def test_forge_run_calls_an_mcp_tool_and_leaves_no_server_behind(
+    llm_server: OpenAIServer, workspace: Path, isolated_environment: Path, tmp_path: Path
+) -> None:
+    log = tmp_path / "starts.log"
+    write_project_servers(workspace, log)
+    llm_server.enqueue(
+        ToolCalls([Call("tools__read_env", {"name": "TOKEN"})]),
+        ToolCalls([Call("task_completion", {"result": "read it"})]),
+    )
+    result = forge_run(
+        llm_server,
+        workspace,
+        "--yes",
+        "--output",
+        "jsonl",
+        "read the token",
+        env={"FORGE_TEST_RUN_SECRET": SECRET},
+    )
+
+    assert result.returncode == 0, result.stderr
+    records = jsonl(result)
+    finished = [r for r in records if r["type"] == "tool_call_finished"]
+    assert finished and finished[0]["name"] == "tools__read_env"
+    assert not finished[0]["is_error"]
+    sent = [tool["function"]["name"] for tool in llm_server.requests[0].body["tools"]]
+    assert "tools__read_env" in sent
+    # The model got the value, but no output line and no file under Forge's home shows it.
+    assert SECRET not in result.stdout and SECRET not in result.stderr
+    for path in isolated_environment.rglob("*"):
+        if path.is_file():
+            assert SECRET not in path.read_text(errors="replace"), path
+    (pid,) = started_pids(log)
+    assert not alive(pid)
+
+
+def test_forge_run_without_yes_rejects_mcp_calls_like_any_mutating_tool(
+    llm_server: OpenAIServer, workspace: Path, tmp_path: Path
+) -> None:
+    write_project_servers(workspace, tmp_path / "starts.log")
+    llm_server.enqueue(
+        ToolCalls([Call("tools__echo", {"text": "hi"})]),
+        ToolCalls([Call("task_completion", {"result": "gave up"})]),
+    )
+    result = forge_run(llm_server, workspace, "--output", "jsonl", "echo")
+
+    assert result.returncode == 0, result.stderr
+    finished = [r for r in jsonl(result) if r["type"] == "tool_call_finished"]
+    assert finished[0]["name"] == "tools__echo" and finished[0]["is_error"]
+    assert finished[0]["result"].startswith("rejected")
