@@ -5,12 +5,16 @@ the server process does not outlive Forge."""
 from __future__ import annotations
 
 import json
+import os
+import signal
+import subprocess
 import sys
+import time
 from pathlib import Path
 
-from tests.agent.test_headless import forge_run, jsonl
+from tests.agent.test_headless import REPO_ROOT, forge_run, jsonl
 from tests.mcp.conftest import SERVER_SCRIPT, alive, started_pids
-from tests.support.openai_server import Call, OpenAIServer, ToolCalls
+from tests.support.openai_server import Call, OpenAIServer, Text, ToolCalls
 
 SECRET = "mcp-run-secret-5e6f7a8b9c"
 
@@ -74,3 +78,43 @@ def test_forge_run_without_yes_rejects_mcp_calls_like_any_mutating_tool(
     finished = [r for r in jsonl(result) if r["type"] == "tool_call_finished"]
     assert finished[0]["name"] == "tools__echo" and finished[0]["is_error"]
     assert finished[0]["result"].startswith("rejected")
+
+
+def test_a_sigterm_to_forge_run_leaves_no_server_behind(
+    llm_server: OpenAIServer, workspace: Path, tmp_path: Path
+) -> None:
+    log = tmp_path / "starts.log"
+    write_project_servers(workspace, log)
+    llm_server.enqueue(ToolCalls([Call("tools__hang", {})]), Text("late", delay=120))
+    environment = dict(os.environ)
+    environment.update(
+        PYTHONPATH=str(REPO_ROOT),
+        OPENAI_BASE_URL=llm_server.base_url,
+        OPENAI_API_KEY="sk-test-sigterm-0123456789",
+        FORGE_LLM__MAX_RETRIES="0",
+    )
+    process = subprocess.Popen(
+        [sys.executable, "-m", "forge", "run", "--yes", "--output", "jsonl", "hang"],
+        cwd=workspace,
+        env=environment,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    try:
+        assert process.stdout is not None
+        for line in process.stdout:  # the server is up and busy in a call
+            if '"tool_call_started"' in line:
+                break
+        (pid,) = started_pids(log)
+        assert alive(pid)
+        process.send_signal(signal.SIGTERM)
+        process.wait(timeout=30)
+        deadline = time.monotonic() + 30
+        while alive(pid) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not alive(pid)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()

@@ -115,7 +115,7 @@ class McpConnection:
                 await self._stop.wait()
         except asyncio.CancelledError:
             raise
-        except BaseException as error:
+        except (Exception, BaseExceptionGroup) as error:  # whatever a server does is its fault
             reason = self._reason(error)
             if self.state is ServerState.READY:
                 self._lost = True  # tools stay listed; the next call reconnects
