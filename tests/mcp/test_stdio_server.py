@@ -9,7 +9,9 @@ from pathlib import Path
 import pytest
 
 from forge.agent.mcp import McpServers, ServerState
+from forge.agent.mcp.report import servers_report, tool_tokens_by_server
 from forge.agent.tools.base import Tool, ToolContext, ToolError
+from forge.llm.tokenizer import TiktokenCounter
 from tests.mcp.conftest import alive, started_pids, stdio_settings
 
 
@@ -161,3 +163,21 @@ async def test_failing_and_disabled_servers_never_block_and_say_why(tmp_path: Pa
         assert servers.tools() == []
     finally:
         await servers.aclose()
+
+
+async def test_the_report_lists_servers_with_status_tools_and_tokens(tmp_path: Path) -> None:
+    servers = await ready_servers(tmp_path)
+    broken = McpServers({"gone": stdio_settings(command="/nonexistent/mcp")}, tmp_path)
+    await broken.wait_settled(60)
+    counter = TiktokenCounter("gpt-4o-mini")
+    try:
+        tokens = tool_tokens_by_server(servers, counter.count_tools)
+        assert tokens["tools"] == counter.count_tools([t.spec for t in servers.tools()]) > 0
+        report = servers_report(servers, counter.count_tools)
+        assert f"- `tools`: ready (9 tools), {tokens['tools']:,} tokens of definitions" in report
+        assert "  - `tools__add` — Add two whole numbers." in report
+        assert "- `gone`: failed: FileNotFoundError" in servers_report(broken)
+        assert "No MCP servers configured" in servers_report(McpServers({}, tmp_path))
+    finally:
+        await servers.aclose()
+        await broken.aclose()
