@@ -65,3 +65,14 @@ def llm_server(_openai_server_process: OpenAIServer) -> Iterator[OpenAIServer]:
     _openai_server_process.reset()
     yield _openai_server_process
     _openai_server_process.reset()
+
+
+@pytest.fixture(autouse=True)
+def _forget_known_secrets() -> Iterator[None]:
+    """Each test starts knowing no secret: the process-wide set would otherwise carry one
+    test's keys into the next test's artefacts."""
+    from forge.config.secrets import KNOWN_SECRETS
+
+    KNOWN_SECRETS.clear()
+    yield
+    KNOWN_SECRETS.clear()

@@ -2,7 +2,8 @@
 
 Exit codes: 0 when the turn ends with the task completed (`task_completion`) or answered,
 1 when it fails or is stopped (an error, the LLM-call limit, the circuit breaker, the
-timeout, an interrupt), 2 for a usage or configuration error (nothing was run).
+timeout), 2 for a usage or configuration error (nothing was run), and 128 + the signal's
+number when SIGINT (130), SIGTERM (143) or SIGHUP (129) ended it (docs/adr/0021).
 
 Without `--yes`, a tool call the policy would ask about (a write, a command not on the
 allowlist) is rejected with a reason the model reads, and the run goes on; `ask_question`
@@ -13,9 +14,12 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
+import signal
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from pathlib import Path
+from typing import Any
 
 from forge.agent.events import (
     ApprovalDecision,
@@ -24,6 +28,7 @@ from forge.agent.events import (
     QuestionAsked,
     TurnFinished,
 )
+from forge.agent.exit_signals import cancel_task_on_signals, exit_code_for, signal_name
 from forge.agent.headless_output import JsonLinesWriter, OutputWriter, TextWriter
 from forge.agent.loop import NO_USER_ANSWER
 from forge.agent.runtime import Runtime, build_runtime, secrets_of
@@ -76,6 +81,8 @@ def _workspace(args: argparse.Namespace) -> Path:
 
 def _settings(args: argparse.Namespace) -> Settings:
     loaded = load_settings()
+    # The file's key too, even when the environment's overrides it: output may quote it.
+    secrets_of(loaded.settings, loaded.file_data)
     if loaded.error is not None:
         details = "\n".join(f"  {line}" for line in loaded.error.details)
         raise UsageError(f"invalid configuration ({loaded.path}):\n{details}")
@@ -103,7 +110,7 @@ def run_headless(args: argparse.Namespace) -> int:
     except UsageError as error:
         print(f"forge run: {error}", file=sys.stderr)
         return EXIT_USAGE
-    secrets = secrets_of(settings, workspace)
+    secrets = secrets_of(settings)
     configure_file_logging(secrets)
     try:
         runtime = build_runtime(
@@ -123,13 +130,30 @@ def run_headless(args: argparse.Namespace) -> int:
         writer = JsonLinesWriter(sys.stdout, sys.stderr, secrets)
     else:
         writer = TextWriter(sys.stdout, sys.stderr, secrets, describe=_describer(runtime))
+    for problem in runtime.session.problems:  # a resumed file that needed repair
+        writer.write_err(f"forge run: warning: session {runtime.session_id}: {problem}")
+    received: list[int] = []
     try:
         return asyncio.run(
-            run_task(runtime, task, writer, yes=bool(args.yes), time_limit=args.timeout)
+            _run_until_signal(
+                run_task(runtime, task, writer, yes=bool(args.yes), time_limit=args.timeout),
+                received,
+            )
         )
-    except KeyboardInterrupt:
-        writer.write_err("forge run: interrupted")
-        return EXIT_FAILED
+    except (KeyboardInterrupt, asyncio.CancelledError):
+        received.append(signal.SIGINT)
+    number = received[0]
+    with contextlib.suppress(OSError):  # after SIGHUP the terminal may be gone
+        writer.write_err(f"forge run: interrupted ({signal_name(number)})")
+    return exit_code_for(number)
+
+
+async def _run_until_signal(work: Coroutine[Any, Any, int], received: list[int]) -> int:
+    """Await `work`; SIGINT, SIGTERM or SIGHUP cancel it (its command's group is killed on
+    the way out) and raise `CancelledError` with the signal recorded in `received`."""
+    task = asyncio.ensure_future(work)
+    cancel_task_on_signals(asyncio.get_running_loop(), task, received)
+    return await task
 
 
 async def run_task(

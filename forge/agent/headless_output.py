@@ -29,6 +29,7 @@ from forge.agent.events import (
     TurnFinished,
 )
 from forge.agent.jsonl import dumps, event_to_dict
+from forge.config.secrets import redact
 from forge.llm.messages import ToolCall
 
 MASK = "***"
@@ -43,10 +44,8 @@ class OutputWriter:
         self.secrets = tuple(secret for secret in secrets if secret)
 
     def mask(self, text: str) -> str:
-        """`text` with every secret replaced by `***`."""
-        for secret in self.secrets:
-            text = text.replace(secret, MASK)
-        return text
+        """`text` with every secret (given, or known to the process) replaced by `***`."""
+        return redact(text, MASK, self.secrets)
 
     def write_out(self, text: str) -> None:
         """Write to stdout now (flushed: a pipe reader sees progress as it happens)."""

@@ -16,12 +16,20 @@ from forge.llm.messages import Message, ToolCall
 logger = logging.getLogger(__name__)
 
 
-def keep_partial_answer(conversation: Conversation, text: str, reasoning: str = "") -> bool:
-    """Append the streamed-so-far answer as a partial assistant message (if there is text)."""
+INTERRUPTED_NOTE = "[interrupted by the user]"
+"""Ends a partial answer the user cut off, so the model knows it was not its whole reply."""
+
+
+def keep_partial_answer(
+    conversation: Conversation, text: str, reasoning: str = "", *, interrupted: bool = False
+) -> bool:
+    """Append the streamed-so-far answer as a partial assistant message (if there is text);
+    `interrupted` (the user stopped the turn) ends it with `INTERRUPTED_NOTE`."""
     if not text:
         return False
+    content = f"{text}\n\n{INTERRUPTED_NOTE}" if interrupted else text
     conversation.append(
-        Message(role="assistant", content=text, reasoning=reasoning, meta={"partial": True})
+        Message(role="assistant", content=content, reasoning=reasoning, meta={"partial": True})
     )
     return True
 
@@ -73,4 +81,22 @@ def ensure_valid(conversation: Conversation) -> bool:
         return changed
     logger.warning("repairing an invalid conversation: %s", "; ".join(conversation.problems()))
     conversation.replace_range(0, len(conversation), repair(conversation.messages))
+    return True
+
+
+CUT_OFF_NOTE = (
+    "[Forge note: the previous turn was cut off — Forge stopped while it ran (a crash or a "
+    "kill). Tool calls without a result did not complete; check before relying on them.]"
+)
+"""Told to the model when a resumed session's last turn never finished."""
+
+
+def note_cut_off_turn(conversation: Conversation) -> bool:
+    """If the conversation ends in tool calls that never got a result (Forge was killed
+    mid-turn), give them the cancelled result and tell the model with `CUT_OFF_NOTE` (a user
+    message marked `meta["note"] = "cut_off"`). Returns whether it did."""
+    if not unanswered_calls(conversation.messages):
+        return False
+    answer_pending_calls(conversation)
+    conversation.append(Message(role="user", content=CUT_OFF_NOTE, meta={"note": "cut_off"}))
     return True

@@ -12,6 +12,7 @@ from logging.handlers import RotatingFileHandler
 from pathlib import Path
 
 from forge.config.paths import ensure_dir, log_path
+from forge.config.secrets import redact
 
 MAX_LOG_BYTES = 2_000_000
 LOG_BACKUPS = 3
@@ -19,7 +20,8 @@ MASK = "***"
 
 
 class SecretMaskingFormatter(logging.Formatter):
-    """Formats records, then replaces every known secret (an API key) with `***`."""
+    """Formats records, then replaces every secret — those given and every one the process
+    knows of (`forge.config.secrets`) — with `***`."""
 
     def __init__(self, secrets: Sequence[str]) -> None:
         super().__init__("%(asctime)s %(levelname)s %(name)s: %(message)s")
@@ -27,10 +29,7 @@ class SecretMaskingFormatter(logging.Formatter):
 
     def format(self, record: logging.LogRecord) -> str:
         """The formatted record with secrets masked (tracebacks included)."""
-        text = super().format(record)
-        for secret in self.secrets:
-            text = text.replace(secret, MASK)
-        return text
+        return redact(super().format(record), MASK, self.secrets)
 
 
 def configure_file_logging(

@@ -118,7 +118,11 @@ class Agent:
         if self._current_turn is not None:
             self._settle(self._current_turn)  # abandoned without being closed
         turn = self._current_turn = TurnState()
-        self.conversation.append(user(user_text))
+        last = self.conversation.messages[-1] if self.conversation.messages else None
+        if not (last is not None and last.role == "user" and last.content == user_text):
+            # The same text again right after a turn that failed before any reply (sent again
+            # with Up) is that message retried, not a second copy of it.
+            self.conversation.append(user(user_text))
         pump: EventPump[AgentEvent] = EventPump()
         previous_sink = self.context_manager.event_sink
         self.context_manager.event_sink = pump.put
@@ -126,6 +130,9 @@ class Agent:
             async with aclosing(self._turn_events(turn, pump)) as events:
                 async for event in events:
                     yield event
+        except (asyncio.CancelledError, GeneratorExit):
+            turn.interrupted = True  # the partial answer kept says so
+            raise
         except Exception as error:
             logger.exception("turn failed")
             self._settle(turn)
@@ -176,7 +183,10 @@ class Agent:
 
     def _keep_partial(self, turn: TurnState) -> None:
         keep_partial_answer(
-            self.conversation, "".join(turn.partial_text), "".join(turn.partial_reasoning)
+            self.conversation,
+            "".join(turn.partial_text),
+            "".join(turn.partial_reasoning),
+            interrupted=turn.interrupted,
         )
         turn.clear_partial()
 

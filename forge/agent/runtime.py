@@ -9,17 +9,19 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from forge.agent.approvals import ApprovalPolicy
+from forge.agent.interruption import note_cut_off_turn
 from forge.agent.loop import Agent
 from forge.agent.mcp import McpServers
-from forge.agent.mcp.servers import configured_servers, secret_values
 from forge.agent.sessions import SessionLog, SessionStore
 from forge.agent.system_prompt import build_system_prompt
 from forge.agent.tools import ToolRegistry, default_registry
+from forge.config.secrets import remember_settings_secrets
 from forge.config.settings import LLMSettings, Settings
 from forge.context.conversation import Conversation
 from forge.context.manager import Manager
@@ -78,20 +80,12 @@ def window_tokens(window: ContextWindow, model: str) -> int:
     return context_window(model) if window.source is WindowSource.CONFIGURED else window.tokens
 
 
-def secrets_of(settings: Settings, workspace: Path | None = None) -> list[str]:
-    """Values that must never reach a session file or a log: the API key, from settings and
-    from the environment (which may differ when a file value is overridden), and the MCP
-    servers' `env`/`headers` values as sent (with `workspace`, its `.forge/mcp.yaml` too)."""
-    values = {settings.llm.api_key.get_secret_value(), os.environ.get("OPENAI_API_KEY", "")}
-    servers = (
-        [entry.settings for entry in configured_servers(settings.mcp_servers, workspace)]
-        if workspace is not None
-        else list(settings.mcp_servers.values())
-    )
-    for server in servers:
-        if server is not None:
-            values.update(secret_values(server))
-    return sorted(value for value in values if value)
+def secrets_of(settings: Settings, file_data: Mapping[str, Any] | None = None) -> list[str]:
+    """Values that must never reach a session file or a log: every API key Forge knows of —
+    these settings' key, the environment's, the file's (`file_data`, the config file's raw
+    mapping) and every key seen earlier in this process. They are remembered process-wide
+    (`forge.config.secrets.KNOWN_SECRETS`), so every artefact writer masks them."""
+    return remember_settings_secrets(settings, file_data)
 
 
 def _make_manager(
@@ -211,8 +205,8 @@ class Runtime:
         if old.mcp_servers != new.mcp_servers:
             changes.append("MCP servers (used from the next session on)")
         # The old key stays masked too: it may still turn up in output (an env dump, a log).
-        mcp_secrets = self.mcp.secrets() if self.mcp is not None else []
-        self.session.set_redactions(sorted({*secrets_of(old), *secrets_of(new), *mcp_secrets}))
+        self.session.record_model(new.llm.model)
+        self.session.set_redactions(sorted({*secrets_of(old), *secrets_of(new)}))
         self.settings = new
         description = "; ".join(changes) or "no changes"
         logger.info("settings applied: %s", description)
@@ -287,6 +281,9 @@ def build_runtime(
         session = store.create(workspace, settings.llm.model, redact=redact)
         conversation = Conversation()
     session.attach(conversation)
+    if session_id is not None:
+        # Recorded in the session like any change: the model hears that the turn was cut off.
+        note_cut_off_turn(conversation)
 
     provider = make_provider(settings.llm)
     counter = TiktokenCounter(settings.llm.model)

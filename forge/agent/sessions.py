@@ -4,8 +4,11 @@ A session file `<id>.jsonl` lives under `sessions_dir()`. Its first line is a he
 every later line is one `message` (an appended message) or one `replace` (messages replaced in
 place by summaries, pruned markers, or an updated system prompt). Replaying the records in
 order rebuilds the conversation. Each line is flushed as written, so a crash loses at most the
-line being written, and a torn last line is skipped with a warning on resume. The format is
-described in docs/adr/0014-session-format.md.
+line being written, and a torn last line is skipped with a warning on resume. A torn or corrupt
+line anywhere — the header included — is skipped with a warning: a lost header is rebuilt from
+what its torn line still holds, or from the workspace line of the recorded system prompt, so
+the session is still listed and found by `--continue`. The format is described in
+docs/adr/0014-session-format.md.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from forge.config.paths import ensure_dir, sessions_dir
+from forge.config.secrets import redact
 from forge.context.conversation import Conversation
 from forge.llm.messages import Message
 
@@ -66,6 +70,8 @@ class SessionInfo:
     """Message records in the file (appends only; replacements are not counted)."""
     title: str
     """The first line of the first user message, shortened."""
+    problems: tuple[str, ...] = ()
+    """What was wrong with the file and skipped or rebuilt (e.g. a torn first line)."""
 
 
 class SessionLog:
@@ -73,8 +79,9 @@ class SessionLog:
 
     Nothing is written until the first user message arrives, so opening Forge and leaving
     without asking anything leaves no empty session behind (and `--continue` keeps finding
-    the last real one). After that, every record is written and flushed at once. Known
-    secrets (`redact`) are replaced by "[redacted]" in every line, whatever produced them.
+    the last real one). After that, every record is written and flushed at once. Secrets —
+    `redact` and every one the process knows of (`forge.config.secrets`) — are replaced by
+    "[redacted]" in every line, whatever produced them.
     """
 
     def __init__(
@@ -91,6 +98,8 @@ class SessionLog:
         self._pending: list[str] = [] if exists else [self._encode(header)]
         self._started = exists
         self._conversation: Conversation | None = None
+        self.problems: tuple[str, ...] = ()
+        """What resuming found wrong with the file (skipped lines, a rebuilt header)."""
 
     @property
     def id(self) -> str:
@@ -106,6 +115,13 @@ class SessionLog:
         """Observe `conversation` from now on (earlier messages must already be in the file)."""
         self._conversation = conversation
         conversation.add_observer(self)
+
+    def record_model(self, model: str) -> None:
+        """Write a `model` record: the session continues on `model` (listings show the model
+        last used, not only the one the session began with)."""
+        if model and model != self.header.get("model"):
+            self._write({"type": "model", "model": model})
+            self.header = {**self.header, "model": model}
 
     def set_redactions(self, redact: Sequence[str]) -> None:
         """Replace the secrets kept out of the file (e.g. after the API key changed)."""
@@ -142,9 +158,7 @@ class SessionLog:
 
     def _encode(self, record: dict[str, Any]) -> str:
         line = json.dumps(record, ensure_ascii=False, default=str)
-        for secret in self._secrets:
-            line = line.replace(secret, REDACTED)
-        return line + "\n"
+        return redact(line, REDACTED, self._secrets) + "\n"
 
     def _write(self, record: dict[str, Any]) -> None:
         line = self._encode(record)
@@ -226,9 +240,11 @@ class SessionStore:
         path = self.path_for(session_id)
         if not path.is_file():
             raise SessionNotFoundError(f"no session with id {session_id}")
-        header, messages = _replay(path)
+        header, messages, problems = _replay(path)
         header = {**header, "id": session_id}
-        return Conversation(messages), SessionLog(path, header, redact=redact, exists=True)
+        log = SessionLog(path, header, redact=redact, exists=True)
+        log.problems = tuple(problems)
+        return Conversation(messages), log
 
     def load(self, session_id: str) -> Conversation:
         """The conversation recorded in session `session_id` (SessionNotFoundError if none)."""
@@ -254,11 +270,20 @@ class SessionStore:
         return sessions[0] if sessions else None
 
 
-def _read_records(path: Path) -> list[dict[str, Any]]:
-    """Every readable record; a torn or garbled line is skipped with a warning."""
+_HEADER_FIELD = re.compile(r'"(workspace|model|created)":\s*("(?:[^"\\]|\\.)*"|[0-9.eE+-]+)')
+"""A header field still readable in a torn or partly garbled first line."""
+_WORKSPACE_LINE = re.compile(r"^- Workspace: (.+)$", re.MULTILINE)
+"""The workspace line of the system prompt (forge.agent.system_prompt)."""
+
+
+def _read_records(path: Path) -> tuple[list[dict[str, Any]], list[str]]:
+    """Every readable record, and what was wrong: a torn or garbled line is skipped with a
+    warning, and a lost header is rebuilt (see `_rebuilt_header`) and put first."""
     records: list[dict[str, Any]] = []
+    problems: list[str] = []
     with path.open("r", encoding="utf-8", errors="replace") as handle:
         lines = handle.read().split("\n")
+    unreadable_first = ""
     for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
@@ -267,17 +292,58 @@ def _read_records(path: Path) -> list[dict[str, Any]]:
         except json.JSONDecodeError:
             where = "torn last line" if number >= len(lines) - 1 else "unreadable line"
             logger.warning("session %s: skipped %s %d", path.name, where, number)
+            problems.append(f"skipped {where} {number}")
+            if not records and not unreadable_first:
+                unreadable_first = line
             continue
         if isinstance(record, dict):
             records.append(record)
-    return records
+    if records and not any(record.get("type") == "header" for record in records):
+        records.insert(0, _rebuilt_header(unreadable_first, records))
+        problems.append(
+            "its header line is unreadable; recovered from the first valid record"
+            + ("" if records[0].get("workspace") else " (its workspace is unknown)")
+        )
+        logger.warning("session %s: %s", path.name, problems[-1])
+    return records, problems
 
 
-def _replay(path: Path) -> tuple[dict[str, Any], list[Message]]:
-    """The header and the message list the records build, in order."""
+def _rebuilt_header(torn_line: str, records: list[dict[str, Any]]) -> dict[str, Any]:
+    """A header for a file whose header line was lost: the fields the torn line still holds,
+    else the workspace named in the recorded system prompt."""
+    header: dict[str, Any] = {"type": "header", "version": FORMAT_VERSION, "recovered": True}
+    for name, raw in _HEADER_FIELD.findall(torn_line):
+        try:
+            header[name] = json.loads(raw)
+        except json.JSONDecodeError:
+            continue
+    if not isinstance(header.get("workspace"), str):
+        header.pop("workspace", None)
+        for message in _recorded_messages(records):
+            if message.get("role") == "system":
+                found = _WORKSPACE_LINE.search(str(message.get("content") or ""))
+                if found:
+                    header["workspace"] = found.group(1).strip()
+                    break
+    return header
+
+
+def _recorded_messages(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    messages: list[dict[str, Any]] = []
+    for record in records:
+        if record.get("type") == "message" and isinstance(record.get("message"), dict):
+            messages.append(record["message"])
+        elif record.get("type") == "replace":
+            messages.extend(item for item in record.get("inserted") or [] if isinstance(item, dict))
+    return messages
+
+
+def _replay(path: Path) -> tuple[dict[str, Any], list[Message], list[str]]:
+    """The header, the message list the records build, in order, and what was wrong."""
     header: dict[str, Any] = {}
     messages: list[Message] = []
-    for record in _read_records(path):
+    records, problems = _read_records(path)
+    for record in records:
         kind = record.get("type")
         try:
             if kind == "header":
@@ -288,7 +354,8 @@ def _replay(path: Path) -> tuple[dict[str, Any], list[Message]]:
                 _apply_replacement(messages, record)
         except (KeyError, TypeError, ValueError) as error:
             logger.warning("session %s: skipped a bad %s record: %s", path.name, kind, error)
-    return header, messages
+            problems.append(f"skipped a bad {kind} record")
+    return header, messages, problems
 
 
 def _apply_replacement(messages: list[Message], record: dict[str, Any]) -> None:
@@ -312,7 +379,7 @@ def _locate(messages: list[Message], removed_ids: list[str], start: Any) -> int:
 
 
 def _read_info(path: Path) -> SessionInfo | None:
-    records = _read_records(path)
+    records, problems = _read_records(path)
     header = next((record for record in records if record.get("type") == "header"), None)
     if header is None:
         return None
@@ -325,14 +392,23 @@ def _read_info(path: Path) -> SessionInfo | None:
         workspace=str(header.get("workspace") or ""),
         created=float(header.get("created") or 0.0),
         updated=path.stat().st_mtime,
-        model=str(header.get("model") or ""),
+        model=next(
+            (
+                str(r["model"])
+                for r in reversed(records)
+                if r.get("type") == "model" and r.get("model")
+            ),
+            str(header.get("model") or ""),
+        ),
         messages=len(message_records),
         title=title if len(title) <= 60 else title[:59] + "…",
+        problems=tuple(problems),
     )
 
 
 def print_sessions(workspace: Path | str, *, store: SessionStore | None = None) -> int:
-    """`forge sessions`: print this workspace's sessions, newest first. Returns exit code 0."""
+    """`forge sessions`: print this workspace's sessions, newest first, and on stderr a warning
+    for each problem found in a file (a skipped line, a rebuilt header). Returns 0."""
     sessions = (store or SessionStore()).list_sessions(workspace)
     out = sys.stdout
     if not sessions:
@@ -341,5 +417,7 @@ def print_sessions(workspace: Path | str, *, store: SessionStore | None = None) 
     for info in sessions:
         updated = datetime.fromtimestamp(info.updated).strftime("%Y-%m-%d %H:%M")
         out.write(f"{info.id}  {updated}  {info.messages:>4} msgs  {info.model}  {info.title}\n")
+        for problem in info.problems:
+            sys.stderr.write(f"forge sessions: warning: session {info.id}: {problem}\n")
     out.write("resume one with: forge --resume ID   (or the latest: forge --continue)\n")
     return 0

@@ -32,6 +32,7 @@ from forge.agent.events import (
     TurnFinished,
 )
 from forge.agent.tools import PreparedCall, ToolContext, ToolError, ToolRegistry, ToolResult
+from forge.agent.tools.diffs import diff_stats
 from forge.agent.turn_state import TurnState
 from forge.context.conversation import Conversation
 from forge.llm.messages import Message, ToolCall, tool_result
@@ -206,7 +207,13 @@ async def _ask_question(
 
 def _result_message(call: ToolCall, result: ToolResult) -> Message:
     message = tool_result(call, result.content)
+    meta: dict[str, object] = {}
     if result.is_error or result.exit_code is not None:
         meta = {"is_error": result.is_error, "exit_code": result.exit_code}
-        message = message.evolve(meta=meta)
-    return message
+    if result.metadata.get("rejected"):
+        meta["rejected"] = True
+    diff = result.metadata.get("diff")
+    if isinstance(diff, str) and diff.strip():
+        # Line counts only (a resumed chat shows "+3 -1"); the diff itself is not kept.
+        meta["diff_stats"] = list(diff_stats(diff))
+    return message.evolve(meta=meta) if meta else message

@@ -19,6 +19,8 @@ class TurnState:
     finished: TurnFinished | None = None
     """Set by a tool call that ends the turn (a loop-breaking tool, the circuit breaker)."""
     settled: bool = False
+    interrupted: bool = False
+    """The consumer stopped the turn (the user pressed Esc or Ctrl+C)."""
 
     def clear_partial(self) -> None:
         """Forget the streamed text (it was appended, or will be streamed again)."""

@@ -1,5 +1,6 @@
 """Summaries on disk: one markdown file per summary, with YAML front matter, beside the session,
-so a user can read what was compacted and why."""
+so a user can read what was compacted and why. Every file goes through the same redaction as
+the session file: no secret Forge knows of is written (`forge.config.secrets`)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,8 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+
+from forge.config.secrets import REDACTED, redact
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,14 +68,14 @@ class SummaryArchive:
         self.directory = directory
 
     def write(self, record: SummaryRecord) -> Path:
-        """Write one summary atomically; returns its path."""
+        """Write one summary atomically, secrets redacted; returns its path."""
         self.directory.mkdir(parents=True, exist_ok=True, mode=0o700)
         stamp = dt.datetime.fromtimestamp(record.created or 0, tz=dt.UTC).strftime("%Y%m%dT%H%M%S")
         path = self.directory / f"{stamp}-{record.strategy}-{record.message_id}.md"
         descriptor, temporary = tempfile.mkstemp(dir=self.directory, prefix=".", suffix=".tmp")
         try:
             with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
-                handle.write(record.to_markdown())
+                handle.write(redact(record.to_markdown(), REDACTED))
             os.replace(temporary, path)
         except BaseException:
             Path(temporary).unlink(missing_ok=True)

@@ -4,25 +4,31 @@ Threading model (ADR 0016): one async worker per turn (group "agent-turn") itera
 agent's events and only posts messages; handlers here route each message to the widget that
 owns that region. Approvals and questions arrive as messages carrying a future, answered by a
 dialog worker through `push_screen_wait`.
+
+Start-up order (ADR 0016): this module imports only Textual and light Forge modules, so the
+first frame shows at once; the settings, the provider (httpx) and the tokenizer are loaded by
+a thread worker started after that frame, which posts `RuntimeLoaded`. Input that arrives
+before then waits for it.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import inspect
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import aclosing
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from textual import work
+from textual import events, work
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.reactive import var
 from textual.screen import Screen
-from textual.widgets import Footer
+from textual.widgets import Footer, Input, TextArea
 
 from forge.agent.events import (
     AgentEvent,
@@ -35,26 +41,21 @@ from forge.agent.events import (
     SummarizationCompleted,
     SummarizationFailed,
 )
-from forge.agent.runtime import Runtime, build_runtime
-from forge.config.load_report import load_report
-from forge.config.settings import Settings
-from forge.config.store import ConfigStore
-from forge.tui.commands import (
-    ParsedCommand,
-    SlashCommand,
-    SlashCommandProvider,
-    SlashCommandRunner,
-)
-from forge.tui.compaction import CompactionTracker
+from forge.tui.command_table import ParsedCommand, SlashCommand
+from forge.tui.commands import SlashCommandProvider, SlashCommandRunner
+from forge.tui.compaction import CompactionTracker, is_skip, plain_failure
+from forge.tui.delta_batching import batch_deltas
 from forge.tui.messages import (
     AgentEventArrived,
     ApprovalNeeded,
     QuestionAnswered,
     QuestionNeeded,
+    RuntimeLoaded,
+    StartupFailed,
     TurnEnded,
     message_for_event,
 )
-from forge.tui.reload import ConfigReloadController
+from forge.tui.retry_notices import RetryScheduled, RetryWatcher
 from forge.tui.screens.approval import ApprovalScreen
 from forge.tui.screens.question import DECLINED_ANSWER, QuestionScreen
 from forge.tui.widgets.chat import ChatView
@@ -71,6 +72,13 @@ from forge.tui.widgets.welcome import (
     needs_api_key,
 )
 
+if TYPE_CHECKING:
+    # Heavy imports (pydantic-settings, httpx, tiktoken), loaded after the first frame.
+    from forge.agent.runtime import Runtime
+    from forge.config.settings import Settings
+    from forge.config.store import ConfigStore
+    from forge.tui.reload import ConfigReloadController
+
 QUIT_CONFIRM_SECONDS = 2.0
 """A second Ctrl+C within this many seconds quits."""
 
@@ -80,6 +88,8 @@ class ForgeApp(App[int]):
 
     CSS_PATH = "app.tcss"
     TITLE = "Forge"
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (110, "-wide")]
+    """Below 110 columns the status pane narrows (app.tcss), leaving the chat room to read."""
     COMMANDS = App.COMMANDS | {SlashCommandProvider}
     BINDINGS = [
         Binding("ctrl+c", "interrupt_or_quit", "Interrupt/quit", priority=True),
@@ -94,14 +104,27 @@ class ForgeApp(App[int]):
     busy: var[bool] = var(False, toggle_class="-busy")
     """A turn or a /compact run is in progress."""
 
-    def __init__(self, *, runtime: Runtime, store: ConfigStore, workspace: Path) -> None:
+    def __init__(
+        self,
+        *,
+        workspace: Path,
+        runtime: Runtime | None = None,
+        store: ConfigStore | None = None,
+        session_id: str | None = None,
+        resume_latest: bool = False,
+    ) -> None:
+        """With `runtime` and `store`, start on them; without, load both in a worker after
+        the first frame (the session `session_id`, or the latest one with `resume_latest`)."""
         super().__init__()
-        self.runtime = runtime
-        self.config_store = store
-        self.settings: Settings = runtime.settings
         self.workspace = workspace
+        self._session_choice = (session_id, resume_latest)
+        self.runtime_ready = asyncio.Event()
+        """Set once the runtime (settings, provider, tokenizer, session) is loaded."""
+        self._waiting_for_runtime: list[Callable[[], Any]] = []
+        self.retry_watcher = RetryWatcher(self)
+        self._retry_notice: NoticeBlock | None = None
+        """This turn's "retrying in…" line in the chat, updated in place."""
         self.queued: list[tuple[str, UserMessageBlock]] = []
-        self.reload_controller = ConfigReloadController(app=self, store=store, runtime=runtime)
         self.commands_runner = SlashCommandRunner(self)
         self.compaction: CompactionTracker | None = None
         """The /compact in progress, if any (its chat line is closed when it ends)."""
@@ -110,16 +133,29 @@ class ForgeApp(App[int]):
         self._warned_this_turn = False
         self._queued_returned_to_prompt = False
         self._last_interrupt_key = -QUIT_CONFIRM_SECONDS
+        # Shown until the settings are loaded (a fraction of a second).
+        self.header = ForgeHeader(display_path(workspace), "…", "")
+        self.chat = ChatView(id="chat")
+        self.status = StatusPane(
+            summarization_model="…", warning_threshold=0.7, critical_threshold=0.85, id="status"
+        )
+        if runtime is not None and store is not None:
+            self._use_runtime(runtime, store)
+
+    def _use_runtime(self, runtime: Runtime, store: ConfigStore) -> None:
+        from forge.tui.reload import ConfigReloadController
+
+        self.runtime = runtime
+        self.config_store = store
+        self.settings: Settings = runtime.settings
+        self.reload_controller = ConfigReloadController(app=self, store=store, runtime=runtime)
         llm = self.settings.llm
         self.apply_theme(self.settings.ui.theme)
-        self.header = ForgeHeader(display_path(workspace), llm.model, llm.summarization_model)
-        self.chat = ChatView(show_reasoning=self.settings.ui.show_reasoning, id="chat")
-        self.status = StatusPane(
-            summarization_model=llm.effective_summarization_model,
-            warning_threshold=self.settings.context.warning_threshold,
-            critical_threshold=self.settings.context.auto_summary_threshold,
-            id="status",
-        )
+        self.header.show_models(llm.model, llm.summarization_model)
+        self.chat.show_reasoning = self.settings.ui.show_reasoning
+        self.status.summarization.set_model(llm.effective_summarization_model)
+        context = self.settings.context
+        self.status.gauge.set_thresholds(context.warning_threshold, context.auto_summary_threshold)
 
     def compose(self) -> ComposeResult:
         yield self.header
@@ -138,11 +174,60 @@ class ForgeApp(App[int]):
     async def on_mount(self) -> None:
         # Focus first: keys typed as soon as the screen shows must land in the prompt.
         self.prompt.focus()
+        self.retry_watcher.install()
+        if hasattr(self, "runtime"):
+            await self._start_session()
+        else:
+            self.status.show_activity("starting…")
+            # After the first frame: the loading must not delay it.
+            self.call_after_refresh(self.load_runtime)
+
+    @work(thread=True, exclusive=True, group="startup", exit_on_error=False)
+    def load_runtime(self) -> None:
+        """Load the config and build the runtime (provider, tokenizer, session) in a thread;
+        posts `RuntimeLoaded`, or `StartupFailed` for an unknown or malformed session id."""
+        from forge.agent.logs import configure_file_logging
+        from forge.agent.runtime import build_runtime, secrets_of
+        from forge.agent.sessions import SessionNotFoundError
+        from forge.config.store import ConfigStore
+
+        store = ConfigStore()
+        settings = store.current.settings
+        # Log to the file: anything written to the terminal would tear through the UI.
+        configure_file_logging(secrets_of(settings, store.current.file_data))
+        session_id, resume_latest = self._session_choice
+        try:
+            runtime = build_runtime(
+                settings, self.workspace, session_id=session_id, resume_latest=resume_latest
+            )
+        except (SessionNotFoundError, ValueError) as error:
+            self.post_message(StartupFailed(str(error)))
+            return
+        self.post_message(RuntimeLoaded(runtime, store))
+
+    async def on_runtime_loaded(self, message: RuntimeLoaded) -> None:
+        self._use_runtime(message.runtime, message.store)
+        self.status.show_activity("")
+        await self._start_session()
+
+    def on_startup_failed(self, message: StartupFailed) -> None:
+        self.exit(2, return_code=2, message=f"forge: {message.error}")
+
+    def when_runtime_ready(self, callback: Callable[[], Any]) -> None:
+        """Run `callback` now if the runtime is loaded, else as soon as it is (in order)."""
+        if self.runtime_ready.is_set():
+            self.call_later(callback)
+        else:
+            self._waiting_for_runtime.append(callback)
+
+    async def _start_session(self) -> None:
         self.reload_controller.start()
         history = self.runtime.agent.conversation.messages
         if any(message.role == "user" for message in history):
             await self.chat.show_history(history)
             await self.chat.add_notice(f"Resumed session `{self.runtime.session_id}`.")
+        from forge.config.load_report import load_report
+
         loaded = self.config_store.current
         if report := load_report(loaded):
             # The stderr lines printed before the screen took over are gone; say it here too.
@@ -153,12 +238,24 @@ class ForgeApp(App[int]):
         else:
             await self.chat.add_notice(READY_HINT)
         self.refresh_context_gauge()
+        self.runtime_ready.set()
+        waiting, self._waiting_for_runtime = self._waiting_for_runtime, []
+        for callback in waiting:
+            result = callback()
+            if inspect.isawaitable(result):
+                await result
 
     async def on_unmount(self) -> None:
-        await self.runtime.aclose()
+        self.retry_watcher.uninstall()
+        if hasattr(self, "runtime"):
+            await self.runtime.aclose()
 
     # --- input ---------------------------------------------------------------------------------
     async def on_prompt_input_submitted(self, message: PromptInput.Submitted) -> None:
+        if not self.runtime_ready.is_set():
+            # Typed during start-up: handled, in order, once the runtime is loaded.
+            self._waiting_for_runtime.append(lambda: self.on_prompt_input_submitted(message))
+            return
         try:
             await self._handle_input(message.text)
         finally:
@@ -205,7 +302,7 @@ class ForgeApp(App[int]):
             self.prompt.focus()
             return
         parsed = ParsedCommand(command.name, "", command)
-        self.call_later(self.commands_runner.run, parsed)
+        self.when_runtime_ready(lambda: self.commands_runner.run(parsed))
 
     # --- the turn worker -----------------------------------------------------------------------
     @work(exclusive=True, group="agent-turn", exit_on_error=False)
@@ -217,8 +314,12 @@ class ForgeApp(App[int]):
         """
         reason, error = "completed", ""
         try:
-            async with aclosing(events):  # type: ignore[type-var]
-                async for event in events:
+            # Streamed text goes out in ~30 ms batches, not one message per token.
+            async with (
+                aclosing(events),  # type: ignore[type-var]
+                aclosing(batch_deltas(events)) as batched,
+            ):
+                async for event in batched:
                     self.post_message(message_for_event(event))
         except asyncio.CancelledError:
             reason = "cancelled"
@@ -228,15 +329,48 @@ class ForgeApp(App[int]):
         finally:
             self.post_message(TurnEnded(reason, error))
 
+    async def on_retry_scheduled(self, message: RetryScheduled) -> None:
+        text = f"Model `{message.model}`: {message.describe()}…"
+        if self.busy:
+            self._show_activity(f"{message.describe()}…")
+        if self._retry_notice is None:
+            self._retry_notice = await self.chat.add_notice(text)
+        else:
+            await self._retry_notice.set_text(text)
+
+    def _summaries_turned_off(self) -> bool:
+        """Whether a permanent error turned LLM summaries off for the session (ADR 0024)."""
+        breaker = getattr(self.runtime.context_manager, "breaker", None)
+        return breaker is not None and breaker.disabled is not None
+
     async def on_agent_event_arrived(self, message: AgentEventArrived) -> None:
         event = message.event
+        if self._retry_notice is not None and self.busy and self.compaction is None:
+            self._show_activity()  # the retry went through: back to "working…"
         if self.compaction is not None:
             self.compaction.record(event)
         if not (self.compaction is not None and isinstance(event, ErrorEvent)):
             # A /compact error is told once, in the line that closes the compaction.
             await self.chat.show_event(event)
         self.status.show_event(event)
-        if isinstance(event, SummarizationCompleted | SummarizationFailed):
+        if (
+            isinstance(event, SummarizationFailed)
+            and not is_skip(event)
+            and self.compaction is None  # a /compact tells it in its closing line
+            and not self._summaries_turned_off()  # its one "Summaries are off" notice tells it
+        ):
+            await self.chat.add_notice(plain_failure(event), kind="error")
+        if isinstance(event, SummarizationCompleted) and event.strategy in QUIET_STRATEGIES:
+            # Masking runs every few tool calls: the status pane shows it, the chat stays calm.
+            self.chat.remember_summaries(self.runtime.agent.conversation.messages)
+            if event.strategy == "ingest_cap" and event.items:
+                cut = max(0, event.tokens_before - event.tokens_after)
+                await self.chat.add_notice(
+                    f"A long tool output was cut to its head and tail to fit the context "
+                    f"(saved {cut:,} tokens); the model can read the rest by line range.",
+                    kind="info",
+                )
+        elif isinstance(event, SummarizationCompleted | SummarizationFailed):
             saved = event.tokens_before - event.tokens_after if event.tokens_before else None
             await self.chat.show_new_summaries(
                 self.runtime.agent.conversation.messages,
@@ -254,6 +388,7 @@ class ForgeApp(App[int]):
 
     async def on_turn_ended(self, message: TurnEnded) -> None:
         compaction, self.compaction = self.compaction, None
+        self._retry_notice = None
         if compaction is None:
             await self.chat.end_turn(
                 message.reason, message.error, queued=self._queued_returned_to_prompt
@@ -261,6 +396,9 @@ class ForgeApp(App[int]):
         else:
             await self.chat.end_turn("completed")  # the compaction line tells how it ended
             await compaction.close(message.reason, message.error)
+            # The outcome line goes after the summary block the run added, not above it.
+            if self.chat.children and compaction.notice is not self.chat.children[-1]:
+                self.chat.move_child(compaction.notice, after=self.chat.children[-1])
         self._queued_returned_to_prompt = False
         self.status.summarization.interrupted()
         self._dismiss_dialogs()
@@ -268,19 +406,29 @@ class ForgeApp(App[int]):
         self.busy = False
         if self.queued and message.reason != "cancelled":
             text, block = self.queued.pop(0)
-            block.remove_class("-queued")
+            block.set_queued(False)
             self.start_turn(text)
         self._show_activity()
 
-    async def new_session(self) -> None:
-        """Replace the runtime with a fresh one (new conversation and session file)."""
+    async def new_session(self, session_id: str | None = None) -> None:
+        """Replace the runtime with a fresh one (new conversation and session file), or with
+        the saved session `session_id`."""
+        from forge.agent.runtime import build_runtime
+
         old = self.runtime
-        self.runtime = build_runtime(self.settings, self.workspace)
+        self.runtime = build_runtime(self.settings, self.workspace, session_id=session_id)
         self.reload_controller.runtime = self.runtime
         await old.aclose()
         self.queued.clear()
         await self.chat.clear_chat()
         self.status.reset_session()
+        self.refresh_context_gauge()
+
+    async def resume_session(self, session_id: str) -> None:
+        """Switch to the saved session `session_id`, its history shown in the chat."""
+        await self.new_session(session_id)
+        await self.chat.show_history(self.runtime.agent.conversation.messages)
+        await self.chat.add_notice(f"Resumed session `{self.runtime.session_id}`.")
         self.refresh_context_gauge()
 
     def refresh_context_gauge(self) -> None:
@@ -343,6 +491,19 @@ class ForgeApp(App[int]):
             if isinstance(screen, ApprovalScreen | QuestionScreen):
                 self._dismiss_dialog(screen)
 
+    def on_key(self, event: events.Key) -> None:
+        """A printable key typed while a chat block (a tool row, a summary) has focus belongs
+        to the prompt: focus it and type the character there, so nothing typed is lost."""
+        if not event.is_printable or event.character is None:
+            return
+        if self.screen is not self.screen_stack[0]:
+            return  # a dialog or overlay has its own keys (y/a/n, q…)
+        if isinstance(self.focused, TextArea | Input):
+            return
+        event.stop()
+        self.prompt.focus()
+        self.prompt.insert(event.character)
+
     # --- actions -------------------------------------------------------------------------------
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         # Esc means "interrupt" only while something runs; hide it from the footer otherwise.
@@ -368,7 +529,13 @@ class ForgeApp(App[int]):
             self.prompt.move_cursor(self.prompt.document.end)
 
     def action_interrupt_or_quit(self) -> None:
-        """Ctrl+C: interrupt a running turn; a second press in quick succession quits."""
+        """Ctrl+C: clear a draft in the prompt first; else interrupt a running turn; a second
+        press in quick succession quits."""
+        if self.prompt.text.strip() and self.screen is self.screen_stack[0]:
+            # Like a shell: Ctrl+C drops the line being typed (Up does not bring it back).
+            self.prompt.clear()
+            self._last_interrupt_key = -QUIT_CONFIRM_SECONDS
+            return
         now = time.monotonic()
         if now - self._last_interrupt_key < QUIT_CONFIRM_SECONDS:
             self.exit(0)
@@ -380,7 +547,8 @@ class ForgeApp(App[int]):
 
     def action_open_settings(self) -> None:
         """Open the /settings overlay."""
-        self.call_later(self.commands_runner.run, ParsedCommand("settings", "", None))
+        parsed = ParsedCommand("settings", "", None)
+        self.when_runtime_ready(lambda: self.commands_runner.run(parsed))
 
     def action_help(self) -> None:
         """Show help."""
@@ -401,6 +569,10 @@ class ForgeApp(App[int]):
         self.apply_theme(settings.ui.theme)
         self.refresh_context_gauge()
         if key_added:
+            # The "no API key" welcome is no longer true.
+            for notice in list(self.chat.query(NoticeBlock)):
+                if notice.kind == "welcome":
+                    await notice.remove()
             await self.chat.add_notice(KEY_ADDED)
 
     def apply_theme(self, name: str) -> None:
@@ -413,35 +585,46 @@ class ForgeApp(App[int]):
     ) -> None:
         await self.show_settings(message.settings)
 
+    async def on_config_reload_controller_rejected(
+        self, message: ConfigReloadController.Rejected
+    ) -> None:
+        # The toast is short-lived and may cut a long YAML error off: the chat keeps it whole.
+        await self.chat.add_notice(
+            f"**Config change not applied**: `{message.error}`. The running settings are "
+            "unchanged; fix the file and it is reloaded.",
+            kind="error",
+        )
+
+
+QUIET_STRATEGIES = frozenset({"masking", "ingest_cap"})
+"""Deterministic tiers the chat does not show as summary blocks (ADR 0023)."""
+
 
 def run_tui(args: argparse.Namespace) -> int:
-    """`forge`: open the TUI on `args.workspace`, optionally resuming a session."""
-    import sys
+    """`forge`: open the TUI on `args.workspace`, optionally resuming a session.
 
-    from forge.agent.logs import configure_file_logging
-    from forge.agent.runtime import secrets_of
-    from forge.agent.sessions import SessionNotFoundError
+    Only the workspace is checked here; the config, the provider and the tokenizer load in
+    the app after its first frame. An unknown `--resume` id ends the app with exit code 2.
+    """
+    import sys
 
     workspace = Path(args.workspace).expanduser().resolve()
     if not workspace.is_dir():
         print(f"forge: workspace {workspace} is not a directory", file=sys.stderr)
         return 2
-    store = ConfigStore()
-    loaded = store.current
-    for line in load_report(loaded):
-        print(f"forge: {line}", file=sys.stderr)
-    # Log to the file: anything written to the terminal would tear through the UI.
-    configure_file_logging(secrets_of(loaded.settings))
-    try:
-        runtime = build_runtime(
-            loaded.settings,
-            workspace,
-            session_id=getattr(args, "resume", None),
-            resume_latest=bool(getattr(args, "continue_session", False)),
-        )
-    except (SessionNotFoundError, ValueError) as error:
-        print(f"forge: {error}", file=sys.stderr)
-        return 2
-    app = ForgeApp(runtime=runtime, store=store, workspace=workspace)
-    result = app.run()
-    return result if isinstance(result, int) else 0
+    from forge.agent.exit_signals import exit_code_for, exit_on_signals
+
+    app = ForgeApp(
+        workspace=workspace,
+        session_id=getattr(args, "resume", None),
+        resume_latest=bool(getattr(args, "continue_session", False)),
+    )
+
+    # SIGTERM/SIGHUP/SIGINT: kill running commands, end the turn, exit 128+N (ADR 0021).
+    def exit_app(number: int) -> None:
+        app.exit(return_code=exit_code_for(number))
+
+    # The Runner's close() settles the turn worker (cancels and awaits it), as asyncio.run does.
+    with asyncio.Runner() as runner, exit_on_signals(runner.get_loop(), exit_app):
+        result = app.run(loop=runner.get_loop())
+    return result if isinstance(result, int) else app.return_code or 0

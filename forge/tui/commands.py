@@ -1,4 +1,5 @@
-"""Slash commands: the list, parsing, completion, and the command-palette provider.
+"""Slash commands: the handlers and the command-palette provider (the table of commands,
+parsing and completion are in `forge.tui.command_table`).
 
 Every slash command is also a command-palette entry, so Ctrl+P lists them all. A palette entry
 for a command that needs an argument (`/model NAME`) fills the prompt instead of running.
@@ -6,87 +7,30 @@ for a command that needs an argument (`/model NAME`) fills the prompt instead of
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import partial
-from typing import TYPE_CHECKING, Protocol
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.content import Content
+from textual.screen import Screen
+
+from forge.tui.command_table import (
+    SLASH_COMMANDS,
+    ParsedCommand,
+    SlashCommand,
+    parse_slash_command,
+    unknown_command_message,
+)
+from forge.tui.widgets.chat import ChatView
+from forge.tui.widgets.chat_blocks import NoticeBlock
+from forge.tui.widgets.status import StatusPane
 
 if TYPE_CHECKING:
-    from forge.tui.app import ForgeApp
-
-
-@dataclass(frozen=True, slots=True)
-class SlashCommand:
-    """One slash command: its name (without "/"), argument hint and one-line description."""
-
-    name: str
-    description: str
-    arguments: str = ""
-    """How the argument is written in help, e.g. "NAME" or "[instructions]"; empty if none."""
-    argument_required: bool = False
-
-    @property
-    def usage(self) -> str:
-        """The command as typed, e.g. "/model NAME"."""
-        return f"/{self.name} {self.arguments}".rstrip()
-
-
-SLASH_COMMANDS: tuple[SlashCommand, ...] = (
-    SlashCommand("settings", "Settings: models, API key, context, tools (F2)"),
-    SlashCommand("compact", "Summarize the conversation now, optionally guided", "[instructions]"),
-    SlashCommand("context", "Show what fills the context window and recent compactions"),
-    SlashCommand("clear", "Start a new session with an empty conversation"),
-    SlashCommand("model", "Switch the model for this session", "NAME", argument_required=True),
-    SlashCommand("help", "Show commands and key bindings"),
-    SlashCommand("sessions", "List saved sessions for this workspace"),
-    SlashCommand("quit", "Exit Forge"),
-)
-"""Every slash command, in the order help lists them."""
-
-_BY_NAME = {command.name: command for command in SLASH_COMMANDS}
-
-
-@dataclass(frozen=True, slots=True)
-class ParsedCommand:
-    """Typed input that starts with "/": the name, its argument text, and the known command
-    (None when the name is not a command)."""
-
-    name: str
-    argument: str
-    command: SlashCommand | None
-
-
-def parse_slash_command(text: str) -> ParsedCommand | None:
-    """Parse `text` as a slash command; None when it is ordinary chat input.
-
-    A leading "//" escapes a message that really starts with "/", so it is not a command.
-    """
-    stripped = text.strip()
-    if not stripped.startswith("/") or stripped.startswith("//") or stripped == "/":
-        return None
-    head, _, argument = stripped[1:].partition(" ")
-    name = head.strip().lower()
-    return ParsedCommand(name=name, argument=argument.strip(), command=_BY_NAME.get(name))
-
-
-def complete_slash_command(text: str) -> list[SlashCommand]:
-    """Commands whose name starts with what is typed after "/" (all of them for "/").
-
-    Empty once the text has a space (the user is typing the argument) or is not a command.
-    """
-    if not text.startswith("/") or " " in text or "\n" in text:
-        return []
-    prefix = text[1:].lower()
-    return [command for command in SLASH_COMMANDS if command.name.startswith(prefix)]
-
-
-def unknown_command_message(name: str) -> str:
-    """The clear message shown for a command Forge does not have."""
-    suggestions = complete_slash_command(f"/{name[:1]}") if name else []
-    hint = f" Did you mean {', '.join(c.usage for c in suggestions)}?" if suggestions else ""
-    return f"Unknown command /{name}.{hint} Type /help for the list."
+    from forge.agent.runtime import Runtime
+    from forge.config.settings import Settings
+    from forge.config.store import ConfigStore
+    from forge.tui.reload import ConfigReloadController
 
 
 class SlashCommandHost(Protocol):
@@ -133,12 +77,53 @@ class SlashCommandProvider(Provider):
                 )
 
 
+class CommandHost(Protocol):
+    """What the command handlers need of the app (`ForgeApp` provides it)."""
+
+    chat: ChatView
+    status: StatusPane
+    runtime: Runtime
+    settings: Settings
+    config_store: ConfigStore
+    reload_controller: ConfigReloadController
+    workspace: Path
+
+    @property
+    def busy(self) -> bool:
+        """A turn or a /compact run is in progress."""
+        ...
+
+    def push_screen(self, screen: Screen[Any], callback: Any = None) -> Any:
+        """Show `screen` over the app; `callback` gets its result."""
+        ...
+
+    def exit(self, result: int | None = None) -> None:
+        """Quit with `result` as the exit code."""
+        ...
+
+    def start_compaction(self, instructions: str, notice: NoticeBlock) -> None:
+        """Run /compact in the turn worker."""
+        ...
+
+    async def new_session(self) -> None:
+        """Start a new session with an empty chat."""
+        ...
+
+    async def show_settings(self, settings: Settings) -> None:
+        """Reflect settings now in use."""
+        ...
+
+    async def resume_session(self, session_id: str) -> None:
+        """Switch to the saved session `session_id`, its history shown in the chat."""
+        ...
+
+
 class SlashCommandRunner:
     """Runs slash commands against the app: each `command_*` method is one command."""
 
     BUSY_MESSAGE = "A turn is running: wait for it, or press Esc to interrupt it first."
 
-    def __init__(self, app: ForgeApp) -> None:
+    def __init__(self, app: CommandHost) -> None:
         self.app = app
 
     async def run_text(self, text: str) -> bool:
@@ -168,7 +153,8 @@ class SlashCommandRunner:
         from forge.tui.settings.screen import SettingsScreen
 
         controller = self.app.reload_controller
-        self.app.push_screen(SettingsScreen(self.app.config_store), callback=controller.apply_saved)
+        screen = SettingsScreen(self.app.config_store, running=self.app.settings)
+        self.app.push_screen(screen, callback=controller.apply_saved)
 
     async def command_compact(self, argument: str) -> None:
         """Summarize now, guided by optional instructions."""
@@ -207,9 +193,7 @@ class SlashCommandRunner:
         """Switch the model for this session (the config file is not changed)."""
         current = self.app.settings.llm.model
         if not argument:
-            await self.app.chat.add_notice(
-                f"Usage: `/model NAME` (current model: `{current}`)", kind="error"
-            )
+            await self._list_models(current)
             return
         if await self._refuse_if_busy():
             return
@@ -223,6 +207,29 @@ class SlashCommandRunner:
         await self.app.show_settings(settings)
         await self.app.chat.add_notice(f"Model for this session: `{argument}` (was `{current}`).")
 
+    async def _list_models(self, current: str) -> None:
+        """`/model` alone: the server's models (GET /v1/models) and how to switch."""
+        from forge.tui.model_list import ModelListError, fetch_model_ids
+
+        llm = self.app.settings.llm
+        notice = await self.app.chat.add_notice(f"Asking {llm.base_url} for its models…")
+        try:
+            ids = await fetch_model_ids(llm.base_url, llm.api_key.get_secret_value())
+        except ModelListError as error:
+            await notice.set_text(
+                f"Could not list the server's models: {error}. Current model: `{current}`. "
+                "Switch with `/model NAME`.",
+                kind="error",
+            )
+            return
+        listed = "\n".join(
+            f"- `{model}`" + (" (current)" if model == current else "") for model in ids
+        )
+        await notice.set_text(
+            f"Models at {llm.base_url}:\n\n{listed or '(none listed)'}\n\n"
+            f"Current: `{current}`. Switch with `/model NAME`."
+        )
+
     async def command_help(self, argument: str) -> None:
         """Show the help screen."""
         from forge.tui.screens.help import HelpScreen
@@ -230,12 +237,29 @@ class SlashCommandRunner:
         self.app.push_screen(HelpScreen())
 
     async def command_sessions(self, argument: str) -> None:
-        """List this workspace's saved sessions."""
+        """List this workspace's saved sessions; with an id (or its start), resume that one."""
         from forge.agent.sessions import SessionStore
         from forge.tui.widgets.context_report import sessions_markdown
 
         sessions = SessionStore().list_sessions(self.app.workspace)
-        await self.app.chat.add_notice(sessions_markdown(sessions, self.app.runtime.session_id))
+        if not argument:
+            await self.app.chat.add_notice(sessions_markdown(sessions, self.app.runtime.session_id))
+            return
+        if await self._refuse_if_busy():
+            return
+        matches = [info for info in sessions if info.id == argument]
+        if not matches:  # a unique start (or random end) of an id is enough
+            matches = [s for s in sessions if s.id.startswith(argument) or s.id.endswith(argument)]
+        if len(matches) != 1:
+            why = "no session of this workspace matches" if not matches else "several match"
+            await self.app.chat.add_notice(
+                f"Cannot resume `{argument}`: {why} it. `/sessions` lists them.", kind="error"
+            )
+            return
+        if matches[0].id == self.app.runtime.session_id:
+            await self.app.chat.add_notice("That is the session you are in.")
+            return
+        await self.app.resume_session(matches[0].id)
 
     async def command_quit(self, argument: str) -> None:
         """Exit Forge."""

@@ -7,6 +7,7 @@ neutral outcome ("Nothing to compact yet"), not a failure, and is shown as such 
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from forge.agent.events import (
@@ -33,6 +34,50 @@ def is_skip(event: SummarizationFailed) -> bool:
 def skip_reason(event: SummarizationFailed) -> str:
     """Why the run was skipped, e.g. "nothing old enough to summarize"."""
     return event.error.removeprefix(SKIPPED_PREFIX).strip()
+
+
+_WHAT_WENT_WRONG = {
+    "ModelNotFoundError": "answered {status}: it does not know this model",
+    "AuthenticationError": "refused the API key ({status})",
+    "QuotaExhaustedError": "is out of quota",
+    "RateLimitError": "kept answering {status}: rate-limited",
+    "ServerError": "answered {status}: a server error",
+    "TransportError": "could not be reached",
+    "ContextOverflowError": "could not take that much text at once",
+    "BadRequestError": "refused the request ({status})",
+}
+_FIXES = {
+    "ModelNotFoundError": "Fix: /settings → Summarization Model.",
+    "AuthenticationError": "Fix: check the API key in /settings.",
+    "BadRequestError": "Fix: /settings → Summarization Model.",
+}
+
+
+def plain_failure(event: SummarizationFailed, *, markdown: bool = True) -> str:
+    """A failed summarization run in plain words: which model, what it answered, what
+    happens instead and, when the user can fix it, where. (The error text of the event,
+    "ModelNotFoundError: Model or endpoint not found (HTTP 404 …)", is for the log.)
+    `markdown=False` leaves the model name unquoted, for plain-text widgets."""
+    kind, _, detail = event.error.partition(": ")
+    status_match = re.search(r"\b(?:HTTP )?([45]\d\d)\b", event.error)
+    status = f"HTTP {status_match.group(1)}" if status_match else "an error"
+    what = _WHAT_WENT_WRONG.get(kind)
+    model = event.model or "the summarization model"
+    if what is None:
+        said = detail or event.error
+        what = f"gave no usable summary ({said.rstrip('.')})"
+    name = f"`{model}`" if markdown else model
+    text = f"Summarization failed: model {name} {what.format(status=status)}."
+    if event.items_applied:
+        text += f" {event.items_applied} part(s) were summarized before it failed."
+    if event.fallback:
+        change = tokens_change(event.tokens_before, event.tokens_after)
+        text += f" Older content was shortened instead ({event.fallback}; {change})."
+    else:
+        text += " Nothing was shortened; it is tried again when the context fills up."
+    if fix := _FIXES.get(kind):
+        text += f" {fix}"
+    return text
 
 
 def tokens_change(before: int, after: int) -> str:
@@ -75,12 +120,12 @@ def describe_compaction(
         seconds = format_seconds(sum(run.duration_s for run in completed))
         text = f"Compacted: {tokens_change(first.tokens_before, last.tokens_after)}, {seconds}."
         if failed:
-            text += f" One run failed: {failed[-1].error}."
+            text += f" One run failed. {plain_failure(failed[-1])}"
         return CompactionOutcome(text)
-    if failed or error:
-        cause = failed[-1].error if failed else error
-        what = _failure_text(failed[-1]) if failed else "nothing was changed"
-        return CompactionOutcome(f"Compaction failed: {cause} — {what}.", kind="error")
+    if failed:
+        return CompactionOutcome(f"Compaction failed. {plain_failure(failed[-1])}", kind="error")
+    if error:
+        return CompactionOutcome(f"Compaction failed: {error} — nothing was changed.", kind="error")
     if skipped:
         last_skip = skipped[-1]
         if last_skip.fallback:

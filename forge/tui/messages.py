@@ -7,10 +7,15 @@ posts it to the app; the app's handlers route it to the widget that owns that re
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from textual.message import Message
 
 from forge.agent.events import AgentEvent, ApprovalRequested, QuestionAsked
+
+if TYPE_CHECKING:
+    from forge.agent.runtime import Runtime
+    from forge.config.store import ConfigStore
 
 
 @dataclass
@@ -60,3 +65,18 @@ def message_for_event(event: AgentEvent) -> Message:
     if isinstance(event, QuestionAsked):
         return QuestionNeeded(event)
     return AgentEventArrived(event)
+
+
+@dataclass
+class RuntimeLoaded(Message):
+    """The start-up worker loaded the config and built the runtime (after the first frame)."""
+
+    runtime: Runtime
+    store: ConfigStore
+
+
+@dataclass
+class StartupFailed(Message):
+    """The runtime could not be built (an unknown or malformed session id): Forge exits."""
+
+    error: str

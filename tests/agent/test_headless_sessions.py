@@ -1,18 +1,13 @@
 """`forge run` as a subprocess, continued: resuming sessions (`forge --continue run`,
-`forge --resume ID run`), the allowlist without `--yes`, and what `--timeout` and an interrupt
-leave behind (no process, a valid session file)."""
+`forge --resume ID run`), the allowlist without `--yes`, and what `--timeout` leaves behind (no
+process, a valid session file). Signals: tests/agent/test_exit_signals.py."""
 
 from __future__ import annotations
 
-import json
 import os
-import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
-
-import pytest
 
 from forge.agent.sessions import SessionStore
 from forge.context.conversation import CANCELLED_RESULT
@@ -143,47 +138,22 @@ def test_timeout_kills_the_running_command_and_leaves_a_valid_session(
     assert messages[-1] == ("tool", CANCELLED_RESULT)
 
 
-INTERRUPTIBLE_FORGE = """
-import runpy, signal, sys
-signal.signal(signal.SIGINT, signal.default_int_handler)
-runpy.run_module("forge", run_name="__main__", alter_sys=True)
-"""
-"""`python -m forge` with Ctrl-C working even when the test run itself was started in the
-background of a script, which leaves SIGINT ignored for every child (and Python keeps it so)."""
-
-
-def test_an_interrupt_exits_1_and_leaves_a_valid_session(
+def test_continue_and_listing_survive_a_corrupt_first_line(
     llm_server: OpenAIServer, workspace: Path
 ) -> None:
-    llm_server.enqueue(
-        ToolCalls([Call("execute_command", {"command": "echo $$ > pid.txt; sleep 60"})])
-    )
-    process = subprocess.Popen(
-        [sys.executable, "-c", INTERRUPTIBLE_FORGE, "run", "--yes", "--output", "jsonl", "wait"],
-        cwd=workspace,
-        env=environment(llm_server),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    pid_file = workspace / "pid.txt"
-    try:
-        deadline = time.monotonic() + 60
-        while not (pid_file.exists() and pid_file.read_text().strip()):
-            if time.monotonic() >= deadline:
-                pytest.fail("the command never started")
-            time.sleep(0.05)
-        process.send_signal(signal.SIGINT)
-        stdout, stderr = process.communicate(timeout=60)
-    finally:
-        if process.poll() is None:
-            process.kill()
-            process.communicate()
+    llm_server.enqueue(Text("first answer"), Text("second answer"))
+    first = forge(llm_server, workspace, "run", "--output", "jsonl", "first task")
+    session_id = jsonl(first)[0]["session_id"]
+    path = SessionStore().path_for(session_id)
+    lines = path.read_text().splitlines()
+    path.write_text("\n".join(["\x00garbage", *lines[1:]]) + "\n")
 
-    assert process.returncode == 1, stderr
-    assert "interrupted" in stderr
-    assert process_gone(int(pid_file.read_text()))
-    started = json.loads(stdout.splitlines()[0])
-    assert started["type"] == "run_started"
-    messages = session_messages(started["session_id"])
-    assert messages[-1] == ("tool", CANCELLED_RESULT)
+    listed = forge(llm_server, workspace, "sessions")
+    assert session_id in listed.stdout
+    assert f"warning: session {session_id}: its header line is unreadable" in listed.stderr
+
+    continued = forge(llm_server, workspace, "--continue", "run", "--output", "jsonl", "second")
+    assert continued.returncode == 0, continued.stderr
+    assert jsonl(continued)[0]["session_id"] == session_id
+    assert "recovered from the first valid record" in continued.stderr
+    assert sent_contents(llm_server) == ["first task", "first answer", "second"]

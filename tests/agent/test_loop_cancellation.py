@@ -57,6 +57,7 @@ async def test_cancel_mid_stream_keeps_the_partial_answer(
         assert partial.role == "assistant" and partial.meta.get("partial") is True
         streamed = "".join(e.text for e in seen if isinstance(e, MessageDelta))
         assert partial.content.startswith(streamed) and partial.content != long_text
+        assert partial.content.endswith("\n\n[interrupted by the user]"), "the model is told"
         # The session goes on: the next request carries the partial answer.
         events = await drive(agent.run_turn("go on"))
     assert finished(events).reason == "answered"

@@ -92,7 +92,9 @@ async def test_resuming_a_crashed_session_repairs_it(
     runtime = build_runtime(settings_for(llm_server), workspace, session_id=log.id)
     try:
         assert runtime.agent.conversation.is_valid()
-        assert runtime.agent.conversation[-1].content == CANCELLED_RESULT
+        assert runtime.agent.conversation[-2].content == CANCELLED_RESULT
+        # ... and the model is told the turn was cut off.
+        assert runtime.agent.conversation[-1].meta.get("note") == "cut_off"
         assert runtime.agent.conversation[0].content != "old prompt"  # today's prompt
         events = await drive(runtime.agent.run_turn("go on"))
     finally:
@@ -137,6 +139,8 @@ async def test_apply_settings_switches_model_and_summarization_model(
     assert [r.model for r in agent_requests] == ["main-a"] * 2 + ["main-b"] * 4
     summary_requests = [r for r in llm_server.requests if not r.tools]
     assert summary_requests and all(r.model == "cheap-summarizer" for r in summary_requests)
+    # the session list shows the model the session went on with, not the one it began with
+    assert [info.model for info in runtime.store.list_sessions(workspace)] == ["main-b"]
 
 
 async def test_apply_settings_updates_policy_and_keeps_always_approvals(

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from forge.agent.sessions import (
+    SessionLog,
     SessionNotFoundError,
     SessionStore,
     print_sessions,
@@ -171,3 +172,89 @@ def test_unknown_and_unsafe_ids(tmp_path: Path) -> None:
 def test_summary_dir_is_beside_the_session_file(tmp_path: Path) -> None:
     store = SessionStore(tmp_path / "sessions")
     assert store.summary_dir("abc") == tmp_path / "sessions" / "abc.summaries"
+
+
+def _corrupt_line(path: Path, index: int, how: str) -> None:
+    lines = path.read_text().splitlines()
+    if how == "torn":
+        lines[index] = lines[index][: len(lines[index]) // 2]
+    else:
+        lines[index] = "\x00\x07garbage{{{" + lines[index][40:80]
+    path.write_text("\n".join(lines) + "\n")
+
+
+def agent_like_session(store: SessionStore, workspace: Path) -> SessionLog:
+    """A session as the agent records one: its system prompt names the workspace."""
+    log = store.create(workspace, "test-model")
+    conversation = Conversation()
+    log.attach(conversation)
+    call = ToolCall("call_1", "read_file", '{"path": "a.txt"}')
+    for message in (
+        system(f"You are Forge.\n- Workspace: {workspace}\n- Shell: sh"),
+        user("the task"),
+        assistant(tool_calls=(call,)),
+        tool_result(call, "contents of a"),
+        assistant("the answer"),
+    ):
+        conversation.append(message)
+    return log
+
+
+@pytest.mark.parametrize("how", ["torn", "corrupt"])
+def test_a_broken_first_line_still_lists_and_continues_the_session(
+    tmp_path: Path, workspace: Path, how: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    store = SessionStore(tmp_path / "sessions")
+    log = agent_like_session(store, workspace)
+    _corrupt_line(log.path, 0, how)
+
+    listed = store.list_sessions(workspace)
+    assert [info.id for info in listed] == [log.id]
+    assert listed[0].title == "the task" and listed[0].messages == 5
+    assert any("header line is unreadable" in problem for problem in listed[0].problems)
+    assert store.latest_for(workspace) == listed[0]  # what --continue uses
+
+    resumed, resumed_log = store.resume(log.id)
+    assert [m.content for m in resumed][-1] == "the answer" and resumed.is_valid()
+    assert any("recovered from the first valid record" in p for p in resumed_log.problems)
+
+    print_sessions(workspace, store=store)
+    output = capsys.readouterr()
+    assert log.id in output.out
+    assert f"warning: session {log.id}: " in output.err
+
+
+@pytest.mark.parametrize("how", ["torn", "corrupt"])
+def test_a_broken_line_anywhere_never_loses_the_session(
+    tmp_path: Path, workspace: Path, how: str
+) -> None:
+    store = SessionStore(tmp_path / "sessions")
+    session_id = agent_like_session(store, workspace).id
+    path = store.path_for(session_id)
+    original = path.read_text()
+    count = len(original.splitlines())
+    for index in range(count):
+        path.write_text(original)
+        _corrupt_line(path, index, how)
+        listed = store.list_sessions(workspace)
+        assert [info.id for info in listed] == [session_id], index
+        conversation, log = store.resume(session_id)
+        assert log.problems, index
+        # Appending after the damage still works and is read back.
+        log.attach(conversation)
+        conversation.append(user(f"after damage at line {index + 1}"))
+        assert store.load(session_id)[-1].content == f"after damage at line {index + 1}"
+
+
+def test_a_session_lists_the_model_it_continued_on(tmp_path: Path) -> None:
+    store = SessionStore()
+    conversation, session_id = recorded_conversation(store, tmp_path)
+    log = store.load(session_id)  # reopened, as --continue does
+    assert [info.model for info in store.list_sessions(tmp_path)] == ["test-model"]
+    log_file = next(info.path for info in store.list_sessions(tmp_path))
+    resumed = SessionLog(log_file, {"id": session_id, "model": "test-model"}, exists=True)
+    resumed.record_model("other-model")
+    resumed.record_model("other-model")  # no change: nothing written
+    assert [r["type"] for r in records(log_file)].count("model") == 1
+    assert [info.model for info in store.list_sessions(tmp_path)] == ["other-model"]
+    assert len(store.load(session_id)) == len(log)  # the record does not disturb a resume

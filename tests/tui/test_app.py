@@ -7,10 +7,12 @@ from pathlib import Path
 
 import pytest
 from textual.message import Message
+from textual.widgets import Input, Static
 
 from forge.agent.events import MessageDelta, TurnFinished
 from forge.tui.app import ForgeApp
 from forge.tui.messages import TurnEnded
+from forge.tui.settings import SettingsScreen
 from forge.tui.widgets.chat_blocks import (
     AssistantBlock,
     NoticeBlock,
@@ -56,7 +58,7 @@ async def test_a_task_streams_its_answer_into_the_chat(
         await wait_until(pilot, lambda: any(isinstance(m, TurnEnded) for m in seen), "TurnEnded")
         await wait_idle(pilot)
         deltas = events_of(seen, MessageDelta)
-        assert len(deltas) > 1, "the answer arrived in pieces"
+        # Streamed pieces reach the UI joined into ~30 ms batches (test_delta_batching.py).
         assert "".join(delta.text for delta in deltas) == answer
         assert events_of(seen, TurnFinished)[-1].reason == "answered"
         ended = [m for m in seen if isinstance(m, TurnEnded)]
@@ -84,6 +86,7 @@ async def test_a_message_sent_during_a_turn_is_queued_then_sent(
         await submit(pilot, "second task")
         queued = [b for b in app.chat.query(UserMessageBlock) if b.has_class("-queued")]
         assert [b.text for b in queued] == ["second task"]
+        assert str(queued[0].render()).startswith("queued"), "a word says it waits"
         assert [text for text, _ in app.queued] == ["second task"]
         assert len(llm_server.requests) == 1, "nothing is sent while the turn runs"
         release.touch()
@@ -92,6 +95,18 @@ async def test_a_message_sent_during_a_turn_is_queued_then_sent(
         assert not any(b.has_class("-queued") for b in app.chat.query(UserMessageBlock))
         answers = [b.answer_text for b in app.chat.query(AssistantBlock)]
         assert answers == ["first done", "second done"]
+        # The running turn's answer is drawn above the queued message, not below it.
+        order = [
+            f"user:{b.text}" if isinstance(b, UserMessageBlock) else f"answer:{b.answer_text}"
+            for b in app.chat.children
+            if isinstance(b, UserMessageBlock | AssistantBlock)
+        ]
+        assert order == [
+            "user:first task",
+            "answer:first done",
+            "user:second task",
+            "answer:second done",
+        ]
     assert llm_server.requests[2].messages[-1] == {"role": "user", "content": "second task"}
 
 
@@ -247,7 +262,74 @@ async def test_a_broken_config_file_is_reported_in_the_chat_and_left_untouched(
         reported = [text for text in notices(app) if "Config value not applied" in text]
         assert reported and "config.yaml:2" in reported[0]
         assert "context.warning_threshold" in reported[0]
+        assert "Fix it in the file or in /settings" in reported[0], "it agrees with /settings"
         await submit(pilot, "still there?")
         await wait_idle(pilot)
+        # /settings shows the values in use and says the bad one runs on its default (ADR 0022).
+        await pilot.press("f2")
+        await wait_until(pilot, lambda: isinstance(app.screen, SettingsScreen), "/settings")
+        screen = app.screen
+        assert screen.query_one("#field-llm-model", Input).value == "gpt-4o-mini"
+        banner = str(screen.query_one("#settings-file-error", Static).render())
+        assert "its default runs instead" in banner and "saving writes the values shown" in banner
     assert llm_server.requests and llm_server.requests[0].model == "gpt-4o-mini"
     assert store.path.read_bytes() == broken
+
+
+async def test_keys_typed_while_a_chat_block_has_focus_go_to_the_prompt(
+    llm_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch, workspace: Path
+) -> None:
+    from textual.widgets._collapsible import CollapsibleTitle
+
+    (workspace / "a.txt").write_text("alpha\n")
+    llm_server.enqueue(ToolCalls([Call("read_file", {"path": "a.txt"})]), Text("read it"))
+    app = make_app(configure(llm_server, monkeypatch), workspace)
+    async with app.run_test(size=SIZE) as pilot:
+        await submit(pilot, "read a.txt")
+        await wait_idle(pilot)
+        title = app.chat.query_one(ToolCallBlock).query_one(CollapsibleTitle)
+        title.focus()
+        await pilot.pause()
+        assert app.focused is title
+        handled = app.inputs_handled
+        await pilot.press(*"/help")
+        assert app.focused is app.prompt
+        assert app.prompt.text == "/help"
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: app.inputs_handled > handled, "the command")
+        assert app.prompt.text == ""
+
+
+async def test_ctrl_c_with_a_draft_clears_it_instead_of_arming_quit(
+    llm_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch, workspace: Path
+) -> None:
+    app = make_app(configure(llm_server, monkeypatch), workspace)
+    async with app.run_test(size=SIZE) as pilot:
+        app.prompt.focus()
+        await pilot.press(*"half a thought")
+        await pilot.press("ctrl+c")
+        await pilot.pause()
+        assert app.prompt.text == ""
+        await pilot.press("ctrl+c")
+        await pilot.pause()
+        assert app.is_running, "clearing the draft did not count as the first Ctrl+C"
+
+
+async def test_the_no_key_welcome_goes_away_once_a_key_is_set(
+    llm_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch, workspace: Path
+) -> None:
+    monkeypatch.setenv("OPENAI_BASE_URL", "https://api.example.invalid/v1")
+    from forge.config.store import ConfigStore
+
+    store = ConfigStore()
+    app = make_app(store, workspace)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert any(n.kind == "welcome" for n in app.chat.query(NoticeBlock))
+        from pydantic import SecretStr
+
+        llm = app.settings.llm.model_copy(update={"api_key": SecretStr("sk-new")})
+        await app.show_settings(app.settings.model_copy(update={"llm": llm}))
+        await pilot.pause()
+        assert not any(n.kind == "welcome" for n in app.chat.query(NoticeBlock))
+        assert any("Forge is ready" in text for text in notices(app))

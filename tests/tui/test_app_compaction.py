@@ -102,11 +102,12 @@ async def test_a_failed_compaction_closes_its_line_with_the_error(
         assert failures[-1].fallback is None, "well inside the budget: nothing to fall back on"
         line = app.chat.query(NoticeBlock).last()
         assert line.kind == "error"
-        assert line.text.startswith("Compaction failed:") and "500" in line.text
-        assert line.text.endswith("nothing was changed."), line.text
+        assert line.text.startswith("Compaction failed.") and "HTTP 500" in line.text
+        assert line.text.endswith("it is tried again when the context fills up."), line.text
         assert not any("Compacting" in text for text in notices(app)), "the line was closed"
         assert app.status.summarization.state == "failed"
-        assert result_text(app).endswith("no fallback applied")
+        assert "answered HTTP 500" in result_text(app)
+        assert sum("Summarization failed" in text for text in notices(app)) == 1, "told once"
     assert [m.role for m in app.runtime.agent.conversation.messages].count("user") == 4
 
 

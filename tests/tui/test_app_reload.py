@@ -76,3 +76,26 @@ async def test_a_key_added_while_running_ends_the_welcome(
         await submit(pilot, "hello")
         await wait_idle(pilot)
     assert llm_server.requests[0].headers["authorization"] == "Bearer sk-added-later"
+
+
+async def test_a_broken_edit_while_running_is_told_whole_in_the_chat(
+    llm_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch, workspace: Path
+) -> None:
+    store = configure(llm_server, monkeypatch, config={"llm": {"model": "main-model"}})
+    app = make_app(store, workspace)
+    async with app.run_test(size=SIZE) as pilot:
+        for attempt in range(10):
+            store.path.write_text(f"llm:\n  model: [unclosed\n# edit {attempt}\n", "utf-8")
+            try:
+                await wait_until(
+                    pilot,
+                    lambda: any("Config change not applied" in t for t in notices(app)),
+                    "the rejection",
+                    deadline=2,
+                )
+                break
+            except AssertionError:
+                continue
+        told = [t for t in notices(app) if "Config change not applied" in t]
+        assert told and "config.yaml" in told[0] and "running settings are unchanged" in told[0]
+        assert app.settings.llm.model == "main-model"

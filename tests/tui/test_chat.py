@@ -174,7 +174,9 @@ async def test_errors_and_turn_limits_are_reported() -> None:
         await chat.show_event(ErrorEvent("model not found: nope", "model_not_found", fatal=True))
         await chat.show_event(TurnFinished("max_turns"))
         kinds = [(n.kind, n.text) for n in chat.query(NoticeBlock)]
-        assert kinds[0] == ("error", "**model_not_found**: model not found: nope")
+        assert kinds[0][0] == "error"
+        assert kinds[0][1].startswith("**The server does not know this model**: model not found")
+        assert "/model lists the server's models" in kinds[0][1], "a way forward"
         assert "limit" in kinds[1][1]
 
 
@@ -235,3 +237,56 @@ async def test_history_renders_messages_tool_calls_and_summaries() -> None:
         assert kinds == ["SummaryBlock", "UserMessageBlock", "ToolCallBlock", "AssistantBlock"]
         assert chat.query_one(ToolCallBlock).output == "a.py\nb.py"
         assert chat.query_one(AssistantBlock).answer_text == "Two files."
+
+
+async def test_a_finished_answer_marks_its_edge_blocks_once_instead_of_positional_rules() -> None:
+    from textual.widgets.markdown import MarkdownBlock
+
+    app = ChatHost()
+    async with app.run_test(size=(100, 30)) as pilot:
+        chat = app.query_one(ChatView)
+        for piece in ("# Title\n\n", "First paragraph.\n\n", "Last paragraph.\n"):
+            await chat.show_event(MessageDelta(piece))
+        await chat.show_event(AssistantMessageDone(Message(role="assistant", content="x")))
+        await pilot.pause()
+        markdown = chat.query_one(AssistantBlock).query_one(".answer", Markdown)
+        blocks = [child for child in markdown.children if isinstance(child, MarkdownBlock)]
+        assert [b.has_class("-first-block") for b in blocks] == [True, False, False]
+        assert [b.has_class("-last-block") for b in blocks] == [False, False, True]
+
+
+def test_no_position_dependent_selectors_in_the_tui_styles() -> None:
+    """`:first-child`/`:last-child`/`:nth-child` on a growing container restyle every
+    sibling on each mount (a streamed answer then costs the square of its length)."""
+    import re
+    from pathlib import Path
+
+    import forge.tui
+
+    root = Path(forge.tui.__file__).parent
+    selector = re.compile(r"[\w)\]-]:(first-child|last-child|nth-child|first-of-type|last-of-type)")
+    offenders = [
+        str(path.relative_to(root))
+        for path in [*root.rglob("*.tcss"), *root.rglob("*.py")]
+        if selector.search(path.read_text(encoding="utf-8"))
+    ]
+    assert offenders == []
+
+
+async def test_a_long_diff_is_folded_and_a_short_one_shown() -> None:
+    app = ChatHost()
+    long_diff = "--- a/x\n+++ b/x\n@@ -1,40 +1,40 @@\n" + "".join(
+        f"-old {n}\n+new {n}\n" for n in range(40)
+    )
+    short_diff = "--- a/y\n+++ b/y\n@@ -1 +1 @@\n-a\n+b\n"
+    async with app.run_test(size=(100, 30)) as pilot:
+        chat = app.query_one(ChatView)
+        for call_id, diff in (("c1", long_diff), ("c2", short_diff)):
+            call = ToolCall(call_id, "apply_diff", '{"path": "x"}')
+            await chat.show_event(ToolCallFinished(call, "applied", metadata={"diff": diff}))
+        await pilot.pause()
+        long_block, short_block = chat.query(ToolCallBlock)
+        assert long_block.diff_folded and long_block.query_one(Collapsible).collapsed
+        assert "84-line diff folded" in long_block.status_text
+        assert long_block.status_text.startswith("+40 -40")
+        assert not short_block.diff_folded and not short_block.query_one(Collapsible).collapsed

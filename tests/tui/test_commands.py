@@ -6,14 +6,14 @@ from textual.app import App, ComposeResult
 from textual.command import CommandPalette
 from textual.widgets import Label, OptionList
 
-from forge.tui.commands import (
+from forge.tui.command_table import (
     SLASH_COMMANDS,
     SlashCommand,
-    SlashCommandProvider,
     complete_slash_command,
     parse_slash_command,
     unknown_command_message,
 )
+from forge.tui.commands import SlashCommandProvider
 from tests.tui.test_app_helpers import wait_until
 
 
@@ -100,3 +100,25 @@ async def test_palette_search_keeps_the_argument_hint() -> None:
         await wait_until(pilot, lambda: options.option_count == 1, "one match")
         shown = str(options.get_option_at_index(0).prompt)
         assert "/compact [instructions]" in shown
+
+
+def test_the_command_table_imports_none_of_the_modules_that_read_it() -> None:
+    """The table is read by the app, the handlers, the help screen and the prompt; the
+    arrows point one way, so it imports none of them (not even for type checking)."""
+    import ast
+    from pathlib import Path
+
+    import forge.tui.command_table as table
+
+    tree = ast.parse(Path(table.__file__).read_text(encoding="utf-8"))
+    imported = {
+        node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and node.module
+    } | {
+        alias.name
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Import)
+        for alias in node.names
+    }
+    assert not {name for name in imported if name.startswith("forge.tui")}
+    commands_source = Path(table.__file__).with_name("commands.py").read_text(encoding="utf-8")
+    assert "forge.tui.app" not in commands_source, "the handlers see the app through a Protocol"

@@ -87,7 +87,9 @@ async def test_model_switches_the_model_for_the_next_request(
     async with app.run_test(size=SIZE) as pilot:
         await submit(pilot, "/model")
         await pilot.pause()
-        assert "Usage: `/model NAME`" in notices(app)[-1]
+        # Without a name: the server's own list (GET /v1/models) and how to switch.
+        listed = notices(app)[-1]
+        assert "- `test-model`" in listed and "Switch with `/model NAME`" in listed
         await submit(pilot, "/model other-model")
         await pilot.pause()
         assert app.header.model == "other-model"
@@ -139,7 +141,30 @@ async def test_sessions_lists_this_workspace(
         listing = notices(app)[-1]
         assert app.runtime.session_id in listing
         assert "(this one)" in listing and "a saved question" in listing
-        assert "forge --resume" in listing
+        assert "forge --resume" in listing and "/sessions ID" in listing
+
+
+async def test_sessions_with_an_id_resumes_that_session_in_the_app(
+    llm_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch, workspace: Path
+) -> None:
+    llm_server.enqueue(Text("first answer"), Text("second answer"))
+    app = make_app(configure(llm_server, monkeypatch), workspace)
+    async with app.run_test(size=SIZE) as pilot:
+        await submit(pilot, "the first session's question")
+        await wait_idle(pilot)
+        first_id = app.runtime.session_id
+        await submit(pilot, "/clear")
+        await submit(pilot, "another question")
+        await wait_idle(pilot)
+        assert app.runtime.session_id != first_id
+        await submit(pilot, f"/sessions {first_id[-6:]}")
+        await pilot.pause()
+        assert app.runtime.session_id == first_id
+        users = [b.text for b in app.chat.query(UserMessageBlock)]
+        assert users == ["the first session's question"], "its history, not the other one's"
+        assert notices(app)[-1] == f"Resumed session `{first_id}`."
+        await submit(pilot, "/sessions nope-no-such")
+        assert "Cannot resume `nope-no-such`" in notices(app)[-1]
 
 
 async def test_help_opens_and_closes(
@@ -217,3 +242,18 @@ async def test_palette_runs_a_slash_command(
         await wait_until(pilot, lambda: one_option(app), "the palette to filter")
         await pilot.press("enter")
         await wait_until(pilot, lambda: app.prompt.text == "/model ", "the prompt to fill")
+
+
+async def test_model_alone_says_plainly_when_the_server_cannot_list_its_models(
+    llm_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch, workspace: Path
+) -> None:
+    store = configure(llm_server, monkeypatch)
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")  # nothing listens there
+    store.load()
+    app = make_app(store, workspace)
+    async with app.run_test(size=SIZE) as pilot:
+        await submit(pilot, "/model")
+        await pilot.pause()
+        told = notices(app)[-1]
+        assert told.startswith("Could not list the server's models: could not reach")
+        assert "Switch with `/model NAME`" in told

@@ -4,7 +4,13 @@ failure with or without a fallback, an interruption."""
 from __future__ import annotations
 
 from forge.agent.events import SummarizationCompleted, SummarizationFailed
-from forge.tui.compaction import NOTHING_TO_COMPACT, describe_compaction, is_skip, skip_reason
+from forge.tui.compaction import (
+    NOTHING_TO_COMPACT,
+    describe_compaction,
+    is_skip,
+    plain_failure,
+    skip_reason,
+)
 
 
 def completed(before: int = 42_100, after: int = 18_300) -> SummarizationCompleted:
@@ -43,17 +49,41 @@ def test_a_skip_after_which_the_fallback_made_room_says_what_it_did() -> None:
     assert "2 tool outputs pruned (42.1k → 30.0k tokens)" in outcome.text
 
 
-def test_a_failure_names_the_error_and_the_fallback() -> None:
+def test_a_failure_says_in_plain_words_what_happened_and_what_happens_next() -> None:
     outcome = describe_compaction(
-        [failed("ServerError: HTTP 500", "3 tool outputs pruned")], reason="completed"
+        [failed("ServerError: Server error (HTTP 500)", "3 tool outputs pruned")],
+        reason="completed",
     )
     assert outcome.kind == "error"
     assert outcome.text == (
-        "Compaction failed: ServerError: HTTP 500 — fallback applied: 3 tool outputs pruned "
-        "(42.1k → 30.0k tokens)."
+        "Compaction failed. Summarization failed: model `small` answered HTTP 500: a "
+        "server error. Older content was shortened instead (3 tool outputs pruned; "
+        "42.1k → 30.0k tokens)."
     )
     without = describe_compaction([failed("ServerError: HTTP 500")], reason="completed")
-    assert without.text.endswith("— nothing was changed.")
+    assert without.text.endswith(
+        "Nothing was shortened; it is tried again when the context fills up."
+    )
+    assert "ServerError" not in without.text and "fallback" not in without.text
+
+
+def test_an_unknown_summarization_model_points_at_its_setting() -> None:
+    text = plain_failure(
+        SummarizationFailed(
+            "r",
+            "tool_call",
+            "cheap-m",
+            "ModelNotFoundError: Model or endpoint not found (HTTP 404: no such model)",
+            "4 tool outputs pruned",
+            0,
+            1000,
+            600,
+        )
+    )
+    assert text.startswith("Summarization failed: model `cheap-m` answered HTTP 404")
+    assert "Older content was shortened instead" in text
+    assert text.endswith("Fix: /settings → Summarization Model.")
+    assert "ModelNotFoundError" not in text
 
 
 def test_an_error_without_any_run_is_a_failure() -> None:

@@ -396,12 +396,12 @@ async def test_a_broken_file_is_shown_and_not_overwritten() -> None:
         await pilot.pause()
         text = rendered_text(app)
         assert "config.yaml:2: invalid YAML" in text
-        assert "saving is disabled until" in text
+        assert "Saving is off" in text
         await replace_text(pilot, "field-llm-model", "other-model")
         await pilot.press("ctrl+s")
         await pilot.pause()
         assert isinstance(app.screen, SettingsScreen)
-        assert any("fix it by hand" in notice for notice in notices(seen, "error"))
+        assert any("Fix the file by hand" in notice for notice in notices(seen, "error"))
     assert path.read_bytes() == before
 
 

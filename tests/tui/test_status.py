@@ -99,17 +99,26 @@ async def test_progress_from_another_run_is_ignored() -> None:
         assert pane.summarization.done == 0
 
 
-async def test_failure_shows_the_error_and_the_fallback() -> None:
+async def test_failure_says_in_plain_words_what_happened_and_what_happens_next() -> None:
     app = StatusHost()
     async with app.run_test(size=(120, 40)):
         pane = app.query_one(StatusPane)
         pane.show_event(started())
         pane.show_event(
-            SummarizationFailed("run-1", "tool_call", "small-model", "server error 500", "pruned")
+            SummarizationFailed(
+                "run-1",
+                "tool_call",
+                "small-model",
+                "ServerError: HTTP 500",
+                "2 tool outputs pruned",
+            )
         )
         panel = pane.summarization
         assert panel.has_class("-failed") and not panel.has_class("-running")
-        assert text_of(pane, "#summary-result") == "failed: server error 500\nfallback: pruned"
+        text = text_of(pane, "#summary-result")
+        assert text.startswith("Summarization failed: model small-model answered HTTP 500")
+        assert "Older content was shortened instead (2 tool outputs pruned" in text
+        assert "ServerError" not in text
 
 
 async def test_an_interrupted_run_never_stays_running() -> None:

@@ -11,6 +11,7 @@ from forge.agent.mcp.connection import McpConnection, ServerState
 from forge.agent.mcp.servers import configured_servers, secret_values
 from forge.agent.mcp.tool import McpTool
 from forge.agent.tools.base import Tool
+from forge.config.secrets import KNOWN_SECRETS
 from forge.config.settings import McpServerSettings
 
 
@@ -19,7 +20,8 @@ class McpServers:
     is what the ready servers offer right now."""
 
     def __init__(self, user: Mapping[str, McpServerSettings], workspace: Path) -> None:
-        """The servers of `user` settings and the workspace's `.forge/mcp.yaml`."""
+        """The servers of `user` settings and the workspace's `.forge/mcp.yaml`; their `env`
+        and `headers` values (expanded) become known secrets."""
         self.connections: list[McpConnection] = []
         self.problems: dict[str, str] = {}
         """Entries that could not be used, by name, with why."""
@@ -28,6 +30,8 @@ class McpServers:
                 self.problems[entry.name] = entry.problem
             else:
                 self.connections.append(McpConnection(entry.name, entry.settings, str(workspace)))
+        # Every artefact writer (session file, log, `forge run` output) masks these from now on.
+        KNOWN_SECRETS.add(self.secrets())
         self._started = False
         self._cache: tuple[tuple[int, ...], list[Tool]] = ((), [])
 

@@ -8,6 +8,7 @@ from typing import Any
 
 from forge.agent.tools.base import Tool, ToolContext, ToolError, ToolResult
 from forge.agent.tools.diffs import diff_stats, unified_diff
+from forge.agent.tools.read_ledger import FileReadLedger
 from forge.agent.tools.text_files import read_text_for_edit, write_text
 from forge.agent.tools.workspace import display_path, resolve_in_workspace
 from forge.llm.protocols import ToolSpec
@@ -57,6 +58,10 @@ class ApplyDiffTool(Tool):
     )
     mutates = True
 
+    def __init__(self, ledger: FileReadLedger | None = None) -> None:
+        """`ledger` records what the model wrote (shared with `read_file` and `write_file`)."""
+        self.ledger = ledger if ledger is not None else FileReadLedger()
+
     def describe(self, arguments: Mapping[str, Any]) -> str:
         """E.g. "apply_diff: src/app.py (2 blocks)"."""
         blocks = arguments.get("blocks")
@@ -85,6 +90,7 @@ class ApplyDiffTool(Tool):
             )
         path = resolve_in_workspace(context.workspace, arguments["path"])
         write_text(path, plan.shown_path, plan.new)
+        self.ledger.record(path, plan.new.encode("utf-8"))
         added, removed = diff_stats(plan.diff)
         return ToolResult(
             content=f"applied {count} {noun} to {plan.shown_path} (+{added} -{removed})",

@@ -4,7 +4,8 @@ The command runs as `/bin/sh -c COMMAND` in its own session, so it leads a new p
 and everything it starts can be signalled at once. stdout and stderr share one pipe, so their
 interleaving is kept. On timeout or cancellation the whole group gets SIGTERM, then SIGKILL
 after a grace period. When the shell exits, whatever it left running in its group is ended the
-same way: nothing the agent starts outlives the call.
+same way: nothing the agent starts outlives the call. If Forge itself ends first — a signal,
+a crash, `kill -9` — `process_guard` ends the group (docs/adr/0021).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from typing import Any
 
 from forge.agent.tools.base import Tool, ToolContext, ToolError, ToolResult, first_line
 from forge.agent.tools.output import HeadTailBuffer
+from forge.agent.tools.process_guard import GUARD, pdeathsig_preexec
 from forge.agent.tools.workspace import workspace_root
 from forge.llm.protocols import ToolSpec
 
@@ -109,12 +111,14 @@ class ExecuteCommandTool(Tool):
                 stderr=write_descriptor,
                 start_new_session=True,
                 env=_command_environment(),
+                preexec_fn=pdeathsig_preexec(),
             )
         except OSError as error:
             os.close(read_descriptor)
             raise ToolError(f"cannot start /bin/sh: {error.strerror}") from None
         finally:
             os.close(write_descriptor)
+        GUARD.track(process.pid)
         output, transport = await _open_pipe_reader(read_descriptor)
         buffer = HeadTailBuffer(self.head_characters, self.tail_characters)
         reader = asyncio.create_task(_pump(output, buffer, context))
@@ -138,6 +142,7 @@ class ExecuteCommandTool(Tool):
             if not group_ended:
                 # Cancelled again while cleaning up: leave nothing running all the same.
                 _signal_group(process.pid, signal.SIGKILL)
+            GUARD.untrack(process.pid)
             reader.cancel()
             transport.close()
         exit_code = process.returncode if process.returncode is not None else -signal.SIGKILL

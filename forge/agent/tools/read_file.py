@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from forge.agent.tools.base import Tool, ToolContext, ToolError, ToolResult
 from forge.agent.tools.output import head_and_tail_lines
+from forge.agent.tools.read_ledger import FileReadLedger
+from forge.agent.tools.text_files import read_regular_bytes
+from forge.agent.tools.threads import run_in_daemon_thread
 from forge.agent.tools.workspace import display_path, resolve_in_workspace
 from forge.llm.protocols import ToolSpec
 
@@ -23,7 +25,8 @@ BINARY_SNIFF_BYTES = 8192
 
 
 class ReadFileTool(Tool):
-    """Reads a text file, numbering its lines; refuses binary files and paths outside."""
+    """Reads a text file, numbering its lines; refuses binary files, anything that is not a
+    regular file, and paths outside. Each read is recorded in the ledger `write_file` checks."""
 
     spec = ToolSpec(
         name="read_file",
@@ -49,6 +52,10 @@ class ReadFileTool(Tool):
         },
     )
 
+    def __init__(self, ledger: FileReadLedger | None = None) -> None:
+        """`ledger` records what the model read (shared with the edit tools of a session)."""
+        self.ledger = ledger if ledger is not None else FileReadLedger()
+
     def describe(self, arguments: Mapping[str, Any]) -> str:
         """E.g. "read_file: src/app.py (lines 10-40)"."""
         line = f"read_file: {arguments.get('path', '?')}"
@@ -61,21 +68,26 @@ class ReadFileTool(Tool):
         """The numbered lines asked for, or a `ToolError` naming what is wrong."""
         path = resolve_in_workspace(context.workspace, arguments["path"])
         shown = display_path(context.workspace, path)
-        content = await asyncio.to_thread(
+        data, content = await run_in_daemon_thread(
             _read_numbered, path, shown, arguments.get("start_line"), arguments.get("end_line")
         )
+        self.ledger.record(path, data)
         return ToolResult(content=content, metadata={"path": shown})
 
 
-def _read_numbered(path: Path, shown: str, start_line: int | None, end_line: int | None) -> str:
+def _read_numbered(
+    path: Path, shown: str, start_line: int | None, end_line: int | None
+) -> tuple[bytes, str]:
+    """The file's bytes and the numbered lines asked for."""
     if path.is_dir():
         raise ToolError(f"'{shown}' is a directory; use list_files to see what it holds")
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        raise ToolError(f"file '{shown}' does not exist") from None
-    except OSError as error:
-        raise ToolError(f"cannot read '{shown}': {error.strerror}") from None
+    data = read_regular_bytes(path, shown)
+    if data is None:
+        raise ToolError(f"file '{shown}' does not exist")
+    return data, _numbered(data, shown, start_line, end_line)
+
+
+def _numbered(data: bytes, shown: str, start_line: int | None, end_line: int | None) -> str:
     if b"\x00" in data[:BINARY_SNIFF_BYTES]:
         raise ToolError(
             f"'{shown}' is a binary file ({len(data)} bytes); read_file only reads text"

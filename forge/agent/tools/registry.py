@@ -32,6 +32,7 @@ from forge.agent.tools.execute_command import ExecuteCommandTool
 from forge.agent.tools.list_files import ListFilesTool
 from forge.agent.tools.loop_breaking import AskQuestionTool, ConverseTool, TaskCompletionTool
 from forge.agent.tools.read_file import ReadFileTool
+from forge.agent.tools.read_ledger import FileReadLedger
 from forge.agent.tools.search_files import SearchFilesTool
 from forge.agent.tools.write_file import WriteFileTool
 from forge.llm.messages import ToolCall
@@ -130,12 +131,17 @@ class ToolRegistry:
 
 
 def default_registry() -> ToolRegistry:
-    """A registry with every built-in tool: file tools, search, commands, loop-breaking tools."""
+    """A registry with every built-in tool: file tools, search, commands, loop-breaking tools.
+
+    The file tools share one `FileReadLedger`: the registry of a session is its memory of
+    what the model has read.
+    """
+    ledger = FileReadLedger()
     return ToolRegistry(
         [
-            ReadFileTool(),
-            WriteFileTool(),
-            ApplyDiffTool(),
+            ReadFileTool(ledger),
+            WriteFileTool(ledger),
+            ApplyDiffTool(ledger),
             ListFilesTool(),
             SearchFilesTool(),
             ExecuteCommandTool(),

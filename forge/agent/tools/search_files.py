@@ -1,17 +1,26 @@
-"""`search_files`: a regular-expression search over workspace files, like a small grep."""
+"""`search_files`: a regular-expression search over workspace files, like a small grep.
+
+Patterns run on RE2 (google-re2), whose matching time is linear in the text: no pattern can
+hang Forge, where Python's backtracking `re` takes exponential time on `^(a+)+$` against a
+line of `a`s and a `!` (docs/adr/0020-linear-time-search.md). RE2's syntax is Python's
+without backreferences and look-around.
+"""
 
 from __future__ import annotations
 
-import asyncio
-import re
+import os
+import stat
 from collections.abc import Mapping
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+import re2
 from pathspec import GitIgnoreSpec
 
 from forge.agent.tools.base import Tool, ToolContext, ToolError, ToolResult
 from forge.agent.tools.ignore import IgnoreRules, WorkspaceEntry, walk
+from forge.agent.tools.text_files import not_regular_error, read_regular_bytes
+from forge.agent.tools.threads import run_in_daemon_thread
 from forge.agent.tools.workspace import (
     display_path,
     is_inside_workspace,
@@ -27,17 +36,19 @@ MAX_LINE_CHARACTERS = 300
 MAX_FILE_BYTES = 5_000_000
 """Larger files are skipped (they are rarely source and slow to scan)."""
 BINARY_SNIFF_BYTES = 8192
+MAX_PATTERN_MEMORY = 64 << 20
+"""RE2's memory budget for one compiled pattern; a pattern needing more is refused."""
 
 
 class SearchFilesTool(Tool):
-    """Finds lines matching a Python regular expression, respecting .gitignore."""
+    """Finds lines matching a regular expression (RE2, linear time), respecting .gitignore."""
 
     spec = ToolSpec(
         name="search_files",
         description=(
-            "Search workspace files for a regular expression (Python syntax), reporting "
-            "'path:line: text' for each matching line. Ignored files, .git, binary files and "
-            "files over 5 MB are skipped."
+            "Search workspace files for a regular expression (RE2 syntax: Python's, without "
+            "backreferences or look-around), reporting 'path:line: text' for each matching "
+            "line. Ignored files, .git, binary files and files over 5 MB are skipped."
         ),
         parameters={
             "type": "object",
@@ -66,23 +77,38 @@ class SearchFilesTool(Tool):
 
     async def run(self, arguments: dict[str, Any], context: ToolContext) -> ToolResult:
         """The matching lines, capped at `MAX_MATCHES`."""
-        try:
-            pattern = re.compile(arguments["regex"])
-        except re.error as error:
-            raise ToolError(f"invalid regex {arguments['regex']!r}: {error}") from None
+        pattern = compile_pattern(arguments["regex"])
         target = resolve_in_workspace(context.workspace, arguments.get("path") or ".")
         shown = display_path(context.workspace, target)
         include = arguments.get("include") or None
         root = workspace_root(context.workspace)
-        content = await asyncio.to_thread(_search, root, target, shown, pattern, include)
+        content = await run_in_daemon_thread(_search, root, target, shown, pattern, include)
         return ToolResult(content=content, metadata={"path": shown})
 
 
-def _search(
-    root: Path, target: Path, shown: str, pattern: re.Pattern[str], include: str | None
-) -> str:
-    if not target.exists():
-        raise ToolError(f"path '{shown}' does not exist")
+def compile_pattern(regex: str) -> Any:
+    """`regex` compiled by RE2; `ToolError` naming what RE2 cannot take (e.g. "\\1")."""
+    options = re2.Options()
+    options.log_errors = False  # RE2 would print to stderr, through the TUI
+    options.max_mem = MAX_PATTERN_MEMORY
+    try:
+        return re2.compile(regex, options=options)
+    except re2.error as error:
+        reason = error.args[0] if error.args else error
+        if isinstance(reason, bytes):
+            reason = reason.decode("utf-8", errors="replace")
+        raise ToolError(
+            f"invalid regex {regex!r}: {reason} (RE2 syntax: no backreferences or look-around)"
+        ) from None
+
+
+def _search(root: Path, target: Path, shown: str, pattern: Any, include: str | None) -> str:
+    try:
+        mode = os.stat(target).st_mode
+    except OSError:
+        raise ToolError(f"path '{shown}' does not exist") from None
+    if not (stat.S_ISDIR(mode) or stat.S_ISREG(mode)):
+        raise not_regular_error(shown, mode)
     included = GitIgnoreSpec.from_lines([include]) if include else None
     matches: list[str] = []
     extra = 0
@@ -118,12 +144,14 @@ def _candidate_files(root: Path, target: Path) -> list[WorkspaceEntry]:
     ]
 
 
-def _matching_lines(path: Path, pattern: re.Pattern[str]) -> list[tuple[int, str]]:
+def _matching_lines(path: Path, pattern: Any) -> list[tuple[int, str]]:
     try:
         if not path.is_file() or path.stat().st_size > MAX_FILE_BYTES:
             return []
-        data = path.read_bytes()
-    except OSError:
+        data = read_regular_bytes(path, path.name)
+    except (OSError, ToolError):
+        return []
+    if data is None:
         return []
     if b"\x00" in data[:BINARY_SNIFF_BYTES]:
         return []

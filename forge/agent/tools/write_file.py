@@ -7,19 +7,25 @@ from typing import Any
 
 from forge.agent.tools.base import Tool, ToolContext, ToolError, ToolResult
 from forge.agent.tools.diffs import diff_stats, unified_diff
-from forge.agent.tools.text_files import read_text_for_edit, write_text
+from forge.agent.tools.read_ledger import FileReadLedger
+from forge.agent.tools.text_files import read_regular_bytes, write_text
 from forge.agent.tools.workspace import display_path, resolve_in_workspace
 from forge.llm.protocols import ToolSpec
 
 
 class WriteFileTool(Tool):
-    """Writes a file's whole content, creating missing parent directories."""
+    """Writes a file's whole content, creating missing parent directories.
+
+    An existing file is replaced only if the model has read it (or written it) this session
+    and it has not changed since: otherwise a `ToolError` asks the model to read it again.
+    """
 
     spec = ToolSpec(
         name="write_file",
         description=(
             "Create a file or replace its whole content. Parent directories are created. "
-            "To change part of an existing file prefer apply_diff."
+            "An existing file must have been read with read_file first (and not changed "
+            "since). To change part of an existing file prefer apply_diff."
         ),
         parameters={
             "type": "object",
@@ -31,6 +37,10 @@ class WriteFileTool(Tool):
         },
     )
     mutates = True
+
+    def __init__(self, ledger: FileReadLedger | None = None) -> None:
+        """`ledger` holds what the model read this session (shared with `read_file`)."""
+        self.ledger = ledger if ledger is not None else FileReadLedger()
 
     def describe(self, arguments: Mapping[str, Any]) -> str:
         """E.g. "write_file: src/app.py (12 lines)"."""
@@ -44,22 +54,24 @@ class WriteFileTool(Tool):
             path_argument, content = arguments["path"], arguments["content"]
             if not isinstance(path_argument, str) or not isinstance(content, str):
                 return self.describe(arguments)
-            diff, _, _ = _plan(context, path_argument, content)
+            diff, _, _ = self._plan(context, path_argument, content)
         except (ToolError, KeyError) as error:
             return f"cannot preview: {error}"
         return diff or "(no change)"
 
     async def run(self, arguments: dict[str, Any], context: ToolContext) -> ToolResult:
         """Write the file; the result's metadata holds the diff and the path."""
-        diff, shown, existed = _plan(context, arguments["path"], arguments["content"])
+        diff, shown, existed = self._plan(context, arguments["path"], arguments["content"])
         path = resolve_in_workspace(context.workspace, arguments["path"])
         content: str = arguments["content"]
         metadata = {"path": shown, "diff": diff}
         if existed and not diff:
+            self.ledger.record(path, content.encode("utf-8"))
             return ToolResult(
                 content=f"{shown} already has this content; nothing changed", metadata=metadata
             )
         write_text(path, shown, content)
+        self.ledger.record(path, content.encode("utf-8"))
         added, removed = diff_stats(diff)
         verb = "updated" if existed else "created"
         lines = len(content.splitlines())
@@ -67,10 +79,15 @@ class WriteFileTool(Tool):
             content=f"{verb} {shown} ({lines} lines; +{added} -{removed})", metadata=metadata
         )
 
-
-def _plan(context: ToolContext, path_argument: str, content: str) -> tuple[str, str, bool]:
-    """(diff, display path, whether the file existed) for writing `content` to the path."""
-    path = resolve_in_workspace(context.workspace, path_argument)
-    shown = display_path(context.workspace, path)
-    old = read_text_for_edit(path, shown, strict=False)
-    return unified_diff(old or "", content, shown, existed=old is not None), shown, old is not None
+    def _plan(
+        self, context: ToolContext, path_argument: str, content: str
+    ) -> tuple[str, str, bool]:
+        """(diff, display path, whether the file existed) for writing `content` to the path;
+        `ToolError` if an existing file was not read, or changed since it was."""
+        path = resolve_in_workspace(context.workspace, path_argument)
+        shown = display_path(context.workspace, path)
+        data = read_regular_bytes(path, shown)
+        self.ledger.check_current(path, shown, data)
+        old = data.decode("utf-8", errors="replace") if data is not None else None
+        diff = unified_diff(old or "", content, shown, existed=old is not None)
+        return diff, shown, old is not None

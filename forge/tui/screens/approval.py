@@ -53,16 +53,19 @@ class ApprovalScreen(ModalScreen[ApprovalDecision]):
                     yield DiffView(preview)
                 else:
                     yield Static(preview, markup=False, classes="command-preview")
-            with Horizontal(id="approval-buttons"):
-                # Content labels: "[y]" written as markup would vanish as a tag.
-                yield Button(Content("Approve once [y]"), id="approve-once", variant="success")
-                yield Button(
-                    Content("Always for this tool [a]"), id="approve-always", variant="primary"
+            # Docked at the bottom of the dialog: a long diff scrolls, the choices stay visible.
+            with Vertical(id="approval-actions"):
+                with Horizontal(id="approval-buttons"):
+                    # Content labels: "[y]" written as markup would vanish as a tag.
+                    yield Button(Content("Approve once [y]"), id="approve-once", variant="success")
+                    yield Button(
+                        Content("Always for this tool [a]"), id="approve-always", variant="primary"
+                    )
+                    yield Button(Content("Reject [n]"), id="reject", variant="error")
+                yield Input(
+                    placeholder="Why? (Enter rejects, Esc rejects without a reason)",
+                    id="reject-reason",
                 )
-                yield Button(Content("Reject [n]"), id="reject", variant="error")
-            yield Input(
-                placeholder="Why? (Enter rejects, Esc rejects without a reason)", id="reject-reason"
-            )
 
     def on_mount(self) -> None:
         self.query_one("#approve-once", Button).focus()

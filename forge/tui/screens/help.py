@@ -8,14 +8,14 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Markdown
 
-from forge.tui.commands import SLASH_COMMANDS
+from forge.tui.command_table import SLASH_COMMANDS
 
 KEYS = (
     ("Enter", "send the message (queued if a turn is running)"),
     ("Shift+Enter, Ctrl+J", "new line"),
     ("Up / Down", "previous / next message from history"),
     ("Tab", "complete a slash command; elsewhere, move focus (e.g. to a tool call)"),
-    ("Esc, Ctrl+C", "interrupt the running turn"),
+    ("Esc, Ctrl+C", "interrupt the running turn (Ctrl+C clears a typed draft first)"),
     ("Ctrl+C twice", "quit"),
     ("Ctrl+P", "command palette"),
     ("F2 (or Ctrl+, where the terminal sends it)", "settings"),

@@ -8,7 +8,7 @@ from __future__ import annotations
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Vertical
+from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Markdown
@@ -31,13 +31,15 @@ class QuestionScreen(ModalScreen[str]):
     def compose(self) -> ComposeResult:
         with Vertical(id="question-dialog"):
             yield Label("The agent asks", id="question-title")
-            yield Markdown(self.request.question, id="question-text")
-            with Vertical(id="question-suggestions"):
-                for index, suggestion in enumerate(self.request.suggestions):
-                    yield Button(
-                        Content(suggestion), id=f"suggestion-{index}", classes="suggestion"
-                    )
+            # The answer box is docked: a long question or many suggestions scroll above it.
             yield Input(placeholder="Type an answer and press Enter", id="question-answer")
+            with VerticalScroll(id="question-body"):
+                yield Markdown(self.request.question, id="question-text")
+                with Vertical(id="question-suggestions"):
+                    for index, suggestion in enumerate(self.request.suggestions):
+                        yield Button(
+                            Content(suggestion), id=f"suggestion-{index}", classes="suggestion"
+                        )
 
     def on_mount(self) -> None:
         self.query_one("#question-answer", Input).focus()

@@ -53,11 +53,15 @@ class SettingsScreen(ModalScreen[LoadResult | None]):
         Binding("ctrl+r", "toggle_reveal", "Reveal key"),
     ]
 
-    def __init__(self, store: SettingsStore) -> None:
+    def __init__(self, store: SettingsStore, running: Settings | None = None) -> None:
+        """`running`: the settings Forge runs with; shown instead of the load's when the file
+        could not be applied (the load then holds defaults, not what is in use)."""
         super().__init__()
         self.store = store
         self.loaded = store.current
-        self.draft = SettingsDraft(self.loaded.settings, all_fields())
+        self.saving_disabled = self.loaded.save_blocked is not None
+        shown = running if running is not None and self.saving_disabled else self.loaded.settings
+        self.draft = SettingsDraft(shown, all_fields())
         self.fields_by_input_id = {field.widget_id: field for field in all_fields()}
 
     # --- layout ------------------------------------------------------------------------------
@@ -72,12 +76,15 @@ class SettingsScreen(ModalScreen[LoadResult | None]):
                     yield Static(section.title, classes="section-title")
                     for field in section.fields:
                         yield from self._compose_field(field)
-            yield Static("", id="settings-help", markup=False)
-            yield Static(
-                "[b]Ctrl+S[/] save   [b]Esc[/] close   [b]Ctrl+R[/] reveal API key   "
-                "[b]Tab[/] next field",
-                id="settings-keys",
-            )
+            # Docked at the bottom of the dialog: on a short terminal the fields scroll and
+            # the keys stay in view.
+            with Vertical(id="settings-footer"):
+                yield Static("", id="settings-help", markup=False)
+                yield Static(
+                    "[b]Ctrl+S[/] save   [b]Esc[/] close   [b]Ctrl+R[/] reveal API key   "
+                    "[b]Tab[/] next field",
+                    id="settings-keys",
+                )
 
     def _compose_field(self, field: SettingField) -> ComposeResult:
         with Horizontal(classes="field-row", id=f"row-{field.section}-{field.name}"):
@@ -107,7 +114,10 @@ class SettingsScreen(ModalScreen[LoadResult | None]):
         if error is None:
             return ""
         if self.loaded.save_blocked is not None:
-            return f"{error} — saving is disabled until the file is fixed by hand."
+            return (
+                f"{error}\nShown: the settings Forge is running with. Saving is off until the "
+                "file is fixed by hand (it is reloaded as soon as it is)."
+            )
         if error.source == "file":
             return f"{error} — its default runs instead; saving writes the values shown."
         return f"{error} — the environment value is ignored."
@@ -152,6 +162,15 @@ class SettingsScreen(ModalScreen[LoadResult | None]):
     # --- actions -----------------------------------------------------------------------------
     def action_save(self) -> None:
         """Save through the store and dismiss with the new load, or say why not."""
+        if self.saving_disabled:
+            self.notify(
+                "The config file has an error (shown at the top). Fix the file by hand; it is "
+                "reloaded as soon as it is valid.",
+                title="Saving is off",
+                severity="error",
+                timeout=10,
+            )
+            return
         reasons = self._refresh_validity()
         try:
             settings = self.draft.build()

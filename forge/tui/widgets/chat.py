@@ -23,7 +23,6 @@ from forge.agent.events import (
     ToolOutputDelta,
     TurnFinished,
 )
-from forge.agent.tools.diffs import diff_stats
 from forge.llm.messages import Message, MessageKind, ToolCall
 from forge.tui.widgets.chat_blocks import (
     AssistantBlock,
@@ -39,6 +38,12 @@ LOOP_BREAKING_TOOLS = frozenset({"converse", "task_completion", "ask_question"})
 MAX_CHAT_BLOCKS = 150
 """Blocks kept mounted at most; older ones are removed from the screen (not from history)."""
 
+CUT_OFF_NOTICE = (
+    "**The previous turn was cut off**: Forge stopped while it ran. Calls without a result "
+    "are marked cancelled, and the model has been told."
+)
+"""Shown where a resumed session's unfinished turn ended (see `note_cut_off_turn`)."""
+
 SUMMARY_KINDS = (MessageKind.SUMMARY, MessageKind.GOAL_BATCH, MessageKind.PRUNED)
 _KIND_LABELS = {
     MessageKind.SUMMARY: "Summary",
@@ -50,6 +55,80 @@ _TURN_END_NOTES = {
     "max_turns": "Stopped: the turn reached its limit of LLM calls.",
     "circuit_breaker": "Stopped: the same failing call kept repeating.",
 }
+
+
+_ERROR_TITLES = {
+    "authentication": "The server refused the API key",
+    "model_not_found": "The server does not know this model",
+    "quota_exhausted": "Out of quota",
+    "rate_limited": "Rate-limited",
+    "server_error": "The server failed",
+    "transport": "The server could not be reached",
+    "context_overflow": "Too much for the model's context",
+}
+_ERROR_HINTS = {
+    "authentication": "Check the API key in /settings (F2).",
+    "model_not_found": "Check the model: /model lists the server's models, /settings changes it.",
+    "quota_exhausted": "Add credit to the account, or use another key in /settings (F2).",
+    "rate_limited": "Wait a moment, then press Up and Enter to send your message again.",
+    "server_error": "Press Up and Enter to send your message again.",
+    "transport": "Check the Base URL in /settings (F2) and that the server is running.",
+    "context_overflow": "Try /compact, then send your message again (Up).",
+}
+
+
+def error_notice(event: ErrorEvent) -> str:
+    """An error for the chat: what happened in words, the server's message, and a way
+    forward when there is one."""
+    title = _ERROR_TITLES.get(event.kind, event.kind.replace("_", " ").capitalize())
+    hint = _ERROR_HINTS.get(event.kind, "")
+    return f"**{title}**: {event.message}" + (f"\n\n{hint}" if hint else "")
+
+
+def tool_outcome(
+    result: str,
+    *,
+    is_error: bool,
+    exit_code: int | None,
+    rejected: bool = False,
+    diff_stats: tuple[int, int] | None = None,
+) -> tuple[str, str]:
+    """A tool call's (status, text) for its block: rejected with the reason, the exit code of
+    a command, "failed", "+added -removed" for an edit, or "done"."""
+    if rejected:
+        # The result says why ("rejected by user: not now"); the title shows it.
+        return "rejected", shorten(result, 60) or "rejected"
+    if exit_code is not None:
+        return ("error" if exit_code != 0 else "ok"), f"exit {exit_code}"
+    if is_error:
+        return "error", "failed"
+    if diff_stats is not None:
+        return "ok", f"+{diff_stats[0]} -{diff_stats[1]}"
+    return "ok", "done"
+
+
+def recorded_tool_outcome(result: Message | None) -> tuple[str, str]:
+    """The (status, text) of a call from its recorded result message (a resumed session):
+    what the live chat showed, so a rejected or cancelled call never reads as done."""
+    if result is None:
+        return "error", "cancelled"
+    meta = result.meta
+    if meta.get("cancelled"):
+        skipped = result.content.startswith("[skipped")
+        return "error", "skipped" if skipped else "cancelled"
+    # Sessions written before "rejected" was recorded still carry the result's wording.
+    rejected = bool(meta.get("rejected")) or result.content.startswith("rejected by user")
+    exit_code = meta.get("exit_code")
+    stats = meta.get("diff_stats")
+    return tool_outcome(
+        result.content,
+        is_error=bool(meta.get("is_error")) or rejected,
+        exit_code=exit_code if isinstance(exit_code, int) else None,
+        rejected=rejected,
+        diff_stats=(int(stats[0]), int(stats[1]))
+        if isinstance(stats, list) and len(stats) == 2
+        else None,
+    )
 
 
 class ChatView(VerticalScroll):
@@ -77,8 +156,15 @@ class ChatView(VerticalScroll):
 
     # --- adding blocks ---------------------------------------------------------------------
     async def add_block(self, block: Widget) -> Widget:
-        """Mount `block` at the end, then drop the oldest blocks beyond the bound."""
-        await self.mount(block)
+        """Mount `block` at the end (above any queued messages, which wait below the running
+        turn's output), then drop the oldest blocks beyond the bound."""
+        first_queued = next(
+            (c for c in self.children if isinstance(c, UserMessageBlock) and c.queued), None
+        )
+        if first_queued is not None and not (isinstance(block, UserMessageBlock) and block.queued):
+            await self.mount(block, before=first_queued)
+        else:
+            await self.mount(block)
         excess = len(self.children) - MAX_CHAT_BLOCKS
         if excess > 0:
             old = list(self.children[:excess])
@@ -152,7 +238,7 @@ class ChatView(VerticalScroll):
         elif isinstance(event, ToolCallFinished):
             await self._show_tool_result(event)
         elif isinstance(event, ErrorEvent):
-            await self.add_notice(f"**{event.kind}**: {event.message}", kind="error")
+            await self.add_notice(error_notice(event), kind="error")
         elif isinstance(event, SummarizerDisabled):
             await self.add_notice(event.text, kind="error")
         elif isinstance(event, TurnFinished):
@@ -165,22 +251,23 @@ class ChatView(VerticalScroll):
             return
         block = await self.tool_block(event.call)
         block.show_output(event.result)
-        if event.metadata.get("rejected"):
-            # The result says why ("rejected by user: not now"); the title shows it.
-            block.set_status("rejected", shorten(event.result, 60) or "rejected")
-            return
-        if event.exit_code is not None:
-            status = "error" if event.exit_code != 0 else "ok"
-            block.set_status(status, f"exit {event.exit_code}")
-        elif event.is_error:
-            block.set_status("error", "failed")
-        else:
-            block.set_status("ok", "done")
         diff = event.metadata.get("diff")
+        stats = None
         if isinstance(diff, str) and diff.strip():
-            if not event.is_error:
-                added, removed = diff_stats(diff)
-                block.set_status("ok", f"+{added} -{removed}")
+            # Imported here: the tools package is not needed for the first frame.
+            from forge.agent.tools.diffs import diff_stats
+
+            stats = diff_stats(diff)
+        block.set_status(
+            *tool_outcome(
+                event.result,
+                is_error=event.is_error,
+                exit_code=event.exit_code,
+                rejected=bool(event.metadata.get("rejected")),
+                diff_stats=stats,
+            )
+        )
+        if stats is not None and isinstance(diff, str):
             await block.show_diff(diff)
 
     async def add_final_answer(self, markdown: str) -> AssistantBlock:
@@ -246,6 +333,8 @@ class ChatView(VerticalScroll):
                 await self.add_block(
                     SummaryBlock(message.content, label=label, replaced=len(message.replaces))
                 )
+            elif message.role == "user" and message.meta.get("note") == "cut_off":
+                await self.add_notice(CUT_OFF_NOTICE, kind="error")
             elif message.role == "user":
                 await self.add_user_message(message.content)
             elif message.role == "assistant":
@@ -259,5 +348,5 @@ class ChatView(VerticalScroll):
                     block_for_call = await self.tool_block(call)
                     result = results.get(call.id)
                     block_for_call.show_output(result.content if result else "")
-                    block_for_call.set_status("ok", "done")
+                    block_for_call.set_status(*recorded_tool_outcome(result))
         self.tool_blocks.clear()

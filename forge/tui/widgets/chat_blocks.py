@@ -6,26 +6,60 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.markup import escape
 from textual.widgets import Collapsible, Markdown, Static
-from textual.widgets.markdown import MarkdownStream
+from textual.widgets.markdown import MarkdownBlock, MarkdownStream
 
 from forge.llm.messages import ToolCall
 from forge.tui.widgets.diff_view import DiffView
 from forge.tui.widgets.formatting import format_tokens, tool_call_argument_summary
 
+FOLD_DIFF_LINES = 30
+"""Diffs longer than this are shown folded in the chat (one keypress opens them)."""
 MAX_TOOL_OUTPUT_CHARS = 20_000
 """Tool output kept for display; the tail is kept, as the end of a command's output matters."""
 
 
+def mark_markdown_edges(markdown: Markdown) -> None:
+    """Mark the first and last block of a complete markdown document (`-first-block`,
+    `-last-block`), which app.tcss trims the outer spacing of.
+
+    Classes set once replace `:first-child`/`:last-child` rules, which would restyle every
+    earlier block each time a streamed answer mounts one more.
+    """
+    blocks = [child for child in markdown.children if isinstance(child, MarkdownBlock)]
+    for index, block in enumerate(blocks):
+        block.set_class(index == 0, "-first-block")
+        block.set_class(index == len(blocks) - 1, "-last-block")
+
+
+QUEUED_LABEL = "queued · sent when the running turn ends"
+"""The line above a message typed while a turn runs."""
+
+
 class UserMessageBlock(Static):
-    """What the user typed. `-queued` while it waits for the running turn to finish."""
+    """What the user typed. `-queued` (and labelled so) while it waits for the running turn;
+    the chat keeps queued blocks below everything the running turn adds."""
 
     DEFAULT_CLASSES = "chat-block"
 
     def __init__(self, text: str, *, queued: bool = False) -> None:
         # `classes` would replace DEFAULT_CLASSES, so state classes are added afterwards.
-        super().__init__(text, markup=False)
+        super().__init__(self._content(text, queued), markup=False)
         self.set_class(queued, "-queued")
         self.text = text
+
+    @staticmethod
+    def _content(text: str, queued: bool) -> str:
+        return f"{QUEUED_LABEL}\n{text}" if queued else text
+
+    @property
+    def queued(self) -> bool:
+        """Whether the message still waits for the running turn to end."""
+        return self.has_class("-queued")
+
+    def set_queued(self, queued: bool) -> None:
+        """Mark the message waiting (labelled "queued") or sent."""
+        self.set_class(queued, "-queued")
+        self.update(self._content(self.text, queued))
 
 
 class NoticeBlock(Markdown):
@@ -47,6 +81,10 @@ class NoticeBlock(Markdown):
             self.add_class(f"-{kind}")
         self.text = markdown
         await self.update(markdown)
+
+    def on_markdown_table_of_contents_updated(self, event: Markdown.TableOfContentsUpdated) -> None:
+        # Posted when the document has been (re)built.
+        mark_markdown_edges(self)
 
 
 class AssistantBlock(Vertical):
@@ -98,6 +136,7 @@ class AssistantBlock(Vertical):
         elif final_text:
             self.answer_text = final_text
             await self._answer.update(final_text)
+        mark_markdown_edges(self._answer)
         if self.reasoning_text:
             self._reasoning_box.title = "Thought"
 
@@ -123,6 +162,7 @@ class ToolCallBlock(Vertical):
         self.status = "running"
         self.status_text = "running"
         self.output = ""
+        self.diff_folded = False
         self._output = Static("", markup=False, classes="tool-output")
         self._box = Collapsible(self._output, title=self._title(), collapsed=True)
 
@@ -154,10 +194,16 @@ class ToolCallBlock(Vertical):
         self._output.update(text)
 
     async def show_diff(self, diff: str) -> None:
-        """Show an edit's diff in colour, expanded: edits are what a reviewer wants to see."""
+        """Show an edit's diff in colour: expanded, as edits are what a reviewer wants to see,
+        unless it is longer than `FOLD_DIFF_LINES` (then folded; Enter on the title opens it)."""
         await self._box.query_one(Collapsible.Contents).mount(DiffView(diff))
         self._output.display = False
-        self._box.collapsed = False
+        lines = diff.count("\n") + 1
+        self.diff_folded = lines > FOLD_DIFF_LINES
+        if self.diff_folded:
+            self.status_text += f" · {lines}-line diff folded (Enter opens)"
+            self._box.title = self._title()
+        self._box.collapsed = self.diff_folded
 
 
 class SummaryBlock(Collapsible):
@@ -174,3 +220,7 @@ class SummaryBlock(Collapsible):
         self.text = text
         self.replaced = replaced
         self.tokens_saved = tokens_saved
+
+    def on_markdown_table_of_contents_updated(self, event: Markdown.TableOfContentsUpdated) -> None:
+        # Posted when the summary's document has been built.
+        mark_markdown_edges(event.markdown)

@@ -115,5 +115,6 @@ def sessions_markdown(sessions: Sequence[SessionInfo], current_id: str | None) -
     return (
         "\n".join(lines)
         + more
-        + "\n\nReopen one with `forge --resume ID` (latest: `forge --continue`)."
+        + "\n\nResume one here with `/sessions ID` (its last characters are enough), or "
+        "start Forge with `forge --resume ID` (latest: `forge --continue`)."
     )

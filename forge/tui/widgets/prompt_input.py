@@ -15,7 +15,7 @@ from textual.containers import Vertical
 from textual.message import Message
 from textual.widgets import Static, TextArea
 
-from forge.tui.commands import complete_slash_command
+from forge.tui.command_table import complete_slash_command
 
 NEWLINE_KEYS = ("shift+enter", "ctrl+j")
 MAX_HISTORY = 200

@@ -16,7 +16,7 @@ from forge.agent.events import (
     SummarizationStarted,
     SummarizerDisabled,
 )
-from forge.tui.compaction import NOTHING_TO_COMPACT, is_skip, skip_reason
+from forge.tui.compaction import NOTHING_TO_COMPACT, is_skip, plain_failure, skip_reason
 from forge.tui.widgets.formatting import format_seconds, format_tokens
 
 STATES = ("idle", "running", "done", "skipped", "failed")
@@ -75,9 +75,10 @@ class SummarizationPanel(Vertical):
         self.add_class(f"-{new}")
 
     def _details(self) -> str:
+        # Short lines: the pane is 20 columns wide on an 80-column terminal.
         if self.strategy:
-            return f"strategy  {self.strategy}\nmodel     {self.summarization_model}"
-        return f"model     {self.summarization_model}"
+            return f"{self.strategy}\nmodel {self.summarization_model}"
+        return f"model {self.summarization_model}"
 
     def _refresh_details(self) -> None:
         if self.is_mounted:
@@ -134,8 +135,7 @@ class SummarizationPanel(Vertical):
             self._show_result(f"{NOTHING_TO_COMPACT}\n({skip_reason(event)}){fallback}")
             return
         self.state = "failed"
-        fallback = f"\nfallback: {event.fallback}" if event.fallback else "\nno fallback applied"
-        self._show_result(f"failed: {event.error}{fallback}")
+        self._show_result(plain_failure(event, markdown=False))
 
     def summaries_off(self, event: SummarizerDisabled) -> None:
         """LLM summaries are off for the session: show the notice (model and fix)."""

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from forge.config.settings import Settings
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from forge.config.settings import Settings
 
 WELCOME_NO_KEY = """\
 ## Welcome to Forge

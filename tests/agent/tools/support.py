@@ -7,7 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from forge.agent.tools import ToolContext, ToolResult, default_registry
+from forge.agent.tools import ToolContext, ToolRegistry, ToolResult, default_registry
 from forge.llm.messages import ToolCall
 
 
@@ -17,9 +17,14 @@ async def call_tool(
     *,
     on_output: Callable[[str], None] | None = None,
     command_timeout: float = 120,
+    registry: ToolRegistry | None = None,
     **arguments: Any,
 ) -> ToolResult:
-    """Run tool `name` with `arguments` (sent as JSON text, as a model would) in `workspace`."""
+    """Run tool `name` with `arguments` (sent as JSON text, as a model would) in `workspace`.
+
+    Each call gets a fresh registry (a fresh session) unless `registry` is given: pass one to
+    let `write_file` know what `read_file` read.
+    """
     call = ToolCall(id="call_1", name=name, arguments=json.dumps(arguments))
     context = ToolContext(workspace=workspace, on_output=on_output, command_timeout=command_timeout)
-    return await default_registry().execute(call, context)
+    return await (registry or default_registry()).execute(call, context)

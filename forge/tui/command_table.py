@@ -1,0 +1,81 @@
+"""The slash-command table: every command, parsing typed input, and completion.
+
+Read by the prompt (completion and hints), the help screen, the command palette and the
+handlers in `forge.tui.commands`; it imports none of them, so the arrows point one way.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class SlashCommand:
+    """One slash command: its name (without "/"), argument hint and one-line description."""
+
+    name: str
+    description: str
+    arguments: str = ""
+    """How the argument is written in help, e.g. "NAME" or "[instructions]"; empty if none."""
+    argument_required: bool = False
+
+    @property
+    def usage(self) -> str:
+        """The command as typed, e.g. "/model NAME"."""
+        return f"/{self.name} {self.arguments}".rstrip()
+
+
+SLASH_COMMANDS: tuple[SlashCommand, ...] = (
+    SlashCommand("settings", "Settings: models, API key, context, tools (F2)"),
+    SlashCommand("compact", "Summarize the conversation now, optionally guided", "[instructions]"),
+    SlashCommand("context", "Show what fills the context window and recent compactions"),
+    SlashCommand("clear", "Start a new session with an empty conversation"),
+    SlashCommand("model", "Switch the model for this session", "NAME", argument_required=True),
+    SlashCommand("help", "Show commands and key bindings"),
+    SlashCommand("sessions", "List this workspace's sessions, or resume one", "[ID]"),
+    SlashCommand("quit", "Exit Forge"),
+)
+"""Every slash command, in the order help lists them."""
+
+_BY_NAME = {command.name: command for command in SLASH_COMMANDS}
+
+
+@dataclass(frozen=True, slots=True)
+class ParsedCommand:
+    """Typed input that starts with "/": the name, its argument text, and the known command
+    (None when the name is not a command)."""
+
+    name: str
+    argument: str
+    command: SlashCommand | None
+
+
+def parse_slash_command(text: str) -> ParsedCommand | None:
+    """Parse `text` as a slash command; None when it is ordinary chat input.
+
+    A leading "//" escapes a message that really starts with "/", so it is not a command.
+    """
+    stripped = text.strip()
+    if not stripped.startswith("/") or stripped.startswith("//") or stripped == "/":
+        return None
+    head, _, argument = stripped[1:].partition(" ")
+    name = head.strip().lower()
+    return ParsedCommand(name=name, argument=argument.strip(), command=_BY_NAME.get(name))
+
+
+def complete_slash_command(text: str) -> list[SlashCommand]:
+    """Commands whose name starts with what is typed after "/" (all of them for "/").
+
+    Empty once the text has a space (the user is typing the argument) or is not a command.
+    """
+    if not text.startswith("/") or " " in text or "\n" in text:
+        return []
+    prefix = text[1:].lower()
+    return [command for command in SLASH_COMMANDS if command.name.startswith(prefix)]
+
+
+def unknown_command_message(name: str) -> str:
+    """The clear message shown for a command Forge does not have."""
+    suggestions = complete_slash_command(f"/{name[:1]}") if name else []
+    hint = f" Did you mean {', '.join(c.usage for c in suggestions)}?" if suggestions else ""
+    return f"Unknown command /{name}.{hint} Type /help for the list."

@@ -1,0 +1,62 @@
+"""Errors give a way forward: retries are visible while they wait, a 401 points at the key in
+/settings, and a failed message sent again with Up is not a second copy in the conversation."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from textual.message import Message
+
+from forge.tui.retry_notices import RetryScheduled
+from forge.tui.widgets.chat_blocks import AssistantBlock
+from tests.support.openai_server import Fault, OpenAIServer, ServerFault, Text
+from tests.tui.test_app_helpers import configure, make_app, notices, submit, wait_idle
+
+SIZE = (120, 40)
+
+
+async def test_a_retried_server_error_is_shown_while_forge_waits(
+    llm_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch, workspace: Path
+) -> None:
+    llm_server.enqueue(ServerFault(500), Text("fine now"))
+    app = make_app(
+        configure(llm_server, monkeypatch, config={"llm": {"max_retries": 2}}), workspace
+    )
+    seen: list[Message] = []
+    async with app.run_test(size=SIZE, message_hook=seen.append) as pilot:
+        await submit(pilot, "hello")
+        await wait_idle(pilot)
+        retries = [m for m in seen if isinstance(m, RetryScheduled)]
+        assert [(r.reason, r.number, r.max_retries) for r in retries] == [("HTTP 500", 1, 2)]
+        told = [text for text in notices(app) if "retrying in" in text]
+        assert told and "(HTTP 500, retry 1 of 2)" in told[0]
+        assert [b.answer_text for b in app.chat.query(AssistantBlock)] == ["fine now"]
+    assert len(llm_server.requests) == 2
+
+
+async def test_a_401_points_at_the_key_and_resending_does_not_duplicate_the_message(
+    llm_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch, workspace: Path
+) -> None:
+    llm_server.enqueue(
+        Fault(401, {"error": {"message": "Incorrect API key provided", "code": "invalid_api_key"}}),
+        Text("hello back"),
+    )
+    app = make_app(configure(llm_server, monkeypatch), workspace)
+    async with app.run_test(size=SIZE) as pilot:
+        await submit(pilot, "hello")
+        await wait_idle(pilot)
+        error = [text for text in notices(app) if "API key" in text]
+        assert error and "Check the API key in /settings" in error[-1]
+        # Up brings the message back; Enter sends it again.
+        app.prompt.focus()
+        await pilot.press("up")
+        assert app.prompt.text == "hello"
+        handled = app.inputs_handled
+        await pilot.press("enter")
+        await wait_idle(pilot)
+        assert app.inputs_handled == handled + 1
+        users = [m.content for m in app.runtime.agent.conversation.messages if m.role == "user"]
+        assert users == ["hello"], "one copy of the message, answered once"
+    sent = [m for m in llm_server.requests[1].messages if m["role"] == "user"]
+    assert [m["content"] for m in sent] == ["hello"]

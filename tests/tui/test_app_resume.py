@@ -1,0 +1,118 @@
+"""A resumed session tells the truth: every tool call the chat shows renders the outcome the
+session recorded (exit code, rejection and its reason, failure, cancellation, edit line
+counts), never a blanket "done"."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from forge.tui.screens.approval import ApprovalScreen
+from forge.tui.widgets.chat_blocks import ToolCallBlock
+from tests.support.openai_server import Call, OpenAIServer, Text, ToolCalls
+from tests.tui.test_app_helpers import (
+    GATE_COMMAND,
+    configure,
+    install_gate,
+    make_app,
+    submit,
+    wait_idle,
+    wait_until,
+)
+
+SIZE = (120, 40)
+CONFIG = {
+    "tools": {
+        "command_allowlist": ["sh -c", GATE_COMMAND],
+        "auto_approve": ["read_file", "write_file"],
+    }
+}
+
+
+def outcomes(blocks: list[ToolCallBlock]) -> list[tuple[str, str, str]]:
+    return [(b.call.name, b.status, b.status_text) for b in blocks]
+
+
+async def test_a_resumed_session_shows_each_tool_calls_true_outcome(
+    llm_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch, workspace: Path
+) -> None:
+    install_gate(workspace)
+    llm_server.enqueue(
+        ToolCalls([Call("execute_command", {"command": "sh -c 'exit 0'"})]),
+        ToolCalls([Call("execute_command", {"command": "sh -c 'exit 3'"})]),
+        ToolCalls([Call("write_file", {"path": "notes.txt", "content": "a\nb\n"})]),
+        ToolCalls([Call("execute_command", {"command": "rm -rf build"})]),
+        ToolCalls([Call("read_file", {"path": "missing.txt"})]),
+        Text("All done."),
+        ToolCalls([Call("execute_command", {"command": GATE_COMMAND})]),
+    )
+    store = configure(llm_server, monkeypatch, config=CONFIG)
+    app = make_app(store, workspace)
+    async with app.run_test(size=SIZE) as pilot:
+        await submit(pilot, "do the things")
+        await wait_until(pilot, lambda: isinstance(app.screen, ApprovalScreen), "the dialog")
+        await pilot.press("n")
+        await pilot.pause()
+        await pilot.press(*"not the build dir", "enter")
+        await wait_idle(pilot)
+        await submit(pilot, "run the gate")
+        await wait_until(
+            pilot,
+            lambda: any(b.output for b in app.chat.query(ToolCallBlock) if b.status == "running"),
+            "the gated command to run",
+        )
+        await pilot.press("escape")
+        await wait_idle(pilot)
+        live = outcomes(list(app.chat.query(ToolCallBlock)))
+
+    expected = [
+        ("execute_command", "ok", "exit 0"),
+        ("execute_command", "error", "exit 3"),
+        ("write_file", "ok", "+2 -0"),
+        ("execute_command", "rejected", "rejected by user: not the build dir"),
+        ("read_file", "error", "failed"),
+    ]
+    assert live[:5] == expected, "what the live chat showed"
+
+    resumed = make_app(store, workspace, resume_latest=True)
+    async with resumed.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        shown = outcomes(list(resumed.chat.query(ToolCallBlock)))
+    assert shown[:5] == expected
+    assert shown[5] == ("execute_command", "error", "cancelled"), "the interrupted command"
+    assert len(shown) == 6
+
+
+async def test_a_session_cut_off_mid_turn_says_so_to_the_user_and_the_model(
+    llm_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch, workspace: Path
+) -> None:
+    from forge.agent.sessions import SessionStore
+    from forge.context.conversation import Conversation
+    from forge.llm.messages import ToolCall, assistant, user
+    from forge.tui.widgets.chat_blocks import NoticeBlock
+    from tests.tui.test_app_helpers import notices
+
+    # What a kill -9 while the approval dialog was open leaves: a call with no result.
+    log = SessionStore().create(workspace, "gpt-4o-mini")
+    conversation = Conversation()
+    log.attach(conversation)
+    conversation.append(user("write the notes"))
+    call = ToolCall("call_w", "write_file", '{"path": "notes.txt", "content": "x"}')
+    conversation.append(assistant("", (call,)))
+
+    llm_server.enqueue(Text("Picking up again."))
+    store = configure(llm_server, monkeypatch)
+    app = make_app(store, workspace, resume_latest=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert outcomes(list(app.chat.query(ToolCallBlock))) == [
+            ("write_file", "error", "cancelled")
+        ]
+        cut_off = [n for n in app.chat.query(NoticeBlock) if "was cut off" in n.text]
+        assert cut_off, notices(app)
+        await submit(pilot, "go on")
+        await wait_idle(pilot)
+    sent = llm_server.requests[0].text()
+    assert "the previous turn was cut off" in sent
+    assert not (workspace / "notes.txt").exists()

@@ -1,0 +1,79 @@
+"""Streamed deltas reach the UI in batches: joined while they keep coming, sent when the
+window closes even if the stream then stalls, and never reordered around other events."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+
+from forge.agent.events import AgentEvent, MessageDelta, ReasoningDelta, ToolOutputDelta
+from forge.tui.delta_batching import batch_deltas
+
+
+async def _source(
+    events: list[AgentEvent], stall: asyncio.Event | None = None
+) -> AsyncIterator[AgentEvent]:
+    for event in events:
+        yield event
+    if stall is not None:
+        await stall.wait()
+
+
+async def test_deltas_arriving_together_are_joined_and_other_events_keep_their_place() -> None:
+    events: list[AgentEvent] = [
+        ReasoningDelta("think "),
+        ReasoningDelta("more"),
+        MessageDelta("Hel"),
+        MessageDelta("lo "),
+        MessageDelta("world"),
+        ToolOutputDelta("c1", "out"),
+        MessageDelta("!"),
+    ]
+    batched = [event async for event in batch_deltas(_source(events), interval=60.0)]
+    assert batched == [
+        ReasoningDelta("think more"),
+        MessageDelta("Hello world"),
+        ToolOutputDelta("c1", "out"),
+        MessageDelta("!"),
+    ]
+
+
+async def test_a_batch_is_sent_when_its_window_closes_even_if_the_stream_stalls() -> None:
+    stall = asyncio.Event()
+    received: list[AgentEvent] = []
+    arrived = asyncio.Event()
+    batches = batch_deltas(_source([MessageDelta("a"), MessageDelta("b")], stall), interval=0.01)
+
+    async def consume() -> None:
+        async for event in batches:
+            received.append(event)
+            arrived.set()
+
+    task = asyncio.create_task(consume())
+    # The source now waits forever; the joined text must still arrive.
+    await asyncio.wait_for(arrived.wait(), timeout=20)
+    assert received == [MessageDelta("ab")]
+    stall.set()
+    await task
+
+
+async def test_cancelling_the_consumer_stops_the_source() -> None:
+    stopped = asyncio.Event()
+    forever = asyncio.Event()
+
+    async def source() -> AsyncIterator[AgentEvent]:
+        try:
+            yield MessageDelta("x")
+            await forever.wait()
+        finally:
+            stopped.set()
+
+    async def consume() -> None:
+        async for _ in batch_deltas(source(), interval=0.01):
+            pass
+
+    task = asyncio.create_task(consume())
+    await asyncio.sleep(0.05)
+    task.cancel()
+    await asyncio.gather(task, return_exceptions=True)
+    assert stopped.is_set()

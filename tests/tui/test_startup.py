@@ -1,0 +1,63 @@
+"""Start-up: the first frame needs only Textual and light Forge modules; the config, the
+provider (httpx) and the tokenizer load in a worker after it, and input typed meanwhile
+waits for them instead of being lost."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from textual.message import Message
+
+from forge.tui.app import ForgeApp
+from forge.tui.messages import RuntimeLoaded
+from forge.tui.widgets.chat_blocks import AssistantBlock, UserMessageBlock
+from forge.tui.widgets.prompt_input import PromptInput
+from tests.support.openai_server import OpenAIServer, Text
+from tests.tui.test_app_helpers import notices, wait_idle, wait_until
+
+REPO_ROOT = Path(__file__).resolve().parent.parent.parent
+HEAVY = ("pydantic_settings", "forge.config.settings", "httpx", "tiktoken", "forge.agent.runtime")
+
+
+def test_the_module_the_cli_opens_imports_nothing_heavy() -> None:
+    probe = (
+        "import json, sys; import forge.cli, forge.tui.app; "
+        f"print(json.dumps(sorted(m for m in {HEAVY!r} if m in sys.modules)))"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", probe], cwd=REPO_ROOT, capture_output=True, text=True, timeout=120
+    )
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout.strip().splitlines()[-1]) == []
+
+
+async def test_the_runtime_loads_after_the_first_frame_and_early_input_waits_for_it(
+    llm_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch, workspace: Path
+) -> None:
+    monkeypatch.setenv("OPENAI_BASE_URL", llm_server.base_url)
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-key")
+    llm_server.enqueue(Text("hello from the model"))
+    app = ForgeApp(workspace=workspace)
+    seen: list[Message] = []
+    async with app.run_test(size=(100, 30), message_hook=seen.append) as pilot:
+        # Sent at once, before the start-up worker can have finished.
+        app.prompt.post_message(PromptInput.Submitted("are you there?"))
+        await wait_until(pilot, lambda: app.inputs_handled == 1, "the early input")
+        await wait_idle(pilot)
+        assert any(isinstance(m, RuntimeLoaded) for m in seen)
+        assert app.header.model == app.settings.llm.model
+        assert [b.text for b in app.chat.query(UserMessageBlock)] == ["are you there?"]
+        assert [b.answer_text for b in app.chat.query(AssistantBlock)][-1] == "hello from the model"
+        assert any("Type a task" in text for text in notices(app))
+    assert "are you there?" in llm_server.requests[0].text()
+
+
+async def test_an_unknown_session_id_ends_forge_with_exit_code_2(workspace: Path) -> None:
+    app = ForgeApp(workspace=workspace, session_id="no-such-session")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_until(pilot, lambda: app.return_code is not None, "the app to exit")
+    assert app.return_code == 2
