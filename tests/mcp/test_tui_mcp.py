@@ -32,7 +32,7 @@ async def test_mcp_lists_servers_and_context_shows_their_tokens(
         assert mcp is not None
         await wait_until(
             pilot,
-            lambda: mcp.connections[0].state is not ServerState.STARTING,
+            lambda: all(c.state is not ServerState.STARTING for c in mcp.connections),
             "the MCP server to start without a turn",
         )
         await submit(pilot, "/mcp")
