@@ -166,6 +166,9 @@ async def run_task(
     try:
         async with asyncio.timeout(time_limit):
             await runtime.wait_for_mcp(MCP_STARTUP_WAIT)  # one turn: list the tools first
+            for name, status in runtime.mcp.statuses().items() if runtime.mcp else ():
+                if status.startswith("failed"):
+                    writer.write_err(f"forge run: MCP server {name} {status}")
             async for event in runtime.agent.run_turn(task):
                 writer.event(event)
                 if isinstance(event, ApprovalRequested):

@@ -118,3 +118,17 @@ def test_a_sigterm_to_forge_run_leaves_no_server_behind(
         if process.poll() is None:
             process.kill()
             process.wait()
+
+
+def test_forge_run_says_which_mcp_server_failed_and_still_runs(
+    llm_server: OpenAIServer, workspace: Path
+) -> None:
+    (workspace / ".forge").mkdir()
+    (workspace / ".forge" / "mcp.yaml").write_text(
+        "mcp_servers:\n  broken:\n    command: /nonexistent/mcp-server\n"
+    )
+    llm_server.enqueue(ToolCalls([Call("task_completion", {"result": "done anyway"})]))
+    result = forge_run(llm_server, workspace, "--output", "jsonl", "go")
+
+    assert result.returncode == 0, result.stderr
+    assert "forge run: MCP server broken failed:" in result.stderr
