@@ -76,6 +76,11 @@ class OutputWriter:
 class JsonLinesWriter(OutputWriter):
     """One JSON object per line on stdout, each with a `type`."""
 
+    def __init__(self, out: TextIO, err: TextIO, secrets: Sequence[str] = ()) -> None:
+        super().__init__(out, err, secrets)
+        self._partial = ""
+        """Answer text streamed since the last finished assistant message (for a timeout)."""
+
     def _record(self, record: dict[str, Any]) -> None:
         self.write_out(dumps(record) + "\n")
 
@@ -93,6 +98,10 @@ class JsonLinesWriter(OutputWriter):
     def event(self, event: AgentEvent) -> None:
         """The event's record (errors also go to stderr)."""
         super().event(event)
+        if isinstance(event, MessageDelta):
+            self._partial += event.text
+        elif isinstance(event, AssistantMessageDone):
+            self._partial = ""
         self._record(event_to_dict(event))
 
     def approval_decided(self, call: ToolCall, decision: ApprovalDecision) -> None:
@@ -112,7 +121,7 @@ class JsonLinesWriter(OutputWriter):
         super().timed_out(seconds)
         message = f"no result after {seconds:g} seconds"
         self._record({"type": "error", "message": message, "kind": TIMEOUT_KIND, "fatal": True})
-        self._record({"type": "turn_finished", "reason": "timeout", "final_text": ""})
+        self._record({"type": "turn_finished", "reason": "timeout", "final_text": self._partial})
 
 
 class TextWriter(OutputWriter):
@@ -136,9 +145,22 @@ class TextWriter(OutputWriter):
             self._mid_line = False
         self.write_out(text + "\n")
 
+    def _end_line(self) -> None:
+        """Close a half-written answer line, so what follows (stderr too) starts on its own."""
+        if self._mid_line:
+            self.write_out("\n")
+            self._mid_line = False
+
+    def timed_out(self, seconds: float) -> None:
+        """The partial answer's line closed, then the timeout error."""
+        self._end_line()
+        super().timed_out(seconds)
+
     def event(self, event: AgentEvent) -> None:
         """Print the event if it has a readable form (deltas of reasoning, usage and tool
         output are left to the jsonl mode)."""
+        if isinstance(event, ErrorEvent):
+            self._end_line()
         super().event(event)
         if isinstance(event, MessageDelta):
             self.write_out(event.text)

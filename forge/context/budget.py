@@ -64,11 +64,15 @@ class UsageTracker:
 
     - no usable report (none yet, another conversation, or a reported 0): the local count;
     - only appends since the report: reported + (local now - local then), exact for the sent
-      part and the local estimate for what was added;
+      part and the local estimate for what was added — never below the local count;
     - something was replaced since (a summary, a mask, a prune): the local count now scaled by
       the report's ratio (reported / local then), and never below the local count. Adding the
       local difference instead would collapse toward 0 when the server's tokenizer counts
       fewer tokens than Forge's (the status pane once read "51.6k → 0 tokens").
+
+    Both cases are floored at the local count, so a server that counts fewer tokens than Forge
+    never makes a compaction look like it added tokens ("4.8k → 5.0k"): before and after are
+    then both Forge's own count.
 
     The local count is the messages (kept incrementally by `tallies`) plus `tool_tokens`, the
     tool definitions sent with every request."""
@@ -118,7 +122,7 @@ class UsageTracker:
         if report is None or report.conversation_id != id(conversation):
             return local
         if tally.replacements == report.replacements:
-            return max(0, report.prompt_tokens + local - report.local_tokens)
+            return max(local, report.prompt_tokens + local - report.local_tokens)
         if report.local_tokens <= 0:
             return local
         return max(local, round(local * report.prompt_tokens / report.local_tokens))

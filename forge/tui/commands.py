@@ -7,6 +7,7 @@ for a command that needs an argument (`/model NAME`) fills the prompt instead of
 
 from __future__ import annotations
 
+from dataclasses import replace
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
@@ -171,7 +172,10 @@ class SlashCommandRunner:
         runtime = self.app.runtime
         conversation = runtime.agent.conversation
         manager = runtime.context_manager
-        breakdown = context_breakdown(conversation.messages, runtime.counter)
+        breakdown = replace(
+            context_breakdown(conversation.messages, runtime.counter),
+            tool_definitions=manager.tool_tokens,
+        )
         report = context_report_markdown(
             breakdown,
             current_tokens=manager.current_tokens(conversation),

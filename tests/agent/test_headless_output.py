@@ -105,3 +105,30 @@ def test_jsonl_writer_masks_secrets_and_writes_one_object_per_line() -> None:
     assert [r["type"] for r in records[:2]] == ["context_warning", "summarization_started"]
     assert records[-1]["text"] == "key ***\nsecond line"
     assert SECRET not in out.getvalue()
+
+
+def test_a_timeout_mid_answer_starts_its_error_on_a_new_line_and_keeps_the_partial_text() -> None:
+    writer, out, err = text_writer()
+    writer.event(MessageDelta("This is a slow strea"))
+    writer.timed_out(2)
+    assert out.getvalue().endswith("strea\n")  # the answer's line closed before the error
+    assert err.getvalue() == "forge: error (timeout): no result after 2 seconds\n"
+    jsonl, jsonl_err = io.StringIO(), io.StringIO()
+    records = JsonLinesWriter(jsonl, jsonl_err)
+    records.event(AssistantMessageDone(assistant("a finished answer")))
+    records.event(MessageDelta("This is a slow "))
+    records.event(MessageDelta("strea"))
+    records.timed_out(2)
+    finished = json.loads(jsonl.getvalue().splitlines()[-1])
+    assert finished == {
+        "type": "turn_finished",
+        "reason": "timeout",
+        "final_text": "This is a slow strea",
+    }
+
+
+def test_an_error_mid_answer_starts_on_a_new_line() -> None:
+    writer, out, _ = text_writer()
+    writer.event(MessageDelta("half an ans"))
+    writer.event(ErrorEvent("server_error", "the server failed", fatal=True))
+    assert out.getvalue() == "half an ans\n"

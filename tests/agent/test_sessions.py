@@ -248,7 +248,7 @@ def test_a_broken_line_anywhere_never_loses_the_session(
 
 def test_a_session_lists_the_model_it_continued_on(tmp_path: Path) -> None:
     store = SessionStore()
-    conversation, session_id = recorded_conversation(store, tmp_path)
+    _conversation, session_id = recorded_conversation(store, tmp_path)
     log = store.load(session_id)  # reopened, as --continue does
     assert [info.model for info in store.list_sessions(tmp_path)] == ["test-model"]
     log_file = next(info.path for info in store.list_sessions(tmp_path))

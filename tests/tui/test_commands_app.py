@@ -12,6 +12,7 @@ from textual.widgets import OptionList
 
 from forge.tui.screens.help import HelpScreen
 from forge.tui.widgets.chat_blocks import AssistantBlock, NoticeBlock, UserMessageBlock
+from forge.tui.widgets.formatting import format_tokens
 from tests.support.openai_server import Call, OpenAIServer, Text, ToolCalls
 from tests.tui.test_app_helpers import (
     GATE_COMMAND,
@@ -73,6 +74,9 @@ async def test_context_shows_the_breakdown(
         report = notices(app)[-1]
         for part in ("System prompt", "Messages", "Summaries", "Tool outputs"):
             assert part in report
+        # the tool definitions are counted too, so the rows add up to the headline
+        tools = app.runtime.context_manager.tool_tokens
+        assert tools > 0 and f"| Tool definitions | {format_tokens(tools)} |" in report
         assert "Recent compactions" in report and "none yet" in report
         budget = app.runtime.context_manager.max_tokens
         assert f"{budget / 1000:.1f}k" in report

@@ -45,7 +45,7 @@ class WriteFileTool(Tool):
     def describe(self, arguments: Mapping[str, Any]) -> str:
         """E.g. "write_file: src/app.py (12 lines)"."""
         content = arguments.get("content")
-        size = f" ({len(content.splitlines())} lines)" if isinstance(content, str) else ""
+        size = f" ({_lines(len(content.splitlines()))})" if isinstance(content, str) else ""
         return f"write_file: {arguments.get('path', '?')}{size}"
 
     def preview(self, arguments: Mapping[str, Any], context: ToolContext) -> str:
@@ -76,7 +76,7 @@ class WriteFileTool(Tool):
         verb = "updated" if existed else "created"
         lines = len(content.splitlines())
         return ToolResult(
-            content=f"{verb} {shown} ({lines} lines; +{added} -{removed})", metadata=metadata
+            content=f"{verb} {shown} ({_lines(lines)}; +{added} -{removed})", metadata=metadata
         )
 
     def _plan(
@@ -91,3 +91,8 @@ class WriteFileTool(Tool):
         old = data.decode("utf-8", errors="replace") if data is not None else None
         diff = unified_diff(old or "", content, shown, existed=old is not None)
         return diff, shown, old is not None
+
+
+def _lines(count: int) -> str:
+    """ "1 line", "2 lines"."""
+    return f"{count} line" if count == 1 else f"{count} lines"

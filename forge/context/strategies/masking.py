@@ -95,13 +95,19 @@ class ObservationMaskingStrategy(DeterministicStrategy):
         recent = set(self._tool_ids[-keep:])
         return [message_id for message_id in self._candidates if message_id not in recent]
 
+    def _maskable_count(self) -> int:
+        """len(self._maskable()) in O(mask_keep_recent): the check before every call."""
+        keep = max(3, self.settings.mask_keep_recent)
+        recent = sum(1 for message_id in self._tool_ids[-keep:] if message_id in self._candidates)
+        return len(self._candidates) - recent
+
     # --- the strategy --------------------------------------------------------------------
     def should_run(self, conversation: Conversation, current_tokens: int, max_tokens: int) -> bool:
         """A full batch is ready (or, under pressure, anything is)."""
         if not self.settings.observation_masking:
             return False
         self._update(conversation)
-        maskable = len(self._maskable())
+        maskable = self._maskable_count()
         if not maskable:
             return False
         if reached(current_tokens, max_tokens, self.settings.threshold_trigger):
@@ -113,7 +119,7 @@ class ObservationMaskingStrategy(DeterministicStrategy):
     ) -> int:
         """Outputs a run now would mask."""
         self._update(conversation)
-        return len(self._maskable())
+        return self._maskable_count()
 
     def apply(self, conversation: Conversation, max_tokens: int, *, force: bool = False) -> int:
         """Mask every maskable output; returns how many were masked."""

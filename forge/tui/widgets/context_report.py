@@ -27,11 +27,15 @@ class ContextBreakdown:
     message_count: int = 0
     summary_count: int = 0
     tool_output_count: int = 0
+    tool_definitions: int = 0
+    """Tokens of the tool definitions sent with every request."""
 
     @property
     def total(self) -> int:
         """All counted tokens."""
-        return self.system + self.messages + self.summaries + self.tool_outputs
+        return (
+            self.system + self.messages + self.summaries + self.tool_outputs + self.tool_definitions
+        )
 
 
 def context_breakdown(messages: Sequence[Message], counter: TokenCounter) -> ContextBreakdown:
@@ -82,6 +86,7 @@ def context_report_markdown(
         ("Messages", breakdown.messages, str(breakdown.message_count)),
         ("Summaries", breakdown.summaries, str(breakdown.summary_count)),
         ("Tool outputs", breakdown.tool_outputs, str(breakdown.tool_output_count)),
+        ("Tool definitions", breakdown.tool_definitions, ""),
     )
     table = "\n".join(
         f"| {name} | {format_tokens(tokens)} | {count} |" for name, tokens, count in rows

@@ -150,3 +150,9 @@ async def test_writing_to_a_fifo_is_refused_without_blocking(workspace: Path) ->
     result = await call_tool("write_file", workspace, path="pipe", content="x")
     assert result.is_error
     assert "FIFO" in result.content
+
+
+def test_the_result_counts_one_line_in_the_singular(tmp_path: Path) -> None:
+    from forge.agent.tools.write_file import _lines
+
+    assert (_lines(1), _lines(2), _lines(0)) == ("1 line", "2 lines", "0 lines")
