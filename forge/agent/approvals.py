@@ -6,7 +6,8 @@ approval request when the answer is "ask".
 A call is allowed without asking when any of these holds, checked in order:
 1. the tool does not mutate anything (reads, searches, listings, the turn-ending tools);
 2. the policy approves everything (`approve_all`, e.g. a `--yes` flag);
-3. the tool is in `auto_approve` or was approved "always" this session;
+3. the tool is in `auto_approve` or was approved "always" this session, or it is an MCP tool
+   (`server__tool`) and `auto_approve` holds `server__*`;
 4. it is `execute_command` and its command matches an allowlist entry (below).
 
 Allowlist matching is by words, not text: the command and the entry are split with
@@ -29,6 +30,9 @@ Decision = Literal["allow", "ask"]
 
 COMMAND_TOOL = "execute_command"
 """The tool whose calls the command allowlist can approve."""
+
+SERVER_WILDCARD = "__*"
+"""An `auto_approve` entry ending in it (`github__*`) approves every tool of that MCP server."""
 
 SHELL_METACHARACTERS = frozenset(";&|`$()<>\n\r")
 """Characters that can chain, substitute or redirect in /bin/sh; `$` covers `$(`, `${` and
@@ -70,9 +74,18 @@ class ApprovalPolicy:
             return "allow"
         if tool.name in self.auto_approve or tool.name in self._approved_this_session:
             return "allow"
+        if self._server_approved(tool.name):
+            return "allow"
         if tool.name == COMMAND_TOOL and self.command_is_allowlisted(_command_of(call)):
             return "allow"
         return "ask"
+
+    def _server_approved(self, tool_name: str) -> bool:
+        """Whether an `auto_approve` entry `server__*` covers `tool_name` (an MCP tool)."""
+        return any(
+            entry.endswith(SERVER_WILDCARD) and tool_name.startswith(entry[:-1])
+            for entry in self.auto_approve
+        )
 
     def command_is_allowlisted(self, command: str | None) -> bool:
         """Whether `command` starts with the words of an allowlist entry and has no shell

@@ -93,6 +93,11 @@ def _settings(args: argparse.Namespace) -> Settings:
     return settings
 
 
+MCP_STARTUP_WAIT = 60.0
+"""Seconds `forge run` waits at most for its MCP servers to list their tools (each server's
+own `startup_timeout` usually ends the wait sooner)."""
+
+
 def _expand_custom_command(task: str, workspace: Path, settings: Settings) -> tuple[str, Settings]:
     """A task "/name args" naming a custom command becomes its expanded text, run on the
     command's model if it has one; files that cannot be used are warned about on stderr."""
@@ -179,6 +184,10 @@ async def run_task(
     reason = "cancelled"
     try:
         async with asyncio.timeout(time_limit):
+            await runtime.wait_for_mcp(MCP_STARTUP_WAIT)  # one turn: list the tools first
+            for name, status in runtime.mcp.statuses().items() if runtime.mcp else ():
+                if status.startswith("failed"):
+                    writer.write_err(f"forge run: MCP server {name} {status}")
             async for event in runtime.agent.run_turn(task):
                 writer.event(event)
                 if isinstance(event, ApprovalRequested):

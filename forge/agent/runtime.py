@@ -17,6 +17,7 @@ from typing import Any
 from forge.agent.approvals import ApprovalPolicy
 from forge.agent.interruption import note_cut_off_turn
 from forge.agent.loop import Agent
+from forge.agent.mcp import McpServers
 from forge.agent.sessions import SessionLog, SessionStore
 from forge.agent.system_prompt import build_system_prompt
 from forge.agent.tools import ToolRegistry, default_registry
@@ -120,6 +121,8 @@ class Runtime:
     agent: Agent
     window: WindowTracker | None = None
     """The model's context window and where it came from (shown by `/context`)."""
+    mcp: McpServers | None = None
+    """The session's MCP servers, whose ready tools the registry offers (`/mcp`)."""
     _retired_providers: list[OpenAICompatibleProvider] = field(default_factory=list)
     _retired_windows: list[WindowTracker] = field(default_factory=list)
 
@@ -199,6 +202,8 @@ class Runtime:
             self.agent.policy = self.policy
             self.agent.command_timeout = new.tools.command_timeout
             changes.append("tool approvals and limits")
+        if old.mcp_servers != new.mcp_servers:
+            changes.append("MCP servers (used from the next session on)")
         # The old key stays masked too: it may still turn up in output (an env dump, a log).
         self.session.record_model(new.llm.model)
         self.session.set_redactions(sorted({*secrets_of(old), *secrets_of(new)}))
@@ -207,8 +212,23 @@ class Runtime:
         logger.info("settings applied: %s", description)
         return description
 
+    def start_background(self) -> None:
+        """Start connecting to the MCP servers (call once the event loop runs; without this
+        they start on the first turn)."""
+        if self.mcp is not None:
+            self.mcp.start()
+
+    async def wait_for_mcp(self, limit: float | None = None) -> None:
+        """Wait until every MCP server is ready or failed, at most `limit` seconds (for
+        `forge run`, whose one turn would otherwise start before the tools are listed)."""
+        if self.mcp is not None:
+            await self.mcp.wait_settled(limit)
+
     async def aclose(self) -> None:
-        """Close every provider this runtime created (the current one and replaced ones)."""
+        """Close every provider this runtime created (the current one and replaced ones) and
+        the MCP servers (their processes stop)."""
+        if self.mcp is not None:
+            await self.mcp.aclose()
         windows = [*self._retired_windows, *([self.window] if self.window is not None else [])]
         self._retired_windows = []
         for tracker in windows:
@@ -249,7 +269,8 @@ def build_runtime(
     """
     workspace = workspace.expanduser().resolve()
     store = store or SessionStore()
-    redact = secrets_of(settings)
+    mcp = McpServers(settings.mcp_servers, workspace)
+    redact = sorted({*secrets_of(settings), *mcp.secrets()})
     conversation: Conversation | None = None
     if session_id is None and resume_latest:
         latest = store.latest_for(workspace)
@@ -271,6 +292,8 @@ def build_runtime(
         settings, provider, counter, store.summary_dir(session.id), tracker.current
     )
     registry = default_registry()
+    registry.add_source(mcp)
+    mcp.start()  # a no-op until an event loop runs; then the first turn starts them
     policy = ApprovalPolicy(
         auto_approve=settings.tools.auto_approve,
         command_allowlist=settings.tools.command_allowlist,
@@ -300,4 +323,5 @@ def build_runtime(
         session=session,
         agent=agent,
         window=tracker,
+        mcp=mcp,
     )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import sys
 from typing import Any, TextIO
 
@@ -68,6 +69,30 @@ def _scalar(value: Any) -> str:
     return rendered.removesuffix("\n").removesuffix("\n...").strip()
 
 
+MCP_SERVERS = "mcp_servers"
+"""The settings key whose servers' `env` and `headers` values may hold secrets."""
+
+
+def _masked_servers(servers: dict[str, Any]) -> dict[str, Any]:
+    """MCP server entries with every literal `env`/`headers` value masked; a value that reads
+    a `${VAR}` is shown (the secret is in the variable, not the file)."""
+    masked: dict[str, Any] = {}
+    for name, entry in servers.items():
+        entry = dict(entry)
+        for field_name in ("env", "headers"):
+            if isinstance(entry.get(field_name), dict):
+                entry[field_name] = {
+                    key: text if _only_references(text) else mask_secret(str(text))
+                    for key, text in entry[field_name].items()
+                }
+        masked[name] = entry
+    return masked
+
+
+def _only_references(text: object) -> bool:
+    return isinstance(text, str) and re.search(r"\$\{[A-Za-z_][A-Za-z0-9_]*\}", text) is not None
+
+
 def render_effective_settings(result: LoadResult) -> str:
     """The effective settings as YAML, the API key masked, values from the environment marked."""
     lines = [f"# effective settings; file: {result.path}"]
@@ -79,6 +104,8 @@ def render_effective_settings(result: LoadResult) -> str:
                 lines.append(f"{'  ' * depth}{section}:")
                 written_sections = sections[: depth + 1]
         shown = mask_secret(value) if key == API_KEY else value
+        if key == MCP_SERVERS:
+            shown = _masked_servers(value)
         line = f"{'  ' * len(sections)}{name}: {_scalar(shown)}"
         if key in result.env_keys:
             line += "  # from environment"

@@ -32,6 +32,14 @@ def leaf_values(model: BaseModel, prefix: str = "") -> dict[str, Any]:
             values[key] = value.get_secret_value()
         elif isinstance(value, list):
             values[key] = list(value)
+        elif isinstance(value, dict):
+            # A map of sections (`mcp_servers`) is one leaf, written as plain data.
+            values[key] = {
+                item_key: item.model_dump(exclude_defaults=True)
+                if isinstance(item, BaseModel)
+                else item
+                for item_key, item in value.items()
+            }
         else:
             values[key] = value
     return values

@@ -22,6 +22,7 @@ from pydantic import (
     SecretStr,
     ValidationInfo,
     field_validator,
+    model_validator,
 )
 from pydantic.fields import FieldInfo
 from pydantic_settings import (
@@ -243,6 +244,49 @@ class UISettings(BaseModel):
     """Textual theme name."""
 
 
+class McpServerSettings(BaseModel):
+    """One MCP server: `command` (+ `args`, `env`) runs it over stdio, `url` (+ `headers`)
+    reaches it over streamable HTTP. `${VAR}` in `env` and `headers` values is read from the
+    environment when Forge connects (the file keeps the reference, never the secret)."""
+
+    model_config = _SECTION_CONFIG
+
+    command: str = ""
+    """Program that runs a stdio server, e.g. "npx"."""
+    args: list[str] = []
+    """Its arguments."""
+    env: dict[str, str] = {}
+    """Environment variables for the server process (values may hold `${VAR}`)."""
+    url: str = ""
+    """Endpoint of a streamable-HTTP server, e.g. "http://127.0.0.1:8000/mcp"."""
+    headers: dict[str, str] = {}
+    """HTTP headers sent to it (values may hold `${VAR}`, e.g. "Bearer ${TOKEN}")."""
+    enabled: bool = True
+    """Connect to this server (false keeps the entry but leaves the server off)."""
+    timeout: Seconds = 60
+    """Seconds one tool call may take before it is cancelled."""
+    startup_timeout: Seconds = 30
+    """Seconds the server may take to start and list its tools."""
+
+    @field_validator("url")
+    @classmethod
+    def _url_is_http(cls, value: str) -> str:
+        if value.strip() and not _HTTP_URL.match(value.strip()):
+            raise ValueError("must look like http(s)://host[:port][/path]")
+        return value.strip()
+
+    @model_validator(mode="after")
+    def _one_transport(self) -> McpServerSettings:
+        if bool(self.command.strip()) == bool(self.url):
+            raise ValueError("give either `command` (stdio) or `url` (streamable HTTP)")
+        return self
+
+    @property
+    def transport(self) -> Literal["stdio", "http"]:
+        """ "stdio" for a `command`, "http" for a `url`."""
+        return "stdio" if self.command.strip() else "http"
+
+
 @dataclass(frozen=True)
 class _SourceInputs:
     """What the next `Settings()` built in this context reads besides its arguments."""
@@ -325,6 +369,8 @@ class Settings(BaseSettings):
     """Tool approval and limits."""
     ui: UISettings = UISettings()
     """The terminal UI."""
+    mcp_servers: dict[str, McpServerSettings] = {}
+    """MCP servers whose tools the agent may use, by name (see `.forge/mcp.yaml` too)."""
 
     @classmethod
     def settings_customise_sources(

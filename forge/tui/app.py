@@ -222,6 +222,7 @@ class ForgeApp(App[int]):
 
     async def _start_session(self) -> None:
         self.reload_controller.start()
+        self.runtime.start_background()  # MCP servers connect while the user types
         history = self.runtime.agent.conversation.messages
         if any(message.role == "user" for message in history):
             await self.chat.show_history(history)

@@ -33,6 +33,7 @@ SLASH_COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("model", "Switch the model for this session", "NAME", argument_required=True),
     SlashCommand("help", "Show commands and key bindings"),
     SlashCommand("sessions", "List this workspace's sessions, or resume one", "[ID]"),
+    SlashCommand("mcp", "MCP servers: status and tools"),
     SlashCommand("quit", "Exit Forge"),
 )
 """Every slash command, in the order help lists them."""

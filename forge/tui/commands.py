@@ -221,7 +221,22 @@ class SlashCommandRunner:
             window=runtime.window.current.describe() if runtime.window else "",
             window_note=(runtime.window.guess_notice() or "") if runtime.window else "",
         )
+        if runtime.mcp is not None and runtime.mcp.connections:
+            from forge.agent.mcp.report import tool_tokens_by_server
+
+            costs = tool_tokens_by_server(runtime.mcp, runtime.counter.count_tools)
+            lines = ", ".join(f"`{name}` {tokens:,}" for name, tokens in costs.items())
+            report += f"\n\nMCP tool definitions (tokens per request): {lines}"
         await self.app.chat.add_notice(report)
+
+    async def command_mcp(self, argument: str) -> None:
+        """List the MCP servers with their status and tools."""
+        from forge.agent.mcp.report import servers_report
+
+        runtime = self.app.runtime
+        if runtime.mcp is None:
+            return
+        await self.app.chat.add_notice(servers_report(runtime.mcp, runtime.counter.count_tools))
 
     async def command_clear(self, argument: str) -> None:
         """Start a new session: a fresh runtime and an empty chat."""

@@ -55,7 +55,17 @@ def test_completion_matches_prefixes_and_stops_at_the_argument() -> None:
 
 def test_every_required_command_exists() -> None:
     names = {command.name for command in SLASH_COMMANDS}
-    assert names == {"settings", "compact", "context", "clear", "model", "help", "sessions", "quit"}
+    assert names == {
+        "settings",
+        "compact",
+        "context",
+        "clear",
+        "model",
+        "help",
+        "sessions",
+        "mcp",
+        "quit",
+    }
 
 
 class PaletteHost(App[None]):

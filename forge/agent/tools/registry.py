@@ -21,9 +21,9 @@ can correct itself. Only cancellation (`asyncio.CancelledError`) propagates.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from forge.agent.tools.apply_diff import ApplyDiffTool
 from forge.agent.tools.arguments import validate_arguments
@@ -48,14 +48,38 @@ class PreparedCall:
     arguments: dict[str, Any]
 
 
+class ToolSource(Protocol):
+    """Tools that come and go while a session runs (an MCP server's)."""
+
+    def tools(self) -> Sequence[Tool]:
+        """The tools available right now."""
+        ...
+
+
 class ToolRegistry:
-    """Tools by name, in the order they were registered (the order the model sees them)."""
+    """Tools by name, in the order they were registered (the order the model sees them),
+    then the tools of each added source as they are at the moment."""
 
     def __init__(self, tools: Iterable[Tool] = ()) -> None:
         """A registry holding `tools`; names must be unique."""
         self._tools: dict[str, Tool] = {}
+        self._sources: list[ToolSource] = []
         for tool in tools:
             self.register(tool)
+
+    def add_source(self, source: ToolSource) -> None:
+        """Offer `source`'s tools too, read afresh on every lookup; a name a registered tool
+        (or an earlier source) already has is skipped."""
+        self._sources.append(source)
+
+    def _all(self) -> dict[str, Tool]:
+        if not self._sources:
+            return self._tools
+        tools = dict(self._tools)
+        for source in self._sources:
+            for tool in source.tools():
+                tools.setdefault(tool.name, tool)
+        return tools
 
     def register(self, tool: Tool) -> None:
         """Add a tool; `ValueError` if one with its name is already registered."""
@@ -65,17 +89,18 @@ class ToolRegistry:
 
     def names(self) -> list[str]:
         """The registered tool names."""
-        return list(self._tools)
+        return list(self._all())
 
     def specs(self) -> list[ToolSpec]:
         """The specs to send to the provider with every request."""
-        return [tool.spec for tool in self._tools.values()]
+        return [tool.spec for tool in self._all().values()]
 
     def get(self, name: str) -> Tool:
         """The tool called `name`; `ToolError` ("unknown tool X; available: ...") if none."""
-        tool = self._tools.get(name)
+        tools = self._all()
+        tool = tools.get(name)
         if tool is None:
-            available = ", ".join(self._tools)
+            available = ", ".join(tools)
             raise ToolError(f"unknown tool {name!r}; available: {available}")
         return tool
 

@@ -1,0 +1,270 @@
+"""One MCP server: connect in the background, list its tools, call them, survive its faults.
+
+A connection is held open by one task (the SDK's transports must be entered and left by the
+same task) that waits until the connection is closed. Calls come from the agent's task and
+are bounded by the server's `timeout`; cancelling the caller (Esc) cancels the call. A server
+whose connection dies (a crashed stdio process, a dropped HTTP session) is reconnected once
+per session, on the next call.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import enum
+import logging
+import tempfile
+from contextlib import AsyncExitStack
+from typing import IO, Any
+
+import httpx2
+import mcp.types as types
+from mcp import Client, StdioServerParameters, stdio_client
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared._httpx_utils import create_mcp_http_client
+
+from forge.agent.mcp.results import result_text
+from forge.agent.mcp.servers import expanded
+from forge.agent.tools.base import ToolError, ToolResult
+from forge.config.settings import McpServerSettings
+
+logger = logging.getLogger(__name__)
+
+RESTARTS_PER_SESSION = 1
+"""How often a server whose connection died is started again in one session."""
+
+_STDERR_TAIL = 400
+"""Characters of a failed stdio server's stderr kept as the reason it failed."""
+
+
+class ServerState(enum.Enum):
+    """Where a server is in its life."""
+
+    STARTING = "starting"
+    READY = "ready"
+    FAILED = "failed"
+    DISABLED = "disabled"
+    CLOSED = "closed"
+
+
+class McpConnection:
+    """The connection to one configured MCP server, and the calls made through it."""
+
+    def __init__(self, name: str, settings: McpServerSettings, cwd: str | None = None) -> None:
+        """A connection to `settings` named `name`; nothing starts before `start()`.
+        A stdio server runs in `cwd` (the workspace) when given."""
+        self.name = name
+        self.settings = settings
+        self.cwd = cwd
+        self.state = ServerState.STARTING if settings.enabled else ServerState.DISABLED
+        self.error = "" if settings.enabled else "disabled in the configuration"
+        self.tools: list[types.Tool] = []
+        self.restarts_left = RESTARTS_PER_SESSION
+        self._client: Client | None = None
+        self._holder: asyncio.Task[None] | None = None
+        self._stop = asyncio.Event()
+        self._settled = asyncio.Event()
+        self._stderr: IO[str] | None = None
+        self._lost = False
+        if not settings.enabled:
+            self._settled.set()
+
+    @property
+    def status(self) -> str:
+        """One line for people: "starting", "ready (N tools)", "failed: reason"."""
+        if self.state is ServerState.READY:
+            if self._lost:
+                return f"stopped: {self.error} (restarts on the next call)"
+            count = len(self.tools)
+            return f"ready ({count} tool{'s' if count != 1 else ''})"
+        if self.state in (ServerState.FAILED, ServerState.DISABLED):
+            return f"{self.state.value}: {self.error}"
+        return self.state.value
+
+    def start(self) -> None:
+        """Start connecting in the background (needs a running event loop)."""
+        if self.state is not ServerState.STARTING or self._holder is not None:
+            return
+        self._stop = asyncio.Event()
+        self._settled = asyncio.Event()
+        self._holder = asyncio.get_running_loop().create_task(
+            self._hold(), name=f"mcp server {self.name}"
+        )
+
+    async def wait_settled(self, limit: float | None = None) -> None:
+        """Wait until the server is ready or has failed (at most `limit` seconds)."""
+        try:
+            async with asyncio.timeout(limit):
+                await self._settled.wait()
+        except TimeoutError:
+            pass
+
+    async def _hold(self) -> None:
+        """Connect, list the tools, then keep the connection open until `close`."""
+        try:
+            async with AsyncExitStack() as stack:
+                async with asyncio.timeout(self.settings.startup_timeout):
+                    client = await stack.enter_async_context(await self._make_client(stack))
+                    listed = await _all_tools(client)
+                self._client = client
+                self.tools = listed
+                self.state = ServerState.READY
+                self.error = ""
+                self._lost = False
+                self._settled.set()
+                logger.info("MCP server %s ready with %d tools", self.name, len(listed))
+                await self._stop.wait()
+        except asyncio.CancelledError:
+            raise
+        except (Exception, BaseExceptionGroup) as error:  # whatever a server does is its fault
+            reason = self._reason(error)
+            if self.state is ServerState.READY:
+                self._lost = True  # tools stay listed; the next call reconnects
+                self.error = reason
+            else:
+                self.state = ServerState.FAILED
+                self.error = reason
+            logger.warning("MCP server %s: %s", self.name, reason)
+        finally:
+            self._client = None
+            self._settled.set()
+
+    async def _make_client(self, stack: AsyncExitStack) -> Client:
+        settings = self.settings
+        if settings.transport == "stdio":
+            self._close_stderr()  # the last run's; kept until now to say why it ended
+            # Closed by the next start or `aclose`: it holds why the last run ended.
+            self._stderr = tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace")  # noqa: SIM115
+            parameters = StdioServerParameters(
+                command=settings.command,
+                args=list(settings.args),
+                env=expanded(settings.env) or None,
+                cwd=self.cwd,
+            )
+            return Client(stdio_client(parameters, errlog=self._stderr))
+        http: httpx2.AsyncClient = await stack.enter_async_context(
+            create_mcp_http_client(headers=expanded(settings.headers))
+        )
+        return Client(streamable_http_client(settings.url, http_client=http))
+
+    def _reason(self, error: BaseException) -> str:
+        if isinstance(error, TimeoutError):
+            reason = f"no answer within {self.settings.startup_timeout:g} s"
+        else:
+            reason = _describe(error)
+        stderr = self._stderr_tail()
+        return f"{reason} (stderr: {stderr})" if stderr else reason
+
+    def _stderr_tail(self) -> str:
+        if self._stderr is None:
+            return ""
+        try:
+            self._stderr.seek(0)
+            text = self._stderr.read()
+        except (OSError, ValueError):
+            return ""
+        lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
+        return " | ".join(lines[-3:])[-_STDERR_TAIL:]
+
+    async def call(self, tool: str, arguments: dict[str, Any]) -> ToolResult:
+        """Call `tool` with `arguments`. Every fault becomes a `ToolError` the model can read;
+        cancellation propagates (the call is abandoned and the server told)."""
+        client = await self._usable_client()
+        try:
+            async with asyncio.timeout(self.settings.timeout):
+                result = await client.call_tool(tool, arguments)
+        except TimeoutError:
+            raise ToolError(
+                f"MCP server {self.name!r}: {tool} gave no answer within "
+                f"{self.settings.timeout:g} s and was cancelled"
+            ) from None
+        except (asyncio.CancelledError, KeyboardInterrupt):
+            raise
+        except Exception as error:
+            if (self._holder is not None and self._holder.done()) or _connection_lost(error):
+                await self._connection_died(_describe(error))
+                raise ToolError(
+                    f"MCP server {self.name!r} stopped during {tool}: {self.error}"
+                    + (" (it will be restarted on the next call)" if self.restarts_left else "")
+                ) from None
+            raise ToolError(
+                f"MCP server {self.name!r}: {tool} failed: {_describe(error)}"
+            ) from None
+        if not isinstance(result, types.CallToolResult):
+            raise ToolError(f"MCP server {self.name!r}: {tool} returned no tool result")
+        text = result_text(result)
+        return ToolResult(text, is_error=bool(result.is_error), metadata={"mcp_server": self.name})
+
+    async def _usable_client(self) -> Client:
+        if self.state is ServerState.STARTING:
+            await self.wait_settled(self.settings.startup_timeout)
+        if self._lost or (self.state is ServerState.READY and self._client is None):
+            if self.restarts_left <= 0:
+                self.state = ServerState.FAILED
+                raise ToolError(f"MCP server {self.name!r} is not available: {self.error}")
+            self.restarts_left -= 1
+            await self._shut()
+            self.state = ServerState.STARTING
+            logger.info("restarting MCP server %s", self.name)
+            self.start()
+            await self.wait_settled()
+        if self.state is not ServerState.READY or self._client is None:
+            raise ToolError(f"MCP server {self.name!r} is not available: {self.status}")
+        return self._client
+
+    async def _connection_died(self, reason: str) -> None:
+        """The server is gone: close what is left of the connection; the next call restarts
+        it (once per session)."""
+        await self._shut()
+        stderr = self._stderr_tail()
+        self.error = f"{reason} (stderr: {stderr})" if stderr else reason
+        if self.restarts_left > 0:
+            self._lost = True
+        else:
+            self.state = ServerState.FAILED
+
+    async def _shut(self) -> None:
+        holder, self._holder = self._holder, None
+        self._stop.set()
+        if holder is not None:
+            try:
+                await asyncio.shield(holder)
+            except (asyncio.CancelledError, Exception):
+                logger.debug("MCP server %s closed with an error", self.name, exc_info=True)
+        self._client = None
+
+    def _close_stderr(self) -> None:
+        if self._stderr is not None:
+            self._stderr.close()
+            self._stderr = None
+
+    async def aclose(self) -> None:
+        """Close the connection (a stdio server's process is stopped, then killed)."""
+        await self._shut()
+        self._close_stderr()
+        if self.state is not ServerState.DISABLED:
+            self.state = ServerState.CLOSED
+        self._settled.set()
+
+
+async def _all_tools(client: Client) -> list[types.Tool]:
+    tools: list[types.Tool] = []
+    cursor: str | None = None
+    while True:
+        page = await client.list_tools(cursor=cursor)
+        tools.extend(page.tools)
+        cursor = page.next_cursor
+        if not cursor:
+            return tools
+
+
+def _connection_lost(error: BaseException) -> bool:
+    return "connection closed" in str(error).lower()
+
+
+def _describe(error: BaseException) -> str:
+    if isinstance(error, BaseExceptionGroup):
+        inner = [item for item in error.exceptions if not isinstance(item, asyncio.CancelledError)]
+        if inner:
+            return _describe(inner[0])
+    text = str(error).strip()
+    return f"{type(error).__name__}: {text}" if text else type(error).__name__

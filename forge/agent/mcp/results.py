@@ -1,0 +1,48 @@
+"""An MCP tool result as the text the model reads: text joined and bounded, anything else
+described in one line (never base64 in the context)."""
+
+from __future__ import annotations
+
+import json
+
+import mcp.types as types
+
+from forge.agent.tools.output import HeadTailBuffer
+
+HEAD_CHARACTERS = 10_000
+TAIL_CHARACTERS = 10_000
+"""The most of an MCP result the model reads (the same bounds as `execute_command`)."""
+
+
+def result_text(result: types.CallToolResult) -> str:
+    """The content blocks as text: text as is, images, audio and resources in one line each;
+    the structured content when there is no other content."""
+    parts = [_block_text(block) for block in result.content]
+    if not parts and result.structured_content is not None:
+        parts.append(json.dumps(result.structured_content, ensure_ascii=False))
+    buffer = HeadTailBuffer(HEAD_CHARACTERS, TAIL_CHARACTERS)
+    buffer.add("\n".join(parts) if parts else "(no content)")
+    return buffer.render()
+
+
+def _block_text(block: object) -> str:
+    if isinstance(block, types.TextContent):
+        return block.text
+    if isinstance(block, types.ImageContent):
+        return f"[image: {block.mime_type}, {_decoded_size(block.data)} bytes, not shown]"
+    if isinstance(block, types.AudioContent):
+        return f"[audio: {block.mime_type}, {_decoded_size(block.data)} bytes, not shown]"
+    if isinstance(block, types.EmbeddedResource):
+        resource = block.resource
+        if isinstance(resource, types.TextResourceContents):
+            return resource.text
+        mime = resource.mime_type or "binary"
+        return f"[resource {resource.uri}: {mime}, {_decoded_size(resource.blob)} bytes, not shown]"
+    if isinstance(block, types.ResourceLink):
+        return f"[resource link: {block.uri}{f' ({block.name})' if block.name else ''}]"
+    kind = getattr(block, "type", type(block).__name__)
+    return f"[{kind} content, not shown]"
+
+
+def _decoded_size(data: str) -> int:
+    return len(data) * 3 // 4 - data[-2:].count("=")
