@@ -21,7 +21,15 @@ from forge.agent.events import (
 from forge.llm.messages import MessageKind
 from forge.tui.messages import AgentEventArrived, TurnEnded
 from forge.tui.widgets.chat_blocks import NoticeBlock, SummaryBlock
-from tests.support.openai_server import Call, OpenAIServer, RecordedRequest, Reply, Text, ToolCalls
+from tests.support.openai_server import (
+    Call,
+    Fault,
+    OpenAIServer,
+    RecordedRequest,
+    Reply,
+    Text,
+    ToolCalls,
+)
 from tests.tui.test_app_helpers import (
     configure,
     make_app,
@@ -180,11 +188,11 @@ async def test_compact_command_summarizes_with_instructions(
     assert all("keep the module numbers" in r.text() for r in summary_requests)
 
 
-async def test_a_failing_summarization_model_is_told_in_the_chat_in_plain_words(
-    llm_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch, workspace: Path
-) -> None:
-    from tests.support.openai_server import Fault
-
+async def session_with_a_failing_summarizer(
+    llm_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch, workspace: Path, fault: Fault
+) -> tuple[list[str], str]:
+    """Four file reads with LLM tool-call summaries on `cheap-m`, which answers `fault`;
+    returns the chat's notices and the summarization panel's result line."""
     write_files(workspace)
     replies = deque(
         [
@@ -197,9 +205,7 @@ async def test_a_failing_summarization_model_is_told_in_the_chat_in_plain_words(
     )
 
     def respond(request: RecordedRequest) -> Reply:
-        if request.tools:
-            return replies.popleft()
-        return Fault(404, {"error": {"message": "The model `cheap-m` does not exist"}})
+        return replies.popleft() if request.tools else fault
 
     llm_server.responder = respond
     config = {
@@ -221,59 +227,35 @@ async def test_a_failing_summarization_model_is_told_in_the_chat_in_plain_words(
             for m in seen
             if isinstance(m, AgentEventArrived) and isinstance(m.event, SummarizationFailed)
         ]
-        # A 404 is permanent: summaries are off for the session, told once, in plain words.
-        told = [text for text in notices(app) if "cheap-m" in text]
-        assert len(told) == 1, notices(app)
-        assert told[0].startswith("Summaries are off: model cheap-m answered 404")
-        assert "shortened instead" in told[0]
-        assert told[0].endswith("Fix: /settings → Summarization Model")
-        panel_text = str(app.status.summarization.query_one("#summary-result", Static).render())
-        assert "cheap-m answered 404" in panel_text
-        assert "Error" not in panel_text, "no exception names"
+        panel = str(app.status.summarization.query_one("#summary-result", Static).render())
+        return notices(app), panel
+
+
+async def test_a_failing_summarization_model_is_told_in_the_chat_in_plain_words(
+    llm_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch, workspace: Path
+) -> None:
+    missing = Fault(404, {"error": {"message": "The model `cheap-m` does not exist"}})
+    told, panel_text = await session_with_a_failing_summarizer(
+        llm_server, monkeypatch, workspace, missing
+    )
+    # A 404 is permanent: summaries are off for the session, told once, in plain words.
+    told = [text for text in told if "cheap-m" in text]
+    assert len(told) == 1, told
+    assert told[0].startswith("Summaries are off: model cheap-m answered 404")
+    assert "shortened instead" in told[0]
+    assert told[0].endswith("Fix: /settings → Summarization Model")
+    assert "cheap-m answered 404" in panel_text
+    assert "Error" not in panel_text, "no exception names"
 
 
 async def test_a_transient_summary_failure_is_told_in_plain_words_with_what_happens_next(
     llm_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch, workspace: Path
 ) -> None:
-    from tests.support.openai_server import Fault
-
-    write_files(workspace)
-    replies = deque(
-        [
-            *(
-                ToolCalls([Call("read_file", {"path": f"data{n}.txt"})])
-                for n in range(1, FILES + 1)
-            ),
-            Text("All four files read."),
-        ]
+    overloaded = Fault(500, {"error": {"message": "overloaded"}})
+    notices_seen, _ = await session_with_a_failing_summarizer(
+        llm_server, monkeypatch, workspace, overloaded
     )
-
-    def respond(request: RecordedRequest) -> Reply:
-        if request.tools:
-            return replies.popleft()
-        return Fault(500, {"error": {"message": "overloaded"}})
-
-    llm_server.responder = respond
-    config = {
-        "llm": {"summarization_model": "cheap-m", "max_retries": 0},
-        "context": {
-            "messages_old_threshold": 2,
-            "min_tool_calls_to_summarize": 3,
-            "tool_call_summaries": True,
-            "observation_masking": False,
-        },
-    }
-    app = make_app(configure(llm_server, monkeypatch, config=config), workspace)
-    seen: list[Message] = []
-    async with app.run_test(size=SIZE, message_hook=seen.append) as pilot:
-        await submit(pilot, "read the data files")
-        await wait_idle(pilot)
-        assert [
-            m
-            for m in seen
-            if isinstance(m, AgentEventArrived) and isinstance(m.event, SummarizationFailed)
-        ]
-        told = [text for text in notices(app) if "Summarization failed" in text]
-        assert told, notices(app)
-        assert told[0].startswith("Summarization failed: model `cheap-m` answered HTTP 500")
-        assert not any("Summaries are off" in text for text in notices(app))
+    told = [text for text in notices_seen if "Summarization failed" in text]
+    assert told, notices_seen
+    assert told[0].startswith("Summarization failed: model `cheap-m` answered HTTP 500")
+    assert not any("Summaries are off" in text for text in notices_seen)
