@@ -60,6 +60,8 @@ async def _outcome(path: Path, pieces: list[bytes]) -> tuple[list[object], str |
         headers = {"content-type": content_type or "text/event-stream"}
         return httpx.Response(status, headers=headers, stream=_Pieces(pieces))
 
+    # The one transport stand-in of the suite: a real socket may merge or re-split the chunks,
+    # so only an in-process transport can hand the provider these exact byte boundaries.
     client = httpx.AsyncClient(transport=httpx.MockTransport(respond))
     provider = OpenAICompatibleProvider(
         "requested-model", "http://corpus.invalid/v1", "sk-test", client=client, max_retries=0
