@@ -182,12 +182,11 @@ async def run_task(
     closes the runtime. Returns the exit code."""
     writer.run_started(runtime.session_id, runtime.settings.llm.model, str(runtime.workspace))
     reason = "cancelled"
+    if runtime.mcp is not None:  # a server failing to start or crashing is said as it happens
+        runtime.mcp.subscribe(writer.mcp_notice)
     try:
         async with asyncio.timeout(time_limit):
             await runtime.wait_for_mcp(MCP_STARTUP_WAIT)  # one turn: list the tools first
-            for name, status in runtime.mcp.statuses().items() if runtime.mcp else ():
-                if status.startswith("failed"):
-                    writer.write_err(f"forge run: MCP server {name} {status}")
             async for event in runtime.agent.run_turn(task):
                 writer.event(event)
                 if isinstance(event, ApprovalRequested):

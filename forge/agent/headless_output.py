@@ -29,6 +29,7 @@ from forge.agent.events import (
     TurnFinished,
 )
 from forge.agent.jsonl import dumps, event_to_dict
+from forge.agent.mcp.notices import McpServerNotice
 from forge.config.secrets import redact
 from forge.llm.messages import ToolCall
 
@@ -67,6 +68,10 @@ class OutputWriter:
 
     def approval_decided(self, call: ToolCall, decision: ApprovalDecision) -> None:
         """The headless client answered an approval request itself."""
+
+    def mcp_notice(self, notice: McpServerNotice) -> None:
+        """An MCP server failed, crashed or went down: one line on stderr."""
+        self.write_err(f"forge run: {notice.text(hint='')}")
 
     def timed_out(self, seconds: float) -> None:
         """The run hit `--timeout`."""
@@ -113,6 +118,19 @@ class JsonLinesWriter(OutputWriter):
                 "name": call.name,
                 "verdict": decision.verdict.value,
                 "reason": decision.reason,
+            }
+        )
+
+    def mcp_notice(self, notice: McpServerNotice) -> None:
+        """The stderr line, and an `mcp_server` record (server, kind, reason, text)."""
+        super().mcp_notice(notice)
+        self._record(
+            {
+                "type": "mcp_server",
+                "server": notice.server,
+                "kind": notice.kind,
+                "reason": notice.reason,
+                "text": notice.text(hint=""),
             }
         )
 

@@ -129,6 +129,12 @@ class Runtime:
     def __post_init__(self) -> None:
         if self.window is not None:
             self._use_window(self.window)
+        if self.mcp is not None:
+            self.mcp.in_turn = self.turn_running
+
+    def turn_running(self) -> bool:
+        """Whether a turn (or a /compact run) is in progress."""
+        return getattr(self.agent, "_current_turn", None) is not None
 
     def _use_window(self, tracker: WindowTracker) -> None:
         """Budget with `tracker`'s window from now on, and whenever it learns a new one."""
@@ -202,8 +208,10 @@ class Runtime:
             self.agent.policy = self.policy
             self.agent.command_timeout = new.tools.command_timeout
             changes.append("tool approvals and limits")
-        if old.mcp_servers != new.mcp_servers:
-            changes.append("MCP servers (used from the next session on)")
+        if old.mcp_servers != new.mcp_servers and self.mcp is not None:
+            # Between turns: servers start, stop or restart once the running turn has ended.
+            self.mcp.reconfigure(new.mcp_servers)
+            changes.append("MCP servers")
         # The old key stays masked too: it may still turn up in output (an env dump, a log).
         self.session.record_model(new.llm.model)
         self.session.set_redactions(sorted({*secrets_of(old), *secrets_of(new)}))

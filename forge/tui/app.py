@@ -45,6 +45,7 @@ from forge.tui.command_table import ParsedCommand, SlashCommand
 from forge.tui.commands import SlashCommandProvider, SlashCommandRunner
 from forge.tui.compaction import CompactionTracker, is_skip, plain_failure
 from forge.tui.delta_batching import batch_deltas
+from forge.tui.mcp_notices import McpNoticeArrived, McpSessionWatch
 from forge.tui.messages import (
     AgentEventArrived,
     ApprovalNeeded,
@@ -126,6 +127,7 @@ class ForgeApp(App[int]):
         """This turn's "retrying in…" line in the chat, updated in place."""
         self.queued: list[tuple[str, UserMessageBlock]] = []
         self.commands_runner = SlashCommandRunner(self)
+        self.mcp_watch = McpSessionWatch(self)
         self.compaction: CompactionTracker | None = None
         """The /compact in progress, if any (its chat line is closed when it ends)."""
         self.inputs_handled = 0
@@ -222,6 +224,7 @@ class ForgeApp(App[int]):
 
     async def _start_session(self) -> None:
         self.reload_controller.start()
+        self.mcp_watch.attach(self.runtime)  # notices in the chat; .forge/mcp.yaml watched
         self.runtime.start_background()  # MCP servers connect while the user types
         history = self.runtime.agent.conversation.messages
         if any(message.role == "user" for message in history):
@@ -395,6 +398,9 @@ class ForgeApp(App[int]):
                 severity="warning",
             )
 
+    async def on_mcp_notice_arrived(self, message: McpNoticeArrived) -> None:
+        await self.chat.add_notice(message.text, kind=message.kind)
+
     async def on_turn_ended(self, message: TurnEnded) -> None:
         compaction, self.compaction = self.compaction, None
         self._retry_notice = None
@@ -427,6 +433,7 @@ class ForgeApp(App[int]):
         old = self.runtime
         self.runtime = build_runtime(self.settings, self.workspace, session_id=session_id)
         self.reload_controller.runtime = self.runtime
+        self.mcp_watch.attach(self.runtime)
         await old.aclose()
         self.queued.clear()
         await self.chat.clear_chat()

@@ -131,4 +131,13 @@ def test_forge_run_says_which_mcp_server_failed_and_still_runs(
     result = forge_run(llm_server, workspace, "--output", "jsonl", "go")
 
     assert result.returncode == 0, result.stderr
-    assert "forge run: MCP server broken failed:" in result.stderr
+    assert (
+        "forge run: MCP server broken failed to start: command not found "
+        "'/nonexistent/mcp-server'. Its tools are unavailable." in result.stderr
+    )
+    (record,) = [r for r in jsonl(result) if r["type"] == "mcp_server"]
+    assert record["server"] == "broken" and record["kind"] == "start_failed"
+    assert record["reason"] == "command not found '/nonexistent/mcp-server'"
+    # The notice comes before the turn's records, as it happened.
+    types = [r["type"] for r in jsonl(result)]
+    assert types.index("mcp_server") < types.index("turn_finished")

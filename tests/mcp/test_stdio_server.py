@@ -127,7 +127,11 @@ async def test_a_crashed_server_restarts_once_on_the_next_call(tmp_path: Path) -
         echo = tool(servers, "tools__echo")
         with pytest.raises(ToolError, match="stopped during crash"):
             await tool(servers, "tools__crash").run({}, context)
-        with pytest.raises(ToolError, match="not available"):
+        with pytest.raises(
+            ToolError,
+            match=r"MCP server tools is down \(crashed twice this session\); "
+            r"tool tools__echo is unavailable",
+        ):
             await echo.run({"text": "again"}, context)  # a call already on its way
         assert len(started_pids(log)) == 2  # once per session
         assert servers.statuses()["tools"].startswith("failed:")
@@ -176,7 +180,7 @@ async def test_the_report_lists_servers_with_status_tools_and_tokens(tmp_path: P
         report = servers_report(servers, counter.count_tools)
         assert f"- `tools`: ready (9 tools), {tokens['tools']:,} tokens of definitions" in report
         assert "  - `tools__add` — Add two whole numbers." in report
-        assert "- `gone`: failed: FileNotFoundError" in servers_report(broken)
+        assert "- `gone`: failed: command not found '/nonexistent/mcp'" in servers_report(broken)
         assert "No MCP servers configured" in servers_report(McpServers({}, tmp_path))
     finally:
         await servers.aclose()

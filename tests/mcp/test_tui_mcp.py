@@ -8,9 +8,10 @@ import sys
 from pathlib import Path
 
 import pytest
+import yaml
 
 from forge.agent.mcp import ServerState
-from tests.mcp.conftest import SERVER_SCRIPT
+from tests.mcp.conftest import SERVER_SCRIPT, alive, started_pids
 from tests.support.openai_server import OpenAIServer
 from tests.tui.test_app_helpers import configure, make_app, notices, submit, wait_until
 
@@ -46,4 +47,55 @@ async def test_mcp_lists_servers_and_context_shows_their_tokens(
         )
         context = next(n for n in notices(app) if "MCP tool definitions" in n)
         assert "tools" in context
+    assert llm_server.requests == []
+
+
+async def test_a_failing_server_is_told_in_the_chat_and_config_edits_apply_live(
+    llm_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch, workspace: Path, tmp_path: Path
+) -> None:
+    log = str(tmp_path / "first.log")
+    first = {
+        "command": sys.executable,
+        "args": [str(SERVER_SCRIPT), "stdio"],
+        "env": {"FORGE_TEST_START_LOG": log},
+    }
+    config = {"mcp_servers": {"github": {"command": "npx-not-installed"}, "first": first}}
+    store = configure(llm_server, monkeypatch, config=config)
+    app = make_app(store, workspace)
+    async with app.run_test(size=SIZE) as pilot:
+        mcp = app.runtime.mcp
+        assert mcp is not None
+        failed = (
+            "MCP server github failed to start: command not found 'npx-not-installed'. "
+            "Its tools are unavailable; see /mcp."
+        )
+        await wait_until(pilot, lambda: failed in notices(app), "the failure notice")
+        await wait_until(pilot, lambda: len(started_pids(Path(log))) == 1, "first to start")
+        await wait_until(
+            pilot, lambda: "first__echo" in app.runtime.registry.names(), "first's tools"
+        )
+        # An outside edit: `first` removed, `second` added, `github` switched off.
+        second = {**first, "env": {"FORGE_TEST_START_LOG": str(tmp_path / "second.log")}}
+        edited = {
+            "mcp_servers": {
+                "github": {"command": "npx-not-installed", "enabled": False},
+                "second": second,
+            }
+        }
+        reloaded = "MCP servers reloaded: started second; stopped first."
+        for attempt in range(10):
+            # The watcher starts in a worker; an edit made before it watches would be missed.
+            store.path.write_text(yaml.safe_dump(edited) + f"# edit {attempt}\n", "utf-8")
+            try:
+                await wait_until(pilot, lambda: reloaded in notices(app), "reload", deadline=3)
+                break
+            except AssertionError:
+                continue
+        assert reloaded in notices(app)
+        await wait_until(
+            pilot, lambda: "second__echo" in app.runtime.registry.names(), "second's tools"
+        )
+        assert "first__echo" not in app.runtime.registry.names()
+        assert not alive(started_pids(Path(log))[0])
+        assert mcp.statuses()["github"].startswith("disabled")
     assert llm_server.requests == []

@@ -13,6 +13,7 @@ import asyncio
 import enum
 import logging
 import tempfile
+from collections.abc import Callable
 from contextlib import AsyncExitStack
 from typing import IO, Any
 
@@ -22,6 +23,8 @@ from mcp import Client, StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 
+from forge.agent.mcp.naming import server_prefix, tool_name
+from forge.agent.mcp.notices import McpServerNotice, NoticeKind, plain_reason
 from forge.agent.mcp.results import result_text
 from forge.agent.mcp.servers import expanded
 from forge.agent.tools.base import ToolError, ToolResult
@@ -59,6 +62,13 @@ class McpConnection:
         self.error = "" if settings.enabled else "disabled in the configuration"
         self.tools: list[types.Tool] = []
         self.restarts_left = RESTARTS_PER_SESSION
+        self.crashed_out = False
+        """The server crashed again after its restart: down for the rest of the session."""
+        self.on_notice: Callable[[McpServerNotice], None] | None = None
+        """Told when the server fails to start, crashes, or goes down (set by `McpServers`)."""
+        self._run = 0
+        """Which start of the server this is (a crash is counted once per run)."""
+        self._crash_counted = -1
         self._client: Client | None = None
         self._holder: asyncio.Task[None] | None = None
         self._stop = asyncio.Event()
@@ -86,8 +96,9 @@ class McpConnection:
             return
         self._stop = asyncio.Event()
         self._settled = asyncio.Event()
+        self._run += 1
         self._holder = asyncio.get_running_loop().create_task(
-            self._hold(), name=f"mcp server {self.name}"
+            self._hold(self._run), name=f"mcp server {self.name}"
         )
 
     async def wait_settled(self, limit: float | None = None) -> None:
@@ -98,7 +109,7 @@ class McpConnection:
         except TimeoutError:
             pass
 
-    async def _hold(self) -> None:
+    async def _hold(self, run: int) -> None:
         """Connect, list the tools, then keep the connection open until `close`."""
         try:
             async with AsyncExitStack() as stack:
@@ -117,13 +128,15 @@ class McpConnection:
             raise
         except (Exception, BaseExceptionGroup) as error:  # whatever a server does is its fault
             reason = self._reason(error)
-            if self.state is ServerState.READY:
-                self._lost = True  # tools stay listed; the next call reconnects
-                self.error = reason
+            logger.warning("MCP server %s: %s", self.name, reason)
+            if self._stop.is_set():
+                pass  # closed on purpose (a reload, the end of the session)
+            elif self.state is ServerState.READY:
+                self._crashed(run, reason)  # it died while idle
             else:
                 self.state = ServerState.FAILED
                 self.error = reason
-            logger.warning("MCP server %s: %s", self.name, reason)
+                self._tell("start_failed", reason)
         finally:
             self._client = None
             self._settled.set()
@@ -150,7 +163,7 @@ class McpConnection:
         if isinstance(error, TimeoutError):
             reason = f"no answer within {self.settings.startup_timeout:g} s"
         else:
-            reason = _describe(error)
+            reason = plain_reason(_innermost(error), self.settings, _describe(error))
         stderr = self._stderr_tail()
         return f"{reason} (stderr: {stderr})" if stderr else reason
 
@@ -168,7 +181,8 @@ class McpConnection:
     async def call(self, tool: str, arguments: dict[str, Any]) -> ToolResult:
         """Call `tool` with `arguments`. Every fault becomes a `ToolError` the model can read;
         cancellation propagates (the call is abandoned and the server told)."""
-        client = await self._usable_client()
+        client = await self._usable_client(tool)
+        run = self._run
         try:
             async with asyncio.timeout(self.settings.timeout):
                 result = await client.call_tool(tool, arguments)
@@ -181,10 +195,14 @@ class McpConnection:
             raise
         except Exception as error:
             if (self._holder is not None and self._holder.done()) or _connection_lost(error):
-                await self._connection_died(_describe(error))
+                await self._connection_died(run, _describe(error))
                 raise ToolError(
                     f"MCP server {self.name!r} stopped during {tool}: {self.error}"
-                    + (" (it will be restarted on the next call)" if self.restarts_left else "")
+                    + (
+                        " (it is down for the rest of the session: it crashed twice)"
+                        if self.crashed_out
+                        else " (it will be restarted on the next call)"
+                    )
                 ) from None
             raise ToolError(
                 f"MCP server {self.name!r}: {tool} failed: {_describe(error)}"
@@ -194,13 +212,14 @@ class McpConnection:
         text = result_text(result)
         return ToolResult(text, is_error=bool(result.is_error), metadata={"mcp_server": self.name})
 
-    async def _usable_client(self) -> Client:
+    async def _usable_client(self, tool: str) -> Client:
         if self.state is ServerState.STARTING:
             await self.wait_settled(self.settings.startup_timeout)
+        if self._lost and self.restarts_left <= 0:
+            self._crashed(self._run, self.error)
+        if self.state is ServerState.FAILED:
+            raise ToolError(self.unavailable_message(tool))
         if self._lost or (self.state is ServerState.READY and self._client is None):
-            if self.restarts_left <= 0:
-                self.state = ServerState.FAILED
-                raise ToolError(f"MCP server {self.name!r} is not available: {self.error}")
             self.restarts_left -= 1
             await self._shut()
             self.state = ServerState.STARTING
@@ -211,16 +230,52 @@ class McpConnection:
             raise ToolError(f"MCP server {self.name!r} is not available: {self.status}")
         return self._client
 
-    async def _connection_died(self, reason: str) -> None:
+    async def _connection_died(self, run: int, reason: str) -> None:
         """The server is gone: close what is left of the connection; the next call restarts
         it (once per session)."""
         await self._shut()
         stderr = self._stderr_tail()
-        self.error = f"{reason} (stderr: {stderr})" if stderr else reason
+        self._crashed(run, f"{reason} (stderr: {stderr})" if stderr else reason)
+
+    def _crashed(self, run: int, reason: str) -> None:
+        """Run `run` of the server died: it is restarted on the next call while the budget
+        lasts, else it is down for the session. Told once per run."""
+        if self._crash_counted == run:
+            return
+        self._crash_counted = run
+        self.error = reason
         if self.restarts_left > 0:
-            self._lost = True
+            self._lost = True  # tools stay listed; the next call reconnects
+            self._tell("crashed", reason)
         else:
+            self._lost = False
             self.state = ServerState.FAILED
+            self.crashed_out = True
+            self._tell("down", reason)
+
+    def _tell(self, kind: NoticeKind, reason: str) -> None:
+        if self.on_notice is not None:
+            self.on_notice(McpServerNotice(self.name, kind, reason))
+
+    def unavailable_reason(self) -> str | None:
+        """Why this server's tools cannot be called now, as the end of a sentence starting
+        "MCP server NAME" (None when they can be, or the server is still starting)."""
+        if self.state is ServerState.FAILED:
+            if self.crashed_out:
+                return "is down (crashed twice this session)"
+            return f"failed to start ({self.error})"
+        if self.state is ServerState.DISABLED:
+            return "is disabled in the configuration (`enabled: false`)"
+        if self.state is ServerState.CLOSED:
+            return "was stopped"
+        return None
+
+    def unavailable_message(self, tool: str) -> str:
+        """The error a call of `tool` (the server's name for it, or Forge's `server__tool`)
+        gets while the server cannot take calls."""
+        reason = self.unavailable_reason() or f"is not available: {self.status}"
+        full = tool if tool.startswith(server_prefix(self.name)) else tool_name(self.name, tool)
+        return f"MCP server {self.name} {reason}; tool {full} is unavailable"
 
     async def _shut(self) -> None:
         holder, self._holder = self._holder, None
@@ -259,6 +314,16 @@ async def _all_tools(client: Client) -> list[types.Tool]:
 
 def _connection_lost(error: BaseException) -> bool:
     return "connection closed" in str(error).lower()
+
+
+def _innermost(error: BaseException) -> BaseException:
+    """The first real exception inside (nested) exception groups."""
+    while isinstance(error, BaseExceptionGroup):
+        inner = [item for item in error.exceptions if not isinstance(item, asyncio.CancelledError)]
+        if not inner:
+            break
+        error = inner[0]
+    return error
 
 
 def _describe(error: BaseException) -> str:

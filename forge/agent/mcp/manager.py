@@ -1,18 +1,29 @@
 """All of a session's MCP servers: started in the background, their tools offered to the
-registry as they become ready, closed with the runtime."""
+registry as they become ready, reconfigured between turns when the settings change, closed
+with the runtime."""
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping, Sequence
+import logging
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from forge.agent.mcp.connection import McpConnection, ServerState
-from forge.agent.mcp.servers import configured_servers, secret_values
+from forge.agent.mcp.naming import server_prefix
+from forge.agent.mcp.notices import McpServerNotice
+from forge.agent.mcp.servers import ServerEntry, configured_servers, secret_values
 from forge.agent.mcp.tool import McpTool
 from forge.agent.tools.base import Tool
 from forge.config.secrets import KNOWN_SECRETS
 from forge.config.settings import McpServerSettings
+
+logger = logging.getLogger(__name__)
+
+NoticeListener = Callable[[McpServerNotice], None]
+
+TURN_POLL_SECONDS = 0.1
+"""How often a deferred reconfiguration checks whether the turn has ended."""
 
 
 class McpServers:
@@ -22,23 +33,63 @@ class McpServers:
     def __init__(self, user: Mapping[str, McpServerSettings], workspace: Path) -> None:
         """The servers of `user` settings and the workspace's `.forge/mcp.yaml`; their `env`
         and `headers` values (expanded) become known secrets."""
+        self.workspace = workspace
         self.connections: list[McpConnection] = []
         self.problems: dict[str, str] = {}
         """Entries that could not be used, by name, with why."""
-        for entry in configured_servers(user, workspace):
+        self.removed: set[str] = set()
+        """Servers removed from the configuration this session (their tools' calls say so)."""
+        self.in_turn: Callable[[], bool] = lambda: False
+        """Whether a turn is running (set by the runtime): reconfiguring waits until not."""
+        self._listeners: list[NoticeListener] = []
+        self.told: list[McpServerNotice] = []
+        """Every notice of the session so far, oldest first."""
+        self._pending: Mapping[str, McpServerSettings] | None = None
+        self._applying: asyncio.Task[str] | None = None
+        self._use(configured_servers(user, workspace))
+        self._started = False
+        self._cache: tuple[tuple[int, ...], list[Tool]] = ((), [])
+
+    def _use(self, entries: list[ServerEntry]) -> None:
+        self.problems = {}
+        connections = []
+        for entry in entries:
             if entry.settings is None:
                 self.problems[entry.name] = entry.problem
             else:
-                self.connections.append(McpConnection(entry.name, entry.settings, str(workspace)))
+                connections.append(self._connection(entry.name, entry.settings))
+        self.connections = connections
         # Every artefact writer (session file, log, `forge run` output) masks these from now on.
         KNOWN_SECRETS.add(self.secrets())
-        self._started = False
-        self._cache: tuple[tuple[int, ...], list[Tool]] = ((), [])
+
+    def _connection(self, name: str, settings: McpServerSettings) -> McpConnection:
+        connection = McpConnection(name, settings, str(self.workspace))
+        connection.on_notice = self._tell
+        return connection
+
+    # --- notices -----------------------------------------------------------------------------
+    def subscribe(self, listener: NoticeListener) -> Callable[[], None]:
+        """Tell `listener` the notices told so far (a server may fail before a client is
+        listening), then every notice from now on; returns what unsubscribes it."""
+        for notice in self.told:
+            listener(notice)
+        self._listeners.append(listener)
+        return lambda: self._listeners.remove(listener) if listener in self._listeners else None
+
+    def _tell(self, notice: McpServerNotice) -> None:
+        logger.info("MCP notice: %s", notice.text(""))
+        self.told.append(notice)
+        for listener in list(self._listeners):
+            try:
+                listener(notice)
+            except Exception:  # a client's display bug must not break a server's lifecycle
+                logger.exception("an MCP notice listener failed")
 
     def secrets(self) -> list[str]:
         """The expanded `env`/`headers` values of every server (to redact)."""
         return sorted({value for c in self.connections for value in secret_values(c.settings)})
 
+    # --- lifecycle ---------------------------------------------------------------------------
     def start(self) -> None:
         """Start every enabled server in the background; needs a running event loop (a
         no-op without one, and after the first call)."""
@@ -57,6 +108,92 @@ class McpServers:
         self.start()
         await asyncio.gather(*(c.wait_settled(limit) for c in self.connections))
 
+    def reconfigure(self, user: Mapping[str, McpServerSettings]) -> None:
+        """Use the user's servers `user` (and the project file as it is now) from the end of
+        the running turn on, or now between turns: added servers start, removed and disabled
+        ones stop, changed ones restart. Tells a `reloaded` notice when something changed."""
+        self._pending = dict(user)
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            self._use(configured_servers(user, self.workspace))
+            self._pending = None
+            return
+        if self._applying is None or self._applying.done():
+            self._applying = asyncio.get_running_loop().create_task(
+                self._apply_when_idle(), name="mcp reconfigure"
+            )
+
+    async def reconfigured(self) -> str:
+        """Wait for a reconfiguration in progress; returns what it changed ("" if nothing)."""
+        if self._applying is None:
+            return ""
+        return await asyncio.shield(self._applying)
+
+    async def _apply_when_idle(self) -> str:
+        # Tools are not yanked from under a running turn. The turn's end is not an event
+        # this object can await (the loop owns it), so it is polled.
+        while self.in_turn():  # noqa: ASYNC110
+            await asyncio.sleep(TURN_POLL_SECONDS)
+        changes: list[str] = []
+        while self._pending is not None:
+            user, self._pending = self._pending, None
+            changes.extend(await self._apply(configured_servers(user, self.workspace)))
+        description = "; ".join(changes)
+        if description:
+            self._tell(McpServerNotice("", "reloaded", description))
+        return description
+
+    async def _apply(self, entries: list[ServerEntry]) -> list[str]:
+        """Move to `entries`: close what went or changed, start what came or changed."""
+        old = {c.name: c for c in self.connections}
+        running = {name for name, connection in old.items() if _running(connection)}
+        wanted = {e.name: e for e in entries}
+        keep: dict[str, McpConnection] = {}
+        closing: list[McpConnection] = []
+        started: list[str] = []
+        stopped: list[str] = []
+        restarted: list[str] = []
+        for name, connection in old.items():
+            entry = wanted.get(name)
+            if entry is not None and entry.settings == connection.settings:
+                keep[name] = connection
+                continue
+            closing.append(connection)
+            went = entry is None or entry.settings is None or not entry.settings.enabled
+            if went and name in running:
+                stopped.append(name)
+        await asyncio.gather(*(c.aclose() for c in closing), return_exceptions=True)
+        connections: list[McpConnection] = []
+        for entry in entries:
+            if entry.name in keep:
+                connections.append(keep[entry.name])
+                continue
+            if entry.settings is None:
+                continue
+            connection = self._connection(entry.name, entry.settings)
+            connections.append(connection)
+            if not entry.settings.enabled:
+                continue
+            if entry.name in running:
+                restarted.append(entry.name)
+            else:
+                started.append(entry.name)
+        self.removed |= set(old) - set(wanted)
+        self.removed -= set(wanted)
+        self.problems = {e.name: e.problem for e in entries if e.settings is None}
+        self.connections = connections
+        KNOWN_SECRETS.add(self.secrets())
+        if self._started:
+            for connection in connections:
+                connection.start()
+        changes = []
+        for label, names in (("started", started), ("stopped", stopped), ("restarted", restarted)):
+            if names:
+                changes.append(f"{label} {', '.join(sorted(names))}")
+        return changes
+
+    # --- tools -------------------------------------------------------------------------------
     def tools(self) -> Sequence[Tool]:
         """The tools of the servers that are ready (started here if not yet started)."""
         self.start()
@@ -66,6 +203,30 @@ class McpServers:
             tools: list[Tool] = [McpTool(c, tool) for c in ready for tool in c.tools]
             self._cache = (key, tools)
         return self._cache[1]
+
+    def explain_missing(self, name: str) -> str | None:
+        """Why the tool `name` is not offered, when it belongs to a server that is down,
+        failed, disabled, starting or removed (None when no server claims it): the model
+        gets this instead of "unknown tool"."""
+        for connection in self.connections:
+            if name.startswith(server_prefix(connection.name)):
+                if connection.unavailable_reason() is not None:
+                    return connection.unavailable_message(name)
+                if connection.state is ServerState.STARTING:
+                    return (
+                        f"MCP server {connection.name} is still starting; tool {name} is not "
+                        "available yet"
+                    )
+        for server, problem in self.problems.items():
+            if name.startswith(server_prefix(server)):
+                return f"MCP server {server} cannot be used ({problem}); tool {name} is unavailable"
+        for server in self.removed:
+            if name.startswith(server_prefix(server)):
+                return (
+                    f"MCP server {server} was removed from the configuration; tool {name} is "
+                    "unavailable"
+                )
+        return None
 
     def tools_by_server(self) -> dict[str, list[Tool]]:
         """The ready tools grouped by server name."""
@@ -83,4 +244,12 @@ class McpServers:
 
     async def aclose(self) -> None:
         """Close every connection (stdio server processes are stopped)."""
+        if self._applying is not None and not self._applying.done():
+            self._applying.cancel()
+            await asyncio.gather(self._applying, return_exceptions=True)
         await asyncio.gather(*(c.aclose() for c in self.connections), return_exceptions=True)
+
+
+def _running(connection: McpConnection) -> bool:
+    """Whether the server is up or coming up (a failed or disabled one is not)."""
+    return connection.state in (ServerState.STARTING, ServerState.READY)

@@ -2,25 +2,16 @@
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 import mcp.types as types
 
 from forge.agent.mcp.connection import McpConnection
-from forge.agent.tools.base import Tool, ToolContext, ToolResult
+from forge.agent.mcp.naming import SEPARATOR, tool_name
+from forge.agent.tools.base import Tool, ToolContext, ToolError, ToolResult
 from forge.llm.protocols import ToolSpec
 
-SEPARATOR = "__"
-"""Between the server's name and the tool's in a tool name."""
-
-_NAME_LIMIT = 64
-_UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
-
-
-def tool_name(server: str, tool: str) -> str:
-    """`server__tool`, with characters the model APIs refuse replaced by `_`, at most 64."""
-    return _UNSAFE.sub("_", f"{server}{SEPARATOR}{tool}")[:_NAME_LIMIT]
+__all__ = ["SEPARATOR", "McpTool", "tool_name"]
 
 
 class McpTool(Tool):
@@ -45,5 +36,8 @@ class McpTool(Tool):
         return self._spec
 
     async def run(self, arguments: dict[str, Any], context: ToolContext) -> ToolResult:
-        """Call the tool on its server; faults come back as `ToolError`."""
+        """Call the tool on its server; faults come back as `ToolError` (a server that is down
+        names itself and why, so the model does not retry blindly)."""
+        if self.connection.unavailable_reason() is not None:
+            raise ToolError(self.connection.unavailable_message(self.name))
         return await self.connection.call(self.remote_name, arguments)

@@ -55,6 +55,9 @@ class ToolSource(Protocol):
         """The tools available right now."""
         ...
 
+    # Optional: `explain_missing(name) -> str | None`, why a tool the source knows of is not
+    # available now; `ToolRegistry.get` raises it instead of "unknown tool".
+
 
 class ToolRegistry:
     """Tools by name, in the order they were registered (the order the model sees them),
@@ -100,6 +103,12 @@ class ToolRegistry:
         tools = self._all()
         tool = tools.get(name)
         if tool is None:
+            for source in self._sources:
+                # A source may know the name (an MCP server that is down says so and why).
+                explain = getattr(source, "explain_missing", None)
+                reason = explain(name) if explain is not None else None
+                if reason:
+                    raise ToolError(reason)
             available = ", ".join(tools)
             raise ToolError(f"unknown tool {name!r}; available: {available}")
         return tool

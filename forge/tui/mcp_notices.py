@@ -1,0 +1,71 @@
+"""MCP servers in the TUI while it runs: their background notices (failed to start, crashed,
+down, reloaded) shown in the chat, and the project's `.forge/mcp.yaml` watched so that edits
+to it apply between turns (edits to `config.yaml` arrive through the reload controller)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from textual.app import App
+from textual.message import Message
+
+from forge.agent.mcp.notices import McpServerNotice
+
+if TYPE_CHECKING:
+    from forge.agent.runtime import Runtime
+
+
+@dataclass
+class McpNoticeArrived(Message):
+    """A notice from the session's MCP servers, to show in the chat."""
+
+    notice: McpServerNotice
+
+    @property
+    def text(self) -> str:
+        """The chat line."""
+        return self.notice.text()
+
+    @property
+    def kind(self) -> str:
+        """The notice block's kind: "error" when tools became unavailable, else "info"."""
+        return "error" if self.notice.is_error else "info"
+
+
+class McpSessionWatch:
+    """Connects one runtime's MCP servers to the app: notices become `McpNoticeArrived`
+    messages, and the project's server file is watched. `attach` again for a new runtime."""
+
+    def __init__(self, app: App[Any]) -> None:
+        self.app = app
+        self._unsubscribe: Callable[[], None] | None = None
+        self._runtime: Runtime | None = None
+
+    def attach(self, runtime: Runtime) -> None:
+        """Follow `runtime`'s servers (and stop following the previous runtime's)."""
+        if self._unsubscribe is not None:
+            self._unsubscribe()
+            self._unsubscribe = None
+        self._runtime = runtime
+        if runtime.mcp is None:
+            return
+        self._unsubscribe = runtime.mcp.subscribe(self._post)
+        from forge.agent.mcp.project_watch import watch_until_cancelled
+
+        self.app.run_worker(
+            watch_until_cancelled(runtime.workspace, self._project_file_changed),
+            name="mcp-project-watch",
+            group="mcp-project-watch",
+            exclusive=True,
+            exit_on_error=False,
+        )
+
+    def _post(self, notice: McpServerNotice) -> None:
+        self.app.post_message(McpNoticeArrived(notice))
+
+    def _project_file_changed(self) -> None:
+        runtime = self._runtime
+        if runtime is not None and runtime.mcp is not None:
+            runtime.mcp.reconfigure(runtime.settings.mcp_servers)
