@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from forge.agent.error_kinds import ERROR_KINDS
+from forge.agent.mcp.notices import McpServerNotice
 from forge.agent.events import (
     AgentEvent,
     ApprovalDecision,
@@ -118,6 +119,7 @@ async def test_writer_records_are_documented_and_every_row_is_produced() -> None
     for event in sample_events():
         writer.event(event)
     writer.approval_decided(CALL, ApprovalDecision(ApprovalVerdict.REJECT, "no"))
+    writer.mcp_notice(McpServerNotice("github", "start_failed", "command not found 'npx'"))
     writer.timed_out(3)
     records: list[dict[str, Any]] = [json.loads(line) for line in out.getvalue().splitlines()]
     produced: set[str] = set()
@@ -128,6 +130,10 @@ async def test_writer_records_are_documented_and_every_row_is_produced() -> None
         assert set(record) == table[record_type], record_type
     assert produced == set(table), f"documented but never produced: {set(table) - produced}"
     assert "forge: error (server_error): boom" in err.getvalue()
+    assert (
+        "forge run: MCP server github failed to start: command not found 'npx'. "
+        "Its tools are unavailable.\n" in err.getvalue()
+    )
 
 
 def test_every_error_kind_is_documented() -> None:
