@@ -200,6 +200,10 @@ def field_location(location: Sequence[str | int]) -> tuple[str | int, ...]:
     """
     kept: list[str | int] = []
     model: Any = Settings
+    if len(location) >= 2 and location[0] == "mcp_servers":
+        # A map of server entries: a bad entry is left out whole, by its name (an entry
+        # without one of its fields would only fail again).
+        return ("mcp_servers", str(location[1]))
     for part in location:
         fields = getattr(model, "model_fields", None)
         if isinstance(part, str) and fields is not None and part in fields:

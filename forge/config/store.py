@@ -41,6 +41,7 @@ logger.addHandler(logging.NullHandler())
 
 API_KEY = "llm.api_key"
 SUMMARIZATION_MODEL_KEY = "llm.summarization_model"
+MCP_SERVERS_KEY = "mcp_servers"
 __all__ = [
     "API_KEY",
     "SAVED_FILE_HEADER",
@@ -264,6 +265,11 @@ def _merged_file_data(
     defaults = leaf_values(build({}, None))
     for key, value in leaf_values(settings).items():
         in_file = has_key(data, key)
+        if key == MCP_SERVERS_KEY:
+            # Entries stay as written (`${VAR}`, explicit defaults, even one left out as
+            # invalid); only the fields named in `changed_keys` are written.
+            _write_server_changes(data, settings, changed_keys)
+            continue
         if key in previous.env_keys and key not in changed_keys:
             continue  # the environment supplied it; the file keeps whatever it had
         if key == SUMMARIZATION_MODEL_KEY and not str(value).strip():
@@ -276,6 +282,23 @@ def _merged_file_data(
         elif in_file or value != defaults.get(key):
             set_key(data, key, value)
     return data
+
+
+def _write_server_changes(data: dict[str, Any], settings: Settings, changed_keys: set[str]) -> None:
+    """Set each changed `mcp_servers.NAME.FIELD` from `settings` in the file's entry NAME
+    (a name may hold dots: the field is the last part)."""
+    prefix = f"{MCP_SERVERS_KEY}."
+    for key in changed_keys:
+        if not key.startswith(prefix):
+            continue
+        name, _, field_name = key.removeprefix(prefix).rpartition(".")
+        server = settings.mcp_servers.get(name)
+        if server is None or field_name not in type(server).model_fields:
+            continue
+        servers = data.setdefault(MCP_SERVERS_KEY, {})
+        entry = servers.get(name) if isinstance(servers, dict) else None
+        if isinstance(entry, dict):
+            entry[field_name] = getattr(server, field_name)
 
 
 class ConfigStore:

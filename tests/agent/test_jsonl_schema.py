@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import Any
 
 from forge.agent.error_kinds import ERROR_KINDS
-from forge.agent.mcp.notices import McpServerNotice
 from forge.agent.events import (
     AgentEvent,
     ApprovalDecision,
@@ -43,6 +42,7 @@ from forge.agent.events import (
 )
 from forge.agent.headless_output import JsonLinesWriter
 from forge.agent.jsonl import event_to_dict
+from forge.agent.mcp.notices import McpServerNotice
 from forge.llm.messages import ToolCall, assistant
 from forge.llm.stream import Usage
 

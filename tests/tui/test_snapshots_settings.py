@@ -56,7 +56,11 @@ def config_file() -> Path:
 
 
 async def _steady_cursor(pilot: Pilot[None]) -> None:
-    """Stop the cursor blinking so the screenshot does not depend on timing."""
+    """Wait until every section is mounted (the later ones come after the first frame), then
+    stop the cursor blinking so the screenshot does not depend on timing."""
+    screen = pilot.app.screen
+    while not getattr(screen, "built", True):
+        await pilot.pause(0.02)
     for field_input in pilot.app.screen.query(Input):
         field_input.cursor_blink = False
     await pilot.pause()

@@ -34,6 +34,8 @@ class FieldKind(Enum):
     """An integer where empty means unset (None)."""
     NAME_LIST = "name_list"
     """A list of names typed as a comma-separated line."""
+    SWITCH = "switch"
+    """A yes/no setting typed as "true" or "false" (also yes/no, on/off)."""
 
 
 class FieldParseError(ValueError):
@@ -91,6 +93,8 @@ class SettingField:
             return ", ".join(str(item) for item in value)
         if self.kind is FieldKind.NUMBER:
             return f"{float(value):g}"
+        if self.kind is FieldKind.SWITCH:
+            return "true" if value else "false"
         return str(value)
 
     def parse(self, text: str) -> Any:
@@ -111,6 +115,11 @@ class SettingField:
                 return float(stripped)
             except ValueError:
                 raise FieldParseError("must be a number") from None
+        if self.kind is FieldKind.SWITCH:
+            answer = _SWITCH_WORDS.get(stripped.lower())
+            if answer is None:
+                raise FieldParseError("must be true or false")
+            return answer
         if self.kind is FieldKind.OPTIONAL_WHOLE_NUMBER and not stripped:
             return None
         if self.kind in (FieldKind.WHOLE_NUMBER, FieldKind.OPTIONAL_WHOLE_NUMBER):
@@ -119,6 +128,16 @@ class SettingField:
             except ValueError:
                 raise FieldParseError("must be a whole number") from None
         return [item.strip() for item in stripped.split(",") if item.strip()]
+
+
+_SWITCH_WORDS = {
+    "true": True,
+    "yes": True,
+    "on": True,
+    "false": False,
+    "no": False,
+    "off": False,
+}
 
 
 @dataclass(frozen=True)
@@ -194,6 +213,36 @@ SECTIONS: tuple[FieldSection, ...] = (
                 "max_concurrent_summaries",
                 "Concurrent summaries",
                 FieldKind.WHOLE_NUMBER,
+            ),
+            SettingField(
+                "context", "summary_request_timeout", "Summary timeout (s)", FieldKind.NUMBER
+            ),
+            SettingField(
+                "context", "summary_max_retries", "Summary retries", FieldKind.WHOLE_NUMBER
+            ),
+            SettingField(
+                "context", "ingest_max_share", "Largest tool output share", FieldKind.NUMBER
+            ),
+            SettingField(
+                "context",
+                "observation_masking",
+                "Mask old tool outputs",
+                FieldKind.SWITCH,
+                placeholder="true or false",
+            ),
+            SettingField(
+                "context", "mask_keep_recent", "Newest outputs kept", FieldKind.WHOLE_NUMBER
+            ),
+            SettingField("context", "mask_batch", "Mask batch", FieldKind.WHOLE_NUMBER),
+            SettingField(
+                "context",
+                "tool_call_summaries",
+                "LLM tool-call summaries",
+                FieldKind.SWITCH,
+                placeholder="true or false",
+            ),
+            SettingField(
+                "context", "user_instruction_share", "Your messages' share", FieldKind.NUMBER
             ),
         ),
     ),
