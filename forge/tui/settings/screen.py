@@ -179,8 +179,10 @@ class SettingsScreen(ModalScreen[LoadResult | None]):
     async def _build_rest(self) -> None:
         self.shown_at = time.monotonic()
         body = self.query_one("#settings-body", VerticalScroll)
-        widgets = [widget for section in SECTIONS[1:] for widget in self._section_widgets(section)]
-        await body.mount_all([*widgets, *self.mcp.widgets()])
+        # One section at a time: keys and repaints are handled in between.
+        for section in SECTIONS[1:]:
+            await body.mount_all(self._section_widgets(section))
+        await body.mount_all(self.mcp.widgets())
         self.built = True
         if self.draft.errors():
             self._refresh_validity()
