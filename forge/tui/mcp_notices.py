@@ -11,9 +11,10 @@ from typing import TYPE_CHECKING, Any
 from textual.app import App
 from textual.message import Message
 
-from forge.agent.mcp.notices import McpServerNotice
-
 if TYPE_CHECKING:
+    # The app imports this module before its first frame: nothing heavy (the MCP SDK,
+    # pydantic) may load with it.
+    from forge.agent.mcp.notices import McpServerNotice
     from forge.agent.runtime import Runtime
 
 

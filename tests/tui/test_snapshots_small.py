@@ -73,6 +73,8 @@ def question_dialog() -> QuestionScreen:
 
 async def _steady(pilot: Pilot[None]) -> None:
     await pilot.pause()
+    while not getattr(pilot.app.screen, "built", True):  # the settings' later sections
+        await pilot.pause(0.02)
     for field_input in pilot.app.screen.query(Input):
         field_input.cursor_blink = False
     await pilot.pause()

@@ -113,7 +113,7 @@ class SettingsScreen(ModalScreen[LoadResult | None]):
                 yield Static("", id="settings-help", markup=False)
                 yield Static(
                     "[b]Ctrl+S[/] save   [b]Esc[/] close   [b]Ctrl+R[/] reveal API key   "
-                    "[b]Tab[/] next field   [b]Space[/] tick a box",
+                    "[b]Tab[/] next field",
                     id="settings-keys",
                 )
 
@@ -228,8 +228,8 @@ class SettingsScreen(ModalScreen[LoadResult | None]):
             self.query_one("#settings-help", Static).update(help_text)
         elif server is not None:
             help_text = (
-                f"{MCP_KEY}.{server}.enabled — connect to this server (off keeps the entry but "
-                "stops the server; applied when saved)"
+                f"{MCP_KEY}.{server}.enabled — connect to this server; Space switches it (off "
+                "keeps the entry but stops the server, when saved)"
             )
             self.query_one("#settings-help", Static).update(help_text)
 
