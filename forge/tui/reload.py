@@ -61,6 +61,15 @@ def describe_changes(old: Settings, new: Settings) -> list[str]:
             continue
         if key in SECRET_SETTING_KEYS:
             lines.append(f"{key} changed")
+        elif key == "mcp_servers":
+            # By name only: an entry's `env`/`headers` may hold a literal secret.
+            old_servers, new_servers = before.get(key) or {}, value or {}
+            names = sorted(
+                name
+                for name in {*old_servers, *new_servers}
+                if old_servers.get(name) != new_servers.get(name)
+            )
+            lines.append(f"{key}: {', '.join(names)} changed")
         else:
             lines.append(f"{key}: {_shown(before.get(key))} → {_shown(value)}")
     return lines

@@ -236,3 +236,16 @@ async def test_editing_the_project_file_reconfigures_through_the_watcher(
         watcher.cancel()
         await asyncio.gather(watcher, return_exceptions=True)
         await servers.aclose()
+
+
+def test_a_reload_describes_server_changes_by_name_never_by_value() -> None:
+    from forge.tui.reload import describe_changes
+
+    old = Settings(mcp_servers={"a": McpServerSettings(command="x", env={"T": "literal-1234"})})
+    new = Settings(
+        mcp_servers={
+            "a": McpServerSettings(command="x", env={"T": "literal-5678"}),
+            "b": McpServerSettings(url="http://127.0.0.1:1/mcp"),
+        }
+    )
+    assert describe_changes(old, new) == ["mcp_servers: a, b changed"]
