@@ -136,6 +136,7 @@ class McpConnection:
             else:
                 self.state = ServerState.FAILED
                 self.error = reason
+                self._lost = False
                 self._tell("start_failed", reason)
         finally:
             self._client = None
@@ -215,11 +216,11 @@ class McpConnection:
     async def _usable_client(self, tool: str) -> Client:
         if self.state is ServerState.STARTING:
             await self.wait_settled(self.settings.startup_timeout)
-        if self._lost and self.restarts_left <= 0:
-            self._crashed(self._run, self.error)
         if self.state is ServerState.FAILED:
             raise ToolError(self.unavailable_message(tool))
         if self._lost or (self.state is ServerState.READY and self._client is None):
+            if self.restarts_left <= 0:
+                raise ToolError(self.unavailable_message(tool))
             self.restarts_left -= 1
             await self._shut()
             self.state = ServerState.STARTING
