@@ -13,7 +13,12 @@ from pathlib import Path
 import pytest
 from pydantic import SecretStr
 
-from forge.agent.events import ToolCallFinished
+from forge.agent.events import (
+    ApprovalDecision,
+    ApprovalRequested,
+    ApprovalVerdict,
+    ToolCallFinished,
+)
 from forge.agent.mcp import McpServers, ServerState
 from forge.agent.mcp.notices import McpServerNotice
 from forge.agent.mcp.project_watch import watch_until_cancelled
@@ -187,24 +192,6 @@ async def test_settings_changes_start_stop_and_restart_servers_between_turns(
         await runtime.aclose()
 
 
-async def test_a_reconfiguration_waits_for_the_running_turn(tmp_path: Path) -> None:
-    servers = McpServers({"first": logged(tmp_path, "first")}, tmp_path)
-    turn = {"running": True}
-    servers.in_turn = lambda: turn["running"]
-    try:
-        await servers.wait_settled(60)
-        (pid,) = started_pids(tmp_path / "first.log")
-        servers.reconfigure({})
-        await asyncio.sleep(0.5)
-        assert [c.name for c in servers.connections] == ["first"] and alive(pid)
-        assert [t.name for t in servers.tools()][:1] == ["first__echo"]
-        turn["running"] = False
-        assert await servers.reconfigured() == "stopped first"
-        assert servers.connections == [] and not alive(pid)
-    finally:
-        await servers.aclose()
-
-
 async def test_editing_the_project_file_reconfigures_through_the_watcher(
     tmp_path: Path,
 ) -> None:
@@ -249,3 +236,35 @@ def test_a_reload_describes_server_changes_by_name_never_by_value() -> None:
         }
     )
     assert describe_changes(old, new) == ["mcp_servers: a, b changed"]
+
+
+async def test_a_server_removed_during_a_turn_keeps_serving_it_and_stops_after(
+    llm_server: OpenAIServer, workspace: Path, tmp_path: Path
+) -> None:
+    settings = Settings(
+        llm=LLMSettings(base_url=llm_server.base_url, api_key=SecretStr(KEY), max_retries=0),
+        mcp_servers={"tools": logged(tmp_path, "tools")},
+    )
+    llm_server.enqueue(ToolCalls([Call("tools__echo", {"text": "still here"})]), Text("done"))
+    runtime = build_runtime(settings, workspace)
+    mcp = runtime.mcp
+    assert mcp is not None
+    try:
+        await runtime.wait_for_mcp(60)
+        (pid,) = started_pids(tmp_path / "tools.log")
+        results: list[ToolCallFinished] = []
+        async for event in runtime.agent.run_turn("echo"):
+            if isinstance(event, ApprovalRequested):
+                # The user removes the server while the turn waits on this call.
+                runtime.apply_settings(settings.model_copy(update={"mcp_servers": {}}))
+                await asyncio.sleep(0.5)
+                assert alive(pid) and [c.name for c in mcp.connections] == ["tools"]
+                event.future.set_result(ApprovalDecision(ApprovalVerdict.APPROVE_ONCE))
+            elif isinstance(event, ToolCallFinished):
+                results.append(event)
+        assert [(r.result, r.is_error) for r in results] == [("still here", False)]
+        assert await mcp.reconfigured() == "stopped tools"
+        assert mcp.connections == [] and not alive(pid)
+        assert not [name for name in runtime.registry.names() if name.startswith("tools__")]
+    finally:
+        await runtime.aclose()
