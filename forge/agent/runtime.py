@@ -276,6 +276,7 @@ def build_runtime(
         latest = store.latest_for(workspace)
         session_id = latest.id if latest is not None else None
     if session_id is not None:
+        session_id = store.find(workspace, session_id)  # a unique start or end is enough
         conversation, session = store.resume(session_id, redact=redact)
     else:
         session = store.create(workspace, settings.llm.model, redact=redact)

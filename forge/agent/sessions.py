@@ -264,6 +264,24 @@ class SessionStore:
         sessions.sort(key=lambda info: (info.updated, info.id), reverse=True)
         return sessions
 
+    def find(self, workspace: Path | str, fragment: str) -> str:
+        """The id of the session named by `fragment`: a whole id, or a unique start or end of
+        one of `workspace`'s session ids (what `/sessions` shows). SessionNotFoundError names
+        the problem when none or several match."""
+        if _SESSION_ID.match(fragment) and self.path_for(fragment).is_file():
+            return fragment
+        sessions = self.list_sessions(workspace)
+        matches = [s.id for s in sessions if s.id.startswith(fragment) or s.id.endswith(fragment)]
+        if len(matches) == 1 and fragment:
+            return matches[0]
+        if not matches or not fragment:
+            raise SessionNotFoundError(
+                f"no session with id {fragment} (none of this workspace's ids starts or ends so)"
+            )
+        raise SessionNotFoundError(
+            f"several sessions match {fragment}: {', '.join(matches[:5])}; give more of the id"
+        )
+
     def latest_for(self, workspace: Path | str) -> SessionInfo | None:
         """The most recently updated session of `workspace`, or None."""
         sessions = self.list_sessions(workspace)

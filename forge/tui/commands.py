@@ -294,7 +294,7 @@ class SlashCommandRunner:
 
     async def command_sessions(self, argument: str) -> None:
         """List this workspace's saved sessions; with an id (or its start), resume that one."""
-        from forge.agent.sessions import SessionStore
+        from forge.agent.sessions import SessionNotFoundError, SessionStore
         from forge.tui.widgets.context_report import sessions_markdown
 
         sessions = SessionStore().list_sessions(self.app.workspace)
@@ -303,19 +303,17 @@ class SlashCommandRunner:
             return
         if await self._refuse_if_busy():
             return
-        matches = [info for info in sessions if info.id == argument]
-        if not matches:  # a unique start (or random end) of an id is enough
-            matches = [s for s in sessions if s.id.startswith(argument) or s.id.endswith(argument)]
-        if len(matches) != 1:
-            why = "no session of this workspace matches" if not matches else "several match"
+        try:
+            session_id = SessionStore().find(self.app.workspace, argument)
+        except SessionNotFoundError as error:
             await self.app.chat.add_notice(
-                f"Cannot resume `{argument}`: {why} it. `/sessions` lists them.", kind="error"
+                f"Cannot resume `{argument}`: {error}. `/sessions` lists them.", kind="error"
             )
             return
-        if matches[0].id == self.app.runtime.session_id:
+        if session_id == self.app.runtime.session_id:
             await self.app.chat.add_notice("That is the session you are in.")
             return
-        await self.app.resume_session(matches[0].id)
+        await self.app.resume_session(session_id)
 
     async def command_quit(self, argument: str) -> None:
         """Exit Forge."""
