@@ -40,6 +40,7 @@ from forge.agent.events import (
     QuestionAsked,
     SummarizationCompleted,
     SummarizationFailed,
+    SummarizerDisabled,
 )
 from forge.tui.command_table import ParsedCommand, SlashCommand
 from forge.tui.commands import SlashCommandProvider, SlashCommandRunner
@@ -362,6 +363,8 @@ class ForgeApp(App[int]):
             # A /compact error is told once, in the line that closes the compaction.
             await self.chat.show_event(event)
         self.status.show_event(event)
+        if isinstance(event, SummarizerDisabled):
+            self.header.summaries_off = event.model
         if (
             isinstance(event, SummarizationFailed)
             and not is_skip(event)
