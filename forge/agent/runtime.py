@@ -294,6 +294,7 @@ def build_runtime(
     )
     registry = default_registry()
     registry.add_source(mcp)
+    manager.set_tools(registry.specs())  # a resumed session's gauge is right before a request
     mcp.start()  # a no-op until an event loop runs; then the first turn starts them
     policy = ApprovalPolicy(
         auto_approve=settings.tools.auto_approve,

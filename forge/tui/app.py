@@ -323,16 +323,19 @@ class ForgeApp(App[int]):
         cancelled (interrupt) or the agent raised.
         """
         reason, error = "completed", ""
+        unsent: list[AgentEvent] = []
         try:
             # Streamed text goes out in ~30 ms batches, not one message per token.
             async with (
                 aclosing(events),  # type: ignore[type-var]
-                aclosing(batch_deltas(events)) as batched,
+                aclosing(batch_deltas(events, unsent=unsent)) as batched,
             ):
                 async for event in batched:
                     self.post_message(message_for_event(event))
         except asyncio.CancelledError:
             reason = "cancelled"
+            for event in unsent:  # the text the interrupted answer keeps, shown as kept
+                self.post_message(message_for_event(event))
             raise
         except Exception as exception:
             reason, error = "error", str(exception) or type(exception).__name__

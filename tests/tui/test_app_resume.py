@@ -116,3 +116,25 @@ async def test_a_session_cut_off_mid_turn_says_so_to_the_user_and_the_model(
     sent = llm_server.requests[0].text()
     assert "the previous turn was cut off" in sent
     assert not (workspace / "notes.txt").exists()
+
+
+async def test_a_resumed_session_shows_its_context_size_before_the_first_request(
+    llm_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch, workspace: Path
+) -> None:
+    llm_server.enqueue(Text("A long answer. " * 200))
+    store = configure(llm_server, monkeypatch, config=CONFIG)
+    app = make_app(store, workspace)
+    async with app.run_test(size=SIZE) as pilot:
+        await submit(pilot, "explain")
+        await wait_idle(pilot)
+        live_tokens = app.status.gauge.current_tokens
+    requests = len(llm_server.requests)
+
+    resumed = make_app(store, workspace, resume_latest=True)
+    async with resumed.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: resumed.runtime_ready.is_set(), "the runtime")
+        await pilot.pause()
+        gauge = resumed.status.gauge
+        assert gauge.max_tokens > 0
+        assert gauge.current_tokens >= live_tokens * 0.9, (gauge.current_tokens, live_tokens)
+    assert len(llm_server.requests) == requests, "no request was needed to know it"
