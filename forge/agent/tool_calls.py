@@ -104,6 +104,12 @@ async def run_tool_call(
         and not loop_breaking
         and host.policy.decide(call, prepared.tool) == "ask"
     ):
+        refusal = prepared.tool.refusal(prepared.arguments, context)
+        if refusal is not None:  # doomed whatever the user says: don't ask
+            yield ToolCallStarted(call)
+            result = ToolResult(refusal, is_error=True)
+            yield _record(host.conversation, call, result, turn, breaker)
+            return
         decision: list[ApprovalDecision] = []
         async with aclosing(_ask_approval(prepared, context, turn, decision)) as events:
             async for event in events:

@@ -77,6 +77,16 @@ class ApplyDiffTool(Tool):
             return f"cannot preview: {error}"
         return plan.diff or "(no change)"
 
+    def refusal(self, arguments: Mapping[str, Any], context: ToolContext) -> str | None:
+        """Why the edit cannot apply (unread file, block not found), before asking the user."""
+        try:
+            plan_edit(context, arguments.get("path"), arguments.get("blocks"))
+        except ToolError as error:
+            return str(error)
+        except Exception:  # never raises: running the call reports it
+            return None
+        return None
+
     async def run(self, arguments: dict[str, Any], context: ToolContext) -> ToolResult:
         """Apply every block or none; the result's metadata holds the diff and the path."""
         plan = plan_edit(context, arguments["path"], arguments["blocks"])

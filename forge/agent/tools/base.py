@@ -91,6 +91,12 @@ class Tool(ABC):
         """
         return self.describe(arguments)
 
+    def refusal(self, arguments: Mapping[str, Any], context: ToolContext) -> str | None:
+        """Why the call will fail whatever the user answers (e.g. a write to a file the model
+        has not read), computed without doing anything; None when it may run. A call with a
+        refusal is not put to the user for approval. Never raises; the default is None."""
+        return None
+
 
 def first_line(text: str, limit: int = 120) -> str:
     """The first line of `text`, shortened to `limit` characters, marked if anything was cut."""

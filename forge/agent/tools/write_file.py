@@ -59,6 +59,19 @@ class WriteFileTool(Tool):
             return f"cannot preview: {error}"
         return diff or "(no change)"
 
+    def refusal(self, arguments: Mapping[str, Any], context: ToolContext) -> str | None:
+        """The read rule's or the workspace's refusal, known before asking the user."""
+        path_argument, content = arguments.get("path"), arguments.get("content")
+        if not isinstance(path_argument, str) or not isinstance(content, str):
+            return None  # validation reports it when the call runs
+        try:
+            self._plan(context, path_argument, content)
+        except ToolError as error:
+            return str(error)
+        except Exception:  # never raises: running the call reports it
+            return None
+        return None
+
     async def run(self, arguments: dict[str, Any], context: ToolContext) -> ToolResult:
         """Write the file; the result's metadata holds the diff and the path."""
         diff, shown, existed = self._plan(context, arguments["path"], arguments["content"])
