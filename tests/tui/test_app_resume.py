@@ -16,6 +16,7 @@ from tests.tui.test_app_helpers import (
     configure,
     install_gate,
     make_app,
+    notices,
     submit,
     wait_idle,
     wait_until,
@@ -79,9 +80,12 @@ async def test_a_resumed_session_shows_each_tool_calls_true_outcome(
     async with resumed.run_test(size=SIZE) as pilot:
         await pilot.pause()
         shown = outcomes(list(resumed.chat.query(ToolCallBlock)))
+        told = notices(resumed)
     assert shown[:5] == expected
     assert shown[5] == ("execute_command", "error", "cancelled"), "the interrupted command"
     assert len(shown) == 6
+    # The session ends in a tool result: the resumed chat says the turn had no answer.
+    assert any(text.startswith("The last turn ended before the model's answer") for text in told)
 
 
 async def test_a_session_cut_off_mid_turn_says_so_to_the_user_and_the_model(

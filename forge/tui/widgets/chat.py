@@ -50,6 +50,12 @@ _KIND_LABELS = {
     MessageKind.GOAL_BATCH: "Goal batch",
     MessageKind.PRUNED: "Pruned",
 }
+UNANSWERED_NOTICE = (
+    "The last turn ended before the model's answer (interrupted, or stopped at a limit). "
+    "Send a message to go on."
+)
+"""Shown under a resumed session whose last turn ended in a tool result."""
+
 _TURN_END_NOTES = {
     "cancelled": "Interrupted.",
     "max_turns": "Stopped: the turn reached its limit of LLM calls.",
@@ -350,3 +356,5 @@ class ChatView(VerticalScroll):
                     block_for_call.show_output(result.content if result else "")
                     block_for_call.set_status(*recorded_tool_outcome(result))
         self.tool_blocks.clear()
+        if messages and messages[-1].role == "tool":
+            await self.add_notice(UNANSWERED_NOTICE)
