@@ -18,7 +18,7 @@ from forge.context.plan import Plan, PlanItem, PlanStatus, plan_from_meta, progr
 from forge.context.plan_pin import current_plan
 from forge.llm.messages import Message
 
-MAX_STEP_LINES = 6
+MAX_STEP_LINES = 10
 """Step lines shown in a roomy terminal (the window lines included)."""
 NARROW_STEP_LINES = 4
 """Step lines shown when the screen is narrow (80x24)."""
@@ -49,7 +49,7 @@ def visible_lines(plan: Sequence[PlanItem], limit: int) -> list[tuple[str, PlanS
     if start > 0:
         before = plan[:start]
         done = sum(1 for item in before if item.status is PlanStatus.DONE)
-        lines.append((f"✓ {done} done" if done == start else f"{start} earlier", None))
+        lines.append((f"✓ {done} done" if done == start else f"… {start} earlier", None))
     lines.extend((item.step, item.status) for item in plan[start:end])
     if end < len(plan):
         lines.append((f"… {len(plan) - end} more", None))
@@ -100,7 +100,7 @@ class PlanView(Widget):
         ]
         for text, status in visible_lines(plan, limit):
             if status is None:
-                lines.append(Content.styled(_fit(f"  {text}", width), "italic $text-muted"))
+                lines.append(Content.styled(_fit(text, width), "italic $text-muted"))
             else:
                 lines.append(
                     Content.styled(_fit(f"{_MARKS[status]} {text}", width), _STYLES[status])
