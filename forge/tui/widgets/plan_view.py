@@ -15,7 +15,6 @@ from textual.reactive import reactive
 from textual.widget import Widget
 
 from forge.context.plan import Plan, PlanItem, PlanStatus, plan_from_meta, progress
-from forge.context.plan_pin import current_plan
 from forge.llm.messages import Message
 
 MAX_STEP_LINES = 10
@@ -86,6 +85,9 @@ class PlanView(Widget):
 
     def show_messages(self, messages: Sequence[Message]) -> None:
         """Show the newest plan in a conversation (a resumed session)."""
+        # Imported here: plan_pin reaches the settings models, which the CLI loads late.
+        from forge.context.plan_pin import current_plan
+
         self.show_plan(current_plan(messages))
 
     def render(self) -> RenderResult:
