@@ -293,3 +293,26 @@ async def test_a_resumed_session_keeps_the_plan(
     assert assert_plan_pinned(llm_server.requests_for(MAIN), script) == 5
     again = store.load(log.id)
     assert current_plan(again.messages) == parse_plan(SECOND)
+
+
+async def test_a_turn_retried_after_a_failed_call_is_not_sent_twice(
+    llm_server: OpenAIServer, workspace: Path
+) -> None:
+    script = Script(llm_server)
+    text = script.turn("Fix the parser", plan_call(FIRST), Text("Planned."))
+    async with provider_for(llm_server, MAIN) as provider:
+        agent, _ = agent_with_manager(provider, workspace, llm_tiers())
+        await run_turn(agent, text)
+        llm_server.enqueue(Fault(500, {"error": {"message": "down"}}))
+        failed = await drive(agent.run_turn("Carry on"))
+        assert finished(failed).reason == "error"
+        assert agent.conversation[-1].kind is MessageKind.PLAN  # pinned after "Carry on"
+        script.turn("Carry on", Text("Done."))
+        await run_turn(agent, "Carry on")  # sent again (Up, Enter): the same message
+    contents = [m.content for m in agent.conversation if m.role == "user"]
+    assert contents.count("Carry on") == 1
+    last = llm_server.requests_for(MAIN)[-1].messages
+    assert [m["content"] for m in last if m["role"] == "user"][-2:] == [
+        "Carry on",
+        f"{PLAN_HEADER}\n{checklist(parse_plan(FIRST))}",
+    ]
