@@ -30,6 +30,7 @@ from forge.agent.events import (
 )
 from forge.agent.jsonl import dumps, event_to_dict
 from forge.config.secrets import redact
+from forge.context.plan import PLAN_TOOL, checklist, plan_from_meta
 from forge.llm.messages import ToolCall
 
 MASK = "***"
@@ -175,6 +176,11 @@ class TextWriter(OutputWriter):
         elif isinstance(event, ToolCallFinished):
             if not event.metadata.get("rejected"):  # `approval_decided` said it already
                 self._line(f"  {_result_line(event)}")
+            if event.call.name == PLAN_TOOL and not event.is_error:
+                for line in checklist(
+                    plan_from_meta(event.metadata.get("plan")) or ()
+                ).splitlines():
+                    self._line(f"    {line}")
         elif isinstance(event, TurnFinished):
             self._finished(event)
         else:

@@ -39,6 +39,8 @@ from forge.agent.tool_calls import run_tool_call
 from forge.agent.tools import ToolRegistry
 from forge.agent.turn_state import TurnState
 from forge.context.conversation import Conversation
+from forge.context.groups import is_pinned
+from forge.context.plan_pin import PlanPin
 from forge.context.protocols import ContextManagerProtocol
 from forge.llm import stream as llm_stream
 from forge.llm.errors import ContextOverflowError, LLMError
@@ -86,6 +88,7 @@ class Agent:
         self.session_prompt_tokens = 0
         self.session_completion_tokens = 0
         self._current_turn: TurnState | None = None
+        self._plan_pin = PlanPin()  # the plan once, after the latest user message (ADR 0028)
         self.context_window: WindowTracker | None = None
         """Set by the runtime: awaited briefly before a call while the server is asked for
         its window, and taught the window an overflow error states (docs/adr/0019)."""
@@ -118,7 +121,7 @@ class Agent:
         if self._current_turn is not None:
             self._settle(self._current_turn)  # abandoned without being closed
         turn = self._current_turn = TurnState()
-        last = self.conversation.messages[-1] if self.conversation.messages else None
+        last = next((m for m in reversed(self.conversation.messages) if not is_pinned(m)), None)
         if not (last is not None and last.role == "user" and last.content == user_text):
             # The same text again right after a turn that failed before any reply (sent again
             # with Up) is that message retried, not a second copy of it.
@@ -200,6 +203,7 @@ class Agent:
                 yield TurnFinished("max_turns")
                 return
             self.context_manager.set_tools(self.registry.specs())  # counted into the prompt
+            self._plan_pin.pin(self.conversation)
             if self.context_window is not None:
                 await self.context_window.settle()  # at once unless the server is being asked
             work = asyncio.ensure_future(

@@ -452,6 +452,7 @@ class ForgeApp(App[int]):
         manager = self.runtime.context_manager
         conversation = self.runtime.agent.conversation
         self.status.gauge.show(manager.current_tokens(conversation), manager.max_tokens)
+        self.status.plan.show_messages(conversation.messages)
 
     def _show_activity(self, working: str = "working…") -> None:
         parts = [working] if self.busy else []

@@ -339,6 +339,8 @@ class ChatView(VerticalScroll):
                 await self.add_block(
                     SummaryBlock(message.content, label=label, replaced=len(message.replaces))
                 )
+            elif message.kind is MessageKind.PLAN:
+                continue  # the status pane shows the plan
             elif message.role == "user" and message.meta.get("note") == "cut_off":
                 await self.add_notice(CUT_OFF_NOTICE, kind="error")
             elif message.role == "user":

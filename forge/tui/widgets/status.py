@@ -1,4 +1,4 @@
-"""The status pane: context gauge, session token usage, and the summarization panel."""
+"""The status pane: context gauge, session token usage, the plan, and the summarization panel."""
 
 from __future__ import annotations
 
@@ -20,9 +20,12 @@ from forge.agent.events import (
     SummarizationProgress,
     SummarizationStarted,
     SummarizerDisabled,
+    ToolCallFinished,
     UsageEvent,
 )
+from forge.context.plan import PLAN_TOOL
 from forge.tui.widgets.formatting import format_tokens
+from forge.tui.widgets.plan_view import PlanView
 from forge.tui.widgets.summarization_panel import SummarizationPanel
 
 RECENT_COMPACTIONS = 5
@@ -113,6 +116,7 @@ class StatusPane(Vertical):
             warning_threshold=warning_threshold, critical_threshold=critical_threshold
         )
         self.summarization = SummarizationPanel(summarization_model)
+        self.plan = PlanView(id="plan")
         self.recent_compactions: deque[SummarizationCompleted | SummarizationFailed] = deque(
             maxlen=RECENT_COMPACTIONS
         )
@@ -124,6 +128,7 @@ class StatusPane(Vertical):
         yield Label("Session", classes="pane-title")
         yield Static(self._usage_text(), id="usage", markup=False)
         yield Label("", id="activity", markup=False)
+        yield self.plan
         yield self.summarization
 
     def _usage_text(self) -> str:
@@ -138,6 +143,7 @@ class StatusPane(Vertical):
         self.query_one("#usage", Static).update(self._usage_text())
         self.recent_compactions.clear()
         self.summarization.reset()
+        self.plan.show_plan(None)
 
     def show_activity(self, text: str) -> None:
         """One line about what Forge is doing ("working…", "2 queued"), or "" for nothing."""
@@ -162,5 +168,8 @@ class StatusPane(Vertical):
         elif isinstance(event, SummarizationFailed):
             self.recent_compactions.append(event)
             self.summarization.failed(event)
+        elif isinstance(event, ToolCallFinished):
+            if event.call.name == PLAN_TOOL and not event.is_error:
+                self.plan.show_metadata(event.metadata.get("plan"))
         elif isinstance(event, SummarizerDisabled):
             self.summarization.summaries_off(event)
