@@ -201,7 +201,7 @@ def expand_mentions(
         try:
             path = resolve_in_workspace(workspace, mention.path)
         except ToolError as error:
-            if mention.looks_like_path:
+            if mention.looks_like_path or os.path.lexists(workspace / mention.path):
                 problems.append(f"{mention.label} not attached: {error}")
             continue
         shown = display_path(workspace, path)
