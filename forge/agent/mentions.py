@@ -157,11 +157,12 @@ class Attachment:
     def describe(self) -> str:
         """E.g. "attached src/app.py (lines 40-80, 312 tokens)"."""
         whole = self.first_line <= 1 and self.last_line == self.total_lines
-        lines = (
-            f"{self.total_lines} line{'s' if self.total_lines != 1 else ''}"
-            if whole
-            else f"lines {self.first_line}-{self.last_line}"
-        )
+        if whole:
+            lines = f"{self.total_lines} line{'s' if self.total_lines != 1 else ''}"
+        elif self.first_line == self.last_line:
+            lines = f"line {self.first_line}"
+        else:
+            lines = f"lines {self.first_line}-{self.last_line}"
         cut = ", cut to head and tail" if self.capped else ""
         return f"attached {self.path} ({lines}, {self.tokens:,} tokens{cut})"
 
@@ -275,6 +276,33 @@ def expand_for_runtime(runtime: Runtime, text: str) -> Expansion:
         runtime.settings.context.ingest_max_share, runtime.context_manager.max_tokens
     )
     return expand_mentions(text, runtime.workspace, counter=runtime.counter, limit_tokens=limit)
+
+
+_BLOCK = re.compile(
+    r'\n\n<attached_file path="(?P<path>[^"\n]*)" lines="(?P<lines>[\d-]+)" '
+    r'total_lines="(?P<total>\d+)">\n.*?\n</attached_file>(?=\n\n<attached_file |\Z)',
+    re.DOTALL,
+)
+
+
+def split_attachments(content: str) -> tuple[str, list[str]]:
+    """A sent user message's content as typed, and one "attached …" line per file block
+    it ends with (for showing a resumed conversation); (content, []) when it has none."""
+    first = None
+    lines: list[str] = []
+    position = len(content)
+    for match in _BLOCK.finditer(content):
+        if first is None:
+            first = match.start()
+        first_line, _, last_line = match.group("lines").partition("-")
+        span = (
+            f"line {first_line}" if first_line == last_line else f"lines {first_line}-{last_line}"
+        )
+        lines.append(f"attached {match.group('path')} ({span})")
+        position = match.end()
+    if first is None or position != len(content):
+        return content, []
+    return content[:first], lines
 
 
 def has_mentions(text: str) -> bool:

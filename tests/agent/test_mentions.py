@@ -200,3 +200,16 @@ def test_no_mentions_leaves_the_text_alone(workspace: Path) -> None:
     text = "nothing to attach, ada@example.com"
     assert expand(text, workspace).text == text
     assert os.listdir(workspace) == []
+
+
+def test_split_attachments_recovers_what_was_typed(workspace: Path) -> None:
+    write(workspace / "a.py", "x = 1\ny = 2\n")
+    write(workspace / "b.md", "</attached_file> inside a file\n")
+    expansion = expand("look @a.py:2 and @b.md", workspace)
+    from forge.agent.mentions import split_attachments
+
+    assert split_attachments(expansion.text) == (
+        "look @a.py:2 and @b.md",
+        ["attached a.py (line 2)", "attached b.md (line 1)"],
+    )
+    assert split_attachments("plain text") == ("plain text", [])

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from forge.tui.widgets.chat_blocks import NoticeBlock, ToolCallBlock
+from forge.tui.widgets.chat_blocks import NoticeBlock, ToolCallBlock, UserMessageBlock
 from forge.tui.widgets.file_hints import FileHints
 from tests.support.openai_server import OpenAIServer, Text
 from tests.tui.test_app_helpers import configure, make_app, notices, submit, wait_idle, wait_until
@@ -88,6 +88,24 @@ async def test_a_mention_attaches_the_file_visibly_and_sends_its_content(
         and "sent without it" in text
         for text in told
     )
+
+
+async def test_a_resumed_session_shows_the_typed_text_and_attached_rows(
+    llm_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch, files: Path
+) -> None:
+    llm_server.enqueue(Text("Seen."))
+    store = configure(llm_server, monkeypatch)
+    app = make_app(store, files)
+    async with app.run_test(size=SIZE) as pilot:
+        await submit(pilot, "check @src/server.py:5 ok")
+        await wait_idle(pilot)
+    resumed = make_app(store, files, resume_latest=True)
+    async with resumed.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: resumed.runtime_ready.is_set(), "the resumed session")
+        users = [block.text for block in resumed.chat.query(UserMessageBlock)]
+        rows = [b.text for b in resumed.chat.query(NoticeBlock) if b.kind == "attachment"]
+    assert users == ["check @src/server.py:5 ok"]
+    assert rows == ["attached src/server.py (line 5)"]
 
 
 async def test_bang_runs_a_command_without_the_model_and_the_model_sees_it_next(
