@@ -9,6 +9,7 @@ a widget. See docs/adr/0030-mentions-and-shell-escapes.md.
 
 from __future__ import annotations
 
+import heapq
 import threading
 import time
 from pathlib import Path
@@ -109,23 +110,26 @@ def fuzzy_rank(query: str, files: tuple[str, ...], limit: int = MAX_CANDIDATES) 
     wins ties. Case is ignored. An empty query lists the shallowest files.
     """
     if not query:
-        return sorted(files, key=lambda path: (path.count("/"), len(path), path))[:limit]
+        return heapq.nsmallest(limit, files, key=lambda path: (path.count("/"), len(path), path))
     needle = query.lower()
-    scored: list[tuple[float, str]] = []
+    first = needle[0]
+    scored: list[tuple[float, int, str]] = []
     for path in files:
-        score = _score(needle, path.lower())
+        lowered = path.lower()
+        if first not in lowered:
+            continue
+        score = _score(needle, lowered)
         if score is not None:
-            scored.append((score, path))
-    scored.sort(key=lambda item: (-item[0], len(item[1]), item[1]))
-    return [path for _, path in scored[:limit]]
+            scored.append((score, -len(path), path))
+    best = heapq.nlargest(limit, scored, key=lambda item: (item[0], item[1]))
+    return [path for _, _, path in best]
 
 
 def _score(needle: str, path: str) -> float | None:
     name_start = path.rfind("/") + 1
-    name = path[name_start:]
-    found = name.find(needle)
+    found = path.find(needle, name_start)
     if found >= 0:
-        return 3000.0 - found * 10 - len(path)
+        return 3000.0 - (found - name_start) * 10 - len(path)
     found = path.find(needle)
     if found >= 0:
         return 2000.0 - found - len(path)

@@ -9,8 +9,18 @@ import pytest
 
 from forge.tui.widgets.chat_blocks import NoticeBlock, ToolCallBlock, UserMessageBlock
 from forge.tui.widgets.file_hints import FileHints
-from tests.support.openai_server import OpenAIServer, Text
-from tests.tui.test_app_helpers import configure, make_app, notices, submit, wait_idle, wait_until
+from tests.support.openai_server import Call, OpenAIServer, Text, ToolCalls
+from tests.tui.test_app_helpers import (
+    GATE_COMMAND,
+    GATE_CONFIG,
+    configure,
+    install_gate,
+    make_app,
+    notices,
+    submit,
+    wait_idle,
+    wait_until,
+)
 
 SIZE = (120, 40)
 
@@ -76,6 +86,9 @@ async def test_a_mention_attaches_the_file_visibly_and_sends_its_content(
         await wait_idle(pilot)
         rows = [b.text for b in app.chat.query(NoticeBlock) if b.kind == "attachment"]
         told = notices(app)
+        order = [type(block).__name__ for block in app.chat.children][-4:]
+    # The attached row sits right under the message, then the problem, then the answer.
+    assert order == ["UserMessageBlock", "NoticeBlock", "NoticeBlock", "AssistantBlock"]
     [sent] = [request.messages[-1]["content"] for request in llm_server.requests]
     assert sent.startswith("explain @src/server.py:2-3 and @src/missing.py please\n\n")
     assert '<attached_file path="src/server.py" lines="2-3" total_lines="20">' in sent
@@ -122,6 +135,7 @@ async def test_bang_runs_a_command_without_the_model_and_the_model_sees_it_next(
         assert not block._box.collapsed  # the user's own command shows its output
         await submit(pilot, "what did I run?")
         await wait_idle(pilot)
+        assert app.runtime.agent.conversation.is_valid()
     assert "hi\n" in output and "apple.txt" in output and "[exit code 0]" in output
     assert status == "ok"
     [request] = llm_server.requests
@@ -171,10 +185,23 @@ async def test_esc_cancels_a_running_bang_command(
 async def test_an_empty_bang_and_a_bang_during_a_turn_are_explained(
     llm_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch, files: Path
 ) -> None:
-    app = make_app(configure(llm_server, monkeypatch), files)
+    release = install_gate(files)
+    llm_server.enqueue(
+        ToolCalls([Call("execute_command", {"command": GATE_COMMAND})]), Text("gate done")
+    )
+    app = make_app(configure(llm_server, monkeypatch, config=GATE_CONFIG), files)
     async with app.run_test(size=SIZE) as pilot:
         await submit(pilot, "!")
         await pilot.pause()
-        told = notices(app)
-    assert any("Type a shell command after `!`" in text for text in told)
-    assert llm_server.requests == []
+        assert any("Type a shell command after `!`" in text for text in notices(app))
+        await submit(pilot, "open the gate")
+        await wait_until(pilot, lambda: len(app.chat.tool_blocks) == 1, "the model's command")
+        await submit(pilot, "!touch made-by-bang")
+        assert app.prompt.text == "!touch made-by-bang"  # back in the prompt, not run
+        assert any("A turn is running" in text for text in notices(app))
+        release.touch()
+        await wait_idle(pilot)
+        history = app.runtime.agent.conversation
+        assert history.is_valid()
+    assert not (files / "made-by-bang").exists()
+    assert len(llm_server.requests) == 2
