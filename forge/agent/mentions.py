@@ -209,7 +209,7 @@ def expand_mentions(
         key = (shown, mention.start_line, mention.end_line)
         if key in seen:
             continue
-        if not path.exists():
+        if not _exists(path):
             if mention.looks_like_path:
                 problems.append(f"{mention.label} not attached: no file '{shown}' in the workspace")
             continue
@@ -224,6 +224,9 @@ def expand_mentions(
         except ToolError as error:
             problems.append(f"{mention.label} not attached: {error}")
             continue
+        except OSError as error:
+            problems.append(f"{mention.label} not attached: {error.strerror or error}")
+            continue
         seen.add(key)
         remaining -= attachment.tokens
         attachments.append(attachment)
@@ -231,6 +234,13 @@ def expand_mentions(
         return Expansion(parsed.text, (), tuple(problems))
     blocks = "\n\n".join(attachment.block for attachment in attachments)
     return Expansion(f"{parsed.text}\n\n{blocks}", tuple(attachments), tuple(problems))
+
+
+def _exists(path: Path) -> bool:
+    try:
+        return os.path.lexists(path) and path.exists()
+    except OSError:
+        return True  # let the read say what is wrong (e.g. permission denied)
 
 
 def _attach(

@@ -213,3 +213,13 @@ def test_split_attachments_recovers_what_was_typed(workspace: Path) -> None:
         ["attached a.py (line 2)", "attached b.md (line 1)"],
     )
     assert split_attachments("plain text") == ("plain text", [])
+
+
+def test_an_unreadable_file_is_reported(workspace: Path) -> None:
+    if os.geteuid() == 0:
+        pytest.skip("root reads any file")
+    locked = write(workspace / "locked.txt", "no\n")
+    locked.chmod(0)
+    expansion = expand("@locked.txt", workspace)
+    assert expansion.attachments == ()
+    assert "@locked.txt not attached: cannot read 'locked.txt'" in expansion.problems[0]
