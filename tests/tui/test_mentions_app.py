@@ -87,6 +87,10 @@ async def test_a_mention_attaches_the_file_visibly_and_sends_its_content(
         rows = [b.text for b in app.chat.query(NoticeBlock) if b.kind == "attachment"]
         told = notices(app)
         order = [type(block).__name__ for block in app.chat.children][-4:]
+        conversation = app.runtime.agent.conversation
+        latest = conversation.messages[conversation.latest_user_index() or 0]
+        manager = app.runtime.context_manager
+        counted = manager.current_tokens(conversation)
     # The attached row sits right under the message, then the problem, then the answer.
     assert order == ["UserMessageBlock", "NoticeBlock", "NoticeBlock", "AssistantBlock"]
     [sent] = [request.messages[-1]["content"] for request in llm_server.requests]
@@ -94,6 +98,9 @@ async def test_a_mention_attaches_the_file_visibly_and_sends_its_content(
     assert '<attached_file path="src/server.py" lines="2-3" total_lines="20">' in sent
     assert "2 | line 2\n3 | line 3\n</attached_file>" in sent
     assert "line 4" not in sent
+    # The attachment is part of the user message the context manager counts.
+    assert latest.content == sent
+    assert counted >= app.runtime.counter.count_text(sent)
     [row] = rows
     assert row.startswith("attached src/server.py (lines 2-3, ") and row.endswith(" tokens)")
     assert any(
