@@ -151,6 +151,7 @@ def run_headless(args: argparse.Namespace) -> int:
         writer = TextWriter(sys.stdout, sys.stderr, secrets, describe=_describer(runtime))
     for problem in runtime.session.problems:  # a resumed file that needed repair
         writer.write_err(f"forge run: warning: session {runtime.session_id}: {problem}")
+    task = _attach_mentions(runtime, task, writer)
     received: list[int] = []
     try:
         return asyncio.run(
@@ -165,6 +166,21 @@ def run_headless(args: argparse.Namespace) -> int:
     with contextlib.suppress(OSError):  # after SIGHUP the terminal may be gone
         writer.write_err(f"forge run: interrupted ({signal_name(number)})")
     return exit_code_for(number)
+
+
+def _attach_mentions(runtime: Runtime, task: str, writer: OutputWriter) -> str:
+    """The task with its `@path` mentions attached (ADR 0030); says on stderr what was
+    attached and which mentions attached nothing (the task runs without them)."""
+    from forge.agent.mentions import expand_for_runtime, has_mentions
+
+    if not has_mentions(task):
+        return task
+    expansion = expand_for_runtime(runtime, task)
+    for attachment in expansion.attachments:
+        writer.write_err(f"forge run: {attachment.describe()}")
+    for problem in expansion.problems:
+        writer.write_err(f"forge run: warning: {problem}")
+    return expansion.text
 
 
 async def _run_until_signal(work: Coroutine[Any, Any, int], received: list[int]) -> int:

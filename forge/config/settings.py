@@ -231,6 +231,9 @@ class ToolsSettings(BaseModel):
     """Shell commands that run without approval, matched by prefix (e.g. "git status")."""
     command_timeout: Seconds = 120
     """Seconds a shell command may run before it is stopped."""
+    bang_to_conversation: bool = True
+    """A `!command` typed in the prompt is added to the conversation (with its output) as a
+    note the model sees next turn; false keeps it out of the conversation."""
 
 
 class UISettings(BaseModel):

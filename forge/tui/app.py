@@ -46,6 +46,12 @@ from forge.tui.command_table import ParsedCommand, SlashCommand
 from forge.tui.commands import SlashCommandProvider, SlashCommandRunner
 from forge.tui.compaction import CompactionTracker, is_skip, plain_failure
 from forge.tui.delta_batching import batch_deltas
+from forge.tui.input_flows import (
+    AttachmentsShown,
+    run_user_command,
+    show_attachments,
+    turn_events,
+)
 from forge.tui.messages import (
     AgentEventArrived,
     ApprovalNeeded,
@@ -265,6 +271,9 @@ class ForgeApp(App[int]):
             self.inputs_handled += 1
 
     async def _handle_input(self, text: str) -> None:
+        if text.startswith("!"):  # the user's own shell command (ADR 0030)
+            await run_user_command(self, text)
+            return
         if await self.commands_runner.run_text(text):
             return
         if text.lstrip().startswith("//"):
@@ -287,13 +296,15 @@ class ForgeApp(App[int]):
         self.start_turn(text, model)
 
     def start_turn(self, text: str, model: str = "") -> None:
-        """Run one agent turn for `text` in the turn worker (on `model` when given)."""
-        from forge.agent.custom_commands import run_turn_on_model
-
+        """Run one agent turn for `text` in the turn worker (on `model` when given); its `@`
+        mentions attach files (ADR 0030)."""
         self.busy = True
         self._warned_this_turn = False
         self._show_activity()
-        self.run_events(run_turn_on_model(self.runtime, text, model))
+        self.run_events(turn_events(self, self.runtime, text, model))
+
+    async def on_attachments_shown(self, message: AttachmentsShown) -> None:
+        await show_attachments(self.chat, message)
 
     def start_compaction(self, instructions: str, notice: NoticeBlock) -> None:
         """Run `/compact` in the turn worker (its events render like a turn's); `notice` is

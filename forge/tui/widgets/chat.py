@@ -329,6 +329,18 @@ class ChatView(VerticalScroll):
         """Mark the summaries already in `messages` as shown (e.g. when history is rendered)."""
         self.shown_summary_ids.update(m.id for m in messages if m.kind in SUMMARY_KINDS)
 
+    async def _show_user_history(self, content: str) -> None:
+        """A past user message as typed, its attached files as rows (ADR 0030)."""
+        if "\n</attached_file>" not in content:
+            await self.add_user_message(content)
+            return
+        from forge.agent.mentions import split_attachments
+
+        typed, attached = split_attachments(content)
+        await self.add_user_message(typed)
+        for line in attached:
+            await self.add_notice(line, kind="attachment")
+
     async def show_history(self, messages: Sequence[Message]) -> None:
         """Render a resumed conversation: the newest messages, within the block bound."""
         results = {m.tool_call_id: m for m in messages if m.role == "tool"}
@@ -344,7 +356,7 @@ class ChatView(VerticalScroll):
             elif message.role == "user" and message.meta.get("note") == "cut_off":
                 await self.add_notice(CUT_OFF_NOTICE, kind="error")
             elif message.role == "user":
-                await self.add_user_message(message.content)
+                await self._show_user_history(message.content)
             elif message.role == "assistant":
                 if message.content or message.reasoning:
                     block = AssistantBlock(show_reasoning=self.show_reasoning)
