@@ -123,6 +123,11 @@ class SessionLog:
             self._write({"type": "model", "model": model})
             self.header = {**self.header, "model": model}
 
+    def record_rewind(self, turn_id: str) -> None:
+        """Write a `rewind` record: the conversation goes back to before turn `turn_id` (the
+        `replace` record that follows holds it; docs/adr/0027-checkpoints.md)."""
+        self._write({"type": "rewind", "turn": turn_id})
+
     def set_redactions(self, redact: Sequence[str]) -> None:
         """Replace the secrets kept out of the file (e.g. after the API key changed)."""
         self._secrets = tuple(secret for secret in redact if secret)

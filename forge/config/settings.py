@@ -233,6 +233,15 @@ class ToolsSettings(BaseModel):
     """Seconds a shell command may run before it is stopped."""
 
 
+class CheckpointSettings(BaseModel):
+    """The file states kept so /undo and /rewind can restore them (docs/adr/0027)."""
+
+    model_config = _SECTION_CONFIG
+
+    max_bytes: PositiveCount = 64 * 1024 * 1024
+    """Bytes of earlier file contents kept per session; the oldest turns are dropped first."""
+
+
 class UISettings(BaseModel):
     """The look of the terminal UI."""
 
@@ -369,6 +378,8 @@ class Settings(BaseSettings):
     """Tool approval and limits."""
     ui: UISettings = UISettings()
     """The terminal UI."""
+    checkpoints: CheckpointSettings = CheckpointSettings()
+    """File checkpoints for /undo and /rewind."""
     mcp_servers: dict[str, McpServerSettings] = {}
     """MCP servers whose tools the agent may use, by name (see `.forge/mcp.yaml` too)."""
 
