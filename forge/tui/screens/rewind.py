@@ -26,7 +26,7 @@ from forge.agent.rewind import SessionTurn
 RewindMode = Literal["both", "conversation", "files"]
 _MODES: dict[str, RewindMode] = {"both": "both", "conversation": "conversation", "files": "files"}
 COMMANDS_MARK = "⚠ ran commands (not undoable)"
-MAX_FILES_SHOWN = 3
+MAX_FILES_SHOWN = 2
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,13 +119,15 @@ class RewindScreen(ModalScreen[RewindChoice | None]):
 
     @on(OptionList.OptionSelected, "#rewind-turns")
     def _turn_chosen(self, event: OptionList.OptionSelected) -> None:
-        row = self.rows[int((event.option.id or "turn-0").removeprefix("turn-"))]
+        index = int((event.option.id or "turn-0").removeprefix("turn-"))
+        row = self.rows[index]
+        commands_since = any(later.turn.ran_commands for later in self.rows[index:])
 
         def chosen(mode: RewindMode | None) -> None:
             if mode is not None:
                 self.dismiss(RewindChoice(row.turn, mode))
 
-        self.app.push_screen(RewindModeScreen(row), callback=chosen)
+        self.app.push_screen(RewindModeScreen(row, commands_since), callback=chosen)
 
 
 class RewindModeScreen(ModalScreen["RewindMode | None"]):
@@ -139,20 +141,28 @@ class RewindModeScreen(ModalScreen["RewindMode | None"]):
         Binding("escape,ctrl+c", "back", "Back"),
     ]
 
-    def __init__(self, row: RewindRow) -> None:
+    def __init__(self, row: RewindRow, commands_since: bool = False) -> None:
+        """`commands_since`: this turn or a later one ran shell commands."""
         super().__init__()
         self.row = row
+        self.commands_since = commands_since or row.turn.ran_commands
 
     def compose(self) -> ComposeResult:
         with Vertical(id="rewind-mode-dialog"):
             yield Label("Rewind to before:", id="rewind-mode-title")
             yield Static(self.row.turn.title(20), id="rewind-mode-turn", markup=False)
-            if self.row.turn.ran_commands:
+            if self.commands_since:
                 yield Static(
-                    "This turn ran shell commands: their effects stay.",
+                    "Shell commands ran in this turn or later: their effects stay.",
                     id="rewind-mode-warning",
                     markup=False,
                 )
+            yield Static(
+                "Both: files and conversation · Conversation: files stay as they are · "
+                "Files: the conversation goes on · Esc: back",
+                id="rewind-mode-help",
+                markup=False,
+            )
             with Horizontal(id="rewind-mode-buttons"):
                 yield Button(Content("Both [b]"), id="mode-both", variant="primary")
                 yield Button(Content("Conversation [c]"), id="mode-conversation")
