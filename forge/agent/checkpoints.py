@@ -26,6 +26,7 @@ from typing import Any
 from forge.agent.tools.base import ToolError
 from forge.agent.tools.workspace import resolve_in_workspace, workspace_root
 from forge.config.paths import ensure_dir
+from forge.config.secrets import redact
 from forge.context.conversation import Conversation
 
 logger = logging.getLogger(__name__)
@@ -285,7 +286,7 @@ class CheckpointStore:
             return None
         turn = self._turns.get(info.id)
         if turn is None or turn.dropped:
-            title = " ".join(info.text.split())
+            title = redact(" ".join(info.text.split()))  # invariant 5: never a key on disk
             turn = TurnCheckpoint(info.id, title, info.created)
             self._turns.pop(info.id, None)
             self._turns[info.id] = turn

@@ -285,3 +285,14 @@ async def test_index_records_are_grouped_by_the_turns_user_message(
         assert change.before is None and change.after is not None  # created, written twice
     finally:
         await runtime.aclose()
+
+
+async def test_no_api_key_reaches_the_index(llm_server: OpenAIServer, workspace: Path) -> None:
+    llm_server.enqueue(write("k.txt", "k"), Text("done"))
+    runtime = build_runtime(settings_for(llm_server), workspace, approve_all=True)
+    try:
+        await run_turn(runtime, f"use the key {KEY} to write k")
+        index = store_of(runtime).index_path.read_text()
+        assert KEY not in index and "[redacted]" in index
+    finally:
+        await runtime.aclose()

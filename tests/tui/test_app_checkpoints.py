@@ -149,6 +149,25 @@ async def test_continue_then_undo_restores_the_previous_sessions_last_turn(
     assert (workspace / "keep.txt").read_text() == "before\n"
 
 
+async def test_a_headless_runs_changes_are_undone_by_the_tui_after_continue(
+    llm_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch, workspace: Path
+) -> None:
+    from tests.agent.test_headless_sessions import forge
+
+    (workspace / "cfg.txt").write_text("original\n")
+    llm_server.enqueue(read("cfg.txt"), write("cfg.txt", "headless\n"), Text("Done."))
+    ran = forge(llm_server, workspace, "run", "--yes", "change cfg")
+    assert ran.returncode == 0, ran.stderr
+    assert (workspace / "cfg.txt").read_text() == "headless\n"
+
+    app = make_app(configure(llm_server, monkeypatch), workspace, resume_latest=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await submit(pilot, "/undo")
+        await notice_with(pilot, "Restored `cfg.txt`")
+    assert (workspace / "cfg.txt").read_text() == "original\n"
+
+
 async def three_turns(pilot: Pilot[object]) -> None:
     await submit(pilot, "first write a")
     await wait_idle(pilot)
