@@ -12,17 +12,18 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Protocol, cast
 
-from forge.agent.checkpoints import CheckpointStore, RestoreOutcome, RestorePlan, describe_outcome
-from forge.agent.rewind import SessionTurn, rewind_conversation, session_turns
-from forge.tui.screens.restore_conflict import ConflictAnswer, RestoreConflictScreen
-from forge.tui.screens.rewind import RewindChoice, RewindScreen, rewind_rows
-
 if TYPE_CHECKING:
+    # forge.agent.checkpoints and .rewind pull in the settings (pydantic): imported by the
+    # handlers, after the first frame (tests/tui/test_startup.py).
+    from forge.agent.checkpoints import CheckpointStore, RestoreOutcome, RestorePlan
+    from forge.agent.rewind import SessionTurn
     from forge.agent.runtime import Runtime
     from forge.tui.commands import CommandHost
+    from forge.tui.screens.restore_conflict import ConflictAnswer
+    from forge.tui.screens.rewind import RewindChoice
     from forge.tui.widgets.prompt_input import PromptInput
 
-Finish = Callable[[RestoreOutcome | None], Awaitable[None]]
+Finish = Callable[["RestoreOutcome | None"], Awaitable[None]]
 
 NOTHING_TO_UNDO = (
     "Nothing to undo: no earlier turn changed files with write_file or apply_diff "
@@ -39,6 +40,8 @@ class _PromptHost(Protocol):
 
 def checkpoint_store(runtime: Runtime) -> CheckpointStore | None:
     """The session's checkpoint store, if it has one."""
+    from forge.agent.checkpoints import CheckpointStore
+
     store = runtime.agent.checkpoints
     return store if isinstance(store, CheckpointStore) else None
 
@@ -53,6 +56,8 @@ class CheckpointCommands:
 
     async def command_undo(self, argument: str) -> None:
         """Restore every file the last turn that changed files changed."""
+        from forge.agent.checkpoints import describe_outcome
+
         if await self._refuse_if_busy():
             return
         store = checkpoint_store(self.app.runtime)
@@ -77,6 +82,9 @@ class CheckpointCommands:
 
     async def command_rewind(self, argument: str) -> None:
         """List the turns; go back to before the chosen one (files, conversation, or both)."""
+        from forge.agent.rewind import session_turns
+        from forge.tui.screens.rewind import RewindScreen, rewind_rows
+
         if await self._refuse_if_busy():
             return
         runtime = self.app.runtime
@@ -93,6 +101,8 @@ class CheckpointCommands:
         self.app.push_screen(RewindScreen(rows), callback=chosen)
 
     async def _rewind(self, choice: RewindChoice, turns: list[SessionTurn]) -> None:
+        from forge.agent.checkpoints import RestoreOutcome, describe_outcome
+
         runtime = self.app.runtime
         later = turns[turns.index(choice.turn) :]
         commands = any(turn.ran_commands for turn in later)
@@ -127,6 +137,8 @@ class CheckpointCommands:
         await self._restore(store, store.plan(store.turns_since(choice.turn.created)), finish)
 
     async def _rewind_conversation(self, turn: SessionTurn) -> None:
+        from forge.agent.rewind import rewind_conversation
+
         runtime = self.app.runtime
         rewind_conversation(runtime.agent.conversation, runtime.session, turn.id)
         await self.app.chat.clear_chat()
@@ -138,6 +150,8 @@ class CheckpointCommands:
 
     async def _restore(self, store: CheckpointStore, plan: RestorePlan, finish: Finish) -> None:
         """Apply `plan`, asking first if it would overwrite edits made since."""
+        from forge.tui.screens.restore_conflict import RestoreConflictScreen
+
         conflicts = [file.path for file in plan.conflicts]
         if not conflicts:
             await finish(store.apply(plan, overwrite_conflicts=False))
@@ -153,6 +167,8 @@ class CheckpointCommands:
 
 
 def _ran_commands(runtime: Runtime, turn_ids: list[str]) -> bool:
+    from forge.agent.rewind import session_turns
+
     if not runtime.session.started:
         return False
     return any(t.ran_commands for t in session_turns(runtime.session.path) if t.id in turn_ids)
