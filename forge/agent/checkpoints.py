@@ -243,27 +243,39 @@ class CheckpointStore:
 
     # --- recording (FileChangeRecorder) --------------------------------------------------------
     def before_change(self, path: Path) -> None:
-        """Keep `path`'s content (or its absence) if this is the turn's first change of it."""
+        """Keep `path`'s content (or its absence) if this is the turn's first change of it.
+
+        Never raises: a checkpoint that cannot be written is logged, and the write goes on.
+        """
+        try:
+            self._record_before(path)
+        except (OSError, ValueError, ToolError) as error:
+            logger.warning("could not record a checkpoint of %s: %s", path, error)
+
+    def after_change(self, path: Path) -> None:
+        """Note what Forge left at `path` (to tell a later edit by someone else)."""
+        try:
+            self._record_after(path)
+        except (OSError, ValueError, ToolError) as error:
+            logger.warning("could not record a checkpoint of %s: %s", path, error)
+
+    def _record_before(self, path: Path) -> None:
         turn = self._turn_for_change()
         if turn is None:
             return
         relative = self._relative(path)
         if relative in turn.changes:
             return
-        try:
-            data = _read_state(path)
-            digest = None if data is None else content_hash(data)
-            kept = data is None or self._store_blob(digest or "", data, turn.turn)
-            turn.changes[relative] = PathChange(relative, digest, digest, kept)
-            self._append(
-                {"type": "change", "turn": turn.turn, "path": relative, "before": digest}
-                | ({} if kept else {"kept": False})
-            )
-        except OSError as error:
-            logger.warning("could not record a checkpoint of %s: %s", relative, error)
+        data = _read_state(path)
+        digest = None if data is None else content_hash(data)
+        kept = data is None or self._store_blob(digest or "", data, turn.turn)
+        turn.changes[relative] = PathChange(relative, digest, digest, kept)
+        self._append(
+            {"type": "change", "turn": turn.turn, "path": relative, "before": digest}
+            | ({} if kept else {"kept": False})
+        )
 
-    def after_change(self, path: Path) -> None:
-        """Note what Forge left at `path` (to tell a later edit by someone else)."""
+    def _record_after(self, path: Path) -> None:
         turn = self._turn_for_change()
         if turn is None:
             return
@@ -271,14 +283,9 @@ class CheckpointStore:
         change = turn.changes.get(relative)
         if change is None:
             return
-        try:
-            data = _read_state(path)
-            change.after = None if data is None else content_hash(data)
-            self._append(
-                {"type": "change", "turn": turn.turn, "path": relative, "after": change.after}
-            )
-        except OSError as error:
-            logger.warning("could not record a checkpoint of %s: %s", relative, error)
+        data = _read_state(path)
+        change.after = None if data is None else content_hash(data)
+        self._append({"type": "change", "turn": turn.turn, "path": relative, "after": change.after})
 
     def _turn_for_change(self) -> TurnCheckpoint | None:
         info = self.current()

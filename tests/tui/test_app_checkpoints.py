@@ -304,3 +304,35 @@ async def test_undo_and_rewind_are_listed_by_help(
         await pilot.pause()
         text = " ".join(str(m.source) for m in app.screen.query(Markdown))
         assert "/undo" in text and "/rewind" in text
+
+
+async def test_rewind_after_compact_brings_back_the_summarized_turns(
+    llm_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch, workspace: Path
+) -> None:
+    llm_server.enqueue(
+        write("a.txt", "a\n"),
+        Text("wrote a. " * 400),  # long turns: the recent tail cannot keep them all
+        Text("second answer. " * 400),
+        Text("third answer"),
+    )
+    app = make_app(configure(llm_server, monkeypatch, config=CONFIG), workspace)
+    async with app.run_test(size=SIZE) as pilot:
+        for text in ("first write a", "second just talk", "third just talk"):
+            await submit(pilot, text)
+            await wait_idle(pilot)
+        conversation = app.runtime.agent.conversation
+        second = next(m for m in conversation.messages if m.content == "second just talk")
+        before_second = [m.to_record() for m in conversation.messages]
+        before_second = before_second[: conversation.index_of(second.id)]
+
+        llm_server.enqueue(Text("Summary: a.txt was written; two questions answered."))
+        await submit(pilot, "/compact")
+        await wait_idle(pilot, "the compaction")
+        assert any(m.kind.value != "normal" for m in conversation.messages), "summarized"
+        assert [m.to_record() for m in conversation.messages][:3] != before_second[:3]
+
+        await choose_turn(pilot, 1, "c")
+        await notice_with(pilot, "Rewound to before")
+        assert [m.to_record() for m in conversation.messages][1:] == before_second[1:]
+        assert find_problems(conversation.messages) == []
+        assert (workspace / "a.txt").exists(), "conversation only: the files stay"
