@@ -296,3 +296,14 @@ async def test_no_api_key_reaches_the_index(llm_server: OpenAIServer, workspace:
         assert KEY not in index and "[redacted]" in index
     finally:
         await runtime.aclose()
+
+
+async def test_a_changed_bound_applies_to_the_running_session(
+    llm_server: OpenAIServer, workspace: Path
+) -> None:
+    runtime = build_runtime(settings_for(llm_server, max_bytes=1000), workspace)
+    try:
+        runtime.apply_settings(settings_for(llm_server, max_bytes=5000))
+        assert store_of(runtime).max_bytes == 5000
+    finally:
+        await runtime.aclose()

@@ -59,13 +59,15 @@ async def test_the_choice_and_conflict_dialogs_keep_their_buttons_in_view_at_80x
     from forge.tui.screens.restore_conflict import RestoreConflictScreen
     from forge.tui.screens.rewind import RewindModeScreen
 
-    dialogs = [
+    dialogs: list[tuple[Callable[[], object], tuple[str, ...]]] = [
         (lambda: RewindModeScreen(rows()[1]), ("#mode-both", "#mode-conversation", "#mode-files")),
         (
             lambda: RestoreConflictScreen([f"src/module_{n}.py" for n in range(40)]),
             ("#conflict-overwrite", "#conflict-keep", "#conflict-cancel"),
         ),
     ]
+    many = [row for _ in range(8) for row in rows()]  # 40 turns: the list scrolls
+    dialogs.append((lambda: RewindScreen(many), ("#rewind-keys", "#rewind-title")))
     for make, buttons in dialogs:
         app = DialogHost(make)
         async with app.run_test(size=SIZE) as pilot:
