@@ -37,6 +37,7 @@ from forge.agent.interruption import cancelled_result, ensure_valid, keep_partia
 from forge.agent.tool_calls import NO_USER_ANSWER as NO_USER_ANSWER
 from forge.agent.tool_calls import run_tool_call
 from forge.agent.tools import ToolRegistry
+from forge.agent.tools.base import FileChangeRecorder
 from forge.agent.turn_state import TurnState
 from forge.context.conversation import Conversation
 from forge.context.groups import is_pinned
@@ -89,6 +90,8 @@ class Agent:
         self.session_completion_tokens = 0
         self._current_turn: TurnState | None = None
         self._plan_pin = PlanPin()  # the plan once, after the latest user message (ADR 0028)
+        self.checkpoints: FileChangeRecorder | None = None
+        """Set by the runtime: told before and after every file a tool writes (ADR 0027)."""
         self.context_window: WindowTracker | None = None
         """Set by the runtime: awaited briefly before a call while the server is asked for
         its window, and taught the window an overflow error states (docs/adr/0019)."""

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from forge.agent.approvals import ApprovalPolicy
+from forge.agent.checkpoints import CheckpointStore, checkpoint_dir, current_turn
 from forge.agent.interruption import note_cut_off_turn
 from forge.agent.loop import Agent
 from forge.agent.mcp import McpServers
@@ -202,6 +203,8 @@ class Runtime:
             self.agent.policy = self.policy
             self.agent.command_timeout = new.tools.command_timeout
             changes.append("tool approvals and limits")
+        if isinstance(self.agent.checkpoints, CheckpointStore):
+            self.agent.checkpoints.max_bytes = new.checkpoints.max_bytes
         if old.mcp_servers != new.mcp_servers:
             changes.append("MCP servers (used from the next session on)")
         # The old key stays masked too: it may still turn up in output (an env dump, a log).
@@ -312,6 +315,12 @@ def build_runtime(
         max_llm_calls=max_llm_calls,
         ask_user=ask_user,
         command_timeout=settings.tools.command_timeout,
+    )
+    agent.checkpoints = CheckpointStore(
+        checkpoint_dir(session.path),
+        workspace,
+        max_bytes=settings.checkpoints.max_bytes,
+        current=lambda: current_turn(conversation),
     )
     return Runtime(
         settings=settings,

@@ -1,8 +1,9 @@
 """Sessions: every conversation change appended to a JSON-lines file as it happens.
 
 A session file `<id>.jsonl` lives under `sessions_dir()`. Its first line is a header record;
-every later line is one `message` (an appended message) or one `replace` (messages replaced in
-place by summaries, pruned markers, or an updated system prompt). Replaying the records in
+every later line is one `message` (an appended message), one `replace` (messages replaced in
+place by summaries, pruned markers, an updated system prompt, or a /rewind), or a marker that
+replay skips (`model`, `rewind`). Replaying the records in
 order rebuilds the conversation. Each line is flushed as written, so a crash loses at most the
 line being written, and a torn last line is skipped with a warning on resume. A torn or corrupt
 line anywhere — the header included — is skipped with a warning: a lost header is rebuilt from
@@ -122,6 +123,11 @@ class SessionLog:
         if model and model != self.header.get("model"):
             self._write({"type": "model", "model": model})
             self.header = {**self.header, "model": model}
+
+    def record_rewind(self, turn_id: str) -> None:
+        """Write a `rewind` record: the conversation goes back to before turn `turn_id` (the
+        `replace` record that follows holds it; docs/adr/0027-checkpoints.md)."""
+        self._write({"type": "rewind", "turn": turn_id})
 
     def set_redactions(self, redact: Sequence[str]) -> None:
         """Replace the secrets kept out of the file (e.g. after the API key changed)."""

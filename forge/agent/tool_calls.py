@@ -32,6 +32,7 @@ from forge.agent.events import (
     TurnFinished,
 )
 from forge.agent.tools import PreparedCall, ToolContext, ToolError, ToolRegistry, ToolResult
+from forge.agent.tools.base import FileChangeRecorder
 from forge.agent.tools.diffs import diff_stats
 from forge.agent.turn_state import TurnState
 from forge.context.conversation import Conversation
@@ -80,6 +81,11 @@ class ToolCallHost(Protocol):
         """Whether `ask_question` asks the user (False: answers `NO_USER_ANSWER`)."""
         ...
 
+    @property
+    def checkpoints(self) -> FileChangeRecorder | None:
+        """Told around every file change (the checkpoint store), if any."""
+        ...
+
 
 async def run_tool_call(
     host: ToolCallHost,
@@ -93,6 +99,7 @@ async def run_tool_call(
         host.workspace,
         on_output=lambda text: pump.put(ToolOutputDelta(call.id, text)),
         command_timeout=host.command_timeout,
+        changes=host.checkpoints,
     )
     try:
         prepared: PreparedCall | None = host.registry.prepare(call)

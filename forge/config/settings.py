@@ -236,6 +236,15 @@ class ToolsSettings(BaseModel):
     note the model sees next turn; false keeps it out of the conversation."""
 
 
+class CheckpointSettings(BaseModel):
+    """The file states kept so /undo and /rewind can restore them (docs/adr/0027)."""
+
+    model_config = _SECTION_CONFIG
+
+    max_bytes: PositiveCount = 64 * 1024 * 1024
+    """Bytes of earlier file contents kept per session; the oldest turns are dropped first."""
+
+
 class UISettings(BaseModel):
     """The look of the terminal UI."""
 
@@ -372,6 +381,8 @@ class Settings(BaseSettings):
     """Tool approval and limits."""
     ui: UISettings = UISettings()
     """The terminal UI."""
+    checkpoints: CheckpointSettings = CheckpointSettings()
+    """File checkpoints for /undo and /rewind."""
     mcp_servers: dict[str, McpServerSettings] = {}
     """MCP servers whose tools the agent may use, by name (see `.forge/mcp.yaml` too)."""
 

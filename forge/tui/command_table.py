@@ -32,6 +32,8 @@ SLASH_COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("clear", "Start a new session with an empty conversation"),
     SlashCommand("model", "Switch the model for this session", "NAME", argument_required=True),
     SlashCommand("help", "Show commands and key bindings"),
+    SlashCommand("undo", "Restore the files the last turn changed"),
+    SlashCommand("rewind", "Go back to before a turn: files, conversation, or both"),
     SlashCommand("sessions", "List this workspace's sessions, or resume one", "[ID]"),
     SlashCommand("mcp", "MCP servers: status and tools"),
     SlashCommand("quit", "Exit Forge"),

@@ -17,6 +17,7 @@ from textual.content import Content
 from textual.screen import Screen
 
 from forge.agent.custom_commands import CustomCommand, CustomCommands, load_custom_commands
+from forge.tui.checkpoint_commands import CheckpointCommands
 from forge.tui.command_table import (
     SLASH_COMMANDS,
     ParsedCommand,
@@ -126,8 +127,9 @@ class CommandHost(Protocol):
         ...
 
 
-class SlashCommandRunner:
-    """Runs slash commands against the app: each `command_*` method is one command."""
+class SlashCommandRunner(CheckpointCommands):
+    """Runs slash commands against the app: each `command_*` method is one command
+    (/undo and /rewind live in `forge.tui.checkpoint_commands`)."""
 
     BUSY_MESSAGE = "A turn is running: wait for it, or press Esc to interrupt it first."
 

@@ -65,6 +65,8 @@ def test_every_required_command_exists() -> None:
         "sessions",
         "mcp",
         "quit",
+        "undo",
+        "rewind",
     }
 
 

@@ -99,7 +99,13 @@ class ApplyDiffTool(Tool):
                 metadata=metadata,
             )
         path = resolve_in_workspace(context.workspace, arguments["path"])
-        write_text(path, plan.shown_path, plan.new)
+        if context.changes is not None:
+            context.changes.before_change(path)
+        try:
+            write_text(path, plan.shown_path, plan.new)
+        finally:  # even a failed write may have changed the file
+            if context.changes is not None:
+                context.changes.after_change(path)
         self.ledger.record(path, plan.new.encode("utf-8"))
         added, removed = diff_stats(plan.diff)
         return ToolResult(

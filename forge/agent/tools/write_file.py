@@ -83,7 +83,13 @@ class WriteFileTool(Tool):
             return ToolResult(
                 content=f"{shown} already has this content; nothing changed", metadata=metadata
             )
-        write_text(path, shown, content)
+        if context.changes is not None:
+            context.changes.before_change(path)
+        try:
+            write_text(path, shown, content)
+        finally:  # even a failed write may have changed the file
+            if context.changes is not None:
+                context.changes.after_change(path)
         self.ledger.record(path, content.encode("utf-8"))
         added, removed = diff_stats(diff)
         verb = "updated" if existed else "created"
