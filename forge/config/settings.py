@@ -231,6 +231,9 @@ class ToolsSettings(BaseModel):
     """Shell commands that run without approval, matched by prefix (e.g. "git status")."""
     command_timeout: Seconds = 120
     """Seconds a shell command may run before it is stopped."""
+    mode: Literal["read-only", "ask", "accept-edits", "auto"] = "ask"
+    """Permission mode at start: read-only (no writes, no commands), ask, accept-edits (file
+    edits approved, commands ask) or auto (everything approved). Cycled with F3 in the TUI."""
 
 
 class UISettings(BaseModel):
