@@ -35,6 +35,7 @@ from forge.agent.loop import NO_USER_ANSWER
 from forge.agent.runtime import Runtime, build_runtime, secrets_of
 from forge.agent.sessions import SessionNotFoundError
 from forge.agent.tools import ToolError
+from forge.config.prices import price_table
 from forge.config.settings import Settings
 from forge.config.store import load_settings
 from forge.llm.messages import ToolCall
@@ -159,6 +160,7 @@ def run_headless(args: argparse.Namespace) -> int:
         writer = JsonLinesWriter(sys.stdout, sys.stderr, secrets)
     else:
         writer = TextWriter(sys.stdout, sys.stderr, secrets, describe=_describer(runtime))
+    writer.cost_report = lambda: runtime.agent.costs.report(price_table(runtime.settings.prices))
     for problem in runtime.session.problems:  # a resumed file that needed repair
         writer.write_err(f"forge run: warning: session {runtime.session_id}: {problem}")
     received: list[int] = []

@@ -188,6 +188,7 @@ class Runtime:
             )
             # A turn running now keeps sending its context events to its client.
             manager.event_sink = self.context_manager.event_sink
+            manager.usage_sink = self.agent.costs.record_summary
             self.context_manager = manager
             self.agent.context_manager = manager
             changes.append("context settings")
@@ -316,6 +317,7 @@ def build_runtime(
         ask_user=ask_user,
         command_timeout=settings.tools.command_timeout,
     )
+    manager.usage_sink = agent.costs.record_summary  # summaries are costed too
     return Runtime(
         settings=settings,
         workspace=workspace,

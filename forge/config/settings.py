@@ -32,6 +32,8 @@ from pydantic_settings import (
     SettingsConfigDict,
 )
 
+from forge.config.prices import ModelPriceSettings
+
 ENV_PREFIX = "FORGE_"
 ENV_NESTED_DELIMITER = "__"
 OPENAI_ENV_VARIABLES: Mapping[str, tuple[str, str]] = {
@@ -374,6 +376,9 @@ class Settings(BaseSettings):
     """The terminal UI."""
     mcp_servers: dict[str, McpServerSettings] = {}
     """MCP servers whose tools the agent may use, by name (see `.forge/mcp.yaml` too)."""
+    prices: dict[str, ModelPriceSettings] = {}
+    """Model prices in USD per million tokens (`input`, `cached_input`, `output`), by model
+    name; added to (or replacing entries of) the built-in table in `forge.config.prices`."""
 
     @classmethod
     def settings_customise_sources(
