@@ -1,8 +1,10 @@
-"""The status pane: context gauge, session token usage, and the summarization panel."""
+"""The status pane: context gauge, session token usage, permission mode and cost, and the
+summarization panel."""
 
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Callable
 
 from textual.app import ComposeResult, RenderResult
 from textual.containers import Vertical
@@ -11,6 +13,7 @@ from textual.reactive import reactive, var
 from textual.widget import Widget
 from textual.widgets import Label, Static
 
+from forge.agent.costs import CostReport
 from forge.agent.events import (
     AgentEvent,
     ContextUsage,
@@ -22,6 +25,8 @@ from forge.agent.events import (
     SummarizerDisabled,
     UsageEvent,
 )
+from forge.agent.modes import PermissionMode
+from forge.tui.widgets.cost_view import CostView, ModeView
 from forge.tui.widgets.formatting import format_tokens
 from forge.tui.widgets.summarization_panel import SummarizationPanel
 
@@ -118,11 +123,17 @@ class StatusPane(Vertical):
         )
         self.prompt_tokens = 0
         self.completion_tokens = 0
+        self.mode_view = ModeView(id="mode")
+        self.cost_view = CostView(id="cost")
+        self.session_source: Callable[[], tuple[PermissionMode, CostReport] | None] = lambda: None
+        """The running agent's permission mode and cost (set by the app; None: not loaded)."""
 
     def compose(self) -> ComposeResult:
         yield self.gauge
         yield Label("Session", classes="pane-title")
         yield Static(self._usage_text(), id="usage", markup=False)
+        yield self.mode_view
+        yield self.cost_view
         yield Label("", id="activity", markup=False)
         yield self.summarization
 
@@ -138,6 +149,14 @@ class StatusPane(Vertical):
         self.query_one("#usage", Static).update(self._usage_text())
         self.recent_compactions.clear()
         self.summarization.reset()
+        self.refresh_session_lines()
+
+    def refresh_session_lines(self) -> None:
+        """Show the current permission mode and cost (after a request, a compaction, a mode
+        change or a new session)."""
+        current = self.session_source()
+        self.mode_view.show(current[0] if current else None)
+        self.cost_view.show(current[1] if current else None)
 
     def show_activity(self, text: str) -> None:
         """One line about what Forge is doing ("working…", "2 queued"), or "" for nothing."""
@@ -145,6 +164,8 @@ class StatusPane(Vertical):
 
     def show_event(self, event: AgentEvent) -> None:
         """Render one event meant for this pane (others are ignored)."""
+        if isinstance(event, UsageEvent | SummarizationCompleted | SummarizationFailed):
+            self.refresh_session_lines()  # a request reported usage, or a compaction ended
         if isinstance(event, ContextUsage | ContextWarning):
             self.gauge.show(event.current_tokens, event.max_tokens)
         elif isinstance(event, UsageEvent):
