@@ -3,14 +3,19 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
+from pydantic import SecretStr
 
 from forge.agent.approvals import ApprovalPolicy
 from forge.agent.modes import MODE_ORDER, PermissionMode, is_read_only, next_mode
+from forge.agent.runtime import build_runtime
 from forge.agent.tools import default_registry
 from forge.agent.tools.base import Tool
+from forge.config.settings import LLMSettings, Settings, ToolsSettings
 from forge.llm.messages import ToolCall
+from tests.support.openai_server import OpenAIServer
 
 REGISTRY = default_registry()
 
@@ -111,3 +116,28 @@ def test_forge_tools_are_read_only_exactly_when_they_change_nothing() -> None:
 def test_unknown_mode_is_refused() -> None:
     with pytest.raises(ValueError):
         ApprovalPolicy(mode="yolo")
+
+
+async def test_a_settings_reload_keeps_the_chosen_mode_unless_tools_mode_changed(
+    llm_server: OpenAIServer, workspace: Path
+) -> None:
+    llm = LLMSettings.model_validate(
+        {
+            "base_url": llm_server.base_url,
+            "api_key": SecretStr("sk-test-modes-0123"),
+            "max_retries": 0,
+        }
+    )
+    runtime = build_runtime(Settings(llm=llm, tools=ToolsSettings(mode="accept-edits")), workspace)
+    try:
+        assert runtime.policy.mode is PermissionMode.ACCEPT_EDITS
+        runtime.policy.mode = PermissionMode.READ_ONLY  # the user pressed the mode key
+        runtime.apply_settings(
+            Settings(llm=llm, tools=ToolsSettings(mode="accept-edits", command_timeout=9))
+        )
+        assert runtime.policy.mode is PermissionMode.READ_ONLY
+        assert runtime.agent.policy is runtime.policy
+        runtime.apply_settings(Settings(llm=llm, tools=ToolsSettings(mode="auto")))
+        assert runtime.policy.mode is PermissionMode.AUTO
+    finally:
+        await runtime.aclose()
