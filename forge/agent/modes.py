@@ -16,9 +16,10 @@ Pure logic, no I/O: `ApprovalPolicy` holds the current mode and consults `mode_v
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-from forge.agent.tools.base import Tool
+if TYPE_CHECKING:  # the TUI imports this module before its first frame: keep it light
+    from forge.agent.tools.base import Tool
 
 
 class PermissionMode(StrEnum):

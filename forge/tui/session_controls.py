@@ -5,11 +5,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from forge.agent.costs import CostReport
 from forge.agent.modes import MODE_DESCRIPTIONS, PermissionMode, next_mode
-from forge.config.prices import price_table
 
 if TYPE_CHECKING:
+    from forge.agent.costs import CostReport
     from forge.agent.runtime import Runtime
     from forge.tui.app import ForgeApp
 
@@ -23,6 +22,8 @@ def session_state(app: ForgeApp) -> tuple[PermissionMode, CostReport] | None:
     runtime = getattr(app, "runtime", None)
     if runtime is None:
         return None
+    from forge.config.prices import price_table  # loaded with the runtime, not before
+
     report = runtime.agent.costs.report(price_table(runtime.settings.prices))
     return runtime.policy.mode, report
 
@@ -37,6 +38,8 @@ def cycle_mode(app: ForgeApp) -> None:
 
 def cost_details(runtime: Runtime) -> str:
     """The `/cost` report, with the prices it used and where they come from."""
+    from forge.config.prices import price_table
+
     prices = price_table(runtime.settings.prices)
     report = runtime.agent.costs.report(prices)
     models = {line.model for line in report.lines} | {

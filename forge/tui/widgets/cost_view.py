@@ -8,10 +8,14 @@ them from the running agent (`StatusPane.refresh_session_lines`).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from textual.widgets import Static
 
-from forge.agent.costs import CostReport, format_dollars
 from forge.agent.modes import PermissionMode
+
+if TYPE_CHECKING:
+    from forge.agent.costs import CostReport
 
 
 def cost_text(report: CostReport | None) -> str:
@@ -19,6 +23,9 @@ def cost_text(report: CostReport | None) -> str:
     narrow pane); "—" before the runtime exists."""
     if report is None:
         return "cost   —"
+    # Here, not at the top: the costs import the config, which the first frame must not wait for.
+    from forge.agent.costs import format_dollars
+
     return (
         f"cost   {format_dollars(report.dollars())}\n"
         f"  agent {format_dollars(report.dollars('agent'))}\n"

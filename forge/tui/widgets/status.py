@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from textual.app import ComposeResult, RenderResult
 from textual.containers import Vertical
@@ -13,7 +14,6 @@ from textual.reactive import reactive, var
 from textual.widget import Widget
 from textual.widgets import Label, Static
 
-from forge.agent.costs import CostReport
 from forge.agent.events import (
     AgentEvent,
     ContextUsage,
@@ -25,10 +25,13 @@ from forge.agent.events import (
     SummarizerDisabled,
     UsageEvent,
 )
-from forge.agent.modes import PermissionMode
 from forge.tui.widgets.cost_view import CostView, ModeView
 from forge.tui.widgets.formatting import format_tokens
 from forge.tui.widgets.summarization_panel import SummarizationPanel
+
+if TYPE_CHECKING:
+    from forge.agent.costs import CostReport
+    from forge.agent.modes import PermissionMode
 
 RECENT_COMPACTIONS = 5
 """Finished summarization runs remembered for /context."""
