@@ -19,6 +19,7 @@ from pathlib import Path
 
 from forge.agent.approvals import ApprovalPolicy
 from forge.agent.circuit_breaker import CircuitBreaker
+from forge.agent.costs import CostLedger
 from forge.agent.error_kinds import EmptyReplyError, error_kind
 from forge.agent.event_pump import EventPump
 from forge.agent.events import (
@@ -88,6 +89,9 @@ class Agent:
         self.command_timeout = command_timeout
         self.session_prompt_tokens = 0
         self.session_completion_tokens = 0
+        self.costs = CostLedger()
+        """Tokens per model of the agent's and the summarizer's requests (the runtime hands
+        `costs.record_summary` to the context manager)."""
         self._current_turn: TurnState | None = None
         self._plan_pin = PlanPin()  # the plan once, after the latest user message (ADR 0028)
         self.checkpoints: FileChangeRecorder | None = None
@@ -135,6 +139,7 @@ class Agent:
         try:
             async with aclosing(self._turn_events(turn, pump)) as events:
                 async for event in events:
+                    self.costs.observe(event)
                     yield event
         except (asyncio.CancelledError, GeneratorExit):
             turn.interrupted = True  # the partial answer kept says so
@@ -165,6 +170,7 @@ class Agent:
             )
             async with aclosing(pump.while_running(work)) as events:
                 async for event in events:
+                    self.costs.observe(event)
                     yield event
             error = work.exception()
             if error is not None:
@@ -293,6 +299,7 @@ class Agent:
             self.context_manager.record_usage(usage.prompt_tokens, self.conversation)
             self.session_prompt_tokens += usage.prompt_tokens
             self.session_completion_tokens += usage.completion_tokens
+            self.costs.record_agent(self._provider.model, usage)
         self.conversation.append(message)
         turn.clear_partial()
         yield AssistantMessageDone(message)

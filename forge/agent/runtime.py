@@ -189,6 +189,7 @@ class Runtime:
             )
             # A turn running now keeps sending its context events to its client.
             manager.event_sink = self.context_manager.event_sink
+            manager.usage_sink = self.agent.costs.record_summary
             self.context_manager = manager
             self.agent.context_manager = manager
             changes.append("context settings")
@@ -199,7 +200,7 @@ class Runtime:
         if old.llm.summarization_model != new.llm.summarization_model:
             changes.append(f"summarization model: {new.llm.effective_summarization_model}")
         if old.tools != new.tools:
-            self.policy = _carry_over(self.policy, new)
+            self.policy = _carry_over(self.policy, old, new)
             self.agent.policy = self.policy
             self.agent.command_timeout = new.tools.command_timeout
             changes.append("tool approvals and limits")
@@ -241,11 +242,14 @@ class Runtime:
             await provider.aclose()
 
 
-def _carry_over(policy: ApprovalPolicy, settings: Settings) -> ApprovalPolicy:
+def _carry_over(policy: ApprovalPolicy, old: Settings, new: Settings) -> ApprovalPolicy:
+    """A policy for the `new` tools settings keeping this session's "always" answers and its
+    mode, unless `tools.mode` itself changed (then the new default applies)."""
+    mode = new.tools.mode if old.tools.mode != new.tools.mode else policy.mode
     renewed = ApprovalPolicy(
-        auto_approve=settings.tools.auto_approve,
-        command_allowlist=settings.tools.command_allowlist,
-        approve_all=policy.approve_all,
+        auto_approve=new.tools.auto_approve,
+        command_allowlist=new.tools.command_allowlist,
+        mode=mode,
     )
     for name in policy.approved_this_session:
         renewed.approve_always(name)
@@ -260,6 +264,7 @@ def build_runtime(
     resume_latest: bool = False,
     ask_user: bool = True,
     approve_all: bool = False,
+    mode: str | None = None,
     max_llm_calls: int = 50,
     store: SessionStore | None = None,
 ) -> Runtime:
@@ -268,7 +273,7 @@ def build_runtime(
 
     Raises `SessionNotFoundError` for an unknown `session_id`, ValueError for a malformed one.
     `ask_user=False` (headless) makes `ask_question` answer itself; `approve_all` approves
-    every tool call (`--yes`).
+    every tool call (`--yes`); `mode` is the permission mode (default `tools.mode`).
     """
     workspace = workspace.expanduser().resolve()
     store = store or SessionStore()
@@ -303,6 +308,7 @@ def build_runtime(
         auto_approve=settings.tools.auto_approve,
         command_allowlist=settings.tools.command_allowlist,
         approve_all=approve_all,
+        mode=mode or settings.tools.mode,
     )
     agent = Agent(
         provider,
@@ -322,6 +328,7 @@ def build_runtime(
         max_bytes=settings.checkpoints.max_bytes,
         current=lambda: current_turn(conversation),
     )
+    manager.usage_sink = agent.costs.record_summary  # summaries are costed too
     return Runtime(
         settings=settings,
         workspace=workspace,

@@ -31,6 +31,7 @@ from forge.agent.events import (
     ToolOutputDelta,
     TurnFinished,
 )
+from forge.agent.modes import refusal_text
 from forge.agent.tools import PreparedCall, ToolContext, ToolError, ToolRegistry, ToolResult
 from forge.agent.tools.base import FileChangeRecorder
 from forge.agent.tools.diffs import diff_stats
@@ -106,11 +107,16 @@ async def run_tool_call(
     except ToolError:
         prepared = None  # `execute` reports the same error as the call's result
     loop_breaking = prepared is not None and prepared.tool.loop_breaking
-    if (
-        prepared is not None
-        and not loop_breaking
-        and host.policy.decide(call, prepared.tool) == "ask"
-    ):
+    decision_now = (
+        host.policy.decide(call, prepared.tool)
+        if prepared is not None and not loop_breaking
+        else "allow"
+    )
+    if prepared is not None and decision_now == "refuse":
+        refused = ToolResult(refusal_text(prepared.tool), is_error=True, metadata={"refused": True})
+        yield _record(host.conversation, call, refused, turn, breaker)
+        return
+    if prepared is not None and decision_now == "ask":
         refusal = prepared.tool.refusal(prepared.arguments, context)
         if refusal is not None:  # doomed whatever the user says: don't ask
             yield ToolCallStarted(call)

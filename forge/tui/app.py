@@ -65,6 +65,7 @@ from forge.tui.messages import (
 from forge.tui.retry_notices import RetryScheduled, RetryWatcher
 from forge.tui.screens.approval import ApprovalScreen
 from forge.tui.screens.question import DECLINED_ANSWER, QuestionScreen
+from forge.tui.session_controls import MODE_KEY, cycle_mode, session_state
 from forge.tui.widgets.chat import ChatView
 from forge.tui.widgets.chat_blocks import NoticeBlock, UserMessageBlock
 from forge.tui.widgets.formatting import display_path
@@ -106,6 +107,7 @@ class ForgeApp(App[int]):
         Binding("f2", "open_settings", "Settings"),
         Binding("ctrl+comma", "open_settings", "Settings", show=False),
         Binding("f1", "help", "Help"),
+        Binding(MODE_KEY, "cycle_mode", "Mode"),
     ]
 
     busy: var[bool] = var(False, toggle_class="-busy")
@@ -146,6 +148,7 @@ class ForgeApp(App[int]):
         self.status = StatusPane(
             summarization_model="…", warning_threshold=0.7, critical_threshold=0.85, id="status"
         )
+        self.status.session_source = lambda: session_state(self)
         if runtime is not None and store is not None:
             self._use_runtime(runtime, store)
 
@@ -443,6 +446,7 @@ class ForgeApp(App[int]):
 
         old = self.runtime
         self.runtime = build_runtime(self.settings, self.workspace, session_id=session_id)
+        self.runtime.policy.mode = old.policy.mode  # the mode the user chose stays
         self.reload_controller.runtime = self.runtime
         await old.aclose()
         self.queued.clear()
@@ -464,6 +468,7 @@ class ForgeApp(App[int]):
         conversation = self.runtime.agent.conversation
         self.status.gauge.show(manager.current_tokens(conversation), manager.max_tokens)
         self.status.plan.show_messages(conversation.messages)
+        self.status.refresh_session_lines()
 
     def _show_activity(self, working: str = "working…") -> None:
         parts = [working] if self.busy else []
@@ -577,6 +582,10 @@ class ForgeApp(App[int]):
         """Open the /settings overlay."""
         parsed = ParsedCommand("settings", "", None)
         self.when_runtime_ready(lambda: self.commands_runner.run(parsed))
+
+    def action_cycle_mode(self) -> None:
+        """Switch to the next permission mode (docs/adr/0029)."""
+        self.when_runtime_ready(lambda: cycle_mode(self))
 
     def action_help(self) -> None:
         """Show help."""

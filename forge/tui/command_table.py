@@ -29,6 +29,7 @@ SLASH_COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("settings", "Settings: models, API key, context, tools (F2)"),
     SlashCommand("compact", "Summarize the conversation now, optionally guided", "[instructions]"),
     SlashCommand("context", "Show what fills the context window and recent compactions"),
+    SlashCommand("cost", "Show the session's cost per model and what compaction saved"),
     SlashCommand("clear", "Start a new session with an empty conversation"),
     SlashCommand("model", "Switch the model for this session", "NAME", argument_required=True),
     SlashCommand("help", "Show commands and key bindings"),

@@ -231,6 +231,12 @@ class SlashCommandRunner(CheckpointCommands):
             report += f"\n\nMCP tool definitions (tokens per request): {lines}"
         await self.app.chat.add_notice(report)
 
+    async def command_cost(self, argument: str) -> None:
+        """Show the session's cost: per model, tokens and dollars; the compaction saving."""
+        from forge.tui.session_controls import cost_details
+
+        await self.app.chat.add_notice(cost_details(self.app.runtime))
+
     async def command_mcp(self, argument: str) -> None:
         """List the MCP servers with their status and tools."""
         from forge.agent.mcp.report import servers_report

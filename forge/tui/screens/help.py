@@ -20,6 +20,7 @@ KEYS = (
     ("Ctrl+P", "command palette"),
     ("F2 (or Ctrl+, where the terminal sends it)", "settings"),
     ("F1", "this help"),
+    ("Ctrl+T", "next permission mode: read-only, ask, accept-edits, auto"),
 )
 
 
