@@ -1,36 +1,20 @@
-"""The price table the replay benchmark costs sessions with, in one place.
+"""The prices the replay benchmark costs sessions with: the app's own table.
 
-Prices are US dollars per million tokens, OpenAI's published list prices for the two models the
-replay assumes (checked 2026-11; change them here only). The main model answers the agent's
-requests; the summarization model answers every summary request, whatever the policy.
+Prices come from `forge.config.prices.DEFAULT_PRICES` (US dollars per million tokens, the
+table Forge's status pane and `/cost` use too; change them there only). The main model answers
+the agent's requests; the summarization model answers every summary request, whatever the
+policy.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from forge.config.prices import DEFAULT_PRICES, PER_MILLION, ModelPrice
 
-PER_MILLION = 1_000_000
+__all__ = ["MAIN", "PER_MILLION", "SUMMARIZATION", "ModelPrice", "session_cost"]
 
-
-@dataclass(frozen=True)
-class ModelPrice:
-    """What one model charges, in dollars per million tokens."""
-
-    model: str
-    input: float
-    cached_input: float
-    output: float
-
-    def cost(self, uncached: int, cached: int, output: int) -> float:
-        """Dollars for `uncached` + `cached` prompt tokens and `output` completion tokens."""
-        return (
-            uncached * self.input + cached * self.cached_input + output * self.output
-        ) / PER_MILLION
-
-
-MAIN = ModelPrice("gpt-4o", input=2.50, cached_input=1.25, output=10.00)
+MAIN = DEFAULT_PRICES["gpt-4o"]
 """The agent's model."""
-SUMMARIZATION = ModelPrice("gpt-4o-mini", input=0.15, cached_input=0.075, output=0.60)
+SUMMARIZATION = DEFAULT_PRICES["gpt-4o-mini"]
 """The summarization model (summary requests are costed uncached)."""
 
 

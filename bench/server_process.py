@@ -112,11 +112,14 @@ class _Stats:
     completed: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    last_stream_milliseconds: int = 0
+    """How long the last paced stream took from its first to its last event (0: none yet)."""
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def as_dict(self) -> dict[str, int]:
         with self.lock:
             return {
+                "last_stream_milliseconds": self.last_stream_milliseconds,
                 "requests": self.requests,
                 "in_flight": self.in_flight,
                 "peak_in_flight": self.peak_in_flight,
@@ -288,6 +291,10 @@ def build_app(
                     if piece:
                         yield _chunk(model, {"content": piece})
                 yield _chunk(model, {}, "stop")
+                if paced:
+                    with stats.lock:
+                        took = time.monotonic() - started
+                        stats.last_stream_milliseconds = round(took * 1000)
                 if with_usage:
                     yield _usage_chunk(model, _usage(prompt, completion))
                 yield b"data: [DONE]\n\n"
@@ -467,7 +474,8 @@ class ServerProcess:
 
     def stats(self) -> dict[str, int]:
         """The counters: requests, in_flight, peak_in_flight, completed (ended, whole or cut
-        short) and the prompt and completion tokens of ended requests."""
+        short), the prompt and completion tokens of ended requests, and how long the last paced
+        stream took (last_stream_milliseconds; a slow reader makes it longer than planned)."""
         response = self._http().get(f"http://127.0.0.1:{self.port}/stats")
         response.raise_for_status()
         result: dict[str, int] = response.json()

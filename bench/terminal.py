@@ -149,16 +149,18 @@ class Terminal:
         """Press one named key (e.g. "Enter")."""
         self.run("send-keys", "-t", self.session, key)
 
-    def wait_for(self, shown: Callable[[str], bool], timeout: float) -> tuple[float, str]:
-        """Capture until `shown(screen)`; (monotonic() of that capture, the screen).
-        TimeoutError with the last screen otherwise."""
+    def wait_for(
+        self, shown: Callable[[str], bool], timeout: float, poll: float = POLL_SECONDS
+    ) -> tuple[float, str]:
+        """Capture until `shown(screen)`, every `poll` seconds; (monotonic() of that capture,
+        the screen). TimeoutError with the last screen otherwise."""
         end = time.monotonic() + timeout
         screen = ""
         while time.monotonic() < end:
             screen = self.capture()
             if shown(screen):
                 return time.monotonic(), screen
-            time.sleep(POLL_SECONDS)
+            time.sleep(poll)
         raise TimeoutError(f"not shown within {timeout:.0f} s; last screen:\n{screen}")
 
     def probe(

@@ -2,10 +2,14 @@
 
 - Streaming: `bench/fixtures/tui_answer.md` (about 4,000 tokens of markdown: headings, lists,
   tables, fenced code) is streamed at `TOKENS_PER_SECOND` by `bench.server_process` (its own
-  process) into the real `forge` app and into `bench.minimal_app`. Measured: the time from
-  Enter until the answer's last line is on screen, divided by the stream's duration (tokens /
-  rate); the app process's CPU over that time (/proc/PID/stat); keystroke-to-screen latency of
-  `PROBES` probes typed at fixed intervals during the stream (see bench/terminal.py).
+  process) into the real `forge` app and into `bench.minimal_app`. Measured, in a launch with
+  no typing and the screen captured every `RENDER_POLL_SECONDS`: the time from Enter until the
+  answer's last line is on screen, divided by the stream's planned duration (tokens / rate) and
+  by the time the server actually took to send it (a reader that falls behind slows the
+  server down); the app process's CPU over that time (/proc/PID/stat). In a second launch:
+  keystroke-to-screen latency of `PROBES` probes typed at fixed intervals during the stream
+  (see bench/terminal.py). The probes' 10 ms screen captures cost CPU of their own, which is
+  why they no longer share the render launch.
 - During a summarization: `forge --resume` on a session holding a corpus trajectory, `/compact`
   with the summarizer taking `SUMMARY_LATENCY` s per request, probed the same way while the
   requests are in flight.
@@ -48,6 +52,9 @@ SUMMARY_PROBE_INTERVAL = 0.15
 FIRST_SCREEN_RUNS = 5
 WIDTH, HEIGHT = 120, 40
 RENDER_DEADLINE = 180.0
+RENDER_POLL_SECONDS = 0.05
+"""Screen captures while timing the render: each is a tmux subprocess, so polling as fast as
+the keystroke probes do takes CPU from the app being measured."""
 START_DEADLINE = 60.0
 FORGE_READY = READY_HINT.split(".")[0].replace("**", "")
 """The welcome's first sentence: forge's first screen is up."""
@@ -63,6 +70,8 @@ class StreamRun:
 
     render_seconds: float
     cpu_seconds: float
+    server_seconds: float
+    """How long the server took to send the answer (its last paced stream)."""
     latencies: list[float]
     timeouts: int
 
@@ -117,19 +126,28 @@ def stream_seconds() -> tuple[int, float]:
 
 
 def stream_into(
-    command: str, environment: dict[str, str], cwd: Path, ready: str, duration: float, keys: str
+    command: str,
+    environment: dict[str, str],
+    cwd: Path,
+    ready: str,
+    duration: float,
+    keys: str,
+    server: ServerProcess,
 ) -> StreamRun:
-    """Launch `command`, wait for `ready`, send a prompt, and probe keystrokes while the answer
-    streams, until its last line is on screen."""
+    """Launch `command` twice: once to time the answer's render untouched, once to probe
+    keystrokes while it streams."""
     with Terminal(WIDTH, HEIGHT) as terminal:
-        terminal.launch(command, environment, cwd)
-        terminal.wait_for(lambda screen: ready in screen, START_DEADLINE)
+        entered = _send_prompt(terminal, command, environment, cwd, ready)
         pid = terminal.pid()
-        terminal.type("Explain the fix")
-        terminal.wait_for(lambda screen: "Explain the fix" in screen, START_DEADLINE)
         cpu_before = process_cpu_seconds(pid)
-        entered = time.monotonic()
-        terminal.press("Enter")
+        shown_at, _ = terminal.wait_for(
+            lambda screen: LAST_LINE_TEXT in screen, RENDER_DEADLINE, poll=RENDER_POLL_SECONDS
+        )
+        render = shown_at - entered
+        cpu = process_cpu_seconds(pid) - cpu_before
+    server_seconds = server.stats()["last_stream_milliseconds"] / 1000
+    with Terminal(WIDTH, HEIGHT) as terminal:
+        entered = _send_prompt(terminal, command, environment, cwd, ready)
         result = terminal.probe(
             keys,
             interval=duration / PROBES,
@@ -141,9 +159,21 @@ def stream_into(
                 f"the answer's last line never showed within {RENDER_DEADLINE:.0f} s; last "
                 f"screen:\n{terminal.capture()}"
             )
-        render = result.watched_at - entered
-        cpu = process_cpu_seconds(pid) - cpu_before
-    return StreamRun(render, cpu, result.latencies, result.timeouts)
+    return StreamRun(render, cpu, server_seconds, result.latencies, result.timeouts)
+
+
+def _send_prompt(
+    terminal: Terminal, command: str, environment: dict[str, str], cwd: Path, ready: str
+) -> float:
+    """Launch `command`, wait for `ready`, type the prompt and press Enter; monotonic() of
+    the Enter."""
+    terminal.launch(command, environment, cwd)
+    terminal.wait_for(lambda screen: ready in screen, START_DEADLINE)
+    terminal.type("Explain the fix")
+    terminal.wait_for(lambda screen: "Explain the fix" in screen, START_DEADLINE)
+    entered = time.monotonic()
+    terminal.press("Enter")
+    return entered
 
 
 def write_session(sandbox_environment: dict[str, str], workspace: Path) -> str:
@@ -253,6 +283,7 @@ def run() -> SectionResult:
                 READY_TEXT,
                 duration,
                 keys,
+                server,
             )
             forge = stream_into(
                 forge_command(sandbox.workspace),
@@ -261,6 +292,7 @@ def run() -> SectionResult:
                 FORGE_READY,
                 duration,
                 keys,
+                server,
             )
             forge_start, forge_ready, minimal_start = first_screens(sandbox, server.base_url)
         summary_latencies, summary_timeouts, in_flight = probe_during_summary(sandbox, summary_keys)
@@ -270,7 +302,8 @@ def run() -> SectionResult:
         (
             "app",
             "Enter to last line",
-            "/ stream duration",
+            "/ planned stream",
+            "/ server's actual stream",
             "/ minimal app's",
             "CPU (share of a core)",
         ),
@@ -281,6 +314,7 @@ def run() -> SectionResult:
                 name,
                 format_seconds(run_.render_seconds),
                 format_ratio(run_.render_seconds, duration),
+                format_ratio(run_.render_seconds, run_.server_seconds),
                 format_ratio(run_.render_seconds, minimal.render_seconds),
                 f"{run_.cpu_seconds / run_.render_seconds:.0%}",
             )
@@ -335,10 +369,14 @@ def run() -> SectionResult:
     result.notes.append(
         f"A {WIDTH}x{HEIGHT} tmux pane per launch; each app reads the same server "
         "(bench/server_process.py, stream mode, its own process, one token per event). Render "
-        "time runs from pressing Enter to the first capture showing the answer's last line; "
-        f"the stream's duration is tokens / {TOKENS_PER_SECOND:.0f}. CPU is the app process's "
-        "user+system time over that span. Keystroke probes: a marker, then one character every "
-        f"duration/{PROBES} s while streaming ({PROBES} probes), each timed from `send-keys` to "
+        "time (a launch with no typing, screen captured every "
+        f"{RENDER_POLL_SECONDS * 1000:.0f} ms) runs from pressing Enter to the first capture "
+        f"showing the answer's last line; the planned stream is tokens / "
+        f"{TOKENS_PER_SECOND:.0f}, the server's actual stream is the time it took to send "
+        "every event to that app (longer when the app reads slowly). CPU is the app process's "
+        "user+system time over that span. Keystroke probes (a second launch): a marker, then "
+        f"one character every duration/{PROBES} s while streaming ({PROBES} probes), each "
+        "timed from `send-keys` to "
         "the first capture showing it (screen polled every ~10 ms plus capture time). During "
         f"a summarization: forge resumed on the ponyc trajectory session, /compact, the "
         f"summarizer taking {SUMMARY_LATENCY:.0f} s per request; {SUMMARY_PROBES} probes every "

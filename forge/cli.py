@@ -9,6 +9,10 @@ from collections.abc import Sequence
 
 from forge import __version__
 
+PERMISSION_MODES = ("read-only", "ask", "accept-edits", "auto")
+"""`--mode` choices (the same as `forge.agent.modes.MODE_NAMES`, not imported: `--help` stays
+fast)."""
+
 
 def _build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
@@ -29,6 +33,12 @@ def _build_parser() -> argparse.ArgumentParser:
     run.add_argument("task", nargs="?", help="the task text")
     run.add_argument("--task-file", help="read the task from this file")
     run.add_argument("--yes", "-y", action="store_true", help="auto-approve every tool call")
+    run.add_argument(
+        "--mode",
+        choices=PERMISSION_MODES,
+        help="permission mode: read-only, ask, accept-edits or auto (default: tools.mode; "
+        "--yes is auto)",
+    )
     run.add_argument("--output", choices=("text", "jsonl"), default="text")
     run.add_argument("--max-turns", type=int, default=50, help="LLM calls at most (default 50)")
     run.add_argument("--timeout", type=float, default=None, help="seconds before giving up")

@@ -3,9 +3,11 @@
 Pure logic, no I/O: the agent loop asks `ApprovalPolicy.decide` before every call and shows an
 approval request when the answer is "ask".
 
-A call is allowed without asking when any of these holds, checked in order:
+The permission mode (`forge.agent.modes`) speaks first: read-only refuses every tool that is
+not read-only, auto allows everything, accept-edits allows the file-editing tools. Otherwise a
+call is allowed without asking when any of these holds, checked in order:
 1. the tool does not mutate anything (reads, searches, listings, the turn-ending tools);
-2. the policy approves everything (`approve_all`, e.g. a `--yes` flag);
+2. (auto mode, checked above);
 3. the tool is in `auto_approve` or was approved "always" this session, or it is an MCP tool
    (`server__tool`) and `auto_approve` holds `server__*`;
 4. it is `execute_command` and its command matches an allowlist entry (below).
@@ -23,10 +25,11 @@ import shlex
 from collections.abc import Iterable
 from typing import Literal
 
+from forge.agent.modes import PermissionMode, mode_verdict
 from forge.agent.tools.base import Tool
 from forge.llm.messages import ToolCall
 
-Decision = Literal["allow", "ask"]
+Decision = Literal["allow", "ask", "refuse"]
 
 COMMAND_TOOL = "execute_command"
 """The tool whose calls the command allowlist can approve."""
@@ -47,17 +50,24 @@ class ApprovalPolicy:
         auto_approve: Iterable[str] = (),
         command_allowlist: Iterable[str] = (),
         approve_all: bool = False,
+        mode: PermissionMode | str = PermissionMode.ASK,
     ) -> None:
         """`auto_approve`: tool names that never ask. `command_allowlist`: command prefixes
         (e.g. "git status", "pytest") that `execute_command` may run without asking.
-        `approve_all`: never ask."""
+        `approve_all`: never ask (the same as `mode="auto"`). `mode`: the permission mode,
+        changeable later through the `mode` attribute."""
         self.auto_approve = frozenset(auto_approve)
         self.command_allowlist = tuple(command_allowlist)
-        self.approve_all = approve_all
+        self.mode = PermissionMode.AUTO if approve_all else PermissionMode(mode)
         self._approved_this_session: set[str] = set()
         self._allowlist_words = [
             words for words in (_split(entry) for entry in self.command_allowlist) if words
         ]
+
+    @property
+    def approve_all(self) -> bool:
+        """Whether every call runs without asking (auto mode)."""
+        return self.mode is PermissionMode.AUTO
 
     @property
     def approved_this_session(self) -> frozenset[str]:
@@ -69,8 +79,12 @@ class ApprovalPolicy:
         self._approved_this_session.add(tool_name)
 
     def decide(self, call: ToolCall, tool: Tool) -> Decision:
-        """ "allow" if `call` may run without asking the user, else "ask"."""
-        if not tool.mutates or self.approve_all:
+        """ "allow" if `call` may run without asking the user, "refuse" if the mode forbids
+        it (read-only), else "ask"."""
+        verdict = mode_verdict(self.mode, tool)
+        if verdict != "rules":
+            return verdict
+        if not tool.mutates:
             return "allow"
         if tool.name in self.auto_approve or tool.name in self._approved_this_session:
             return "allow"

@@ -5,7 +5,8 @@ Exit codes: 0 when the turn ends with the task completed (`task_completion`) or 
 timeout), 2 for a usage or configuration error (nothing was run), and 128 + the signal's
 number when SIGINT (130), SIGTERM (143) or SIGHUP (129) ended it (docs/adr/0021).
 
-Without `--yes`, a tool call the policy would ask about (a write, a command not on the
+`--mode` picks the permission mode (`--yes` is `--mode auto`; docs/adr/0029). Unless the mode
+approves it, a tool call the policy would ask about (a write, a command not on the
 allowlist) is rejected with a reason the model reads, and the run goes on; `ask_question`
 is answered with "no user available". See docs/adr/0015-headless-output.md.
 """
@@ -34,6 +35,7 @@ from forge.agent.loop import NO_USER_ANSWER
 from forge.agent.runtime import Runtime, build_runtime, secrets_of
 from forge.agent.sessions import SessionNotFoundError
 from forge.agent.tools import ToolError
+from forge.config.prices import price_table
 from forge.config.settings import Settings
 from forge.config.store import load_settings
 from forge.llm.messages import ToolCall
@@ -63,6 +65,14 @@ def read_task(args: argparse.Namespace) -> str:
     if not text.strip():
         raise UsageError("no task given: forge run 'what to do' (or --task-file FILE)")
     return text.strip()
+
+
+def permission_mode(args: argparse.Namespace) -> str | None:
+    """The mode `--mode` / `--yes` ask for (None: `tools.mode` decides)."""
+    mode: str | None = getattr(args, "mode", None)
+    if args.yes and mode not in (None, "auto"):
+        raise UsageError(f"--yes means --mode auto; it cannot be combined with --mode {mode}")
+    return "auto" if args.yes else mode
 
 
 def _check_limits(args: argparse.Namespace) -> None:
@@ -123,6 +133,7 @@ def run_headless(args: argparse.Namespace) -> int:
     try:
         task = read_task(args)
         _check_limits(args)
+        mode = permission_mode(args)
         workspace = _workspace(args)
         settings = _settings(args)
     except UsageError as error:
@@ -138,7 +149,7 @@ def run_headless(args: argparse.Namespace) -> int:
             session_id=getattr(args, "resume", None),
             resume_latest=bool(getattr(args, "continue_session", False)),
             ask_user=False,
-            approve_all=bool(args.yes),
+            mode=mode,
             max_llm_calls=args.max_turns,
         )
     except (SessionNotFoundError, ValueError) as error:
@@ -149,8 +160,10 @@ def run_headless(args: argparse.Namespace) -> int:
         writer = JsonLinesWriter(sys.stdout, sys.stderr, secrets)
     else:
         writer = TextWriter(sys.stdout, sys.stderr, secrets, describe=_describer(runtime))
+    writer.cost_report = lambda: runtime.agent.costs.report(price_table(runtime.settings.prices))
     for problem in runtime.session.problems:  # a resumed file that needed repair
         writer.write_err(f"forge run: warning: session {runtime.session_id}: {problem}")
+    task = _attach_mentions(runtime, task, writer)
     received: list[int] = []
     try:
         return asyncio.run(
@@ -165,6 +178,21 @@ def run_headless(args: argparse.Namespace) -> int:
     with contextlib.suppress(OSError):  # after SIGHUP the terminal may be gone
         writer.write_err(f"forge run: interrupted ({signal_name(number)})")
     return exit_code_for(number)
+
+
+def _attach_mentions(runtime: Runtime, task: str, writer: OutputWriter) -> str:
+    """The task with its `@path` mentions attached (ADR 0030); says on stderr what was
+    attached and which mentions attached nothing (the task runs without them)."""
+    from forge.agent.mentions import expand_for_runtime, has_mentions
+
+    if not has_mentions(task):
+        return task
+    expansion = expand_for_runtime(runtime, task)
+    for attachment in expansion.attachments:
+        writer.write_err(f"forge run: {attachment.describe()}")
+    for problem in expansion.problems:
+        writer.write_err(f"forge run: warning: {problem}")
+    return expansion.text
 
 
 async def _run_until_signal(work: Coroutine[Any, Any, int], received: list[int]) -> int:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any, TextIO
 
+from forge.agent.costs import CostReport
 from forge.agent.error_kinds import TIMEOUT_KIND
 from forge.agent.events import (
     AgentEvent,
@@ -31,6 +32,7 @@ from forge.agent.events import (
 from forge.agent.jsonl import dumps, event_to_dict
 from forge.agent.mcp.notices import McpServerNotice
 from forge.config.secrets import redact
+from forge.context.plan import PLAN_TOOL, checklist, plan_from_meta
 from forge.llm.messages import ToolCall
 
 MASK = "***"
@@ -43,6 +45,9 @@ class OutputWriter:
         self.out = out
         self.err = err
         self.secrets = tuple(secret for secret in secrets if secret)
+        self.cost_report: Callable[[], CostReport] | None = None
+        """The session's cost so far; the final record (jsonl) or a stderr line (text)
+        carries it (docs/adr/0029)."""
 
     def mask(self, text: str) -> str:
         """`text` with every secret (given, or known to the process) replaced by `***`."""
@@ -57,6 +62,10 @@ class OutputWriter:
         """Write one line to stderr."""
         self.err.write(self.mask(line.rstrip("\n")) + "\n")
         self.err.flush()
+
+    def cost(self) -> CostReport | None:
+        """The cost so far, when the writer was given a source."""
+        return self.cost_report() if self.cost_report is not None else None
 
     def run_started(self, session_id: str, model: str, workspace: str) -> None:
         """The run began."""
@@ -107,7 +116,14 @@ class JsonLinesWriter(OutputWriter):
             self._partial += event.text
         elif isinstance(event, AssistantMessageDone):
             self._partial = ""
-        self._record(event_to_dict(event))
+        record = event_to_dict(event)
+        if isinstance(event, TurnFinished):
+            record.update(self._cost_fields())
+        self._record(record)
+
+    def _cost_fields(self) -> dict[str, Any]:
+        cost = self.cost()
+        return {"cost": cost.to_dict()} if cost is not None else {}
 
     def approval_decided(self, call: ToolCall, decision: ApprovalDecision) -> None:
         """An `approval_decision` record: call id, tool name, verdict, reason."""
@@ -139,7 +155,14 @@ class JsonLinesWriter(OutputWriter):
         super().timed_out(seconds)
         message = f"no result after {seconds:g} seconds"
         self._record({"type": "error", "message": message, "kind": TIMEOUT_KIND, "fatal": True})
-        self._record({"type": "turn_finished", "reason": "timeout", "final_text": self._partial})
+        self._record(
+            {
+                "type": "turn_finished",
+                "reason": "timeout",
+                "final_text": self._partial,
+                **self._cost_fields(),
+            }
+        )
 
 
 class TextWriter(OutputWriter):
@@ -173,6 +196,12 @@ class TextWriter(OutputWriter):
         """The partial answer's line closed, then the timeout error."""
         self._end_line()
         super().timed_out(seconds)
+        self._cost_line()
+
+    def _cost_line(self) -> None:
+        cost = self.cost()
+        if cost is not None:
+            self.write_err(f"forge: {cost.summary_line()}")
 
     def event(self, event: AgentEvent) -> None:
         """Print the event if it has a readable form (deltas of reasoning, usage and tool
@@ -193,8 +222,14 @@ class TextWriter(OutputWriter):
         elif isinstance(event, ToolCallFinished):
             if not event.metadata.get("rejected"):  # `approval_decided` said it already
                 self._line(f"  {_result_line(event)}")
+            if event.call.name == PLAN_TOOL and not event.is_error:
+                for line in checklist(
+                    plan_from_meta(event.metadata.get("plan")) or ()
+                ).splitlines():
+                    self._line(f"    {line}")
         elif isinstance(event, TurnFinished):
             self._finished(event)
+            self._cost_line()
         else:
             line = context_line(event)
             if line:

@@ -19,6 +19,7 @@ from pathlib import Path
 
 from forge.agent.approvals import ApprovalPolicy
 from forge.agent.circuit_breaker import CircuitBreaker
+from forge.agent.costs import CostLedger
 from forge.agent.error_kinds import EmptyReplyError, error_kind
 from forge.agent.event_pump import EventPump
 from forge.agent.events import (
@@ -37,8 +38,11 @@ from forge.agent.interruption import cancelled_result, ensure_valid, keep_partia
 from forge.agent.tool_calls import NO_USER_ANSWER as NO_USER_ANSWER
 from forge.agent.tool_calls import run_tool_call
 from forge.agent.tools import ToolRegistry
+from forge.agent.tools.base import FileChangeRecorder
 from forge.agent.turn_state import TurnState
 from forge.context.conversation import Conversation
+from forge.context.groups import is_pinned
+from forge.context.plan_pin import PlanPin
 from forge.context.protocols import ContextManagerProtocol
 from forge.llm import stream as llm_stream
 from forge.llm.errors import ContextOverflowError, LLMError
@@ -85,7 +89,13 @@ class Agent:
         self.command_timeout = command_timeout
         self.session_prompt_tokens = 0
         self.session_completion_tokens = 0
+        self.costs = CostLedger()
+        """Tokens per model of the agent's and the summarizer's requests (the runtime hands
+        `costs.record_summary` to the context manager)."""
         self._current_turn: TurnState | None = None
+        self._plan_pin = PlanPin()  # the plan once, after the latest user message (ADR 0028)
+        self.checkpoints: FileChangeRecorder | None = None
+        """Set by the runtime: told before and after every file a tool writes (ADR 0027)."""
         self.context_window: WindowTracker | None = None
         """Set by the runtime: awaited briefly before a call while the server is asked for
         its window, and taught the window an overflow error states (docs/adr/0019)."""
@@ -118,7 +128,7 @@ class Agent:
         if self._current_turn is not None:
             self._settle(self._current_turn)  # abandoned without being closed
         turn = self._current_turn = TurnState()
-        last = self.conversation.messages[-1] if self.conversation.messages else None
+        last = next((m for m in reversed(self.conversation.messages) if not is_pinned(m)), None)
         if not (last is not None and last.role == "user" and last.content == user_text):
             # The same text again right after a turn that failed before any reply (sent again
             # with Up) is that message retried, not a second copy of it.
@@ -129,6 +139,7 @@ class Agent:
         try:
             async with aclosing(self._turn_events(turn, pump)) as events:
                 async for event in events:
+                    self.costs.observe(event)
                     yield event
         except (asyncio.CancelledError, GeneratorExit):
             turn.interrupted = True  # the partial answer kept says so
@@ -159,6 +170,7 @@ class Agent:
             )
             async with aclosing(pump.while_running(work)) as events:
                 async for event in events:
+                    self.costs.observe(event)
                     yield event
             error = work.exception()
             if error is not None:
@@ -200,6 +212,7 @@ class Agent:
                 yield TurnFinished("max_turns")
                 return
             self.context_manager.set_tools(self.registry.specs())  # counted into the prompt
+            self._plan_pin.pin(self.conversation)
             if self.context_window is not None:
                 await self.context_window.settle()  # at once unless the server is being asked
             work = asyncio.ensure_future(
@@ -286,6 +299,7 @@ class Agent:
             self.context_manager.record_usage(usage.prompt_tokens, self.conversation)
             self.session_prompt_tokens += usage.prompt_tokens
             self.session_completion_tokens += usage.completion_tokens
+            self.costs.record_agent(self._provider.model, usage)
         self.conversation.append(message)
         turn.clear_partial()
         yield AssistantMessageDone(message)

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from forge.agent.approvals import ApprovalPolicy
+from forge.agent.checkpoints import CheckpointStore, checkpoint_dir, current_turn
 from forge.agent.interruption import note_cut_off_turn
 from forge.agent.loop import Agent
 from forge.agent.mcp import McpServers
@@ -194,6 +195,7 @@ class Runtime:
             )
             # A turn running now keeps sending its context events to its client.
             manager.event_sink = self.context_manager.event_sink
+            manager.usage_sink = self.agent.costs.record_summary
             self.context_manager = manager
             self.agent.context_manager = manager
             changes.append("context settings")
@@ -204,10 +206,12 @@ class Runtime:
         if old.llm.summarization_model != new.llm.summarization_model:
             changes.append(f"summarization model: {new.llm.effective_summarization_model}")
         if old.tools != new.tools:
-            self.policy = _carry_over(self.policy, new)
+            self.policy = _carry_over(self.policy, old, new)
             self.agent.policy = self.policy
             self.agent.command_timeout = new.tools.command_timeout
             changes.append("tool approvals and limits")
+        if isinstance(self.agent.checkpoints, CheckpointStore):
+            self.agent.checkpoints.max_bytes = new.checkpoints.max_bytes
         if old.mcp_servers != new.mcp_servers and self.mcp is not None:
             # Between turns: servers start, stop or restart once the running turn has ended.
             self.mcp.reconfigure(new.mcp_servers)
@@ -246,11 +250,14 @@ class Runtime:
             await provider.aclose()
 
 
-def _carry_over(policy: ApprovalPolicy, settings: Settings) -> ApprovalPolicy:
+def _carry_over(policy: ApprovalPolicy, old: Settings, new: Settings) -> ApprovalPolicy:
+    """A policy for the `new` tools settings keeping this session's "always" answers and its
+    mode, unless `tools.mode` itself changed (then the new default applies)."""
+    mode = new.tools.mode if old.tools.mode != new.tools.mode else policy.mode
     renewed = ApprovalPolicy(
-        auto_approve=settings.tools.auto_approve,
-        command_allowlist=settings.tools.command_allowlist,
-        approve_all=policy.approve_all,
+        auto_approve=new.tools.auto_approve,
+        command_allowlist=new.tools.command_allowlist,
+        mode=mode,
     )
     for name in policy.approved_this_session:
         renewed.approve_always(name)
@@ -265,6 +272,7 @@ def build_runtime(
     resume_latest: bool = False,
     ask_user: bool = True,
     approve_all: bool = False,
+    mode: str | None = None,
     max_llm_calls: int = 50,
     store: SessionStore | None = None,
 ) -> Runtime:
@@ -273,7 +281,7 @@ def build_runtime(
 
     Raises `SessionNotFoundError` for an unknown `session_id`, ValueError for a malformed one.
     `ask_user=False` (headless) makes `ask_question` answer itself; `approve_all` approves
-    every tool call (`--yes`).
+    every tool call (`--yes`); `mode` is the permission mode (default `tools.mode`).
     """
     workspace = workspace.expanduser().resolve()
     store = store or SessionStore()
@@ -284,6 +292,7 @@ def build_runtime(
         latest = store.latest_for(workspace)
         session_id = latest.id if latest is not None else None
     if session_id is not None:
+        session_id = store.find(workspace, session_id)  # a unique start or end is enough
         conversation, session = store.resume(session_id, redact=redact)
     else:
         session = store.create(workspace, settings.llm.model, redact=redact)
@@ -301,11 +310,13 @@ def build_runtime(
     )
     registry = default_registry()
     registry.add_source(mcp)
+    manager.set_tools(registry.specs())  # a resumed session's gauge is right before a request
     mcp.start()  # a no-op until an event loop runs; then the first turn starts them
     policy = ApprovalPolicy(
         auto_approve=settings.tools.auto_approve,
         command_allowlist=settings.tools.command_allowlist,
         approve_all=approve_all,
+        mode=mode or settings.tools.mode,
     )
     agent = Agent(
         provider,
@@ -319,6 +330,13 @@ def build_runtime(
         ask_user=ask_user,
         command_timeout=settings.tools.command_timeout,
     )
+    agent.checkpoints = CheckpointStore(
+        checkpoint_dir(session.path),
+        workspace,
+        max_bytes=settings.checkpoints.max_bytes,
+        current=lambda: current_turn(conversation),
+    )
+    manager.usage_sink = agent.costs.record_summary  # summaries are costed too
     return Runtime(
         settings=settings,
         workspace=workspace,

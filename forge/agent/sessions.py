@@ -1,8 +1,9 @@
 """Sessions: every conversation change appended to a JSON-lines file as it happens.
 
 A session file `<id>.jsonl` lives under `sessions_dir()`. Its first line is a header record;
-every later line is one `message` (an appended message) or one `replace` (messages replaced in
-place by summaries, pruned markers, or an updated system prompt). Replaying the records in
+every later line is one `message` (an appended message), one `replace` (messages replaced in
+place by summaries, pruned markers, an updated system prompt, or a /rewind), or a marker that
+replay skips (`model`, `rewind`). Replaying the records in
 order rebuilds the conversation. Each line is flushed as written, so a crash loses at most the
 line being written, and a torn last line is skipped with a warning on resume. A torn or corrupt
 line anywhere — the header included — is skipped with a warning: a lost header is rebuilt from
@@ -122,6 +123,11 @@ class SessionLog:
         if model and model != self.header.get("model"):
             self._write({"type": "model", "model": model})
             self.header = {**self.header, "model": model}
+
+    def record_rewind(self, turn_id: str) -> None:
+        """Write a `rewind` record: the conversation goes back to before turn `turn_id` (the
+        `replace` record that follows holds it; docs/adr/0027-checkpoints.md)."""
+        self._write({"type": "rewind", "turn": turn_id})
 
     def set_redactions(self, redact: Sequence[str]) -> None:
         """Replace the secrets kept out of the file (e.g. after the API key changed)."""
@@ -263,6 +269,24 @@ class SessionStore:
                 sessions.append(info)
         sessions.sort(key=lambda info: (info.updated, info.id), reverse=True)
         return sessions
+
+    def find(self, workspace: Path | str, fragment: str) -> str:
+        """The id of the session named by `fragment`: a whole id, or a unique start or end of
+        one of `workspace`'s session ids (what `/sessions` shows). SessionNotFoundError names
+        the problem when none or several match."""
+        if _SESSION_ID.match(fragment) and self.path_for(fragment).is_file():
+            return fragment
+        sessions = self.list_sessions(workspace)
+        matches = [s.id for s in sessions if s.id.startswith(fragment) or s.id.endswith(fragment)]
+        if len(matches) == 1 and fragment:
+            return matches[0]
+        if not matches or not fragment:
+            raise SessionNotFoundError(
+                f"no session with id {fragment} (none of this workspace's ids starts or ends so)"
+            )
+        raise SessionNotFoundError(
+            f"several sessions match {fragment}: {', '.join(matches[:5])}; give more of the id"
+        )
 
     def latest_for(self, workspace: Path | str) -> SessionInfo | None:
         """The most recently updated session of `workspace`, or None."""

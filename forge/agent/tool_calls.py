@@ -31,7 +31,9 @@ from forge.agent.events import (
     ToolOutputDelta,
     TurnFinished,
 )
+from forge.agent.modes import refusal_text
 from forge.agent.tools import PreparedCall, ToolContext, ToolError, ToolRegistry, ToolResult
+from forge.agent.tools.base import FileChangeRecorder
 from forge.agent.tools.diffs import diff_stats
 from forge.agent.turn_state import TurnState
 from forge.context.conversation import Conversation
@@ -80,6 +82,11 @@ class ToolCallHost(Protocol):
         """Whether `ask_question` asks the user (False: answers `NO_USER_ANSWER`)."""
         ...
 
+    @property
+    def checkpoints(self) -> FileChangeRecorder | None:
+        """Told around every file change (the checkpoint store), if any."""
+        ...
+
 
 async def run_tool_call(
     host: ToolCallHost,
@@ -93,17 +100,29 @@ async def run_tool_call(
         host.workspace,
         on_output=lambda text: pump.put(ToolOutputDelta(call.id, text)),
         command_timeout=host.command_timeout,
+        changes=host.checkpoints,
     )
     try:
         prepared: PreparedCall | None = host.registry.prepare(call)
     except ToolError:
         prepared = None  # `execute` reports the same error as the call's result
     loop_breaking = prepared is not None and prepared.tool.loop_breaking
-    if (
-        prepared is not None
-        and not loop_breaking
-        and host.policy.decide(call, prepared.tool) == "ask"
-    ):
+    decision_now = (
+        host.policy.decide(call, prepared.tool)
+        if prepared is not None and not loop_breaking
+        else "allow"
+    )
+    if prepared is not None and decision_now == "refuse":
+        refused = ToolResult(refusal_text(prepared.tool), is_error=True, metadata={"refused": True})
+        yield _record(host.conversation, call, refused, turn, breaker)
+        return
+    if prepared is not None and decision_now == "ask":
+        refusal = prepared.tool.refusal(prepared.arguments, context)
+        if refusal is not None:  # doomed whatever the user says: don't ask
+            yield ToolCallStarted(call)
+            result = ToolResult(refusal, is_error=True)
+            yield _record(host.conversation, call, result, turn, breaker)
+            return
         decision: list[ApprovalDecision] = []
         async with aclosing(_ask_approval(prepared, context, turn, decision)) as events:
             async for event in events:

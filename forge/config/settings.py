@@ -32,6 +32,8 @@ from pydantic_settings import (
     SettingsConfigDict,
 )
 
+from forge.config.prices import ModelPriceSettings
+
 ENV_PREFIX = "FORGE_"
 ENV_NESTED_DELIMITER = "__"
 OPENAI_ENV_VARIABLES: Mapping[str, tuple[str, str]] = {
@@ -231,6 +233,21 @@ class ToolsSettings(BaseModel):
     """Shell commands that run without approval, matched by prefix (e.g. "git status")."""
     command_timeout: Seconds = 120
     """Seconds a shell command may run before it is stopped."""
+    bang_to_conversation: bool = True
+    """A `!command` typed in the prompt is added to the conversation (with its output) as a
+    note the model sees next turn; false keeps it out of the conversation."""
+    mode: Literal["read-only", "ask", "accept-edits", "auto"] = "ask"
+    """Permission mode at start: read-only (no writes, no commands), ask, accept-edits (file
+    edits approved, commands ask) or auto (everything approved). Cycled with Ctrl+T in the TUI."""
+
+
+class CheckpointSettings(BaseModel):
+    """The file states kept so /undo and /rewind can restore them (docs/adr/0027)."""
+
+    model_config = _SECTION_CONFIG
+
+    max_bytes: PositiveCount = 64 * 1024 * 1024
+    """Bytes of earlier file contents kept per session; the oldest turns are dropped first."""
 
 
 class UISettings(BaseModel):
@@ -369,8 +386,13 @@ class Settings(BaseSettings):
     """Tool approval and limits."""
     ui: UISettings = UISettings()
     """The terminal UI."""
+    checkpoints: CheckpointSettings = CheckpointSettings()
+    """File checkpoints for /undo and /rewind."""
     mcp_servers: dict[str, McpServerSettings] = {}
     """MCP servers whose tools the agent may use, by name (see `.forge/mcp.yaml` too)."""
+    prices: dict[str, ModelPriceSettings] = {}
+    """Model prices in USD per million tokens (`input`, `cached_input`, `output`), by model
+    name; added to (or replacing entries of) the built-in table in `forge.config.prices`."""
 
     @classmethod
     def settings_customise_sources(

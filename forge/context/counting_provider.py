@@ -1,20 +1,25 @@
-"""A provider wrapper that counts the requests made through it (for `llm_calls` in events)."""
+"""A provider wrapper that counts the requests made through it (for `llm_calls` in events)
+and hands each reported usage to `on_usage` (the session's cost ledger, docs/adr/0029)."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 
 from forge.llm.messages import Message
 from forge.llm.protocols import Provider, ToolSpec
-from forge.llm.stream import Completion, StreamEvent
+from forge.llm.stream import Completion, StreamEvent, Usage, UsageReported
+
+UsageSink = Callable[[str, Usage], None]
+"""Called with the model and the usage a request reported."""
 
 
 class CountingProvider:
-    """Delegates to `inner` and counts every `stream` and `complete` call."""
+    """Delegates to `inner`, counts every `stream` and `complete` call, and reports usage."""
 
-    def __init__(self, inner: Provider) -> None:
+    def __init__(self, inner: Provider, on_usage: UsageSink | None = None) -> None:
         self.inner = inner
         self.calls = 0
+        self.on_usage = on_usage
 
     @property
     def model(self) -> str:
@@ -30,7 +35,22 @@ class CountingProvider:
     ) -> AsyncIterator[StreamEvent]:
         """Stream through the wrapped provider."""
         self.calls += 1
-        return self.inner.stream(messages, tools, max_tokens=max_tokens)
+        events = self.inner.stream(messages, tools, max_tokens=max_tokens)
+        return events if self.on_usage is None else self._reporting(events)
+
+    async def _reporting(self, events: AsyncIterator[StreamEvent]) -> AsyncIterator[StreamEvent]:
+        last: Usage | None = None
+        try:
+            async for event in events:
+                if isinstance(event, UsageReported):
+                    last = event.usage  # the last report wins
+                yield event
+        finally:
+            close = getattr(events, "aclose", None)
+            if close is not None:
+                await close()
+        if last is not None and self.on_usage is not None:
+            self.on_usage(self.inner.model, last)
 
     async def complete(
         self,
@@ -41,4 +61,7 @@ class CountingProvider:
     ) -> Completion:
         """Complete through the wrapped provider."""
         self.calls += 1
-        return await self.inner.complete(messages, tools, max_tokens=max_tokens)
+        completion = await self.inner.complete(messages, tools, max_tokens=max_tokens)
+        if completion.usage is not None and self.on_usage is not None:
+            self.on_usage(self.inner.model, completion.usage)
+        return completion

@@ -48,7 +48,9 @@ class Turn:
         calls), a call of a turn-ending tool, or only summaries of its work."""
         if self.end <= self.start + 1:
             return False
-        work = messages[self.start + 1 : self.end]
+        work = [m for m in messages[self.start + 1 : self.end] if m.kind is not MessageKind.PLAN]
+        if not work:
+            return False
         if all(message.kind is not MessageKind.NORMAL for message in work):
             return True
         last_assistant = next((m for m in reversed(work) if m.role == "assistant"), None)
@@ -119,14 +121,19 @@ def is_instruction(message: Message) -> bool:
     return message.role == "user" and message.kind is MessageKind.NORMAL
 
 
+def is_pinned(message: Message) -> bool:
+    """The plan message (docs/adr/0028): kept whole and verbatim by every strategy."""
+    return message.kind is MessageKind.PLAN
+
+
 def protected_positions(messages: Sequence[Message], excluded_tools: Collection[str]) -> set[int]:
     """Positions nothing may summarize or prune: system messages, every user instruction (the
-    pending task and the latest user message among them) and every message of a group that
-    calls an excluded tool."""
+    pending task and the latest user message among them), the pinned plan and every message of
+    a group that calls an excluded tool."""
     protected = {
         i
         for i, message in enumerate(messages)
-        if message.role == "system" or is_instruction(message)
+        if message.role == "system" or is_instruction(message) or is_pinned(message)
     }
     for group in tool_call_groups(messages):
         if group.is_excluded(excluded_tools):
@@ -142,7 +149,7 @@ def user_turns(messages: Sequence[Message]) -> list[Turn]:
     turns: list[Turn] = []
     for start in starts:
         end = start + 1
-        while end < len(messages) and messages[end].role != "user":
+        while end < len(messages) and (messages[end].role != "user" or is_pinned(messages[end])):
             end += 1
         turns.append(Turn(start, end))
     return turns

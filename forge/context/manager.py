@@ -36,7 +36,7 @@ from forge.context.budget import (
     reached,
 )
 from forge.context.conversation import Conversation, repair
-from forge.context.counting_provider import CountingProvider
+from forge.context.counting_provider import CountingProvider, UsageSink
 from forge.context.errors import (
     PartialSummarizationError,
     SummarizationError,
@@ -142,6 +142,8 @@ class Manager:
         self.settings = settings
         self.counter = counter
         self.event_sink: EventSink | None = event_sink
+        self.usage_sink: UsageSink | None = None
+        """Told the model and usage of every summarization request (the cost ledger)."""
         self._provider = provider
         self._max_tokens = prompt_budget(settings, context_window)
         self._context_window = context_window
@@ -523,7 +525,7 @@ class Manager:
         force: bool,
     ) -> bool:
         run_id = new_run_id()
-        provider = CountingProvider(self.provider_for_summarization())
+        provider = CountingProvider(self.provider_for_summarization(), self.usage_sink)
         before = self.current_tokens(conversation)
         items = 0
         if isinstance(strategy, SummarizationStrategy):

@@ -12,6 +12,7 @@ _LABELS = {
     MessageKind.GOAL_BATCH: "my earlier work on several requests, summarized",
     MessageKind.PRUNED: "pruned",
     MessageKind.OBSERVATION: "output",
+    MessageKind.PLAN: "my plan (pinned; kept as it is)",
 }
 
 

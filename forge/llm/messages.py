@@ -34,6 +34,9 @@ class MessageKind(StrEnum):
     OBSERVATION = "observation"
     """A user-role message that carries a tool's or a command's output, not an instruction
     (shell output the user adds to the conversation; text-action agents' observations)."""
+    PLAN = "plan"
+    """The model's current checklist (from `update_plan`), pinned once right after the latest
+    user message; no strategy summarizes, masks or prunes it (docs/adr/0028)."""
 
 
 @dataclass(frozen=True, slots=True)

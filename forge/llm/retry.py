@@ -10,10 +10,12 @@ from forge.llm.errors import LLMError, RateLimitError
 
 @dataclass(frozen=True)
 class RetryPolicy:
-    """Bounded retries with exponential backoff and full jitter.
+    """Bounded retries with exponential backoff and "equal" jitter.
 
-    Attempt `n` (0-based) waits a uniformly random time in `[0, min(backoff_max,
-    backoff_base * 2**n)]`, which spreads clients that failed together. A server's
+    Attempt `n` (0-based) waits a uniformly random time in `[c/2, c]` with `c = min(backoff_max,
+    backoff_base * 2**n)`: the jitter spreads clients that failed together, and the floor of
+    half the ceiling keeps a burst of 5xx answers from using up every retry within a second
+    (full jitter could wait ~0 s each time). A server's
     `retry_after` hint replaces the random wait, capped by `backoff_max` so a hostile or
     confused header cannot stall the agent for an hour.
     """
@@ -32,4 +34,5 @@ class RetryPolicy:
         if isinstance(error, RateLimitError) and error.retry_after is not None:
             return max(0.0, min(error.retry_after, self.backoff_max))
         ceiling = min(self.backoff_max, self.backoff_base * (2**retries_done))
-        return self.random_source.uniform(0.0, max(0.0, ceiling))
+        ceiling = max(0.0, ceiling)
+        return self.random_source.uniform(ceiling / 2, ceiling)

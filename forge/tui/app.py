@@ -40,11 +40,18 @@ from forge.agent.events import (
     QuestionAsked,
     SummarizationCompleted,
     SummarizationFailed,
+    SummarizerDisabled,
 )
 from forge.tui.command_table import ParsedCommand, SlashCommand
 from forge.tui.commands import SlashCommandProvider, SlashCommandRunner
 from forge.tui.compaction import CompactionTracker, is_skip, plain_failure
 from forge.tui.delta_batching import batch_deltas
+from forge.tui.input_flows import (
+    AttachmentsShown,
+    run_user_command,
+    show_attachments,
+    turn_events,
+)
 from forge.tui.mcp_notices import McpNoticeArrived, McpSessionWatch
 from forge.tui.messages import (
     AgentEventArrived,
@@ -59,6 +66,7 @@ from forge.tui.messages import (
 from forge.tui.retry_notices import RetryScheduled, RetryWatcher
 from forge.tui.screens.approval import ApprovalScreen
 from forge.tui.screens.question import DECLINED_ANSWER, QuestionScreen
+from forge.tui.session_controls import MODE_KEY, cycle_mode, session_state
 from forge.tui.widgets.chat import ChatView
 from forge.tui.widgets.chat_blocks import NoticeBlock, UserMessageBlock
 from forge.tui.widgets.formatting import display_path
@@ -100,6 +108,7 @@ class ForgeApp(App[int]):
         Binding("f2", "open_settings", "Settings"),
         Binding("ctrl+comma", "open_settings", "Settings", show=False),
         Binding("f1", "help", "Help"),
+        Binding(MODE_KEY, "cycle_mode", "Mode"),
     ]
 
     busy: var[bool] = var(False, toggle_class="-busy")
@@ -141,6 +150,7 @@ class ForgeApp(App[int]):
         self.status = StatusPane(
             summarization_model="…", warning_threshold=0.7, critical_threshold=0.85, id="status"
         )
+        self.status.session_source = lambda: session_state(self)
         if runtime is not None and store is not None:
             self._use_runtime(runtime, store)
 
@@ -267,6 +277,9 @@ class ForgeApp(App[int]):
             self.inputs_handled += 1
 
     async def _handle_input(self, text: str) -> None:
+        if text.startswith("!"):  # the user's own shell command (ADR 0030)
+            await run_user_command(self, text)
+            return
         if await self.commands_runner.run_text(text):
             return
         if text.lstrip().startswith("//"):
@@ -289,13 +302,15 @@ class ForgeApp(App[int]):
         self.start_turn(text, model)
 
     def start_turn(self, text: str, model: str = "") -> None:
-        """Run one agent turn for `text` in the turn worker (on `model` when given)."""
-        from forge.agent.custom_commands import run_turn_on_model
-
+        """Run one agent turn for `text` in the turn worker (on `model` when given); its `@`
+        mentions attach files (ADR 0030)."""
         self.busy = True
         self._warned_this_turn = False
         self._show_activity()
-        self.run_events(run_turn_on_model(self.runtime, text, model))
+        self.run_events(turn_events(self, self.runtime, text, model))
+
+    async def on_attachments_shown(self, message: AttachmentsShown) -> None:
+        await show_attachments(self.chat, message)
 
     def start_compaction(self, instructions: str, notice: NoticeBlock) -> None:
         """Run `/compact` in the turn worker (its events render like a turn's); `notice` is
@@ -325,16 +340,19 @@ class ForgeApp(App[int]):
         cancelled (interrupt) or the agent raised.
         """
         reason, error = "completed", ""
+        unsent: list[AgentEvent] = []
         try:
             # Streamed text goes out in ~30 ms batches, not one message per token.
             async with (
                 aclosing(events),  # type: ignore[type-var]
-                aclosing(batch_deltas(events)) as batched,
+                aclosing(batch_deltas(events, unsent=unsent)) as batched,
             ):
                 async for event in batched:
                     self.post_message(message_for_event(event))
         except asyncio.CancelledError:
             reason = "cancelled"
+            for event in unsent:  # the text the interrupted answer keeps, shown as kept
+                self.post_message(message_for_event(event))
             raise
         except Exception as exception:
             reason, error = "error", str(exception) or type(exception).__name__
@@ -365,6 +383,8 @@ class ForgeApp(App[int]):
             # A /compact error is told once, in the line that closes the compaction.
             await self.chat.show_event(event)
         self.status.show_event(event)
+        if isinstance(event, SummarizerDisabled):
+            self.header.summaries_off = event.model
         if (
             isinstance(event, SummarizationFailed)
             and not is_skip(event)
@@ -432,6 +452,7 @@ class ForgeApp(App[int]):
 
         old = self.runtime
         self.runtime = build_runtime(self.settings, self.workspace, session_id=session_id)
+        self.runtime.policy.mode = old.policy.mode  # the mode the user chose stays
         self.reload_controller.runtime = self.runtime
         self.mcp_watch.attach(self.runtime)
         await old.aclose()
@@ -453,6 +474,8 @@ class ForgeApp(App[int]):
         manager = self.runtime.context_manager
         conversation = self.runtime.agent.conversation
         self.status.gauge.show(manager.current_tokens(conversation), manager.max_tokens)
+        self.status.plan.show_messages(conversation.messages)
+        self.status.refresh_session_lines()
 
     def _show_activity(self, working: str = "working…") -> None:
         parts = [working] if self.busy else []
@@ -566,6 +589,10 @@ class ForgeApp(App[int]):
         """Open the /settings overlay."""
         parsed = ParsedCommand("settings", "", None)
         self.when_runtime_ready(lambda: self.commands_runner.run(parsed))
+
+    def action_cycle_mode(self) -> None:
+        """Switch to the next permission mode (docs/adr/0029)."""
+        self.when_runtime_ready(lambda: cycle_mode(self))
 
     def action_help(self) -> None:
         """Show help."""

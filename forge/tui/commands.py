@@ -17,6 +17,7 @@ from textual.content import Content
 from textual.screen import Screen
 
 from forge.agent.custom_commands import CustomCommand, CustomCommands, load_custom_commands
+from forge.tui.checkpoint_commands import CheckpointCommands
 from forge.tui.command_table import (
     SLASH_COMMANDS,
     ParsedCommand,
@@ -126,8 +127,9 @@ class CommandHost(Protocol):
         ...
 
 
-class SlashCommandRunner:
-    """Runs slash commands against the app: each `command_*` method is one command."""
+class SlashCommandRunner(CheckpointCommands):
+    """Runs slash commands against the app: each `command_*` method is one command
+    (/undo and /rewind live in `forge.tui.checkpoint_commands`)."""
 
     BUSY_MESSAGE = "A turn is running: wait for it, or press Esc to interrupt it first."
 
@@ -229,6 +231,12 @@ class SlashCommandRunner:
             report += f"\n\nMCP tool definitions (tokens per request): {lines}"
         await self.app.chat.add_notice(report)
 
+    async def command_cost(self, argument: str) -> None:
+        """Show the session's cost: per model, tokens and dollars; the compaction saving."""
+        from forge.tui.session_controls import cost_details
+
+        await self.app.chat.add_notice(cost_details(self.app.runtime))
+
     async def command_mcp(self, argument: str) -> None:
         """List the MCP servers with their status and tools."""
         from forge.agent.mcp.report import servers_report
@@ -294,7 +302,7 @@ class SlashCommandRunner:
 
     async def command_sessions(self, argument: str) -> None:
         """List this workspace's saved sessions; with an id (or its start), resume that one."""
-        from forge.agent.sessions import SessionStore
+        from forge.agent.sessions import SessionNotFoundError, SessionStore
         from forge.tui.widgets.context_report import sessions_markdown
 
         sessions = SessionStore().list_sessions(self.app.workspace)
@@ -303,19 +311,17 @@ class SlashCommandRunner:
             return
         if await self._refuse_if_busy():
             return
-        matches = [info for info in sessions if info.id == argument]
-        if not matches:  # a unique start (or random end) of an id is enough
-            matches = [s for s in sessions if s.id.startswith(argument) or s.id.endswith(argument)]
-        if len(matches) != 1:
-            why = "no session of this workspace matches" if not matches else "several match"
+        try:
+            session_id = SessionStore().find(self.app.workspace, argument)
+        except SessionNotFoundError as error:
             await self.app.chat.add_notice(
-                f"Cannot resume `{argument}`: {why} it. `/sessions` lists them.", kind="error"
+                f"Cannot resume `{argument}`: {error}. `/sessions` lists them.", kind="error"
             )
             return
-        if matches[0].id == self.app.runtime.session_id:
+        if session_id == self.app.runtime.session_id:
             await self.app.chat.add_notice("That is the session you are in.")
             return
-        await self.app.resume_session(matches[0].id)
+        await self.app.resume_session(session_id)
 
     async def command_quit(self, argument: str) -> None:
         """Exit Forge."""

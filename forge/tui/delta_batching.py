@@ -26,13 +26,18 @@ def _joined(pending: list[_Delta]) -> _Delta:
 
 
 async def batch_deltas(
-    events: AsyncIterator[AgentEvent], *, interval: float = DELTA_BATCH_SECONDS
+    events: AsyncIterator[AgentEvent],
+    *,
+    interval: float = DELTA_BATCH_SECONDS,
+    unsent: list[AgentEvent] | None = None,
 ) -> AsyncGenerator[AgentEvent, None]:
     """Yield `events` in order, with runs of answer (or reasoning) deltas joined.
 
     A batch is yielded once `interval` seconds have passed since its first delta, when an
     event of another kind arrives, or when `events` ends. If the consumer stops or is
-    cancelled, the pending read of `events` is cancelled, which stops the source where it is.
+    cancelled, the pending read of `events` is cancelled, which stops the source where it is,
+    and the batch not yet yielded goes to `unsent` (the agent kept that text in the
+    conversation, so the chat must show it too).
     """
     pending: list[_Delta] = []
     started = 0.0
@@ -72,6 +77,8 @@ async def batch_deltas(
         if pending:
             yield _joined(pending)
     finally:
+        if pending and unsent is not None:
+            unsent.append(_joined(pending))
         if next_event is not None and not next_event.done():
             next_event.cancel()
             await asyncio.wait({next_event})

@@ -58,12 +58,12 @@ def test_continue_and_resume_reach_the_headless_run(
     assert jsonl(continued)[0]["session_id"] == session_id
     assert sent_contents(llm_server) == ["first task", "first answer", "second"]
 
-    # A fresh run makes a newer session; --resume still goes back to the first one.
+    # A fresh run makes a newer session; --resume still goes back to the first one, named by
+    # the random end of its id as `/sessions ID` accepts it.
     llm_server.enqueue(Text("unrelated"))
     forge(llm_server, workspace, "run", "unrelated")
-    resumed = forge(
-        llm_server, workspace, "--resume", session_id, "run", "--output", "jsonl", "third"
-    )
+    suffix = session_id.rsplit("-", 1)[1]
+    resumed = forge(llm_server, workspace, "--resume", suffix, "run", "--output", "jsonl", "third")
     assert resumed.returncode == 0, resumed.stderr
     assert jsonl(resumed)[0]["session_id"] == session_id
     assert sent_contents(llm_server) == [

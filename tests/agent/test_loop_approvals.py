@@ -126,3 +126,31 @@ async def test_allowlisted_commands_and_reads_run_without_asking(
         e.text for e in of_type(events, ToolOutputDelta) if e.call_id == command.call.id
     )
     assert "hello" in streamed
+
+
+async def test_a_call_refused_whatever_the_answer_is_not_put_to_the_user(
+    llm_server: OpenAIServer, workspace: Path
+) -> None:
+    (workspace / "existing.txt").write_text("the user's text\n")
+    llm_server.enqueue(
+        ToolCalls([Call("write_file", {"path": "existing.txt", "content": "overwritten\n"})]),
+        ToolCalls(
+            [
+                Call(
+                    "apply_diff",
+                    {"path": "existing.txt", "blocks": [{"search": "nope", "replace": "x"}]},
+                )
+            ]
+        ),
+        Text("ok"),
+    )
+    async with make_provider(llm_server) as provider:
+        agent = make_agent(provider, workspace)
+        events = await drive(agent.run_turn("change it"))
+
+    assert not of_type(events, ApprovalRequested), "the read rule refuses these anyway"
+    results = of_type(events, ToolCallFinished)
+    assert [r.is_error for r in results] == [True, True]
+    assert "has not been read" in results[0].result
+    assert (workspace / "existing.txt").read_text() == "the user's text\n"
+    assert agent.conversation.is_valid()

@@ -169,6 +169,24 @@ def test_unknown_and_unsafe_ids(tmp_path: Path) -> None:
         store.load("../../etc/passwd")
 
 
+def test_find_takes_a_whole_id_or_a_unique_start_or_end(tmp_path: Path, workspace: Path) -> None:
+    store = SessionStore(tmp_path / "sessions")
+    _, first = recorded_conversation(store, workspace)
+    _, second = recorded_conversation(store, workspace)
+    assert store.find(workspace, first) == first
+    assert store.find(workspace, second.rsplit("-", 1)[1]) == second
+    with pytest.raises(SessionNotFoundError, match="several sessions match"):
+        store.find(workspace, first[:4])  # both start with the year
+    with pytest.raises(SessionNotFoundError, match="no session with id zzz"):
+        store.find(workspace, "zzz")
+    with pytest.raises(SessionNotFoundError):
+        store.find(workspace, "")
+    other = tmp_path / "other"
+    other.mkdir()
+    with pytest.raises(SessionNotFoundError):  # another workspace's sessions need the whole id
+        store.find(other, first.rsplit("-", 1)[1])
+
+
 def test_summary_dir_is_beside_the_session_file(tmp_path: Path) -> None:
     store = SessionStore(tmp_path / "sessions")
     assert store.summary_dir("abc") == tmp_path / "sessions" / "abc.summaries"

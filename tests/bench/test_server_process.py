@@ -194,3 +194,16 @@ def test_stream_mode_streams_the_file_and_counts_streams_in_flight(tmp_path: Pat
         p for p in payloads if p["choices"] and p["choices"][0]["delta"].get("content")
     ]
     assert len(content_events) > 100  # token-sized chunks, as real servers send
+
+
+def test_a_paced_stream_reports_how_long_it_took(tmp_path: Path) -> None:
+    text_file = tmp_path / "answer.md"
+    text_file.write_text("one two three four five six seven eight nine ten " * 4, "utf-8")
+    pieces = len(O200K.encode(text_file.read_text("utf-8")))
+    body = {"model": "m", "messages": [{"role": "user", "content": "go"}], "stream": True}
+    with ServerProcess(mode="stream", text_file=text_file, tokens_per_second=200) as server:
+        assert server.stats()["last_stream_milliseconds"] == 0
+        httpx.post(f"{server.base_url}/chat/completions", json=body, timeout=60)
+        took = server.stats()["last_stream_milliseconds"]
+    # The pacing sends piece n no earlier than n / rate after the first.
+    assert took >= (pieces - 1) / 200 * 1000 - 1

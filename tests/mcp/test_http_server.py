@@ -22,7 +22,7 @@ async def test_lists_and_calls_tools_over_http_with_expanded_headers(
     servers = McpServers({"web": entry}, tmp_path)
     try:
         await servers.wait_settled(60)
-        assert servers.statuses() == {"web": "ready (9 tools)"}
+        assert servers.statuses() == {"web": "ready (10 tools)"}
         tools = {tool.name: tool for tool in servers.tools()}
         echo = await tools["web__echo"].run({"text": "over http"}, ToolContext(tmp_path))
         assert echo.content == "over http"

@@ -32,13 +32,16 @@ def tool(servers: McpServers, name: str) -> Tool:
 async def test_lists_tools_as_server__tool_with_their_schemas(tmp_path: Path) -> None:
     servers = await ready_servers(tmp_path)
     try:
-        assert servers.statuses() == {"tools": "ready (9 tools)"}
+        assert servers.statuses() == {"tools": "ready (10 tools)"}
         names = {t.name for t in servers.tools()}
         assert {"tools__echo", "tools__add", "tools__hang", "tools__crash"} <= names
         add = tool(servers, "tools__add").spec
         assert add.description == "Add two whole numbers."
         assert add.parameters["properties"]["a"]["type"] == "integer"
         assert set(add.parameters["required"]) == {"a", "b"}
+        # The readOnlyHint annotation is read (docs/adr/0029); without it a tool may write.
+        assert getattr(tool(servers, "tools__peek"), "read_only", None) is True
+        assert getattr(tool(servers, "tools__add"), "read_only", None) is False
     finally:
         await servers.aclose()
 
@@ -178,7 +181,7 @@ async def test_the_report_lists_servers_with_status_tools_and_tokens(tmp_path: P
         tokens = tool_tokens_by_server(servers, counter.count_tools)
         assert tokens["tools"] == counter.count_tools([t.spec for t in servers.tools()]) > 0
         report = servers_report(servers, counter.count_tools)
-        assert f"- `tools`: ready (9 tools), {tokens['tools']:,} tokens of definitions" in report
+        assert f"- `tools`: ready (10 tools), {tokens['tools']:,} tokens of definitions" in report
         assert "  - `tools__add` — Add two whole numbers." in report
         assert "- `gone`: failed: command not found '/nonexistent/mcp'" in servers_report(broken)
         assert "No MCP servers configured" in servers_report(McpServers({}, tmp_path))

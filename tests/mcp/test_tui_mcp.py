@@ -39,7 +39,7 @@ async def test_mcp_lists_servers_and_context_shows_their_tokens(
         await submit(pilot, "/mcp")
         await wait_until(pilot, lambda: any("MCP servers" in n for n in notices(app)), "/mcp")
         report = next(n for n in notices(app) if "MCP servers" in n)
-        assert "tools: ready (9 tools)" in report.replace("`", "")
+        assert "tools: ready (10 tools)" in report.replace("`", "")
         assert "tools__echo" in report and "off: disabled" in report.replace("`", "")
         await submit(pilot, "/context")
         await wait_until(

@@ -47,6 +47,8 @@ class Text:
     prompt_tokens: int | None = None
     """Reported prompt tokens; None = a rough estimate of the request (chars / 4)."""
     completion_tokens: int | None = None
+    cached_tokens: int | None = None
+    """Reported as `prompt_tokens_details.cached_tokens` (None: no details sent)."""
     delay: float = 0.0
     """Seconds to wait before the response starts."""
     chunk_delay: float = 0.0
@@ -72,6 +74,7 @@ class ToolCalls:
     finish_reason: str | None = "tool_calls"
     prompt_tokens: int | None = None
     completion_tokens: int | None = None
+    cached_tokens: int | None = None
     delay: float = 0.0
     chunk_delay: float = 0.0
 
@@ -301,7 +304,7 @@ def _arguments_text(call: Call) -> str:
     return call.arguments if isinstance(call.arguments, str) else json.dumps(call.arguments)
 
 
-def _usage(reply: Text | ToolCalls, body: dict[str, Any], mode: str = "reported") -> dict[str, int]:
+def _usage(reply: Text | ToolCalls, body: dict[str, Any], mode: str = "reported") -> dict[str, Any]:
     if mode == "zero":
         return {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0}
     prompt = (
@@ -313,11 +316,14 @@ def _usage(reply: Text | ToolCalls, body: dict[str, Any], mode: str = "reported"
     completion = (
         reply.completion_tokens if reply.completion_tokens is not None else max(1, len(text) // 4)
     )
-    return {
+    usage: dict[str, Any] = {
         "prompt_tokens": prompt,
         "completion_tokens": completion,
         "total_tokens": prompt + completion,
     }
+    if reply.cached_tokens is not None:
+        usage["prompt_tokens_details"] = {"cached_tokens": reply.cached_tokens}
+    return usage
 
 
 def stream_chunks(

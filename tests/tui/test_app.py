@@ -333,3 +333,31 @@ async def test_the_no_key_welcome_goes_away_once_a_key_is_set(
         await pilot.pause()
         assert not any(n.kind == "welcome" for n in app.chat.query(NoticeBlock))
         assert any("Forge is ready" in text for text in notices(app))
+
+
+async def test_text_still_batched_when_esc_interrupts_is_shown_as_the_answer_kept(
+    llm_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch, workspace: Path
+) -> None:
+    import functools
+
+    import forge.tui.app as app_module
+    from forge.agent.interruption import INTERRUPTED_NOTE
+    from forge.tui.delta_batching import batch_deltas
+
+    # A window that never closes on its own: every delta is still batched when Esc comes.
+    monkeypatch.setattr(app_module, "batch_deltas", functools.partial(batch_deltas, interval=600))
+    llm_server.enqueue(Text("first words then a long wait " * 40, chunk_size=10, chunk_delay=0.2))
+    app = make_app(configure(llm_server, monkeypatch), workspace)
+    seen: list[Message] = []
+    async with app.run_test(size=SIZE, message_hook=seen.append) as pilot:
+        await submit(pilot, "talk")
+        await wait_until(pilot, lambda: len(llm_server.requests) == 1, "the request")
+        await pilot.pause(0.5)  # a few chunks arrive, none shown yet
+        await pilot.press("escape")
+        await wait_idle(pilot, "the interrupted turn to end")
+        kept = app.runtime.agent.conversation.messages[-1]
+        assert kept.role == "assistant"
+        kept_text = kept.content.replace(INTERRUPTED_NOTE, "").strip()
+        assert kept_text.startswith("first words")
+        shown = [b.answer_text for b in app.chat.query(AssistantBlock)]
+        assert shown and shown[-1].strip() == kept_text

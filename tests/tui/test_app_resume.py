@@ -16,6 +16,7 @@ from tests.tui.test_app_helpers import (
     configure,
     install_gate,
     make_app,
+    notices,
     submit,
     wait_idle,
     wait_until,
@@ -79,9 +80,12 @@ async def test_a_resumed_session_shows_each_tool_calls_true_outcome(
     async with resumed.run_test(size=SIZE) as pilot:
         await pilot.pause()
         shown = outcomes(list(resumed.chat.query(ToolCallBlock)))
+        told = notices(resumed)
     assert shown[:5] == expected
     assert shown[5] == ("execute_command", "error", "cancelled"), "the interrupted command"
     assert len(shown) == 6
+    # The session ends in a tool result: the resumed chat says the turn had no answer.
+    assert any(text.startswith("The last turn ended before the model's answer") for text in told)
 
 
 async def test_a_session_cut_off_mid_turn_says_so_to_the_user_and_the_model(
@@ -116,3 +120,25 @@ async def test_a_session_cut_off_mid_turn_says_so_to_the_user_and_the_model(
     sent = llm_server.requests[0].text()
     assert "the previous turn was cut off" in sent
     assert not (workspace / "notes.txt").exists()
+
+
+async def test_a_resumed_session_shows_its_context_size_before_the_first_request(
+    llm_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch, workspace: Path
+) -> None:
+    llm_server.enqueue(Text("A long answer. " * 200))
+    store = configure(llm_server, monkeypatch, config=CONFIG)
+    app = make_app(store, workspace)
+    async with app.run_test(size=SIZE) as pilot:
+        await submit(pilot, "explain")
+        await wait_idle(pilot)
+        live_tokens = app.status.gauge.current_tokens
+    requests = len(llm_server.requests)
+
+    resumed = make_app(store, workspace, resume_latest=True)
+    async with resumed.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: resumed.runtime_ready.is_set(), "the runtime")
+        await pilot.pause()
+        gauge = resumed.status.gauge
+        assert gauge.max_tokens > 0
+        assert gauge.current_tokens >= live_tokens * 0.9, (gauge.current_tokens, live_tokens)
+    assert len(llm_server.requests) == requests, "no request was needed to know it"

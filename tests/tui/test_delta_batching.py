@@ -4,6 +4,7 @@ window closes even if the stream then stalls, and never reordered around other e
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import AsyncIterator
 
 from forge.agent.events import AgentEvent, MessageDelta, ReasoningDelta, ToolOutputDelta
@@ -77,3 +78,31 @@ async def test_cancelling_the_consumer_stops_the_source() -> None:
     task.cancel()
     await asyncio.gather(task, return_exceptions=True)
     assert stopped.is_set()
+
+
+async def test_a_batch_still_waiting_when_the_consumer_is_cancelled_goes_to_unsent() -> None:
+    forever = asyncio.Event()
+    reached = asyncio.Event()
+
+    async def source() -> AsyncIterator[AgentEvent]:
+        yield MessageDelta("kept ")
+        yield MessageDelta("text")
+        reached.set()
+        await forever.wait()
+
+    unsent: list[AgentEvent] = []
+    received: list[AgentEvent] = []
+
+    async def consume() -> None:
+        async with contextlib.aclosing(
+            batch_deltas(source(), interval=60.0, unsent=unsent)
+        ) as batches:
+            async for event in batches:
+                received.append(event)
+
+    task = asyncio.create_task(consume())
+    await asyncio.wait_for(reached.wait(), timeout=20)
+    task.cancel()
+    await asyncio.gather(task, return_exceptions=True)
+    assert received == []  # the window (60 s) never closed
+    assert unsent == [MessageDelta("kept text")]

@@ -16,7 +16,8 @@ __all__ = ["SEPARATOR", "McpTool", "tool_name"]
 
 class McpTool(Tool):
     """A tool of an MCP server. It mutates as far as Forge knows, so it asks for approval
-    unless `tools.auto_approve` names it or its server (`server__*`)."""
+    unless `tools.auto_approve` names it or its server (`server__*`). `read_only` is what the
+    server's `readOnlyHint` annotation says; only read-only mode looks at it (docs/adr/0029)."""
 
     mutates = True
 
@@ -24,6 +25,8 @@ class McpTool(Tool):
         """The `tool` listed by `connection`'s server."""
         self.connection = connection
         self.remote_name = tool.name
+        annotations = tool.annotations
+        self.read_only = bool(annotations is not None and annotations.read_only_hint is True)
         self._spec = ToolSpec(
             name=tool_name(connection.name, tool.name),
             description=(tool.description or tool.title or tool.name).strip(),

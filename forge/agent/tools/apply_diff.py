@@ -77,6 +77,16 @@ class ApplyDiffTool(Tool):
             return f"cannot preview: {error}"
         return plan.diff or "(no change)"
 
+    def refusal(self, arguments: Mapping[str, Any], context: ToolContext) -> str | None:
+        """Why the edit cannot apply (unread file, block not found), before asking the user."""
+        try:
+            plan_edit(context, arguments.get("path"), arguments.get("blocks"))
+        except ToolError as error:
+            return str(error)
+        except Exception:  # never raises: running the call reports it
+            return None
+        return None
+
     async def run(self, arguments: dict[str, Any], context: ToolContext) -> ToolResult:
         """Apply every block or none; the result's metadata holds the diff and the path."""
         plan = plan_edit(context, arguments["path"], arguments["blocks"])
@@ -89,7 +99,13 @@ class ApplyDiffTool(Tool):
                 metadata=metadata,
             )
         path = resolve_in_workspace(context.workspace, arguments["path"])
-        write_text(path, plan.shown_path, plan.new)
+        if context.changes is not None:
+            context.changes.before_change(path)
+        try:
+            write_text(path, plan.shown_path, plan.new)
+        finally:  # even a failed write may have changed the file
+            if context.changes is not None:
+                context.changes.after_change(path)
         self.ledger.record(path, plan.new.encode("utf-8"))
         added, removed = diff_stats(plan.diff)
         return ToolResult(

@@ -13,7 +13,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Protocol
 
 from forge.llm.protocols import ToolSpec
 
@@ -37,6 +37,18 @@ class ToolResult:
     metadata: dict[str, Any] = field(default_factory=dict)
 
 
+class FileChangeRecorder(Protocol):
+    """Told around every file change a tool makes (the checkpoint store, ADR 0027)."""
+
+    def before_change(self, path: Path) -> None:
+        """`path` (resolved, inside the workspace) is about to change: keep its state now."""
+        ...
+
+    def after_change(self, path: Path) -> None:
+        """`path` was written: remember what Forge left there."""
+        ...
+
+
 @dataclass(slots=True)
 class ToolContext:
     """Where and how a tool call runs.
@@ -44,11 +56,13 @@ class ToolContext:
     `workspace` is the directory file tools are confined to and commands run in.
     `on_output` receives a running command's output as it arrives (for live display).
     `command_timeout` is the default limit in seconds for `execute_command`.
+    `changes`, when set, is told before and after every file a tool writes (checkpoints).
     """
 
     workspace: Path
     on_output: Callable[[str], None] | None = None
     command_timeout: float = 120
+    changes: FileChangeRecorder | None = None
 
 
 class Tool(ABC):
@@ -90,6 +104,12 @@ class Tool(ABC):
         Never raises and never changes anything; the default is `describe`.
         """
         return self.describe(arguments)
+
+    def refusal(self, arguments: Mapping[str, Any], context: ToolContext) -> str | None:
+        """Why the call will fail whatever the user answers (e.g. a write to a file the model
+        has not read), computed without doing anything; None when it may run. A call with a
+        refusal is not put to the user for approval. Never raises; the default is None."""
+        return None
 
 
 def first_line(text: str, limit: int = 120) -> str:

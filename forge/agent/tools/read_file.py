@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -88,6 +89,26 @@ def _read_numbered(
 
 
 def _numbered(data: bytes, shown: str, start_line: int | None, end_line: int | None) -> str:
+    return numbered_lines(data, shown, start_line, end_line).text
+
+
+@dataclass(frozen=True, slots=True)
+class NumberedLines:
+    """What `numbered_lines` returns: the text (a header line, then the numbered lines) and
+    which lines it holds (all 0 for an empty file)."""
+
+    text: str
+    first: int
+    last: int
+    total: int
+    elided: bool
+
+
+def numbered_lines(
+    data: bytes, shown: str, start_line: int | None, end_line: int | None
+) -> NumberedLines:
+    """The lines asked for, numbered and bounded as `read_file` returns them (also used by
+    @-mentions); `ToolError` for binary data and a bad range."""
     if b"\x00" in data[:BINARY_SNIFF_BYTES]:
         raise ToolError(
             f"'{shown}' is a binary file ({len(data)} bytes); read_file only reads text"
@@ -97,7 +118,7 @@ def _numbered(data: bytes, shown: str, start_line: int | None, end_line: int | N
         lines.pop()
     total = len(lines)
     if total == 0:
-        return f"{shown} is empty"
+        return NumberedLines(f"{shown} is empty", 0, 0, 0, elided=False)
     first = 1 if start_line is None else start_line
     last = total if end_line is None else min(end_line, total)
     if first < 1:
@@ -114,9 +135,10 @@ def _numbered(data: bytes, shown: str, start_line: int | None, end_line: int | N
     head, elided, tail = head_and_tail_lines(numbered, MAX_LINES, MAX_CHARACTERS)
     header = f"{shown} (lines {first}-{last} of {total})"
     if not elided:
-        return "\n".join([header, *head])
+        return NumberedLines("\n".join([header, *head]), first, last, total, elided=False)
     marker = f"[... {elided} lines elided; read them with start_line/end_line ...]"
-    return "\n".join([header, *head, marker, *tail])
+    text = "\n".join([header, *head, marker, *tail])
+    return NumberedLines(text, first, last, total, elided=True)
 
 
 def _shorten(line: str) -> str:

@@ -34,6 +34,7 @@ from forge.agent.tools.loop_breaking import AskQuestionTool, ConverseTool, TaskC
 from forge.agent.tools.read_file import ReadFileTool
 from forge.agent.tools.read_ledger import FileReadLedger
 from forge.agent.tools.search_files import SearchFilesTool
+from forge.agent.tools.update_plan import UpdatePlanTool
 from forge.agent.tools.write_file import WriteFileTool
 from forge.llm.messages import ToolCall
 from forge.llm.protocols import ToolSpec
@@ -140,7 +141,8 @@ class ToolRegistry:
 
 
 def default_registry() -> ToolRegistry:
-    """A registry with every built-in tool: file tools, search, commands, loop-breaking tools.
+    """A registry with every built-in tool: file tools, search, commands, loop-breaking tools,
+    and `update_plan`.
 
     The file tools share one `FileReadLedger`: the registry of a session is its memory of
     what the model has read.
@@ -154,6 +156,7 @@ def default_registry() -> ToolRegistry:
             ListFilesTool(),
             SearchFilesTool(),
             ExecuteCommandTool(),
+            UpdatePlanTool(),
             AskQuestionTool(),
             ConverseTool(),
             TaskCompletionTool(),

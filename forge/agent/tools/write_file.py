@@ -59,6 +59,19 @@ class WriteFileTool(Tool):
             return f"cannot preview: {error}"
         return diff or "(no change)"
 
+    def refusal(self, arguments: Mapping[str, Any], context: ToolContext) -> str | None:
+        """The read rule's or the workspace's refusal, known before asking the user."""
+        path_argument, content = arguments.get("path"), arguments.get("content")
+        if not isinstance(path_argument, str) or not isinstance(content, str):
+            return None  # validation reports it when the call runs
+        try:
+            self._plan(context, path_argument, content)
+        except ToolError as error:
+            return str(error)
+        except Exception:  # never raises: running the call reports it
+            return None
+        return None
+
     async def run(self, arguments: dict[str, Any], context: ToolContext) -> ToolResult:
         """Write the file; the result's metadata holds the diff and the path."""
         diff, shown, existed = self._plan(context, arguments["path"], arguments["content"])
@@ -70,7 +83,13 @@ class WriteFileTool(Tool):
             return ToolResult(
                 content=f"{shown} already has this content; nothing changed", metadata=metadata
             )
-        write_text(path, shown, content)
+        if context.changes is not None:
+            context.changes.before_change(path)
+        try:
+            write_text(path, shown, content)
+        finally:  # even a failed write may have changed the file
+            if context.changes is not None:
+                context.changes.after_change(path)
         self.ledger.record(path, content.encode("utf-8"))
         added, removed = diff_stats(diff)
         verb = "updated" if existed else "created"

@@ -21,6 +21,7 @@ from forge.context.errors import SummarizationError, SummarizationSkipped
 from forge.context.groups import (
     Turn,
     is_instruction,
+    is_pinned,
 )
 from forge.context.ledger import collect_ledger
 from forge.context.prompts import ContentType
@@ -148,6 +149,7 @@ class GoalBatchCompactionStrategy(SummarizationStrategy):
             kept = any(
                 message.role == "system"
                 or is_instruction(message)
+                or is_pinned(message)
                 or any(call.name in excluded for call in message.tool_calls)
                 for message in unit
             )

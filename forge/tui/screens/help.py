@@ -20,6 +20,7 @@ KEYS = (
     ("Ctrl+P", "command palette"),
     ("F2 (or Ctrl+, where the terminal sends it)", "settings"),
     ("F1", "this help"),
+    ("Ctrl+T", "next permission mode: read-only, ask, accept-edits, auto"),
 )
 
 
@@ -33,7 +34,11 @@ def help_markdown() -> str:
         f"{commands}\n\n"
         "| Key | What it does |\n|---|---|\n"
         f"{keys}\n\n"
-        "Start a message with `//` to send text that begins with `/`."
+        "Start a message with `//` to send text that begins with `/`.\n\n"
+        '`@path` attaches a file to the message (`@path:40-80` some lines, `@"a b.txt"` a '
+        "path with spaces); typing `@` lists the workspace's files (Up/Down choose, Tab or "
+        "Enter completes, Esc closes). `!command` runs a shell command in the workspace "
+        "without the model (Esc stops it)."
     )
 
 

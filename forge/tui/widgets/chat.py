@@ -50,6 +50,12 @@ _KIND_LABELS = {
     MessageKind.GOAL_BATCH: "Goal batch",
     MessageKind.PRUNED: "Pruned",
 }
+UNANSWERED_NOTICE = (
+    "The last turn ended before the model's answer (interrupted, or stopped at a limit). "
+    "Send a message to go on."
+)
+"""Shown under a resumed session whose last turn ended in a tool result."""
+
 _TURN_END_NOTES = {
     "cancelled": "Interrupted.",
     "max_turns": "Stopped: the turn reached its limit of LLM calls.",
@@ -323,6 +329,18 @@ class ChatView(VerticalScroll):
         """Mark the summaries already in `messages` as shown (e.g. when history is rendered)."""
         self.shown_summary_ids.update(m.id for m in messages if m.kind in SUMMARY_KINDS)
 
+    async def _show_user_history(self, content: str) -> None:
+        """A past user message as typed, its attached files as rows (ADR 0030)."""
+        if "\n</attached_file>" not in content:
+            await self.add_user_message(content)
+            return
+        from forge.agent.mentions import split_attachments
+
+        typed, attached = split_attachments(content)
+        await self.add_user_message(typed)
+        for line in attached:
+            await self.add_notice(line, kind="attachment")
+
     async def show_history(self, messages: Sequence[Message]) -> None:
         """Render a resumed conversation: the newest messages, within the block bound."""
         results = {m.tool_call_id: m for m in messages if m.role == "tool"}
@@ -333,10 +351,12 @@ class ChatView(VerticalScroll):
                 await self.add_block(
                     SummaryBlock(message.content, label=label, replaced=len(message.replaces))
                 )
+            elif message.kind is MessageKind.PLAN:
+                continue  # the status pane shows the plan
             elif message.role == "user" and message.meta.get("note") == "cut_off":
                 await self.add_notice(CUT_OFF_NOTICE, kind="error")
             elif message.role == "user":
-                await self.add_user_message(message.content)
+                await self._show_user_history(message.content)
             elif message.role == "assistant":
                 if message.content or message.reasoning:
                     block = AssistantBlock(show_reasoning=self.show_reasoning)
@@ -350,3 +370,5 @@ class ChatView(VerticalScroll):
                     block_for_call.show_output(result.content if result else "")
                     block_for_call.set_status(*recorded_tool_outcome(result))
         self.tool_blocks.clear()
+        if messages and messages[-1].role == "tool":
+            await self.add_notice(UNANSWERED_NOTICE)

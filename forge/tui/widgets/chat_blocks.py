@@ -8,6 +8,7 @@ from textual.markup import escape
 from textual.widgets import Collapsible, Markdown, Static
 from textual.widgets.markdown import MarkdownBlock, MarkdownStream
 
+from forge.agent.shell_escape import USER_COMMAND_TOOL
 from forge.llm.messages import ToolCall
 from forge.tui.widgets.diff_view import DiffView
 from forge.tui.widgets.formatting import format_tokens, tool_call_argument_summary
@@ -164,7 +165,9 @@ class ToolCallBlock(Vertical):
         self.output = ""
         self.diff_folded = False
         self._output = Static("", markup=False, classes="tool-output")
-        self._box = Collapsible(self._output, title=self._title(), collapsed=True)
+        # The user's own `!command` shows its output open: they ran it to see it.
+        collapsed = call.name != USER_COMMAND_TOOL
+        self._box = Collapsible(self._output, title=self._title(), collapsed=collapsed)
 
     def compose(self) -> ComposeResult:
         yield self._box

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from forge.context.plan import PLAN_TOOL, plan_from_meta, progress
 from forge.llm.messages import ToolCall
 
 _KEY_ARGUMENTS = ("command", "path", "pattern", "query", "question", "message", "summary")
@@ -40,6 +41,8 @@ def tool_call_argument_summary(call: ToolCall, width: int = 60) -> str:
         arguments = call.parsed_arguments()
     except ValueError:
         return shorten(call.arguments, width)
+    if call.name == PLAN_TOOL and (plan := plan_from_meta(arguments.get("plan"))) is not None:
+        return f"{len(plan)} steps, {progress(plan)}" if plan else "clear the plan"
     for key in _KEY_ARGUMENTS:
         value = arguments.get(key)
         if isinstance(value, str) and value:

@@ -25,6 +25,9 @@ class ForgeHeader(Widget):
     model: reactive[str] = reactive("")
     summarization_model: reactive[str] = reactive("")
     """Empty means summaries use the main model."""
+    summaries_off: reactive[str] = reactive("")
+    """The summarization model a permanent error turned off for the session ("" while on; a
+    settings change re-arms it)."""
 
     def __init__(
         self, workspace: str, model: str, summarization_model: str, *, id: str | None = None
@@ -38,10 +41,13 @@ class ForgeHeader(Widget):
         """Show new models (after /model, /settings or an external config edit)."""
         self.model = model
         self.summarization_model = summarization_model
+        self.summaries_off = ""  # a settings change re-arms the summarizer (ADR 0024)
 
     @property
     def summarization_label(self) -> str:
         """What the header says about the summarization model."""
+        if self.summaries_off:
+            return f"off ({self.summaries_off} failed)"
         return self.summarization_model.strip() or "same as model"
 
     def render(self) -> RenderResult:
@@ -52,5 +58,11 @@ class ForgeHeader(Widget):
             "  │  model ",
             (self.model, "bold"),
             "  │  summaries ",
-            (self.summarization_label, "bold" if self.summarization_model.strip() else "italic"),
+            (self.summarization_label, self._label_style),
         )
+
+    @property
+    def _label_style(self) -> str:
+        if self.summaries_off:
+            return "bold $text-warning"
+        return "bold" if self.summarization_model.strip() else "italic"

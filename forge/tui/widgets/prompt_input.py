@@ -2,7 +2,9 @@
 
 Enter sends; Shift+Enter or Ctrl+J inserts a newline (terminals that cannot tell Shift+Enter
 from Enter still send Ctrl+J). Up on the first line and Down on the last walk the history.
-Tab completes a slash command (and stays in the prompt while one is being typed).
+Tab completes a slash command (and stays in the prompt while one is being typed). Typing
+`@` opens the file completion list (`FileHints`); while it is open, Up/Down choose, Tab/Enter
+complete and Esc closes it.
 """
 
 from __future__ import annotations
@@ -16,8 +18,11 @@ from textual.message import Message
 from textual.widgets import Static, TextArea
 
 from forge.tui.command_table import complete_slash_command
+from forge.tui.file_completion import FileIndex, completion_for, mention_at
+from forge.tui.widgets.file_hints import FileHints
 
 NEWLINE_KEYS = ("shift+enter", "ctrl+j")
+FILE_HINT_KEYS = ("tab", "enter", "up", "down", "escape")
 MAX_HISTORY = 200
 PLACEHOLDER = "Ask Forge…  (Enter sends · Shift+Enter or Ctrl+J new line · / for commands)"
 
@@ -46,7 +51,15 @@ class PromptInput(TextArea):
 
     async def _on_key(self, event: events.Key) -> None:
         handled = True
-        if event.key == "enter":
+        hints = self._file_hints()
+        if hints is not None and hints.active and event.key in FILE_HINT_KEYS:
+            if event.key in ("tab", "enter"):
+                self.complete_file(hints.chosen or "")
+            elif event.key == "escape":
+                hints.dismiss()
+            else:
+                hints.move(1 if event.key == "down" else -1)
+        elif event.key == "enter":
             self.submit()
         elif event.key in NEWLINE_KEYS:
             self.insert("\n")
@@ -68,6 +81,22 @@ class PromptInput(TextArea):
             # Stop TextArea's own handling (and bindings such as cursor_up) for this key.
             event.stop()
             event.prevent_default()
+
+    def _file_hints(self) -> FileHints | None:
+        if self.parent is None:
+            return None
+        return next(iter(self.parent.query(FileHints)), None)
+
+    def complete_file(self, path: str) -> bool:
+        """Replace the mention at the cursor with `@path ` (quoted if it has spaces)."""
+        row, column = self.cursor_location
+        found = mention_at(self.document.get_line(row), column)
+        if found is None or not path:
+            return False
+        completion = completion_for(path)
+        self.replace(completion, (row, found[0]), (row, column))
+        self.move_cursor((row, found[0] + len(completion)))
+        return True
 
     def submit(self) -> None:
         """Send the text (if any), remember it in the history, and clear the prompt."""
@@ -168,7 +197,17 @@ class PromptArea(Vertical):
 
     def compose(self) -> ComposeResult:
         yield CommandHints(markup=False)
+        workspace = getattr(self.app, "workspace", None)
+        yield FileHints(FileIndex(workspace) if workspace is not None else None)
         yield PromptInput(id="prompt")
 
     def on_text_area_changed(self, event: TextArea.Changed) -> None:
         self.query_one(CommandHints).show_for(event.text_area.text)
+        self._show_file_hints(event.text_area)
+
+    def on_file_hints_index_built(self, event: FileHints.IndexBuilt) -> None:
+        self._show_file_hints(self.query_one(PromptInput))
+
+    def _show_file_hints(self, prompt: TextArea) -> None:
+        row, column = prompt.cursor_location
+        self.query_one(FileHints).show_for(prompt.document.get_line(row), row, column)

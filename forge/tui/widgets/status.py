@@ -1,8 +1,11 @@
-"""The status pane: context gauge, session token usage, and the summarization panel."""
+"""The status pane: context gauge, session token usage, permission mode and cost, the
+plan, and the summarization panel."""
 
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from textual.app import ComposeResult, RenderResult
 from textual.containers import Vertical
@@ -20,10 +23,18 @@ from forge.agent.events import (
     SummarizationProgress,
     SummarizationStarted,
     SummarizerDisabled,
+    ToolCallFinished,
     UsageEvent,
 )
+from forge.context.plan import PLAN_TOOL
+from forge.tui.widgets.cost_view import CostView, ModeView
 from forge.tui.widgets.formatting import format_tokens
+from forge.tui.widgets.plan_view import PlanView
 from forge.tui.widgets.summarization_panel import SummarizationPanel
+
+if TYPE_CHECKING:
+    from forge.agent.costs import CostReport
+    from forge.agent.modes import PermissionMode
 
 RECENT_COMPACTIONS = 5
 """Finished summarization runs remembered for /context."""
@@ -113,17 +124,25 @@ class StatusPane(Vertical):
             warning_threshold=warning_threshold, critical_threshold=critical_threshold
         )
         self.summarization = SummarizationPanel(summarization_model)
+        self.plan = PlanView(id="plan")
         self.recent_compactions: deque[SummarizationCompleted | SummarizationFailed] = deque(
             maxlen=RECENT_COMPACTIONS
         )
         self.prompt_tokens = 0
         self.completion_tokens = 0
+        self.mode_view = ModeView(id="mode")
+        self.cost_view = CostView(id="cost")
+        self.session_source: Callable[[], tuple[PermissionMode, CostReport] | None] = lambda: None
+        """The running agent's permission mode and cost (set by the app; None: not loaded)."""
 
     def compose(self) -> ComposeResult:
         yield self.gauge
         yield Label("Session", classes="pane-title")
         yield Static(self._usage_text(), id="usage", markup=False)
+        yield self.mode_view
+        yield self.cost_view
         yield Label("", id="activity", markup=False)
+        yield self.plan
         yield self.summarization
 
     def _usage_text(self) -> str:
@@ -138,6 +157,15 @@ class StatusPane(Vertical):
         self.query_one("#usage", Static).update(self._usage_text())
         self.recent_compactions.clear()
         self.summarization.reset()
+        self.plan.show_plan(None)
+        self.refresh_session_lines()
+
+    def refresh_session_lines(self) -> None:
+        """Show the current permission mode and cost (after a request, a compaction, a mode
+        change or a new session)."""
+        current = self.session_source()
+        self.mode_view.show(current[0] if current else None)
+        self.cost_view.show(current[1] if current else None)
 
     def show_activity(self, text: str) -> None:
         """One line about what Forge is doing ("working…", "2 queued"), or "" for nothing."""
@@ -145,6 +173,8 @@ class StatusPane(Vertical):
 
     def show_event(self, event: AgentEvent) -> None:
         """Render one event meant for this pane (others are ignored)."""
+        if isinstance(event, UsageEvent | SummarizationCompleted | SummarizationFailed):
+            self.refresh_session_lines()  # a request reported usage, or a compaction ended
         if isinstance(event, ContextUsage | ContextWarning):
             self.gauge.show(event.current_tokens, event.max_tokens)
         elif isinstance(event, UsageEvent):
@@ -162,5 +192,8 @@ class StatusPane(Vertical):
         elif isinstance(event, SummarizationFailed):
             self.recent_compactions.append(event)
             self.summarization.failed(event)
+        elif isinstance(event, ToolCallFinished):
+            if event.call.name == PLAN_TOOL and not event.is_error:
+                self.plan.show_metadata(event.metadata.get("plan"))
         elif isinstance(event, SummarizerDisabled):
             self.summarization.summaries_off(event)

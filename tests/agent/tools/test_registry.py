@@ -25,6 +25,7 @@ ALL_TOOLS = [
     "list_files",
     "search_files",
     "execute_command",
+    "update_plan",
     "ask_question",
     "converse",
     "task_completion",

@@ -14,6 +14,7 @@ import sys
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.mcpserver.utilities.types import Image
+from mcp.types import ToolAnnotations
 
 server = MCPServer("tool-server")
 
@@ -27,6 +28,12 @@ PNG_1X1 = bytes.fromhex(
 def echo(text: str) -> str:
     """Return the text unchanged."""
     return text
+
+
+@server.tool(annotations=ToolAnnotations(read_only_hint=True))
+def peek(text: str) -> str:
+    """Return the text reversed; annotated read-only (`readOnlyHint`)."""
+    return text[::-1]
 
 
 @server.tool()

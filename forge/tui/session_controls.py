@@ -1,0 +1,61 @@
+"""The app's permission-mode key and what the status pane shows of mode and cost
+(docs/adr/0029). Kept out of `forge.tui.app`, which other features grow too."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from forge.agent.modes import MODE_DESCRIPTIONS, PermissionMode, next_mode
+
+if TYPE_CHECKING:
+    from forge.agent.costs import CostReport
+    from forge.agent.runtime import Runtime
+    from forge.tui.app import ForgeApp
+
+MODE_KEY = "ctrl+t"
+"""Cycles the permission mode (Shift+Tab moves focus in Textual; Ctrl+T reaches every
+terminal and tmux, and nothing in Forge's widgets uses it)."""
+
+
+def session_state(app: ForgeApp) -> tuple[PermissionMode, CostReport] | None:
+    """The running agent's permission mode and priced cost, or None before the runtime."""
+    runtime = getattr(app, "runtime", None)
+    if runtime is None:
+        return None
+    from forge.config.prices import price_table  # loaded with the runtime, not before
+
+    report = runtime.agent.costs.report(price_table(runtime.settings.prices))
+    return runtime.policy.mode, report
+
+
+def cycle_mode(app: ForgeApp) -> None:
+    """Switch to the next permission mode; the status pane and a toast say which."""
+    policy = app.runtime.policy
+    policy.mode = next_mode(policy.mode)
+    app.status.refresh_session_lines()
+    app.notify(f"Mode: {policy.mode.value} ({MODE_DESCRIPTIONS[policy.mode]})", timeout=3)
+
+
+def cost_details(runtime: Runtime) -> str:
+    """The `/cost` report, with the prices it used and where they come from."""
+    from forge.config.prices import price_table
+
+    prices = price_table(runtime.settings.prices)
+    report = runtime.agent.costs.report(prices)
+    models = {line.model for line in report.lines} | {
+        runtime.settings.llm.model,
+        runtime.settings.llm.effective_summarization_model,
+    }
+    rows = []
+    for model in sorted(models):
+        price = prices.lookup(model)
+        rows.append(
+            f"`{model}`: unknown (not in the price table)"
+            if price is None
+            else f"`{model}`: ${price.input:g} in, ${price.cached_input:g} cached, "
+            f"${price.output:g} out"
+        )
+    return (
+        f"{report.details_markdown()}\n\nPrices per million tokens: {'; '.join(rows)}. "
+        "Add or correct them under `prices:` in the config file."
+    )

@@ -1,0 +1,80 @@
+"""The status pane's session lines for permission mode and cost (docs/adr/0029).
+
+`ModeView` shows the permission mode (coloured: read-only calm, auto a warning). `CostView`
+shows the session's cost so far, split into agent and summarization requests, or "unknown"
+for a model the price table does not list. Both render what they are given; the pane feeds
+them from the running agent (`StatusPane.refresh_session_lines`).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from textual.widgets import Static
+
+from forge.agent.modes import PermissionMode
+
+if TYPE_CHECKING:
+    from forge.agent.costs import CostReport
+
+
+def cost_text(report: CostReport | None) -> str:
+    """The total, then agent and summarization requests, one per line (short enough for the
+    narrow pane); "—" before the runtime exists."""
+    if report is None:
+        return "cost   —"
+    # Here, not at the top: the costs import the config, which the first frame must not wait for.
+    from forge.agent.costs import format_dollars
+
+    return (
+        f"cost   {format_dollars(report.dollars())}\n"
+        f"  agent {format_dollars(report.dollars('agent'))}\n"
+        f"  summ. {format_dollars(report.dollars('summarization'))}"
+    )
+
+
+def mode_text(mode: PermissionMode | None) -> str:
+    """ "mode   ask" (what each mode lets through is in the toast shown on switching)."""
+    return f"mode   {mode.value if mode is not None else '—'}"
+
+
+class ModeView(Static):
+    """The permission mode; a dash-class per mode (`-read-only`, `-auto`, ...)."""
+
+    DEFAULT_CSS = """
+    ModeView {
+        &.-read-only { color: $text-accent; }
+        &.-accept-edits { color: $text-warning; }
+        &.-auto { color: $text-error; }
+    }
+    """
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(mode_text(None), id=id, markup=False)
+        self.mode: PermissionMode | None = None
+        self.text = mode_text(None)
+
+    def show(self, mode: PermissionMode | None) -> None:
+        """Show `mode`."""
+        if mode == self.mode:
+            return
+        for known in PermissionMode:
+            self.set_class(known is mode, f"-{known.value}")
+        self.mode = mode
+        self.text = mode_text(mode)
+        self.update(self.text)
+
+
+class CostView(Static):
+    """The session's cost so far."""
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(cost_text(None), id=id, markup=False)
+        self.text = cost_text(None)
+
+    def show(self, report: CostReport | None) -> None:
+        """Show `report` (None: no session yet)."""
+        text = cost_text(report)
+        if text != self.text:
+            self.text = text
+            self.update(text)

@@ -1,0 +1,195 @@
+"""Cost in money (docs/adr/0029): the arithmetic, unknown models, the price table's lookup,
+and the ledger fed by real requests to the loopback server (cached tokens, summaries)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from pydantic import SecretStr
+
+from forge.agent.costs import CostLedger, format_dollars
+from forge.agent.runtime import build_runtime
+from forge.config.prices import DEFAULT_PRICES, ModelPrice, PriceTable, price_table
+from forge.config.settings import LLMSettings, Settings
+from forge.context.events import SummarizationCompleted
+from forge.llm.messages import user
+from forge.llm.openai_provider import OpenAICompatibleProvider
+from forge.llm.stream import StreamFinished, Usage
+from tests.agent.loop_harness import drive
+from tests.support.openai_server import Call, OpenAIServer, RecordedRequest, Text, ToolCalls
+
+PRICES = PriceTable(
+    {"main": ModelPrice("main", 2.0, 0.5, 8.0), "cheap": ModelPrice("cheap", 0.2, 0.1, 0.8)}
+)
+
+
+def test_cached_tokens_are_priced_at_the_cached_price() -> None:
+    ledger = CostLedger()
+    ledger.record_agent(
+        "main", Usage(prompt_tokens=1_000_000, completion_tokens=500_000, cached_tokens=400_000)
+    )
+    report = ledger.report(PRICES)
+    # 600k uncached at $2, 400k cached at $0.50, 500k out at $8
+    assert report.dollars("agent") == pytest.approx(1.2 + 0.2 + 4.0)
+    assert report.dollars("summarization") == 0.0
+    (line,) = report.lines
+    assert (line.prompt, line.cached, line.output, line.requests) == (
+        1_000_000,
+        400_000,
+        500_000,
+        1,
+    )
+
+
+def test_agent_and_summarization_are_summed_apart() -> None:
+    ledger = CostLedger()
+    ledger.record_agent("main", Usage(prompt_tokens=100_000, completion_tokens=10_000))
+    ledger.record_agent("main", Usage(prompt_tokens=100_000, completion_tokens=10_000))
+    ledger.record_summary("cheap", Usage(prompt_tokens=1_000_000, completion_tokens=100_000))
+    report = ledger.report(PRICES)
+    assert report.dollars("agent") == pytest.approx(2 * (0.2 + 0.08))
+    assert report.dollars("summarization") == pytest.approx(0.2 + 0.08)
+    assert report.dollars() == pytest.approx(0.56 + 0.28)
+    assert report.lines[0].requests == 2
+
+
+def test_an_unknown_model_makes_its_sums_unknown_never_a_guess() -> None:
+    ledger = CostLedger()
+    ledger.record_agent("main", Usage(prompt_tokens=1000, completion_tokens=10))
+    ledger.record_summary("local-llama", Usage(prompt_tokens=1000, completion_tokens=10))
+    report = ledger.report(PRICES)
+    assert report.dollars("agent") is not None
+    assert report.dollars("summarization") is None and report.dollars() is None
+    assert format_dollars(report.dollars()) == "unknown"
+    data = report.to_dict()
+    assert data["summarization"] is None and data["total"] is None
+    assert data["models"][1]["dollars"] is None
+    assert "unknown" in report.summary_line() and "unknown" in report.details_markdown()
+
+
+def test_format_dollars() -> None:
+    assert format_dollars(1.234) == "$1.23"
+    assert format_dollars(0.0042) == "$0.0042"
+    assert format_dollars(0.0) == "$0.00"
+    assert format_dollars(None) == "unknown"
+
+
+def test_lookup_knows_dated_and_prefixed_names_but_nothing_else() -> None:
+    table = price_table()
+    assert table.lookup("gpt-4o-2024-08-06") == DEFAULT_PRICES["gpt-4o"]
+    assert table.lookup("gpt-4o-mini-2024-07-18") == DEFAULT_PRICES["gpt-4o-mini"]
+    assert table.lookup("openai/gpt-4.1-mini") == DEFAULT_PRICES["gpt-4.1-mini"]
+    assert table.lookup("gpt-4o-audio-preview") is None  # a different model, not a date
+    assert table.lookup("qwen2.5-coder:7b") is None
+    assert "gpt-5" in table and "llama3" not in table
+
+
+def test_config_entries_add_models_and_replace_defaults() -> None:
+    settings = Settings(
+        prices={
+            "qwen2.5-coder": {"input": 0.0, "output": 0.0},
+            "gpt-4o": {"input": 3.0, "cached_input": 1.0, "output": 12.0},
+            "no-cache-price": {"input": 1.0, "output": 2.0},
+        }
+    )
+    table = price_table(settings.prices)
+    assert table.lookup("qwen2.5-coder") == ModelPrice("qwen2.5-coder", 0.0, 0.0, 0.0)
+    assert table.lookup("gpt-4o") == ModelPrice("gpt-4o", 3.0, 1.0, 12.0)
+    assert table.lookup("gpt-4o-mini") == DEFAULT_PRICES["gpt-4o-mini"]
+    # No cached price given: cached tokens cost the input price.
+    assert table.lookup("no-cache-price") == ModelPrice("no-cache-price", 1.0, 1.0, 2.0)
+    with pytest.raises(ValueError):
+        Settings(prices={"x": {"input": -1, "output": 1}})
+
+
+def test_the_benchmark_uses_the_apps_table() -> None:
+    from bench.prices import MAIN, SUMMARIZATION
+
+    assert MAIN is DEFAULT_PRICES["gpt-4o"] and SUMMARIZATION is DEFAULT_PRICES["gpt-4o-mini"]
+
+
+def test_compaction_saving_counts_removed_tokens_on_every_later_request() -> None:
+    ledger = CostLedger()
+    ledger.record_agent("main", Usage(prompt_tokens=50_000, completion_tokens=0))
+    ledger.observe(SummarizationCompleted("r1", "threshold", "cheap", 3, 50_000, 10_000, 1.0, 1))
+    ledger.record_agent("main", Usage(prompt_tokens=12_000, completion_tokens=0))
+    ledger.observe(SummarizationCompleted("r2", "masking", "none", 2, 20_000, 15_000, 0.0, 0))
+    ledger.record_agent("main", Usage(prompt_tokens=16_000, completion_tokens=0))
+    report = ledger.report(PRICES)
+    assert report.saved_tokens == 40_000 + 45_000
+    assert report.sent_tokens == 78_000
+    assert report.saved_dollars == pytest.approx(85_000 * 2.0 / 1_000_000)
+    assert "Estimate:" in report.details_markdown()
+
+
+def _settings(server: OpenAIServer, **llm: object) -> Settings:
+    values: dict[str, object] = {
+        "base_url": server.base_url,
+        "api_key": SecretStr("sk-test-costs-0123456789"),
+        "max_retries": 0,
+        **llm,
+    }
+    return Settings(llm=LLMSettings.model_validate(values))
+
+
+async def test_cached_tokens_arrive_from_a_real_streamed_response(llm_server: OpenAIServer) -> None:
+    llm_server.enqueue(Text("hi", prompt_tokens=2000, completion_tokens=7, cached_tokens=1536))
+    provider = OpenAICompatibleProvider("gpt-4o", llm_server.base_url, "sk-test", max_retries=0)
+    try:
+        events = [event async for event in provider.stream([user("hello")])]
+    finally:
+        await provider.aclose()
+    assert llm_server.requests[0].stream
+    finished = events[-1]
+    assert isinstance(finished, StreamFinished) and finished.completion.usage is not None
+    usage = finished.completion.usage
+    assert (usage.prompt_tokens, usage.cached_tokens, usage.completion_tokens) == (2000, 1536, 7)
+    ledger = CostLedger()
+    ledger.record_agent("gpt-4o", usage)
+    # 464 uncached at $2.50, 1536 cached at $1.25, 7 out at $10 (per million)
+    expected = (464 * 2.50 + 1536 * 1.25 + 7 * 10.0) / 1_000_000
+    assert ledger.report(price_table()).dollars() == pytest.approx(expected)
+
+
+async def test_a_session_tallies_agent_and_summarization_requests(
+    llm_server: OpenAIServer, workspace: Path
+) -> None:
+    (workspace / "a.txt").write_text("some text\n" * 40)
+
+    def respond(request: RecordedRequest) -> Text | ToolCalls:
+        if not request.tools:
+            return Text("SUMMARY: a.txt was read.", prompt_tokens=900, completion_tokens=40)
+        if request.messages[-1]["role"] == "user":
+            return ToolCalls(
+                [Call("read_file", {"path": "a.txt"})],
+                prompt_tokens=1000,
+                completion_tokens=20,
+                cached_tokens=500,
+            )
+        return Text("answer", prompt_tokens=1200, completion_tokens=10, cached_tokens=1000)
+
+    llm_server.responder = respond
+    runtime = build_runtime(
+        _settings(llm_server, model="gpt-4o", summarization_model="gpt-4o-mini"), workspace
+    )
+    try:
+        for text in ("one", "two", "three"):
+            await drive(runtime.agent.run_turn(text))
+        await drive(runtime.agent.compact())
+        report = runtime.agent.costs.report(price_table(runtime.settings.prices))
+    finally:
+        await runtime.aclose()
+
+    summaries = [r for r in llm_server.requests if not r.tools]
+    assert summaries
+    agent, summarization = report.lines
+    assert (agent.kind, agent.model, agent.requests) == ("agent", "gpt-4o", 6)
+    assert (agent.prompt, agent.cached, agent.output) == (6600, 4500, 90)
+    assert (summarization.kind, summarization.model) == ("summarization", "gpt-4o-mini")
+    assert summarization.requests == len(summaries)
+    assert summarization.prompt == 900 * len(summaries)
+    assert report.dollars("agent") == pytest.approx((2100 * 2.5 + 4500 * 1.25 + 90 * 10) / 1e6)
+    assert report.dollars("summarization") == pytest.approx(
+        len(summaries) * (900 * 0.15 + 40 * 0.60) / 1e6
+    )
