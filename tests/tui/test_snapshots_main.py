@@ -117,6 +117,24 @@ async def working_scene(pilot: Pilot[object]) -> None:
     app.busy = True
     app.status.show_activity("working…")
     await play(pilot, WORKING_TURN + TOOL_CALL_RUN)
+    await settle_chat(pilot)
+
+
+async def settle_chat(pilot: Pilot[object]) -> None:
+    """Wait until the chat's height has stopped changing and, once it overflows, it sits at
+    the bottom: markdown blocks render in stages, and a screenshot taken between a growth and
+    the anchored scroll that follows it is two lines off."""
+    app = pilot.app
+    assert isinstance(app, ForgeApp)
+    chat = app.chat
+    previous = None
+    for _ in range(100):
+        await pilot.pause()
+        state = (chat.virtual_size.height, chat.scroll_y, chat.max_scroll_y)
+        at_bottom = not chat.is_anchored or chat.scroll_y == chat.max_scroll_y
+        if state == previous and at_bottom:
+            return
+        previous = state
 
 
 async def compact_scene(pilot: Pilot[object]) -> None:
