@@ -290,3 +290,22 @@ async def test_a_long_diff_is_folded_and_a_short_one_shown() -> None:
         assert "84-line diff folded" in long_block.status_text
         assert long_block.status_text.startswith("+40 -40")
         assert not short_block.diff_folded and not short_block.query_one(Collapsible).collapsed
+
+
+async def test_the_chat_keeps_following_new_output_after_a_diff_opens_by_itself() -> None:
+    diff = "--- a/app.py\n+++ b/app.py\n@@ -1,2 +1,2 @@\n-print('old')\n+print('new')\n keep\n"
+    app = ChatHost()
+    async with app.run_test(size=(80, 12)) as pilot:
+        chat = app.query_one(ChatView)
+        for number in range(6):  # enough to overflow: the chat anchors to the bottom
+            await chat.add_notice(f"line {number}")
+        await chat.show_event(ReasoningDelta("thinking"))
+        await chat.show_event(MessageDelta("The answer starts and the reasoning closes."))
+        call = ToolCall("call_9", "edit_file", '{"path": "app.py"}')
+        await chat.show_event(ToolCallFinished(call, "edited app.py", metadata={"diff": diff}))
+        for number in range(4):
+            await chat.add_notice(f"after the edit {number}")
+        for _ in range(5):
+            await pilot.pause()
+        assert chat.is_anchored
+        assert chat.scroll_y == chat.max_scroll_y > 0, "still at the newest output"

@@ -100,12 +100,12 @@ def make_scene_app(home: Path, monkeypatch: pytest.MonkeyPatch | None = None) ->
 
 async def play(pilot: Pilot[object], events: tuple[AgentEvent, ...]) -> None:
     """Hand each event to the app's handler, as the turn worker's messages are, awaiting each
-    (posting and pausing would depend on how busy the machine is), then let it render."""
+    (posting and pausing would depend on how busy the machine is), then let the chat settle."""
     app = pilot.app
     assert isinstance(app, ForgeApp)
     for event in events:
         await app.on_agent_event_arrived(AgentEventArrived(event))
-    await pilot.pause()
+    await settle_chat(pilot)
 
 
 async def working_scene(pilot: Pilot[object]) -> None:
@@ -117,7 +117,6 @@ async def working_scene(pilot: Pilot[object]) -> None:
     app.busy = True
     app.status.show_activity("working…")
     await play(pilot, WORKING_TURN + TOOL_CALL_RUN)
-    await settle_chat(pilot)
 
 
 async def settle_chat(pilot: Pilot[object]) -> None:

@@ -155,8 +155,17 @@ class ChatView(VerticalScroll):
         self.shown_summary_ids: set[str] = set()
 
     def watch_virtual_size(self) -> None:
+        self._anchor_once_overflowing()
+
+    def on_resize(self) -> None:
+        # The chat can start to overflow by shrinking too (a small terminal, the status pane
+        # growing), with no change of its content's size.
+        self._anchor_once_overflowing()
+
+    def _anchor_once_overflowing(self) -> None:
         # Anchor (stick to the newest output) only once the chat overflows: an anchored
-        # widget bottom-aligns short content, and a fresh chat should read from the top.
+        # widget bottom-aligns short content, and a fresh chat should read from the top. A
+        # user who scrolled up keeps the anchor (only released), so this never yanks them.
         if not self.is_anchored and self.virtual_size.height > self.size.height:
             self.anchor()
 

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.markup import escape
+from textual.widget import Widget
 from textual.widgets import Collapsible, Markdown, Static
 from textual.widgets.markdown import MarkdownBlock, MarkdownStream
 
@@ -34,6 +37,32 @@ def mark_markdown_edges(markdown: Markdown) -> None:
 
 QUEUED_LABEL = "queued · sent when the running turn ends"
 """The line above a message typed while a turn runs."""
+
+
+class QuietCollapsible(Collapsible):
+    """A Collapsible that Forge can open or close without scrolling the chat to it.
+
+    Textual scrolls a Collapsible into view whenever it opens or closes, which releases the
+    chat's anchor: after an edit's diff opened by itself, or the reasoning closed when the
+    answer started, the chat stopped following the newest output. `set_collapsed` skips that
+    scroll; a toggle by the user (click, Enter) still brings the block into view.
+    """
+
+    def __init__(self, *children: Widget, **options: Any) -> None:
+        super().__init__(*children, **options)
+        self._quiet_toggles = 0
+
+    def set_collapsed(self, collapsed: bool) -> None:
+        """Open or close without scrolling the chat."""
+        if self.collapsed != collapsed:
+            self._quiet_toggles += self.is_mounted
+            self.collapsed = collapsed
+
+    def scroll_visible(self, *args: Any, **options: Any) -> None:
+        if self._quiet_toggles:
+            self._quiet_toggles -= 1
+            return
+        super().scroll_visible(*args, **options)
 
 
 class UserMessageBlock(Static):
@@ -99,7 +128,7 @@ class AssistantBlock(Vertical):
         self.answer_text = ""
         self.reasoning_text = ""
         self._reasoning = Static("", markup=False, classes="reasoning-text")
-        self._reasoning_box = Collapsible(
+        self._reasoning_box = QuietCollapsible(
             self._reasoning, title="Thinking…", collapsed=False, classes="reasoning"
         )
         self._reasoning_box.display = False
@@ -117,7 +146,7 @@ class AssistantBlock(Vertical):
             if self.reasoning_text:
                 # Once the answer starts, the reasoning steps aside.
                 self._reasoning_box.title = "Thought"
-                self._reasoning_box.collapsed = True
+                self._reasoning_box.set_collapsed(True)
         self.answer_text += text
         await self._stream.write(text)
 
@@ -167,7 +196,7 @@ class ToolCallBlock(Vertical):
         self._output = Static("", markup=False, classes="tool-output")
         # The user's own `!command` shows its output open: they ran it to see it.
         collapsed = call.name != USER_COMMAND_TOOL
-        self._box = Collapsible(self._output, title=self._title(), collapsed=collapsed)
+        self._box = QuietCollapsible(self._output, title=self._title(), collapsed=collapsed)
 
     def compose(self) -> ComposeResult:
         yield self._box
@@ -206,7 +235,7 @@ class ToolCallBlock(Vertical):
         if self.diff_folded:
             self.status_text += f" · {lines}-line diff folded (Enter opens)"
             self._box.title = self._title()
-        self._box.collapsed = self.diff_folded
+        self._box.set_collapsed(self.diff_folded)
 
 
 class SummaryBlock(Collapsible):
