@@ -77,6 +77,38 @@ class CostLedger:
         if self.removed_tokens:
             self.saved_tokens[model] = self.saved_tokens.get(model, 0) + self.removed_tokens
 
+    def to_record(self) -> dict[str, Any]:
+        """The ledger as JSON-ready data (kept in the session file: a resumed session's cost
+        goes on from where it was)."""
+        return {
+            "agent": {model: vars(totals).copy() for model, totals in self.agent.items()},
+            "summarization": {
+                model: vars(totals).copy() for model, totals in self.summarization.items()
+            },
+            "removed_tokens": self.removed_tokens,
+            "saved_tokens": dict(self.saved_tokens),
+            "sent_tokens": self.sent_tokens,
+        }
+
+    @classmethod
+    def from_record(cls, record: Any) -> CostLedger:
+        """The ledger `to_record` wrote; what is unreadable in it counts as nothing."""
+        ledger = cls()
+        if not isinstance(record, dict):
+            return ledger
+        for kind in ("agent", "summarization"):
+            by_model = record.get(kind)
+            if isinstance(by_model, dict):
+                getattr(ledger, kind).update(
+                    {str(model): _totals(fields) for model, fields in by_model.items()}
+                )
+        ledger.removed_tokens = _count(record.get("removed_tokens"))
+        saved = record.get("saved_tokens")
+        if isinstance(saved, dict):
+            ledger.saved_tokens = {str(model): _count(tokens) for model, tokens in saved.items()}
+        ledger.sent_tokens = _count(record.get("sent_tokens"))
+        return ledger
+
     def record_summary(self, model: str, usage: Usage) -> None:
         """A summarization request on `model` reported `usage`."""
         self.summarization.setdefault(model, TokenTotals()).add(usage)
@@ -107,6 +139,18 @@ class CostLedger:
             sent_tokens=self.sent_tokens,
             saved_dollars=saved,
         )
+
+
+def _count(value: Any) -> int:
+    return value if isinstance(value, int) and value >= 0 else 0
+
+
+def _totals(fields: Any) -> TokenTotals:
+    if not isinstance(fields, dict):
+        return TokenTotals()
+    return TokenTotals(
+        *(_count(fields.get(name)) for name in ("requests", "prompt", "cached", "output"))
+    )
 
 
 @dataclass(frozen=True)

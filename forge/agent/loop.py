@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, Callable
 from contextlib import aclosing
 from pathlib import Path
 
@@ -92,6 +92,9 @@ class Agent:
         self.costs = CostLedger()
         """Tokens per model of the agent's and the summarizer's requests (the runtime hands
         `costs.record_summary` to the context manager)."""
+        self.on_costs: Callable[[CostLedger], None] | None = None
+        """Set by the runtime: called after each turn and compaction (the session keeps the
+        ledger, so a resumed session's cost goes on from where it was)."""
         self._current_turn: TurnState | None = None
         self._plan_pin = PlanPin()  # the plan once, after the latest user message (ADR 0028)
         self.checkpoints: FileChangeRecorder | None = None
@@ -155,6 +158,7 @@ class Agent:
             self._settle(turn)
             if self.context_manager.event_sink == pump.put:
                 self.context_manager.event_sink = previous_sink
+            self._costs_changed()
 
     async def compact(self, instructions: str = "") -> AsyncGenerator[AgentEvent, None]:
         """Summarize the conversation now (`/compact`); yields the context events it causes,
@@ -180,6 +184,11 @@ class Agent:
             ensure_valid(self.conversation)
             if self.context_manager.event_sink == pump.put:
                 self.context_manager.event_sink = previous_sink
+            self._costs_changed()
+
+    def _costs_changed(self) -> None:
+        if self.on_costs is not None:
+            self.on_costs(self.costs)
 
     def _settle(self, turn: TurnState) -> None:
         """Leave the conversation valid after whatever stopped `turn` (once per turn)."""

@@ -16,6 +16,7 @@ from typing import Any
 
 from forge.agent.approvals import ApprovalPolicy
 from forge.agent.checkpoints import CheckpointStore, checkpoint_dir, current_turn
+from forge.agent.costs import CostLedger
 from forge.agent.interruption import note_cut_off_turn
 from forge.agent.loop import Agent
 from forge.agent.mcp import McpServers
@@ -336,6 +337,9 @@ def build_runtime(
         max_bytes=settings.checkpoints.max_bytes,
         current=lambda: current_turn(conversation),
     )
+    if session.costs is not None:  # a resumed session: its cost so far goes on
+        agent.costs = CostLedger.from_record(session.costs)
+    agent.on_costs = lambda ledger: session.record_costs(ledger.to_record())
     manager.usage_sink = agent.costs.record_summary  # summaries are costed too
     return Runtime(
         settings=settings,

@@ -101,6 +101,8 @@ class SessionLog:
         self._conversation: Conversation | None = None
         self.problems: tuple[str, ...] = ()
         """What resuming found wrong with the file (skipped lines, a rebuilt header)."""
+        self.costs: dict[str, Any] | None = None
+        """The last cost ledger recorded (`record_costs`; read back by a resume)."""
 
     @property
     def id(self) -> str:
@@ -123,6 +125,13 @@ class SessionLog:
         if model and model != self.header.get("model"):
             self._write({"type": "model", "model": model})
             self.header = {**self.header, "model": model}
+
+    def record_costs(self, ledger: dict[str, Any]) -> None:
+        """Write a `costs` record (the session's cost ledger, `CostLedger.to_record`) when it
+        changed; a resume reads the last one (`costs`)."""
+        if ledger != self.costs:
+            self._write({"type": "costs", "ledger": ledger})
+            self.costs = ledger
 
     def record_rewind(self, turn_id: str) -> None:
         """Write a `rewind` record: the conversation goes back to before turn `turn_id` (the
@@ -246,10 +255,11 @@ class SessionStore:
         path = self.path_for(session_id)
         if not path.is_file():
             raise SessionNotFoundError(f"no session with id {session_id}")
-        header, messages, problems = _replay(path)
+        header, messages, problems, costs = _replay(path)
         header = {**header, "id": session_id}
         log = SessionLog(path, header, redact=redact, exists=True)
         log.problems = tuple(problems)
+        log.costs = costs
         return Conversation(messages), log
 
     def load(self, session_id: str) -> Conversation:
@@ -362,10 +372,14 @@ def _recorded_messages(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return messages
 
 
-def _replay(path: Path) -> tuple[dict[str, Any], list[Message], list[str]]:
-    """The header, the message list the records build, in order, and what was wrong."""
+def _replay(
+    path: Path,
+) -> tuple[dict[str, Any], list[Message], list[str], dict[str, Any] | None]:
+    """The header, the message list the records build, in order, what was wrong, and the
+    last cost ledger recorded."""
     header: dict[str, Any] = {}
     messages: list[Message] = []
+    costs: dict[str, Any] | None = None
     records, problems = _read_records(path)
     for record in records:
         kind = record.get("type")
@@ -376,10 +390,12 @@ def _replay(path: Path) -> tuple[dict[str, Any], list[Message], list[str]]:
                 messages.append(Message.from_record(record["message"]))
             elif kind == "replace":
                 _apply_replacement(messages, record)
+            elif kind == "costs" and isinstance(record.get("ledger"), dict):
+                costs = record["ledger"]
         except (KeyError, TypeError, ValueError) as error:
             logger.warning("session %s: skipped a bad %s record: %s", path.name, kind, error)
             problems.append(f"skipped a bad {kind} record")
-    return header, messages, problems
+    return header, messages, problems, costs
 
 
 def _apply_replacement(messages: list[Message], record: dict[str, Any]) -> None:

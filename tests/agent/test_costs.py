@@ -193,3 +193,43 @@ async def test_a_session_tallies_agent_and_summarization_requests(
     assert report.dollars("summarization") == pytest.approx(
         len(summaries) * (900 * 0.15 + 40 * 0.60) / 1e6
     )
+
+
+async def test_a_resumed_session_goes_on_from_the_cost_it_had(
+    llm_server: OpenAIServer, workspace: Path
+) -> None:
+    llm_server.enqueue(
+        Text("first", prompt_tokens=1000, completion_tokens=10, cached_tokens=400),
+        Text("second", prompt_tokens=2000, completion_tokens=20),
+    )
+    settings = _settings(llm_server, model="gpt-4o")
+    runtime = build_runtime(settings, workspace)
+    try:
+        await drive(runtime.agent.run_turn("one"))
+        before = runtime.agent.costs.to_record()
+        session_id = runtime.session_id
+    finally:
+        await runtime.aclose()
+    assert before["agent"]["gpt-4o"]["prompt"] == 1000
+
+    resumed = build_runtime(settings, workspace, session_id=session_id)
+    try:
+        assert resumed.agent.costs.to_record() == before, "the cost so far came back"
+        await drive(resumed.agent.run_turn("two"))
+        totals = resumed.agent.costs.agent["gpt-4o"]
+    finally:
+        await resumed.aclose()
+    assert (totals.requests, totals.prompt, totals.cached, totals.output) == (2, 3000, 400, 30)
+
+
+def test_a_ledger_record_round_trips_and_garbage_counts_as_nothing() -> None:
+    ledger = CostLedger()
+    ledger.record_agent("gpt-4o", Usage(100, 5, 105, cached_tokens=40))
+    ledger.record_summary("gpt-4o-mini", Usage(50, 2, 52))
+    ledger.removed_tokens = 70
+    assert CostLedger.from_record(ledger.to_record()).to_record() == ledger.to_record()
+    broken = CostLedger.from_record(
+        {"agent": {"m": {"prompt": "x", "requests": -3}}, "sent_tokens": None}
+    )
+    assert broken.agent["m"].prompt == 0 and broken.agent["m"].requests == 0
+    assert CostLedger.from_record("nonsense").to_record() == CostLedger().to_record()
