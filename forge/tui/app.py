@@ -99,6 +99,9 @@ class ForgeApp(App[int]):
     TITLE = "Forge"
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (110, "-wide")]
     """Below 110 columns the status pane narrows (app.tcss), leaving the chat room to read."""
+    VERTICAL_BREAKPOINTS = [(0, "-short"), (32, "-tall")]
+    """Below 32 rows the status pane drops its least urgent lines (app.tcss), so a running
+    summarization's progress stays in view under a plan."""
     COMMANDS = App.COMMANDS | {SlashCommandProvider}
     BINDINGS = [
         Binding("ctrl+c", "interrupt_or_quit", "Interrupt/quit", priority=True),

@@ -139,6 +139,11 @@ def test_snapshot_plan_in_the_status_pane_at_80x24(
         assert view.region.height == 5, "the title and a four-line window"
         assert view.region.bottom <= 24
         assert shown(view)[2] == "✓ Find where weeks …"
+        # Under the plan, a running summarization's progress line still shows: at 24 rows
+        # the cost keeps its total only (/cost has the split).
+        progress = pilot.app.query_one("#summary-progress-label")
+        assert "Summarizing 7/12" in str(progress.render())
+        assert progress.region.height == 1 and progress.region.bottom <= 24 - 1  # the footer
 
     assert snap_compare(app, terminal_size=(80, 24), run_before=scene)
 
