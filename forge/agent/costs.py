@@ -196,6 +196,18 @@ class CostReport:
         """Dollars of `kind` (all kinds when None); None when any model in it has no price."""
         return _sum([line.dollars for line in self.lines if kind is None or line.kind == kind])
 
+    def shown(self, kind: Kind | None = None, *, unknown: str = "unknown") -> str:
+        """Dollars of `kind` for people: "$0.0027"; with models the price table does not
+        list, what the priced ones cost plus `unknown` ("$0.0027 + unknown"), so one local
+        model does not hide what the others cost; `unknown` alone when none is priced."""
+        lines = [line for line in self.lines if kind is None or line.kind == kind]
+        known = [line.dollars for line in lines if line.dollars is not None]
+        if len(known) == len(lines):
+            return format_dollars(sum(known))
+        if not known:
+            return unknown
+        return f"{format_dollars(sum(known))} + {unknown}"
+
     def to_dict(self) -> dict[str, Any]:
         """The figures as plain data (the jsonl `turn_finished` record's `cost`); dollars are
         null when unknown."""
@@ -223,8 +235,8 @@ class CostReport:
     def summary_line(self) -> str:
         """One line: total, agent and summarization dollars."""
         return (
-            f"cost {format_dollars(self.dollars())} (agent {format_dollars(self.dollars('agent'))}"
-            f", summarization {format_dollars(self.dollars('summarization'))})"
+            f"cost {self.shown()} (agent {self.shown('agent')}, summarization "
+            f"{self.shown('summarization')})"
         )
 
     def details_markdown(self) -> str:
@@ -244,14 +256,13 @@ class CostReport:
             f"Compaction kept **{self.saved_tokens:,}** prompt tokens out of this session's "
             f"requests (they sent {self.sent_tokens:,}): about "
             f"**{format_dollars(self.saved_dollars)}** saved, against "
-            f"{format_dollars(self.dollars('summarization'))} spent on summarization.\n\n"
+            f"{self.shown('summarization')} spent on summarization.\n\n"
             f"_{SAVING_METHOD}_"
         )
         return (
-            f"**Session cost: {format_dollars(self.dollars())}** (agent "
-            f"{format_dollars(self.dollars('agent'))}, summarization "
-            f"{format_dollars(self.dollars('summarization'))}; USD, from the usage the server "
-            f"reported)\n\n{table}\n\n{saving}"
+            f"**Session cost: {self.shown()}** (agent {self.shown('agent')}, summarization "
+            f"{self.shown('summarization')}; USD, from the usage the server reported; "
+            f"unknown: a model the price table does not list)\n\n{table}\n\n{saving}"
         )
 
 

@@ -66,6 +66,12 @@ def test_an_unknown_model_makes_its_sums_unknown_never_a_guess() -> None:
     assert data["summarization"] is None and data["total"] is None
     assert data["models"][1]["dollars"] is None
     assert "unknown" in report.summary_line() and "unknown" in report.details_markdown()
+    # What the priced model cost still shows beside the unknown part.
+    agent_dollars = format_dollars(report.dollars("agent"))
+    assert report.shown() == f"{agent_dollars} + unknown"
+    assert report.shown("agent") == agent_dollars
+    assert report.shown("summarization", unknown="?") == "?"
+    assert f"Session cost: {agent_dollars} + unknown" in report.details_markdown()
 
 
 def test_format_dollars() -> None:

@@ -146,6 +146,28 @@ async def test_an_unlisted_model_shows_unknown_cost(
     async with app.run_test(size=SIZE) as pilot:
         await submit(pilot, "hi")
         await wait_idle(pilot)
-        assert shown(app, "#cost") == "cost   unknown\n  agent unknown\n  summ. $0.00"
+        assert shown(app, "#cost") == "cost   ?\n  agent ?\n  summ. $0.00"
         await submit(pilot, "/cost")
         assert "`my-local-model`: unknown (not in the price table)" in notices(app)[-1]
+
+
+async def test_a_priced_model_keeps_its_cost_shown_beside_an_unlisted_one(
+    llm_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch, workspace: Path
+) -> None:
+    llm_server.enqueue(
+        Text("priced", prompt_tokens=10_000, completion_tokens=100),
+        Text("local", prompt_tokens=500, completion_tokens=5),
+    )
+    config = {"llm": {"model": "gpt-4o-mini"}}
+    app = make_app(configure(llm_server, monkeypatch, config=config), workspace)
+    async with app.run_test(size=SIZE) as pilot:
+        await submit(pilot, "hi")
+        await wait_idle(pilot)
+        priced = shown(app, "#cost").splitlines()[0].split()[-1]
+        assert priced.startswith("$") and priced != "$0.00"
+        await submit(pilot, "/model my-local-model")
+        await submit(pilot, "again")
+        await wait_idle(pilot)
+        assert shown(app, "#cost").splitlines()[0] == f"cost   {priced} + ?"
+        await submit(pilot, "/cost")
+        assert f"Session cost: {priced} + unknown" in notices(app)[-1]

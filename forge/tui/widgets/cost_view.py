@@ -23,13 +23,11 @@ def cost_text(report: CostReport | None) -> str:
     narrow pane); "—" before the runtime exists."""
     if report is None:
         return "cost   —"
-    # Here, not at the top: the costs import the config, which the first frame must not wait for.
-    from forge.agent.costs import format_dollars
-
+    # "+ ?" where a model has no price: what the priced ones cost still shows.
     return (
-        f"cost   {format_dollars(report.dollars())}\n"
-        f"  agent {format_dollars(report.dollars('agent'))}\n"
-        f"  summ. {format_dollars(report.dollars('summarization'))}"
+        f"cost   {report.shown(unknown='?')}\n"
+        f"  agent {report.shown('agent', unknown='?')}\n"
+        f"  summ. {report.shown('summarization', unknown='?')}"
     )
 
 
