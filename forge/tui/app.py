@@ -610,6 +610,8 @@ class ForgeApp(App[int]):
         llm = settings.llm
         self.header.show_models(llm.model, llm.summarization_model)
         self.status.summarization.set_model(llm.effective_summarization_model)
+        if not self._summaries_turned_off():
+            self.status.summarization.summaries_back_on()
         context = settings.context
         self.status.gauge.set_thresholds(context.warning_threshold, context.auto_summary_threshold)
         self.chat.show_reasoning = settings.ui.show_reasoning

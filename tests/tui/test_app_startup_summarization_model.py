@@ -71,8 +71,11 @@ async def test_a_404_summarization_model_is_told_once_in_the_chat_and_the_status
         assert [text for text in notices(app) if text.startswith("Summaries are off")] == [expected]
         assert app.status.summarization.result_text == expected
         assert app.header.summarization_label == f"off ({SUMMARY_MODEL} failed)"
-        # Another model re-arms the summarizer; the header stops saying "off".
+        # Another model re-arms the summarizer; the header and the status pane stop saying
+        # that summaries are off.
         await submit(pilot, f"/model {MAIN_MODEL}-2")
         await pilot.pause()
         assert app.header.summarization_label == SUMMARY_MODEL
+        assert app.status.summarization.state == "idle"
+        assert not app.status.summarization.result_text.startswith("Summaries are off")
     assert len(llm_server.requests_for(SUMMARY_MODEL)) == 1

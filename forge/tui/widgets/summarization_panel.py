@@ -45,6 +45,7 @@ class SummarizationPanel(Vertical):
         &.-running #summary-progress-label { display: block; }
         ProgressBar Bar { width: 1fr; }
         &.-failed #summary-result { color: $text-error; }
+        &.-off #summary-result { color: $text-error; }
         &.-done #summary-result { color: $text-success; }
         &.-skipped #summary-result { color: $text-muted; }
     }
@@ -139,8 +140,13 @@ class SummarizationPanel(Vertical):
 
     def summaries_off(self, event: SummarizerDisabled) -> None:
         """LLM summaries are off for the session: show the notice (model and fix)."""
-        self.state = "failed"
+        self.state = "off"
         self._show_result(event.text)
+
+    def summaries_back_on(self) -> None:
+        """A settings change re-armed the summarizer: the "Summaries are off" notice goes."""
+        if self.state == "off":
+            self.reset()
 
     def reset(self) -> None:
         """Back to idle with nothing shown (a new session started)."""
