@@ -57,12 +57,16 @@ async def test_typing_at_shows_candidates_and_tab_completes(
         assert app.prompt.text == "look at @src/apple.txt "
         await pilot.pause()
         assert not hints.active
+        # A line range typed right after the completion joins the path.
+        await pilot.press(*":2-3")
+        assert app.prompt.text == "look at @src/apple.txt:2-3"
+        await pilot.press("space")
         # Enter completes too (and does not send while the list is open).
         await pilot.press(*"and @readm")
         await wait_until(pilot, lambda: hints.active, "the candidates for readm")
         handled = app.inputs_handled
         await pilot.press("enter")
-        assert app.prompt.text == "look at @src/apple.txt and @docs/readme.md "
+        assert app.prompt.text == "look at @src/apple.txt:2-3 and @docs/readme.md "
         assert app.inputs_handled == handled
         # Esc closes the list; an e-mail address opens none.
         await pilot.press(*"@s")

@@ -48,11 +48,22 @@ class PromptInput(TextArea):
         self._history_position: int | None = None
         """Index into `history` while browsing it; None when editing a fresh draft."""
         self._draft = ""
+        self._completed_at: tuple[int, int] | None = None
+        """Where the cursor stood right after a file completion (which ends in a space)."""
 
     async def _on_key(self, event: events.Key) -> None:
         handled = True
         hints = self._file_hints()
-        if hints is not None and hints.active and event.key in FILE_HINT_KEYS:
+        just_completed, self._completed_at = self._completed_at, None
+        if (
+            event.character == ":"
+            and just_completed == self.cursor_location
+            and self.document.get_line(just_completed[0])[: just_completed[1]].endswith(" ")
+        ):
+            # `@notes.txt ` then `:3`: the range belongs to the path just completed.
+            row, column = just_completed
+            self.replace(":", (row, column - 1), (row, column))
+        elif hints is not None and hints.active and event.key in FILE_HINT_KEYS:
             if event.key in ("tab", "enter"):
                 self.complete_file(hints.chosen or "")
             elif event.key == "escape":
@@ -96,6 +107,7 @@ class PromptInput(TextArea):
         completion = completion_for(path)
         self.replace(completion, (row, found[0]), (row, column))
         self.move_cursor((row, found[0] + len(completion)))
+        self._completed_at = self.cursor_location
         return True
 
     def submit(self) -> None:
