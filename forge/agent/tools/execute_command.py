@@ -204,7 +204,27 @@ def _signal_group(group: int, signal_number: int) -> bool:
 
 
 def _group_alive(group: int) -> bool:
-    return _signal_group(group, 0)
+    """Whether a process of `group` still runs. Zombies do not count: a killed grandchild
+    whose new parent (PID 1 of a container, say) is slow to reap it would otherwise hold Esc
+    for the whole grace period. Without /proc, any process (zombie or not) counts."""
+    if not _signal_group(group, 0):
+        return False
+    try:
+        entries = list(os.scandir("/proc"))
+    except OSError:
+        return True
+    return any(entry.name.isdigit() and _running_in_group(entry.path, group) for entry in entries)
+
+
+def _running_in_group(process_directory: str, group: int) -> bool:
+    try:
+        with open(os.path.join(process_directory, "stat"), encoding="ascii", errors="replace") as f:
+            stat = f.read()
+    except OSError:
+        return False
+    # "pid (name) state ppid pgrp ..."; the name may hold spaces and parentheses.
+    fields = stat[stat.rfind(")") + 2 :].split()
+    return len(fields) > 2 and fields[2] == str(group) and fields[0] not in ("Z", "X")
 
 
 def _command_environment() -> dict[str, str]:

@@ -202,3 +202,33 @@ def test_describe_and_preview(workspace: Path) -> None:
     assert tool.describe({"command": command}) == "execute_command: pytest -q …"
     assert tool.preview({"command": command}, context) == command
     assert tool.describe({}) == "execute_command: ?"
+
+
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="zombies are told apart through /proc")
+def test_a_group_of_zombies_is_not_alive() -> None:
+    import os
+    import subprocess
+    import time
+
+    from forge.agent.tools.execute_command import _group_alive
+
+    # A finished child nobody has reaped yet: a zombie, which kill(0) still finds. Esc must
+    # not wait the whole grace period for such a group (a container's PID 1 may reap late).
+    child = subprocess.Popen(["true"], start_new_session=True)
+    try:
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            state = Path(f"/proc/{child.pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+            if state == "Z":
+                break
+            time.sleep(0.01)
+        os.killpg(child.pid, 0)  # the group still exists for kill()
+        assert not _group_alive(child.pid)
+    finally:
+        child.wait()
+    running = subprocess.Popen(["sleep", "30"], start_new_session=True)
+    try:
+        assert _group_alive(running.pid)
+    finally:
+        running.kill()
+        running.wait()
