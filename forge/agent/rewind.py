@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from forge.agent.interruption import ensure_valid
+from forge.agent.mentions import split_attachments
 from forge.agent.sessions import SessionLog, _apply_replacement, _read_records
 from forge.context.conversation import Conversation
 from forge.llm.messages import Message, MessageKind
@@ -49,12 +50,19 @@ def starts_turn(message: Message) -> bool:
     )
 
 
+def ran(result: Message) -> bool:
+    """Whether the tool-result message `result` is of a call that actually ran: not one the
+    user rejected nor one the permission mode refused (forge.agent.tool_calls marks those)."""
+    return not (result.meta.get("rejected") or result.meta.get("refused"))
+
+
 def session_turns(path: Path) -> list[SessionTurn]:
     """The turns of the session file `path` on the current line of history, oldest first:
     compacted turns included, turns removed by an earlier rewind left out."""
     records, _ = _read_records(path)
     turns: list[SessionTurn] = []
     messages: list[Message] = []
+    commands: set[str] = set()  # ids of the command calls of the turn still to be answered
     for record in records:
         kind = record.get("type")
         try:
@@ -62,9 +70,13 @@ def session_turns(path: Path) -> list[SessionTurn]:
                 message = Message.from_record(record["message"])
                 messages.append(message)
                 if starts_turn(message):
-                    turns.append(SessionTurn(message.id, message.content, message.created_at))
-                elif turns and any(call.name in COMMAND_TOOLS for call in message.tool_calls):
-                    turns[-1].ran_commands = True
+                    typed, _ = split_attachments(message.content)  # the text, not the files
+                    turns.append(SessionTurn(message.id, typed, message.created_at))
+                    commands.clear()
+                elif turns:
+                    commands |= {c.id for c in message.tool_calls if c.name in COMMAND_TOOLS}
+                    if message.tool_call_id in commands and ran(message):
+                        turns[-1].ran_commands = True
             elif kind == "replace":
                 _apply_replacement(messages, record)
             elif kind == "rewind":
