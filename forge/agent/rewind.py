@@ -15,6 +15,7 @@ from pathlib import Path
 from forge.agent.interruption import ensure_valid
 from forge.agent.mentions import split_attachments
 from forge.agent.sessions import SessionLog, _apply_replacement, _read_records
+from forge.agent.tools.read_ledger import FileReadLedger
 from forge.context.conversation import Conversation
 from forge.llm.messages import Message, MessageKind
 
@@ -111,8 +112,14 @@ def conversation_before(path: Path, turn_id: str) -> list[Message]:
     raise LookupError(f"no turn {turn_id} in {path.name}")
 
 
-def rewind_conversation(conversation: Conversation, log: SessionLog, turn_id: str) -> None:
-    """Make `conversation` what it was before turn `turn_id`, recorded in `log`.
+def rewind_conversation(
+    conversation: Conversation,
+    log: SessionLog,
+    turn_id: str,
+    ledger: FileReadLedger | None = None,
+) -> None:
+    """Make `conversation` what it was before turn `turn_id`, recorded in `log`; `ledger`
+    (what the model has read) is cleared, so the model reads files again before writing them.
 
     The current system prompt is kept. The result is provider-valid (AGENTS.md invariant 1):
     whatever the log held is repaired like a resumed session.
@@ -124,3 +131,5 @@ def rewind_conversation(conversation: Conversation, log: SessionLog, turn_id: st
     log.record_rewind(turn_id)
     conversation.replace_range(0, len(conversation), messages)
     ensure_valid(conversation)
+    if ledger is not None:
+        ledger.clear()
