@@ -323,3 +323,13 @@ async def test_a_failed_plan_update_row_says_so_in_words_not_json() -> None:
         title = str(chat.query_one(ToolCallBlock).query_one(Collapsible).title)
     assert "2 steps (not a valid plan)" in title
     assert "{" not in title and "status" not in title
+
+
+async def test_a_call_without_arguments_has_no_gap_in_its_row() -> None:
+    call = ToolCall("call_n", "tools__picture", "{}")
+    app = ChatHost()
+    async with app.run_test(size=(100, 30)):
+        chat = app.query_one(ChatView)
+        await chat.show_event(ToolCallFinished(call, "[image]", False))
+        title = str(chat.query_one(ToolCallBlock).query_one(Collapsible).title)
+    assert title == "✓ tools__picture  · done"
