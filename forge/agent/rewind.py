@@ -19,6 +19,9 @@ from forge.agent.tools.read_ledger import FileReadLedger
 from forge.context.conversation import Conversation
 from forge.llm.messages import Message, MessageKind
 
+SKIPPED_PREFIX = "[skipped:"
+"""How the result of a call skipped by an ended turn starts (`forge.agent.loop.SKIPPED_RESULT`)."""
+
 COMMAND_TOOLS = frozenset({"execute_command"})
 """Tools whose effects no checkpoint can take back."""
 
@@ -53,8 +56,12 @@ def starts_turn(message: Message) -> bool:
 
 def ran(result: Message) -> bool:
     """Whether the tool-result message `result` is of a call that actually ran: not one the
-    user rejected nor one the permission mode refused (forge.agent.tool_calls marks those)."""
-    return not (result.meta.get("rejected") or result.meta.get("refused"))
+    user rejected nor one the permission mode refused (forge.agent.tool_calls marks those),
+    nor one skipped because the turn ended before it started (forge.agent.loop). A call cut
+    off while running counts as run: it may have done something."""
+    if result.meta.get("rejected") or result.meta.get("refused"):
+        return False
+    return not (result.meta.get("cancelled") and result.content.startswith(SKIPPED_PREFIX))
 
 
 def session_turns(path: Path) -> list[SessionTurn]:
