@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from forge.agent.mentions import split_attachments
 from forge.agent.tools.base import ToolError
 from forge.agent.tools.workspace import resolve_in_workspace, workspace_root
 from forge.config.paths import ensure_dir
@@ -58,7 +59,8 @@ def current_turn(conversation: Conversation) -> TurnInfo | None:
     if index is None:
         return None
     message = conversation[index]
-    return TurnInfo(message.id, message.content, message.created_at)
+    typed, _ = split_attachments(message.content)  # what the user typed, not attached files
+    return TurnInfo(message.id, typed, message.created_at)
 
 
 @dataclass(slots=True)
@@ -127,6 +129,8 @@ class RestoreOutcome:
     """What a restore did."""
 
     restored: list[str] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+    """Files the undone turns created, deleted again."""
     skipped: list[str] = field(default_factory=list)
     """Conflicting files left as they are (the user chose to keep their edits)."""
     failed: list[tuple[str, str]] = field(default_factory=list)
@@ -159,8 +163,12 @@ class CheckpointStore:
         *,
         max_bytes: int,
         current: Callable[[], TurnInfo | None] = lambda: None,
+        on_restored: Callable[[Path], None] | None = None,
     ) -> None:
+        """`on_restored` is told the resolved path of every file a restore put back or
+        removed (the read ledger forgets it: the model must read it again)."""
         self.directory = directory
+        self.on_restored = on_restored
         self.workspace = workspace
         self.max_bytes = max_bytes
         self.current = current
@@ -440,11 +448,13 @@ class CheckpointStore:
                 outcome.skipped.append(file.path)
                 continue
             try:
-                self._restore(file)
+                path = self._restore(file)
             except (OSError, ToolError) as error:
                 outcome.failed.append((file.path, str(error)))
                 continue
-            outcome.restored.append(file.path)
+            if self.on_restored is not None:
+                self.on_restored(path)
+            (outcome.removed if file.target is None else outcome.restored).append(file.path)
         for turn in plan.turns:
             turn.undone = True
         if plan.turns:
@@ -454,13 +464,14 @@ class CheckpointStore:
                 logger.warning("could not record an undo: %s", error)
         return outcome
 
-    def _restore(self, file: FileRestore) -> None:
+    def _restore(self, file: FileRestore) -> Path:
+        """Put `file` back; its resolved path."""
         path = resolve_in_workspace(self.workspace, file.path)  # invariant 6
         if not file.needed:
-            return
+            return path
         if file.target is None:
             path.unlink(missing_ok=True)
-            return
+            return path
         if not file.kept:
             raise ToolError("its earlier content was larger than checkpoints.max_bytes")
         data = self._blob(file.target).read_bytes()
@@ -469,13 +480,18 @@ class CheckpointStore:
         path.parent.mkdir(parents=True, exist_ok=True)
         with path.open("wb") as handle:
             handle.write(data)
+        return path
 
 
-def describe_outcome(outcome: RestoreOutcome) -> str:
-    """One readable paragraph: what was restored, kept, or could not be put back."""
+def describe_outcome(outcome: RestoreOutcome, created: str = "created by that turn") -> str:
+    """One readable paragraph: what was restored, removed, kept, or could not be put back.
+    `created` says where removed files came from (e.g. "created since then")."""
     parts = []
     if outcome.restored:
         parts.append("Restored " + ", ".join(f"`{path}`" for path in outcome.restored) + ".")
+    if outcome.removed:
+        removed = ", ".join(f"`{path}`" for path in outcome.removed)
+        parts.append(f"Removed {removed} ({created}).")
     if outcome.skipped:
         kept = ", ".join(f"`{path}`" for path in outcome.skipped)
         parts.append(f"Kept your edits to {kept} (not restored).")

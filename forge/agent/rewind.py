@@ -13,9 +13,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from forge.agent.interruption import ensure_valid
+from forge.agent.mentions import split_attachments
 from forge.agent.sessions import SessionLog, _apply_replacement, _read_records
+from forge.agent.tools.read_ledger import FileReadLedger
 from forge.context.conversation import Conversation
 from forge.llm.messages import Message, MessageKind
+
+SKIPPED_PREFIX = "[skipped:"
+"""How the result of a call skipped by an ended turn starts (`forge.agent.loop.SKIPPED_RESULT`)."""
 
 COMMAND_TOOLS = frozenset({"execute_command"})
 """Tools whose effects no checkpoint can take back."""
@@ -49,12 +54,23 @@ def starts_turn(message: Message) -> bool:
     )
 
 
+def ran(result: Message) -> bool:
+    """Whether the tool-result message `result` is of a call that actually ran: not one the
+    user rejected nor one the permission mode refused (forge.agent.tool_calls marks those),
+    nor one skipped because the turn ended before it started (forge.agent.loop). A call cut
+    off while running counts as run: it may have done something."""
+    if result.meta.get("rejected") or result.meta.get("refused"):
+        return False
+    return not (result.meta.get("cancelled") and result.content.startswith(SKIPPED_PREFIX))
+
+
 def session_turns(path: Path) -> list[SessionTurn]:
     """The turns of the session file `path` on the current line of history, oldest first:
     compacted turns included, turns removed by an earlier rewind left out."""
     records, _ = _read_records(path)
     turns: list[SessionTurn] = []
     messages: list[Message] = []
+    commands: set[str] = set()  # ids of the command calls of the turn still to be answered
     for record in records:
         kind = record.get("type")
         try:
@@ -62,9 +78,13 @@ def session_turns(path: Path) -> list[SessionTurn]:
                 message = Message.from_record(record["message"])
                 messages.append(message)
                 if starts_turn(message):
-                    turns.append(SessionTurn(message.id, message.content, message.created_at))
-                elif turns and any(call.name in COMMAND_TOOLS for call in message.tool_calls):
-                    turns[-1].ran_commands = True
+                    typed, _ = split_attachments(message.content)  # the text, not the files
+                    turns.append(SessionTurn(message.id, typed, message.created_at))
+                    commands.clear()
+                elif turns:
+                    commands |= {c.id for c in message.tool_calls if c.name in COMMAND_TOOLS}
+                    if message.tool_call_id in commands and ran(message):
+                        turns[-1].ran_commands = True
             elif kind == "replace":
                 _apply_replacement(messages, record)
             elif kind == "rewind":
@@ -99,8 +119,14 @@ def conversation_before(path: Path, turn_id: str) -> list[Message]:
     raise LookupError(f"no turn {turn_id} in {path.name}")
 
 
-def rewind_conversation(conversation: Conversation, log: SessionLog, turn_id: str) -> None:
-    """Make `conversation` what it was before turn `turn_id`, recorded in `log`.
+def rewind_conversation(
+    conversation: Conversation,
+    log: SessionLog,
+    turn_id: str,
+    ledger: FileReadLedger | None = None,
+) -> None:
+    """Make `conversation` what it was before turn `turn_id`, recorded in `log`; `ledger`
+    (what the model has read) is cleared, so the model reads files again before writing them.
 
     The current system prompt is kept. The result is provider-valid (AGENTS.md invariant 1):
     whatever the log held is repaired like a resumed session.
@@ -112,3 +138,5 @@ def rewind_conversation(conversation: Conversation, log: SessionLog, turn_id: st
     log.record_rewind(turn_id)
     conversation.replace_range(0, len(conversation), messages)
     ensure_valid(conversation)
+    if ledger is not None:
+        ledger.clear()

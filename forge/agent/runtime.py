@@ -336,6 +336,7 @@ def build_runtime(
         workspace,
         max_bytes=settings.checkpoints.max_bytes,
         current=lambda: current_turn(conversation),
+        on_restored=ledger.forget if (ledger := registry.read_ledger()) is not None else None,
     )
     if session.costs is not None:  # a resumed session: its cost so far goes on
         agent.costs = CostLedger.from_record(session.costs)

@@ -229,8 +229,9 @@ def _result_message(call: ToolCall, result: ToolResult) -> Message:
     meta: dict[str, object] = {}
     if result.is_error or result.exit_code is not None:
         meta = {"is_error": result.is_error, "exit_code": result.exit_code}
-    if result.metadata.get("rejected"):
-        meta["rejected"] = True
+    for marker in ("rejected", "refused"):  # it did not run (a rewind needs to know)
+        if result.metadata.get(marker):
+            meta[marker] = True
     diff = result.metadata.get("diff")
     if isinstance(diff, str) and diff.strip():
         # Line counts only (a resumed chat shows "+3 -1"); the diff itself is not kept.

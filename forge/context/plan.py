@@ -34,6 +34,19 @@ class PlanStatus(StrEnum):
     DONE = "done"
 
 
+_STATUS_ALIASES = {"completed": PlanStatus.DONE, "complete": PlanStatus.DONE}
+"""Other names models use for a status (Codex-style plan tools say "completed")."""
+
+
+def parse_status(value: object) -> PlanStatus:
+    """The status `value` names: pending, in_progress or done, also written "in-progress",
+    "in progress" or "In_Progress", and "completed" for done; ValueError otherwise."""
+    if not isinstance(value, str):
+        raise ValueError(value)
+    key = "_".join(value.strip().lower().replace("-", " ").split())
+    return _STATUS_ALIASES.get(key) or PlanStatus(key)
+
+
 _MARKS = {PlanStatus.PENDING: "[ ]", PlanStatus.IN_PROGRESS: "[>]", PlanStatus.DONE: "[x]"}
 
 
@@ -52,8 +65,8 @@ def parse_plan(value: object) -> Plan:
     """The plan in an `update_plan` call's `plan` argument; ValueError saying what is wrong.
 
     Rules: a list of at most `MAX_PLAN_STEPS` objects, each a non-empty `step` (at most
-    `MAX_STEP_CHARS` characters) and a `status` of pending, in_progress or done; at most one
-    step in progress. An empty list clears the plan."""
+    `MAX_STEP_CHARS` characters) and a `status` of pending, in_progress or done (or an alias,
+    see `parse_status`); at most one step in progress. An empty list clears the plan."""
     if not isinstance(value, list):
         raise ValueError("'plan' must be a list of {step, status} objects")
     if len(value) > MAX_PLAN_STEPS:
@@ -73,7 +86,7 @@ def parse_plan(value: object) -> Plan:
                 f"step {number}: {len(step)} characters; keep each step under {MAX_STEP_CHARS}"
             )
         try:
-            status = PlanStatus(str(entry.get("status")))
+            status = parse_status(entry.get("status"))
         except ValueError:
             allowed = ", ".join(s.value for s in PlanStatus)
             raise ValueError(

@@ -78,7 +78,7 @@ class CheckpointCommands:
                 kind="error" if outcome.failed else "info",
             )
 
-        await self._restore(store, plan, finish)
+        await self._restore(store, plan, finish, f"Undoing “{_short(title)}”")
 
     async def command_rewind(self, argument: str) -> None:
         """List the turns; go back to before the chosen one (files, conversation, or both)."""
@@ -116,8 +116,8 @@ class CheckpointCommands:
             parts = [f"Rewound to before “{title}”."]
             if choice.mode != "conversation":
                 parts.append(
-                    describe_outcome(outcome)
-                    if outcome.restored or outcome.failed or outcome.skipped
+                    describe_outcome(outcome, "created since then")
+                    if outcome.restored or outcome.removed or outcome.failed or outcome.skipped
                     else "No file changes to restore."
                 )
             if choice.mode != "files":
@@ -134,13 +134,15 @@ class CheckpointCommands:
         if choice.mode == "conversation" or store is None:
             await finish(RestoreOutcome())
             return
-        await self._restore(store, store.plan(store.turns_since(choice.turn.created)), finish)
+        plan = store.plan(store.turns_since(choice.turn.created))
+        await self._restore(store, plan, finish, f"Rewinding to before “{title}”")
 
     async def _rewind_conversation(self, turn: SessionTurn) -> None:
         from forge.agent.rewind import rewind_conversation
 
         runtime = self.app.runtime
-        rewind_conversation(runtime.agent.conversation, runtime.session, turn.id)
+        ledger = runtime.agent.registry.read_ledger()
+        rewind_conversation(runtime.agent.conversation, runtime.session, turn.id, ledger)
         await self.app.chat.clear_chat()
         await self.app.chat.show_history(runtime.agent.conversation.messages)
         host = cast(_PromptHost, self.app)
@@ -148,8 +150,11 @@ class CheckpointCommands:
         host.prompt.move_cursor(host.prompt.document.end)
         host.refresh_context_gauge()
 
-    async def _restore(self, store: CheckpointStore, plan: RestorePlan, finish: Finish) -> None:
-        """Apply `plan`, asking first if it would overwrite edits made since."""
+    async def _restore(
+        self, store: CheckpointStore, plan: RestorePlan, finish: Finish, what: str
+    ) -> None:
+        """Apply `plan`, asking first if it would overwrite edits made since (the dialog says
+        `what` is being done, naming the turn)."""
         from forge.tui.screens.restore_conflict import RestoreConflictScreen
 
         conflicts = [file.path for file in plan.conflicts]
@@ -163,7 +168,7 @@ class CheckpointCommands:
             else:
                 await finish(store.apply(plan, overwrite_conflicts=answer == "overwrite"))
 
-        self.app.push_screen(RestoreConflictScreen(conflicts), callback=answered)
+        self.app.push_screen(RestoreConflictScreen(conflicts, what), callback=answered)
 
 
 def _ran_commands(runtime: Runtime, turn_ids: list[str]) -> bool:

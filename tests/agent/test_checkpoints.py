@@ -74,8 +74,11 @@ async def test_undo_restores_every_file_of_the_last_turn_only(
         plan = store.plan_undo()
         assert plan is not None and not plan.conflicts
         outcome = store.apply(plan, overwrite_conflicts=False)
-        assert outcome.restored == ["app.py", "new.txt", "other/deep.txt"]
-        assert describe_outcome(outcome) == "Restored `app.py`, `new.txt`, `other/deep.txt`."
+        assert outcome.restored == ["app.py", "new.txt"]
+        assert outcome.removed == ["other/deep.txt"]  # the turn created it: undo deletes it
+        assert describe_outcome(outcome) == (
+            "Restored `app.py`, `new.txt`. Removed `other/deep.txt` (created by that turn)."
+        )
         assert (workspace / "app.py").read_text() == "x = 2\n"
         assert (workspace / "new.txt").read_text() == "first\n"
         assert not (workspace / "other" / "deep.txt").exists()
@@ -315,5 +318,55 @@ async def test_a_changed_bound_applies_to_the_running_session(
     try:
         runtime.apply_settings(settings_for(llm_server, max_bytes=5000))
         assert store_of(runtime).max_bytes == 5000
+    finally:
+        await runtime.aclose()
+
+
+async def test_after_undo_or_a_conversation_rewind_the_model_is_told_to_read_again(
+    llm_server: OpenAIServer, workspace: Path
+) -> None:
+    from forge.agent.events import ToolCallFinished
+    from forge.agent.rewind import rewind_conversation, session_turns
+
+    (workspace / "app.py").write_text("v1\n")
+    llm_server.enqueue(
+        read("app.py"),
+        write("app.py", "v2\n"),
+        Text("wrote v2"),
+        write("app.py", "v3\n"),  # after /undo put v1 back
+        Text("could not write"),
+        read("app.py"),
+        write("app.py", "v4\n"),
+        Text("wrote v4"),
+        write("app.py", "v5\n"),  # after the conversation was rewound
+        Text("could not write"),
+    )
+    runtime = build_runtime(settings_for(llm_server), workspace, approve_all=True)
+    try:
+        await run_turn(runtime, "write v2")
+        store = store_of(runtime)
+        plan = store.plan_undo()
+        assert plan is not None
+        store.apply(plan, overwrite_conflicts=False)
+        assert (workspace / "app.py").read_text() == "v1\n"
+
+        events = await drive(runtime.agent.run_turn("write v3"))
+        (refused,) = [e for e in events if isinstance(e, ToolCallFinished)]
+        assert refused.is_error
+        assert "restored to an earlier version by /undo or /rewind" in refused.result
+        assert "the user or a command" not in refused.result
+        assert (workspace / "app.py").read_text() == "v1\n"
+
+        await run_turn(runtime, "read and write v4")
+        assert (workspace / "app.py").read_text() == "v4\n"
+        turns = session_turns(runtime.session.path)
+        ledger = runtime.agent.registry.read_ledger()
+        rewind_conversation(runtime.agent.conversation, runtime.session, turns[-1].id, ledger)
+
+        # The rewound conversation no longer holds the read: the model must read again.
+        events = await drive(runtime.agent.run_turn("write v5"))
+        (refused,) = [e for e in events if isinstance(e, ToolCallFinished)]
+        assert refused.is_error and "has not been read" in refused.result
+        assert (workspace / "app.py").read_text() == "v4\n"
     finally:
         await runtime.aclose()

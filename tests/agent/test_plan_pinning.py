@@ -18,7 +18,7 @@ from forge.context.plan import PLAN_HEADER, PLAN_TOOL, checklist, parse_plan
 from forge.context.plan_pin import current_plan
 from forge.llm.messages import MessageKind
 from forge.llm.openai_provider import OpenAICompatibleProvider
-from tests.agent.loop_harness import drive, finished, make_agent, of_type
+from tests.agent.loop_harness import drive, finished, make_agent, make_provider, of_type
 from tests.context.builders import counter, llm_tiers, provider_for
 from tests.support.openai_server import (
     Call,
@@ -316,3 +316,22 @@ async def test_a_turn_retried_after_a_failed_call_is_not_sent_twice(
         "Carry on",
         f"{PLAN_HEADER}\n{checklist(parse_plan(FIRST))}",
     ]
+
+
+async def test_codex_style_statuses_are_accepted_and_normalised(
+    llm_server: OpenAIServer, workspace: Path
+) -> None:
+    from forge.agent.events import ToolCallFinished
+
+    codex = [
+        {"step": "Read the sources", "status": "completed"},
+        {"step": "Fix the parser", "status": "in-progress"},
+        {"step": "Run the tests", "status": "pending"},
+    ]
+    llm_server.enqueue(plan_call(codex), Text("planned"))
+    agent = make_agent(make_provider(llm_server), workspace)
+    events = await drive(agent.run_turn("plan it"))
+    (result,) = of_type(events, ToolCallFinished)
+    assert not result.is_error, result.result
+    assert result.metadata["plan"] == SECOND
+    assert parse_plan([{"step": "x", "status": "In Progress"}])[0].status.value == "in_progress"

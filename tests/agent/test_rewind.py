@@ -187,3 +187,59 @@ RewindMachine.TestCase.settings = settings(
     suppress_health_check=[HealthCheck.too_slow],
 )
 test_rewind_keeps_the_invariant = RewindMachine.TestCase
+
+
+async def test_only_commands_that_really_ran_mark_a_turn_and_titles_are_what_was_typed(
+    llm_server: OpenAIServer, workspace: Path
+) -> None:
+    from forge.agent.events import ApprovalDecision, ApprovalVerdict
+    from forge.agent.mentions import expand_for_runtime
+    from forge.agent.modes import PermissionMode
+
+    (workspace / "app.py").write_text("print('hi')\n")
+    llm_server.enqueue(
+        ToolCalls([Call("execute_command", {"command": "echo refused"})]),
+        Text("the mode refused it"),
+        ToolCalls([Call("execute_command", {"command": "echo rejected"})]),
+        Text("you rejected it"),
+        ToolCalls([Call("execute_command", {"command": "echo ran"})]),
+        Text("it ran"),
+        Text("looked at it"),
+    )
+    runtime = build_runtime(settings_for(llm_server), workspace)
+    try:
+        runtime.agent.policy.mode = PermissionMode.READ_ONLY
+        await drive(runtime.agent.run_turn("refused in read-only mode"))
+        runtime.agent.policy.mode = PermissionMode.ASK
+        await drive(
+            runtime.agent.run_turn("rejected by me"),
+            approve=lambda _: ApprovalDecision(ApprovalVerdict.REJECT, "no"),
+        )
+        await drive(runtime.agent.run_turn("approved and ran"))
+        expansion = expand_for_runtime(runtime, "explain @app.py please")
+        assert "<attached_file" in expansion.text
+        await drive(runtime.agent.run_turn(expansion.text))
+        turns = session_turns(runtime.session.path)
+    finally:
+        await runtime.aclose()
+    assert [t.ran_commands for t in turns] == [False, False, True, False]
+    assert turns[-1].text == "explain @app.py please"
+    assert turns[-1].title() == "explain @app.py please"
+
+
+def test_a_command_skipped_by_an_ended_turn_did_not_run_but_one_cut_off_did(
+    tmp_path: Path,
+) -> None:
+    from forge.agent.interruption import cancelled_result
+    from forge.agent.loop import SKIPPED_RESULT
+
+    log = SessionStore(tmp_path).create(tmp_path, "test-model")
+    conversation = Conversation()
+    log.attach(conversation)
+    conversation.append(system("system prompt"))
+    for text, result in (("skipped", SKIPPED_RESULT), ("cut off", "[cancelled]")):
+        conversation.append(user(text))
+        call = ToolCall(f"call_{len(conversation)}", "execute_command", '{"command": "ls"}')
+        conversation.append(assistant("", tool_calls=(call,)))
+        conversation.append(cancelled_result(call, result))
+    assert [t.ran_commands for t in session_turns(log.path)] == [False, True]

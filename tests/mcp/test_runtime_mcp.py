@@ -4,6 +4,7 @@ the session file, and `.forge/mcp.yaml` over the user's settings."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -121,3 +122,28 @@ def test_references_expand_from_the_environment_and_unset_ones_are_empty() -> No
     assert expand("Bearer ${TOKEN}", environ) == "Bearer abc"
     assert expand("${MISSING}-x", environ) == "-x"
     assert expand("$TOKEN stays", environ) == "$TOKEN stays"
+
+
+async def test_the_approval_request_shows_every_argument_of_an_mcp_call(
+    llm_server: OpenAIServer, workspace: Path
+) -> None:
+    long_text = "x" * 5000
+    llm_server.enqueue(
+        ToolCalls([Call("tools__add", {"a": 1, "b": 2}), Call("tools__echo", {"text": long_text})]),
+        Text("done"),
+    )
+    runtime = build_runtime(settings_for(llm_server), workspace)
+    try:
+        await runtime.wait_for_mcp(60)
+        events = await drive(runtime.agent.run_turn("add, then echo"))
+    finally:
+        await runtime.aclose()
+    add, echo = of_type(events, ApprovalRequested)
+    # The dialog's text is the full pretty JSON; the one line names every argument too.
+    assert json.loads(add.preview) == {"a": 1, "b": 2}
+    assert '"a": 1' in add.preview and '"b": 2' in add.preview
+    assert "a=1" in add.summary and "b=2" in add.summary
+    # A very long value is cut and says so, rather than flooding the dialog.
+    assert '"text": "xxx' in echo.preview and "more characters not shown" in echo.preview
+    assert len(echo.preview) < len(long_text)
+    assert "\n" not in echo.summary and len(echo.summary) <= 160

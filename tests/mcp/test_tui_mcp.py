@@ -12,8 +12,15 @@ import yaml
 
 from forge.agent.mcp import ServerState
 from tests.mcp.conftest import SERVER_SCRIPT, alive, started_pids
-from tests.support.openai_server import OpenAIServer
-from tests.tui.test_app_helpers import configure, make_app, notices, submit, wait_until
+from tests.support.openai_server import Call, OpenAIServer, Text, ToolCalls
+from tests.tui.test_app_helpers import (
+    configure,
+    make_app,
+    notices,
+    submit,
+    wait_idle,
+    wait_until,
+)
 
 SIZE = (120, 40)
 
@@ -99,3 +106,31 @@ async def test_a_failing_server_is_told_in_the_chat_and_config_edits_apply_live(
         assert not alive(started_pids(Path(log))[0])
         assert mcp.statuses()["github"].startswith("disabled")
     assert llm_server.requests == []
+
+
+async def test_the_approval_dialog_of_an_mcp_call_shows_every_argument(
+    llm_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch, workspace: Path
+) -> None:
+    from textual.widgets import Static
+
+    from forge.tui.screens.approval import ApprovalScreen
+
+    config = {
+        "mcp_servers": {"tools": {"command": sys.executable, "args": [str(SERVER_SCRIPT), "stdio"]}}
+    }
+    llm_server.enqueue(ToolCalls([Call("tools__add", {"a": 17, "b": 25})]), Text("42"))
+    app = make_app(configure(llm_server, monkeypatch, config=config), workspace)
+    async with app.run_test(size=SIZE) as pilot:
+        mcp = app.runtime.mcp
+        assert mcp is not None
+        await wait_until(
+            pilot,
+            lambda: all(c.state is ServerState.READY for c in mcp.connections),
+            "the MCP server",
+        )
+        await submit(pilot, "add them")
+        await wait_until(pilot, lambda: isinstance(app.screen, ApprovalScreen), "the dialog")
+        shown = str(app.screen.query_one(".command-preview", Static).render())
+        assert '"a": 17' in shown and '"b": 25' in shown
+        await pilot.press("y")
+        await wait_idle(pilot)

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 from textual.pilot import Pilot
-from textual.widgets import OptionList
+from textual.widgets import OptionList, Static
 
 from forge.agent.sessions import SessionStore
 from forge.context.conversation import find_problems
@@ -75,7 +75,7 @@ async def test_undo_restores_the_files_of_the_last_turn_and_says_which(
         await submit(pilot, "/undo")
         await notice_with(pilot, "Restored")
         assert "Undid the file changes of “change app and add a file”" in last_notice(app)
-        assert "Restored `app.py`, `new.txt`." in last_notice(app)
+        assert "Restored `app.py`. Removed `new.txt` (created by that turn)." in last_notice(app)
         assert (workspace / "app.py").read_text() == "x = 1\n"
         assert not (workspace / "new.txt").exists()
         await submit(pilot, "/undo")
@@ -98,6 +98,8 @@ async def test_undo_of_a_file_edited_since_asks_and_cancel_or_overwrite_is_honou
         await submit(pilot, "/undo")
         await screen_is(pilot, RestoreConflictScreen, "the conflict dialog")
         assert app.screen.paths == ["notes.txt"]  # type: ignore[attr-defined]
+        what = app.screen.query_one("#conflict-what", Static)
+        assert str(what.render()) == "Undoing “rewrite notes”"
         await pilot.press("escape")
         await notice_with(pilot, "Undo cancelled")
         assert (workspace / "notes.txt").read_text() == "edited by me after forge\n"
@@ -233,7 +235,10 @@ async def test_rewind_lists_turns_and_restores_files_and_conversation(
         assert find_problems(conversation.messages) == []
         assert app.prompt.text == "second run a command and write b"
         notice = last_notice(app)
-        assert "Restored `b.txt`." in notice and "Commands run since then were not undone" in notice
+        assert (
+            "Removed `b.txt` (created since then)." in notice
+            and "Commands run since then were not undone" in notice
+        )
         expected = [m.to_record() for m in conversation.messages]
 
     # `forge --continue` resumes the rewound conversation, and lists only the turns left.
@@ -264,8 +269,12 @@ async def test_rewind_can_restore_only_the_conversation_or_only_the_files(
     async with app.run_test(size=SIZE) as pilot:
         await three_turns(pilot)
         size_before = len(app.runtime.agent.conversation)
+        ledger = app.runtime.agent.registry.read_ledger()
+        assert ledger is not None and ledger.seen((workspace / "a.txt").resolve())
         await choose_turn(pilot, 0, mode_key)
         await notice_with(pilot, "Rewound to before")
+        # Restored files, or a rewound conversation: the model must read a.txt again.
+        assert not ledger.seen((workspace / "a.txt").resolve())
         assert (not (workspace / "a.txt").exists()) is files_restored
         assert (not (workspace / "b.txt").exists()) is files_restored
         messages = app.runtime.agent.conversation.messages

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from textual.message import Message
-from textual.widgets import Static
+from textual.widgets import Collapsible, Static
 
 from forge.agent.costs import format_dollars
 from forge.agent.modes import PermissionMode
@@ -75,10 +75,22 @@ async def test_read_only_mode_in_the_app_refuses_a_write_without_asking(
         await submit(pilot, "write a.txt")
         await wait_idle(pilot)
         (block,) = app.chat.query(ToolCallBlock)
-        assert block.has_class("-error")
+        # It did not run: shown like a rejection, saying why, not as a failure.
+        assert block.has_class("-rejected") and not block.has_class("-error")
+        title = str(block.query_one(Collapsible).title)
+        assert title == "⊘ write_file  a.txt  · refused (read-only mode)"
     assert not (workspace / "a.txt").exists()
     tool_message = next(m for m in llm_server.requests[1].messages if m["role"] == "tool")
     assert tool_message["content"].startswith("read-only mode: changing files is not allowed")
+    assert set(tool_message) <= {"role", "content", "tool_call_id", "name"}  # no meta sent
+
+    # A resumed session shows the call the same way.
+    resumed = make_app(store, workspace, resume_latest=True)
+    async with resumed.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: bool(resumed.chat.query(ToolCallBlock)), "the history")
+        (block,) = resumed.chat.query(ToolCallBlock)
+        assert block.has_class("-rejected")
+        assert str(block.query_one(Collapsible).title) == title
 
 
 async def test_the_status_pane_shows_cost_split_and_cost_details_it(

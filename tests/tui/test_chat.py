@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 from textual.app import App, ComposeResult
 from textual.content import Content
 from textual.widgets import Collapsible, Label, Markdown
@@ -309,3 +311,25 @@ async def test_the_chat_keeps_following_new_output_after_a_diff_opens_by_itself(
             await pilot.pause()
         assert chat.is_anchored
         assert chat.scroll_y == chat.max_scroll_y > 0, "still at the newest output"
+
+
+async def test_a_failed_plan_update_row_says_so_in_words_not_json() -> None:
+    plan = [{"step": "Read", "status": "finished"}, {"step": "Fix", "status": "pending"}]
+    call = ToolCall("call_p", "update_plan", json.dumps({"plan": plan}))
+    app = ChatHost()
+    async with app.run_test(size=(100, 30)):
+        chat = app.query_one(ChatView)
+        await chat.show_event(ToolCallFinished(call, "update_plan: step 1: bad status", True))
+        title = str(chat.query_one(ToolCallBlock).query_one(Collapsible).title)
+    assert "2 steps (not a valid plan)" in title
+    assert "{" not in title and "status" not in title
+
+
+async def test_a_call_without_arguments_has_no_gap_in_its_row() -> None:
+    call = ToolCall("call_n", "tools__picture", "{}")
+    app = ChatHost()
+    async with app.run_test(size=(100, 30)):
+        chat = app.query_one(ChatView)
+        await chat.show_event(ToolCallFinished(call, "[image]", False))
+        title = str(chat.query_one(ToolCallBlock).query_one(Collapsible).title)
+    assert title == "✓ tools__picture  · done"

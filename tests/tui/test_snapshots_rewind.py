@@ -62,8 +62,10 @@ async def test_the_choice_and_conflict_dialogs_keep_their_buttons_in_view_at_80x
     dialogs: list[tuple[Callable[[], object], tuple[str, ...]]] = [
         (lambda: RewindModeScreen(rows()[1]), ("#mode-both", "#mode-conversation", "#mode-files")),
         (
-            lambda: RestoreConflictScreen([f"src/module_{n}.py" for n in range(40)]),
-            ("#conflict-overwrite", "#conflict-keep", "#conflict-cancel"),
+            lambda: RestoreConflictScreen(
+                [f"src/module_{n}.py" for n in range(40)], "Undoing “add the parser”"
+            ),
+            ("#conflict-what", "#conflict-overwrite", "#conflict-keep", "#conflict-cancel"),
         ),
     ]
     many = [row for _ in range(8) for row in rows()]  # 40 turns: the list scrolls

@@ -2,16 +2,25 @@
 
 from __future__ import annotations
 
+import json
+from collections.abc import Mapping
 from typing import Any
 
 import mcp.types as types
 
 from forge.agent.mcp.connection import McpConnection
 from forge.agent.mcp.naming import SEPARATOR, tool_name
-from forge.agent.tools.base import Tool, ToolContext, ToolError, ToolResult
+from forge.agent.tools.base import Tool, ToolContext, ToolError, ToolResult, first_line
 from forge.llm.protocols import ToolSpec
 
 __all__ = ["SEPARATOR", "McpTool", "tool_name"]
+
+PREVIEW_VALUE_LIMIT = 2000
+"""Characters of one string argument an approval preview shows before cutting it."""
+PREVIEW_LIMIT = 12000
+"""Characters of a whole approval preview (the dialog scrolls; this keeps it bounded)."""
+SUMMARY_LIMIT = 160
+"""Characters of the one-line summary of a call."""
 
 
 class McpTool(Tool):
@@ -44,3 +53,46 @@ class McpTool(Tool):
         if self.connection.unavailable_reason() is not None:
             raise ToolError(self.connection.unavailable_message(self.name))
         return await self.connection.call(self.remote_name, arguments)
+
+    def describe(self, arguments: Mapping[str, Any]) -> str:
+        """`server__tool` and every argument on one line (`a=1, b=2`), cut to a readable length.
+
+        An MCP tool's arguments are whatever its server defines, so none is singled out."""
+        if not isinstance(arguments, Mapping) or not arguments:
+            return self.name
+        parts = [f"{key}={_compact(value)}" for key, value in arguments.items()]
+        return first_line(f"{self.name} {', '.join(parts)}", SUMMARY_LIMIT)
+
+    def preview(self, arguments: Mapping[str, Any], context: ToolContext) -> str:
+        """Every argument as pretty-printed JSON, so the user approves exactly what will be
+        sent; one very long string value is cut (marked) and the whole is bounded."""
+        if not isinstance(arguments, Mapping) or not arguments:
+            return "(no arguments)"
+        try:
+            text = json.dumps(_capped(arguments), indent=2, ensure_ascii=False, default=str)
+        except (TypeError, ValueError):
+            text = repr(arguments)
+        if len(text) > PREVIEW_LIMIT:
+            cut = len(text) - PREVIEW_LIMIT
+            text = text[:PREVIEW_LIMIT] + f"\n… ({cut} more characters not shown)"
+        return text
+
+
+def _compact(value: Any) -> str:
+    """One argument value on one line: JSON, without spaces to spare."""
+    try:
+        return json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)
+    except (TypeError, ValueError):
+        return repr(value)
+
+
+def _capped(value: Any) -> Any:
+    """`value` with every string longer than `PREVIEW_VALUE_LIMIT` cut and marked."""
+    if isinstance(value, str) and len(value) > PREVIEW_VALUE_LIMIT:
+        cut = len(value) - PREVIEW_VALUE_LIMIT
+        return value[:PREVIEW_VALUE_LIMIT] + f"… ({cut} more characters not shown)"
+    if isinstance(value, Mapping):
+        return {str(key): _capped(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_capped(item) for item in value]
+    return value

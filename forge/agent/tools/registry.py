@@ -91,6 +91,14 @@ class ToolRegistry:
             raise ValueError(f"a tool named {tool.name!r} is already registered")
         self._tools[tool.name] = tool
 
+    def read_ledger(self) -> FileReadLedger | None:
+        """The ledger the registered file tools share (what the model has read), if any."""
+        for tool in self._tools.values():
+            ledger = getattr(tool, "ledger", None)
+            if isinstance(ledger, FileReadLedger):
+                return ledger
+        return None
+
     def names(self) -> list[str]:
         """The registered tool names."""
         return list(self._all())

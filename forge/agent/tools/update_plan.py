@@ -14,7 +14,6 @@ from forge.agent.tools.base import Tool, ToolContext, ToolError, ToolResult
 from forge.context.plan import (
     MAX_PLAN_STEPS,
     PLAN_TOOL,
-    PlanStatus,
     checklist,
     parse_plan,
     plan_to_meta,
@@ -47,7 +46,9 @@ class UpdatePlanTool(Tool):
                             "step": {"type": "string", "description": "One short step."},
                             "status": {
                                 "type": "string",
-                                "enum": [status.value for status in PlanStatus],
+                                # No "enum": aliases such as "completed" are accepted too
+                                # (forge.context.plan.parse_status), so the check is there.
+                                "description": "pending, in_progress or done.",
                             },
                         },
                         "required": ["step", "status"],

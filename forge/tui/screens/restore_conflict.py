@@ -30,13 +30,17 @@ class RestoreConflictScreen(ModalScreen["ConflictAnswer | None"]):
         Binding("escape,ctrl+c", "cancel", "Cancel"),
     ]
 
-    def __init__(self, paths: list[str]) -> None:
+    def __init__(self, paths: list[str], what: str = "") -> None:
+        """`what` names the restore, e.g. 'Undoing “add the parser”'."""
         super().__init__()
         self.paths = paths
+        self.what = what
 
     def compose(self) -> ComposeResult:
         with Vertical(id="conflict-dialog"):
             yield Label("Changed since Forge wrote them", id="conflict-title")
+            if self.what:
+                yield Static(self.what, id="conflict-what", markup=False)
             with VerticalScroll(id="conflict-files"):
                 yield Static("\n".join(f"• {path}" for path in self.paths), markup=False)
             yield Static(

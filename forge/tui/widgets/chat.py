@@ -97,10 +97,14 @@ def tool_outcome(
     is_error: bool,
     exit_code: int | None,
     rejected: bool = False,
+    refused: bool = False,
     diff_stats: tuple[int, int] | None = None,
 ) -> tuple[str, str]:
-    """A tool call's (status, text) for its block: rejected with the reason, the exit code of
-    a command, "failed", "+added -removed" for an edit, or "done"."""
+    """A tool call's (status, text) for its block: rejected with the reason, refused by the
+    permission mode (styled like a rejection: it did not run), the exit code of a command,
+    "failed", "+added -removed" for an edit, or "done"."""
+    if refused:
+        return "rejected", "refused (read-only mode)"
     if rejected:
         # The result says why ("rejected by user: not now"); the title shows it.
         return "rejected", shorten(result, 60) or "rejected"
@@ -124,6 +128,8 @@ def recorded_tool_outcome(result: Message | None) -> tuple[str, str]:
         return "error", "skipped" if skipped else "cancelled"
     # Sessions written before "rejected" was recorded still carry the result's wording.
     rejected = bool(meta.get("rejected")) or result.content.startswith("rejected by user")
+    # Likewise for calls refused in read-only mode (forge.agent.modes.refusal_text).
+    refused = bool(meta.get("refused")) or result.content.startswith("read-only mode: ")
     exit_code = meta.get("exit_code")
     stats = meta.get("diff_stats")
     return tool_outcome(
@@ -131,6 +137,7 @@ def recorded_tool_outcome(result: Message | None) -> tuple[str, str]:
         is_error=bool(meta.get("is_error")) or rejected,
         exit_code=exit_code if isinstance(exit_code, int) else None,
         rejected=rejected,
+        refused=refused,
         diff_stats=(int(stats[0]), int(stats[1]))
         if isinstance(stats, list) and len(stats) == 2
         else None,
@@ -279,6 +286,7 @@ class ChatView(VerticalScroll):
                 is_error=event.is_error,
                 exit_code=event.exit_code,
                 rejected=bool(event.metadata.get("rejected")),
+                refused=bool(event.metadata.get("refused")),
                 diff_stats=stats,
             )
         )

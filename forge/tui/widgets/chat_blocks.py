@@ -204,7 +204,8 @@ class ToolCallBlock(Vertical):
     def _title(self) -> str:
         argument = tool_call_argument_summary(self.call)
         icon = self._ICONS[self.status]
-        return escape(f"{icon} {self.call.name}  {argument}  · {self.status_text}")
+        parts = [f"{icon} {self.call.name}", argument, f"· {self.status_text}"]
+        return escape("  ".join(part for part in parts if part))
 
     def set_status(self, status: str, text: str) -> None:
         """Change the status class, icon and the text after the title."""

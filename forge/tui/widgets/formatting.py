@@ -41,8 +41,8 @@ def tool_call_argument_summary(call: ToolCall, width: int = 60) -> str:
         arguments = call.parsed_arguments()
     except ValueError:
         return shorten(call.arguments, width)
-    if call.name == PLAN_TOOL and (plan := plan_from_meta(arguments.get("plan"))) is not None:
-        return f"{len(plan)} steps, {progress(plan)}" if plan else "clear the plan"
+    if call.name == PLAN_TOOL:
+        return _plan_summary(arguments.get("plan"))
     for key in _KEY_ARGUMENTS:
         value = arguments.get(key)
         if isinstance(value, str) and value:
@@ -50,6 +50,17 @@ def tool_call_argument_summary(call: ToolCall, width: int = 60) -> str:
     if not arguments:
         return ""
     return shorten(json.dumps(arguments, ensure_ascii=False), width)
+
+
+def _plan_summary(value: object) -> str:
+    """An `update_plan` call's plan in a few words, also when it is invalid (the result says
+    what is wrong; the row never shows the raw JSON)."""
+    plan = plan_from_meta(value)
+    if plan is not None:
+        return f"{len(plan)} steps, {progress(plan)}" if plan else "clear the plan"
+    if isinstance(value, list):
+        return f"{len(value)} step{'' if len(value) == 1 else 's'} (not a valid plan)"
+    return "no valid plan"
 
 
 def display_path(path: Path) -> str:

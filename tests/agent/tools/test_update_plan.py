@@ -50,8 +50,15 @@ async def test_two_steps_in_progress_are_refused_with_what_to_fix(workspace: Pat
     assert "at most one step may be in progress" in result.content
 
 
-async def test_an_unknown_status_is_refused_by_the_schema(workspace: Path) -> None:
-    plan = [{"step": "a", "status": "completed"}]
+async def test_an_unknown_status_is_refused_saying_what_is_allowed(workspace: Path) -> None:
+    plan = [{"step": "a", "status": "finished"}]
     result = await default_registry().execute(call({"plan": plan}), ToolContext(workspace))
     assert result.is_error
-    assert "must be one of 'pending', 'in_progress', 'done'" in result.content
+    assert "must be one of pending, in_progress, done, not 'finished'" in result.content
+
+
+async def test_codex_style_statuses_are_normalised(workspace: Path) -> None:
+    plan = [{"step": "a", "status": "completed"}, {"step": "b", "status": "in progress"}]
+    result = await default_registry().execute(call({"plan": plan}), ToolContext(workspace))
+    assert not result.is_error, result.content
+    assert [s["status"] for s in result.metadata["plan"]] == ["done", "in_progress"]
