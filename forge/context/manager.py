@@ -53,7 +53,7 @@ from forge.context.events import (
     Trigger,
 )
 from forge.context.fallback import FALLBACK_STRATEGY, FallbackResult, apply_fallback_ladder
-from forge.context.groups import is_instruction
+from forge.context.last_resort import cap_outputs_until, cut_old_instructions
 from forge.context.protocols import Strategy
 from forge.context.strategies import (
     GoalBatchCompactionStrategy,
@@ -65,18 +65,13 @@ from forge.context.strategies import (
 )
 from forge.context.strategies.base import new_run_id
 from forge.context.strategies.deterministic import DeterministicStrategy
-from forge.context.strategies.ingest_cap import (
-    MINIMUM_CAP_TOKENS,
-    IngestCapStrategy,
-    head_and_tail,
-)
+from forge.context.strategies.ingest_cap import IngestCapStrategy
 from forge.context.strategies.instructions import InstructionCondensationStrategy
 from forge.context.strategies.masking import ObservationMaskingStrategy
 from forge.context.summarizer_breaker import SummarizerBreaker
 from forge.context.summary_archive import SummaryArchive
 from forge.context.tally import Tallies
 from forge.llm.errors import LLMError
-from forge.llm.messages import Message
 from forge.llm.model_info import context_window as model_context_window
 from forge.llm.model_info import default_reply_headroom
 from forge.llm.protocols import ModelCloner, Provider, TokenCounter, ToolSpec
@@ -431,29 +426,13 @@ class Manager:
         if self.current_tokens(conversation) > limit:
             self._cap_outputs(conversation, limit, trigger)
         if self.current_tokens(conversation) > limit:
-            self._cut_instructions(conversation, limit)
-
-    def _cut_instructions(self, conversation: Conversation, limit: int) -> None:
-        """The very last resort, when the user's own messages alone overflow the budget and
-        could not be condensed: the oldest (never the latest) keep their head and tail, with
-        what was elided. Nothing is dropped."""
-        latest = conversation.latest_user_index()
-        per_message = max(MINIMUM_CAP_TOKENS, int(self.max_tokens * 0.1))
-        for index in range(len(conversation)):
-            if self.current_tokens(conversation) <= limit:
-                return
-            message = conversation[index]
-            if index == latest or not is_instruction(message):
-                continue
-            text = head_and_tail(message.content, per_message, self.counter)
-            if text == message.content:
-                continue
-            meta = {**message.meta, "condensed": True, "strategy": "instructions"}
-            shortened = Message(
-                role="user", content=text, kind=message.kind, replaces=(message.id,), meta=meta
+            cut_old_instructions(
+                conversation,
+                limit,
+                max_tokens=self.max_tokens,
+                counter=self.counter,
+                current=self.current_tokens,
             )
-            conversation.replace_message(index, shortened)
-            logger.warning("context: an old instruction was cut to fit the budget")
 
     def _cap_outputs(self, conversation: Conversation, limit: int, trigger: Trigger) -> None:
         """Cut tool outputs (newest included) with a shrinking per-output cap until the prompt
@@ -470,14 +449,14 @@ class Manager:
             SummarizationStarted(run_id, cap.name, trigger, "none", before, self.max_tokens, 0)
         )
         started = time.monotonic()
-        per_output = max(MINIMUM_CAP_TOKENS, int(cap.limit(self.max_tokens)))
-        total = 0
-        while self.current_tokens(conversation) > limit:
-            cut = cap.cap_all(conversation, per_output, excluded_tools=self.settings.excluded_tools)
-            total += cut
-            if per_output <= MINIMUM_CAP_TOKENS:
-                break
-            per_output = max(MINIMUM_CAP_TOKENS, per_output // 2)
+        total = cap_outputs_until(
+            conversation,
+            limit,
+            cap,
+            max_tokens=self.max_tokens,
+            excluded_tools=self.settings.excluded_tools,
+            current=self.current_tokens,
+        )
         self._emit(
             SummarizationCompleted(
                 run_id, cap.name, "none", total, before, self.current_tokens(conversation),
