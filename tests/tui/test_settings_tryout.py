@@ -138,6 +138,36 @@ async def test_the_new_context_fields_show_help_and_save() -> None:
     assert context == {"tool_call_summaries": True, "mask_keep_recent": 5}
 
 
+def test_every_tools_and_checkpoints_setting_has_a_field() -> None:
+    from forge.config.settings import CheckpointSettings, ToolsSettings
+
+    shown = {field.key for field in all_fields()}
+    for section, model in (("tools", ToolsSettings), ("checkpoints", CheckpointSettings)):
+        missing = {f"{section}.{name}" for name in model.model_fields} - shown
+        assert not missing, f"missing from the overlay: {missing}"
+
+
+async def test_the_permission_mode_and_checkpoint_bound_are_edited_and_saved() -> None:
+    path = write_config("llm:\n  model: main-model\n  base_url: http://127.0.0.1:9/v1\n")
+    app = SettingsHost(ConfigStore(path))
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await built(pilot)
+        mode = screen.query_one("#field-tools-mode", Input)
+        assert mode.value == "ask"
+        mode.value = "sometimes"
+        await pilot.pause()
+        reason = str(screen.query_one("#reason-tools-mode", Static).render())
+        assert "accept-edits" in reason, reason  # the allowed values are named
+        mode.value = "accept-edits"
+        screen.query_one("#field-checkpoints-max_bytes", Input).value = "1000000"
+        await pilot.pause()
+        await pilot.press("ctrl+s")
+        await wait_until(pilot, lambda: app.results, "the save")
+    saved = yaml.safe_load(path.read_text())
+    assert saved["tools"] == {"mode": "accept-edits"}
+    assert saved["checkpoints"] == {"max_bytes": 1_000_000}
+
+
 MCP_CONFIG = f"""\
 llm:
   model: main-model

@@ -263,6 +263,29 @@ SECTIONS: tuple[FieldSection, ...] = (
                 FieldKind.NAME_LIST,
                 placeholder="none (every command asks)",
             ),
+            SettingField(
+                "tools",
+                "mode",
+                "Permission mode",
+                FieldKind.TEXT,
+                placeholder="read-only, ask, accept-edits or auto",
+            ),
+            SettingField("tools", "command_timeout", "Command timeout (s)", FieldKind.NUMBER),
+            SettingField(
+                "tools",
+                "bang_to_conversation",
+                "!command output to the model",
+                FieldKind.SWITCH,
+                placeholder="true or false",
+            ),
+        ),
+    ),
+    FieldSection(
+        "Checkpoints",
+        (
+            SettingField(
+                "checkpoints", "max_bytes", "Checkpoint store (bytes)", FieldKind.WHOLE_NUMBER
+            ),
         ),
     ),
 )
