@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import signal
+import threading
 from collections.abc import Callable, Iterator
 
 from forge.agent.tools.process_guard import GUARD
@@ -51,6 +53,29 @@ def cancel_task_on_signals(
 
     for number in _not_ignored():
         loop.add_signal_handler(number, stop, int(number))
+
+
+FORCED_EXIT_GRACE_SECONDS = 5.0
+"""How long an orderly exit after a signal may take before the process ends itself."""
+
+
+def exit_after_grace(code: int, grace: float = FORCED_EXIT_GRACE_SECONDS) -> threading.Timer:
+    """End the process with `code` in `grace` seconds unless it has ended by then.
+
+    The orderly exit after a signal can hang where Forge cannot reach it: when the terminal
+    is gone (SIGHUP on a closed window), Textual's output thread dies on the first failed
+    write and the next writes wait forever for room in its queue. A daemon timer thread still
+    runs then; it kills the command groups and leaves with `os._exit` (the session file is
+    written as it goes, so nothing is lost)."""
+
+    def force() -> None:
+        GUARD.kill_all_now()
+        os._exit(code)
+
+    timer = threading.Timer(grace, force)
+    timer.daemon = True
+    timer.start()
+    return timer
 
 
 @contextlib.contextmanager

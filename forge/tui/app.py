@@ -661,7 +661,7 @@ def run_tui(args: argparse.Namespace) -> int:
     if not workspace.is_dir():
         print(f"forge: workspace {workspace} is not a directory", file=sys.stderr)
         return 2
-    from forge.agent.exit_signals import exit_code_for, exit_on_signals
+    from forge.agent.exit_signals import exit_after_grace, exit_code_for, exit_on_signals
 
     app = ForgeApp(
         workspace=workspace,
@@ -669,9 +669,11 @@ def run_tui(args: argparse.Namespace) -> int:
         resume_latest=bool(getattr(args, "continue_session", False)),
     )
 
-    # SIGTERM/SIGHUP/SIGINT: kill running commands, end the turn, exit 128+N (ADR 0021).
+    # SIGTERM/SIGHUP/SIGINT: kill running commands, end the turn, exit 128+N (ADR 0021); if
+    # that hangs (a closed terminal can wedge Textual's output), end the process anyway.
     def exit_app(number: int) -> None:
         app.exit(return_code=exit_code_for(number))
+        exit_after_grace(exit_code_for(number))
 
     # The Runner's close() settles the turn worker (cancels and awaits it), as asyncio.run does.
     with asyncio.Runner() as runner, exit_on_signals(runner.get_loop(), exit_app):

@@ -18,7 +18,7 @@ import pytest
 from forge.context.conversation import CANCELLED_RESULT
 from tests.agent.test_exit_signals import COMMAND, live_members, wait_until
 from tests.agent.test_headless_sessions import session_messages
-from tests.support.openai_server import Call, OpenAIServer, ToolCalls
+from tests.support.openai_server import Call, OpenAIServer, Text, ToolCalls
 from tests.tui.test_e2e_tmux import HEIGHT, REPOSITORY, WIDTH, Tmux
 
 pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
@@ -95,3 +95,45 @@ def test_a_signal_ends_the_tui_and_its_command(
     while tmux.pane_value("alternate_on") != "0" and time.monotonic() < deadline:
         time.sleep(0.1)
     assert tmux.pane_value("alternate_on") == "0"
+
+
+def process_ended(pid: int) -> bool:
+    """Gone, or a zombie nobody has reaped yet (its parent, the tmux server, is gone too)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return True
+    return stat[stat.rindex(")") + 2 :].split()[0] in ("Z", "X")
+
+
+def test_closing_the_terminal_while_an_answer_streams_ends_forge(
+    llm_server: OpenAIServer, terminal: Tmux, workspace: Path, isolated_environment: Path
+) -> None:
+    # A closed window: the pty goes away (SIGHUP) while output is being drawn. Textual's
+    # output thread then dies on a failed write and its queue fills: without the forced exit
+    # Forge hung there for good.
+    llm_server.enqueue(Text("streaming on and on, " * 2000, chunk_size=4, chunk_delay=0.002))
+    tmux = terminal
+    environment = {
+        "OPENAI_BASE_URL": llm_server.base_url,
+        "OPENAI_API_KEY": "sk-e2e-test-key",
+        "PYTHONPATH": str(REPOSITORY),
+        "TERM": "xterm-256color",
+        "HOME": os.environ["HOME"],
+        **{name: os.environ[name] for name in os.environ if name.startswith("XDG_")},
+    }
+    settings = [f"-e{name}={value}" for name, value in environment.items()]
+    tmux.run(
+        "new-session", "-d", "-s", tmux.session, "-x", str(WIDTH), "-y", str(HEIGHT),
+        *settings, "-c", str(workspace), f"exec {sys.executable} -m forge --workspace {workspace}",
+    )  # fmt: skip
+    pid = int(tmux.pane_value("pane_pid"))
+    tmux.wait_for("Type a task and press Enter")
+    tmux.type_and_send("talk", "talk")
+    tmux.wait_for("streaming on and on")
+    subprocess.run(["tmux", "-L", tmux.socket_name, "kill-server"], capture_output=True)
+    try:
+        wait_until(lambda: process_ended(pid), "forge ended with its terminal")
+    finally:
+        if not process_ended(pid):
+            os.kill(pid, signal.SIGKILL)
