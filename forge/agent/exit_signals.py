@@ -55,8 +55,9 @@ def cancel_task_on_signals(
         loop.add_signal_handler(number, stop, int(number))
 
 
-FORCED_EXIT_GRACE_SECONDS = 5.0
-"""How long an orderly exit after a signal may take before the process ends itself."""
+FORCED_EXIT_GRACE_SECONDS = 15.0
+"""How long an orderly exit after a signal may take before the process ends itself (the
+config watcher's thread alone can hold the loop's shutdown for up to 5 s)."""
 
 
 def exit_after_grace(code: int, grace: float = FORCED_EXIT_GRACE_SECONDS) -> threading.Timer:

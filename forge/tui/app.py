@@ -670,7 +670,7 @@ def run_tui(args: argparse.Namespace) -> int:
     )
 
     # SIGTERM/SIGHUP/SIGINT: kill running commands, end the turn, exit 128+N (ADR 0021); if
-    # that hangs (a closed terminal can wedge Textual's output), end the process anyway.
+    # that hangs (a closed terminal can wedge Textual's output), end the process anyway (15 s).
     def exit_app(number: int) -> None:
         app.exit(return_code=exit_code_for(number))
         exit_after_grace(exit_code_for(number))
