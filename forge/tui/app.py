@@ -27,17 +27,12 @@ from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.reactive import var
-from textual.screen import Screen
 from textual.widgets import Footer, Input, TextArea
 
 from forge.agent.events import (
     AgentEvent,
-    ApprovalDecision,
-    ApprovalRequested,
-    ApprovalVerdict,
     ContextWarning,
     ErrorEvent,
-    QuestionAsked,
     SummarizationCompleted,
     SummarizationFailed,
     SummarizerDisabled,
@@ -46,6 +41,7 @@ from forge.tui.command_table import ParsedCommand, SlashCommand
 from forge.tui.commands import SlashCommandProvider, SlashCommandRunner
 from forge.tui.compaction import CompactionTracker, is_skip, plain_failure
 from forge.tui.delta_batching import batch_deltas
+from forge.tui.dialog_flows import DialogFlows
 from forge.tui.input_flows import (
     AttachmentsShown,
     run_user_command,
@@ -55,17 +51,12 @@ from forge.tui.input_flows import (
 from forge.tui.mcp_notices import McpNoticeArrived, McpSessionWatch
 from forge.tui.messages import (
     AgentEventArrived,
-    ApprovalNeeded,
-    QuestionAnswered,
-    QuestionNeeded,
     RuntimeLoaded,
     StartupFailed,
     TurnEnded,
     message_for_event,
 )
 from forge.tui.retry_notices import RetryScheduled, RetryWatcher
-from forge.tui.screens.approval import ApprovalScreen
-from forge.tui.screens.question import DECLINED_ANSWER, QuestionScreen
 from forge.tui.session_controls import MODE_KEY, cycle_mode, session_state
 from forge.tui.widgets.chat import ChatView
 from forge.tui.widgets.chat_blocks import NoticeBlock, UserMessageBlock
@@ -92,7 +83,7 @@ QUIT_CONFIRM_SECONDS = 2.0
 """A second Ctrl+C within this many seconds quits."""
 
 
-class ForgeApp(App[int]):
+class ForgeApp(DialogFlows):
     """Forge's full-screen UI over one `Runtime` (agent, context manager, provider)."""
 
     CSS_PATH = "app.tcss"
@@ -485,54 +476,6 @@ class ForgeApp(App[int]):
         if self.queued:
             parts.append(f"{len(self.queued)} queued")
         self.status.show_activity(" · ".join(parts))
-
-    # --- approvals and questions ---------------------------------------------------------------
-    async def on_approval_needed(self, message: ApprovalNeeded) -> None:
-        await self.chat.mark_awaiting_approval(message.request.call)
-        self.ask_approval(message.request)
-
-    @work(group="dialogs", exit_on_error=False)
-    async def ask_approval(self, request: ApprovalRequested) -> None:
-        """Show the approval dialog and answer the request's future with the decision."""
-        if request.future.done():
-            return
-        screen = ApprovalScreen(request)
-        request.future.add_done_callback(lambda _: self.call_later(self._dismiss_dialog, screen))
-        decision = await self.push_screen_wait(screen)
-        if not request.future.done():
-            request.future.set_result(decision)
-
-    async def on_question_needed(self, message: QuestionNeeded) -> None:
-        await self.chat.add_notice(f"**Question:** {message.request.question}")
-        self.ask_question(message.request)
-
-    @work(group="dialogs", exit_on_error=False)
-    async def ask_question(self, request: QuestionAsked) -> None:
-        """Show the question dialog and answer the request's future with the reply."""
-        if request.future.done():
-            return
-        screen = QuestionScreen(request)
-        request.future.add_done_callback(lambda _: self.call_later(self._dismiss_dialog, screen))
-        answer = await self.push_screen_wait(screen)
-        if not request.future.done():
-            request.future.set_result(answer)
-            self.post_message(QuestionAnswered(answer))
-
-    async def on_question_answered(self, message: QuestionAnswered) -> None:
-        await self.chat.add_user_message(message.answer)
-
-    def _dismiss_dialog(self, screen: Screen[Any]) -> None:
-        """Close a dialog whose request the agent no longer waits for (e.g. interrupted)."""
-        if screen.is_current:
-            if isinstance(screen, ApprovalScreen):
-                screen.dismiss(ApprovalDecision(ApprovalVerdict.REJECT, "interrupted"))
-            else:
-                screen.dismiss(DECLINED_ANSWER)
-
-    def _dismiss_dialogs(self) -> None:
-        for screen in list(self.screen_stack):
-            if isinstance(screen, ApprovalScreen | QuestionScreen):
-                self._dismiss_dialog(screen)
 
     def on_key(self, event: events.Key) -> None:
         """A printable key typed while a chat block (a tool row, a summary) has focus belongs

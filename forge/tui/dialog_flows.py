@@ -1,0 +1,70 @@
+"""The approval and question dialogs of a running turn (the app's part of them): show the
+dialog in a worker, answer the request's future, and close a dialog the agent no longer waits
+for (an interrupted turn)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual import work
+from textual.app import App
+from textual.screen import Screen
+
+from forge.agent.events import ApprovalDecision, ApprovalRequested, ApprovalVerdict, QuestionAsked
+from forge.tui.messages import ApprovalNeeded, QuestionAnswered, QuestionNeeded
+from forge.tui.screens.approval import ApprovalScreen
+from forge.tui.screens.question import DECLINED_ANSWER, QuestionScreen
+from forge.tui.widgets.chat import ChatView
+
+
+class DialogFlows(App[int]):
+    """Mixed into `ForgeApp`: the handlers that put a turn's requests to the user."""
+
+    chat: ChatView
+
+    async def on_approval_needed(self, message: ApprovalNeeded) -> None:
+        await self.chat.mark_awaiting_approval(message.request.call)
+        self.ask_approval(message.request)
+
+    @work(group="dialogs", exit_on_error=False)
+    async def ask_approval(self, request: ApprovalRequested) -> None:
+        """Show the approval dialog and answer the request's future with the decision."""
+        if request.future.done():
+            return
+        screen = ApprovalScreen(request)
+        request.future.add_done_callback(lambda _: self.call_later(self._dismiss_dialog, screen))
+        decision = await self.push_screen_wait(screen)
+        if not request.future.done():
+            request.future.set_result(decision)
+
+    async def on_question_needed(self, message: QuestionNeeded) -> None:
+        await self.chat.add_notice(f"**Question:** {message.request.question}")
+        self.ask_question(message.request)
+
+    @work(group="dialogs", exit_on_error=False)
+    async def ask_question(self, request: QuestionAsked) -> None:
+        """Show the question dialog and answer the request's future with the reply."""
+        if request.future.done():
+            return
+        screen = QuestionScreen(request)
+        request.future.add_done_callback(lambda _: self.call_later(self._dismiss_dialog, screen))
+        answer = await self.push_screen_wait(screen)
+        if not request.future.done():
+            request.future.set_result(answer)
+            self.post_message(QuestionAnswered(answer))
+
+    async def on_question_answered(self, message: QuestionAnswered) -> None:
+        await self.chat.add_user_message(message.answer)
+
+    def _dismiss_dialog(self, screen: Screen[Any]) -> None:
+        """Close a dialog whose request the agent no longer waits for (e.g. interrupted)."""
+        if screen.is_current:
+            if isinstance(screen, ApprovalScreen):
+                screen.dismiss(ApprovalDecision(ApprovalVerdict.REJECT, "interrupted"))
+            else:
+                screen.dismiss(DECLINED_ANSWER)
+
+    def _dismiss_dialogs(self) -> None:
+        for screen in list(self.screen_stack):
+            if isinstance(screen, ApprovalScreen | QuestionScreen):
+                self._dismiss_dialog(screen)
