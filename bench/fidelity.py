@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from bench.references import Reference
 from bench.sessions import Session, touched_paths
 from forge.llm.messages import Message
 
@@ -80,6 +81,18 @@ class Fidelity:
     requests: int = 0
     paths_recalled: int = 0
     paths_total: int = 0
+    user_requests_verbatim: int = 0
+    """(user message, request) pairs in which the user message was verbatim."""
+    user_requests_total: int = 0
+    """User messages before each request, summed over the requests."""
+    referenced_outputs: int = 0
+    """(assistant message, referenced output) pairs (bench/references.py)."""
+    referenced_lost: int = 0
+    """Of those, the output was not verbatim in the request that produced the message."""
+    referenced_tokens: int = 0
+    """(assistant message, referenced token) pairs."""
+    referenced_tokens_missing: int = 0
+    """Of those, the token was nowhere in that request."""
 
     @property
     def latest_user_intact(self) -> bool:
@@ -90,9 +103,16 @@ class Fidelity:
 class FidelityTracker:
     """Checks each request as it is made, and the final one at the end."""
 
-    def __init__(self, session: Session, excluded_tools: set[str]) -> None:
+    def __init__(
+        self,
+        session: Session,
+        excluded_tools: set[str],
+        references: dict[int, Reference] | None = None,
+    ) -> None:
         self.session = session
         self.excluded_tools = excluded_tools
+        self.references = references or {}
+        self.user_messages = session.user_messages()
         self.result = Fidelity()
         self._outputs: list[int] = []
         self._latest_user: int | None = None
@@ -108,8 +128,9 @@ class FidelityTracker:
                 self._latest_user = index
         self._seen = max(self._seen, end)
 
-    def observe(self, end: int, request: Sequence[Message]) -> None:
-        """The request made after the session's first `end` messages."""
+    def observe(self, end: int, request: Sequence[Message]) -> list[int]:
+        """The request made after the session's first `end` messages (it produced the message
+        at `end`); returns the indices of the referenced outputs it lost."""
         self._advance(end)
         keys = message_keys(request)
         messages = self.session.messages
@@ -120,6 +141,19 @@ class FidelityTracker:
             result.newest_tools_verbatim += 1
         if self._latest_user is None or is_verbatim(messages[self._latest_user], keys):
             result.latest_user_kept += 1
+        users = [index for index in self.user_messages if index < end]
+        result.user_requests_total += len(users)
+        result.user_requests_verbatim += sum(is_verbatim(messages[i], keys) for i in users)
+        reference = self.references.get(end)
+        if reference is None:
+            return []
+        lost = [index for index in reference.outputs if not is_verbatim(messages[index], keys)]
+        result.referenced_outputs += len(reference.outputs)
+        result.referenced_lost += len(lost)
+        text = request_text(request)
+        result.referenced_tokens += len(reference.tokens)
+        result.referenced_tokens_missing += sum(token not in text for token in reference.tokens)
+        return lost
 
     def finish(self, end: int, request: Sequence[Message]) -> Fidelity:
         """The final-request checks, for the final request made after `end` messages."""

@@ -37,7 +37,19 @@ SUMMARIZE_KEEP = 20
 """Newest messages `summarize-at-90` keeps verbatim."""
 EAGER_AGE = 20
 """Messages after a tool-call group at which `eager` summarizes it."""
-BASELINES = ("none", "masking", "summarize-at-90", "eager")
+BASELINES = (
+    "none",
+    "masking",
+    "masking-3",
+    "masking-5",
+    "summarize-at-90",
+    "eager",
+    "codex",
+    "claude-code",
+    "openhands",
+)
+"""`masking` keeps 10 outputs (its name predates `masking-3`/`masking-5`); the last three are
+the peers' policies of `bench.peer_policies`."""
 DEFAULT_POLICIES = (*BASELINES, "forge")
 SUMMARY_SYSTEM_PROMPT = (
     "You write the working memory of a coding agent. Summarize the material, keeping file "
@@ -92,6 +104,8 @@ class PolicyContext:
     budget: int
     measure: Callable[[Sequence[Message]], int]
     summarizer: Summarizer
+    count: Callable[[str], int] = field(default=lambda text: (len(text) + 3) // 4)
+    """A text's tokens (the replay passes o200k_base's count; the default approximates)."""
 
 
 class Policy(Protocol):
@@ -140,8 +154,11 @@ class MaskingPolicy(_Baseline):
 
     name = "masking"
 
-    def __init__(self, context: PolicyContext, keep: int = MASKING_KEEP) -> None:
+    def __init__(
+        self, context: PolicyContext, keep: int = MASKING_KEEP, name: str = "masking"
+    ) -> None:
         super().__init__(context)
+        self.name = name
         self.keep = keep
         self._placeholders: dict[int, Message] = {}
 
@@ -410,10 +427,17 @@ def forge_settings(spec: PolicySpec, budget: int | None) -> ContextSettings:
 
 def baseline(spec: PolicySpec, context: PolicyContext) -> Policy:
     """The baseline policy named by `spec`."""
+    from bench.peer_policies import ClaudeCodePolicy, CodexPolicy, OpenHandsPolicy
+
     classes: dict[str, Callable[[PolicyContext], Policy]] = {
         "none": NonePolicy,
         "masking": MaskingPolicy,
+        "masking-3": lambda context: MaskingPolicy(context, keep=3, name="masking-3"),
+        "masking-5": lambda context: MaskingPolicy(context, keep=5, name="masking-5"),
         "summarize-at-90": SummarizeAt90Policy,
         "eager": EagerPolicy,
+        "codex": CodexPolicy,
+        "claude-code": ClaudeCodePolicy,
+        "openhands": OpenHandsPolicy,
     }
     return classes[spec.kind](context)

@@ -24,16 +24,11 @@ import sys
 import time
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 
-from bench.cache_model import (
-    RequestTokenizer,
-    Segment,
-    cached_tokens,
-    common_prefix,
-    prompt_tokens,
-)
+from bench.cache_model import RequestTokenizer, Segment, prompt_tokens
+from bench.costing import CostMeter
 from bench.fidelity import FidelityTracker
 from bench.policies import (
     DEFAULT_POLICIES,
@@ -46,7 +41,8 @@ from bench.policies import (
     forge_settings,
     parse_policy,
 )
-from bench.prices import MAIN, SUMMARIZATION, session_cost
+from bench.prices import ANTHROPIC_MAIN, ANTHROPIC_SUMMARIZATION, MAIN, SUMMARIZATION
+from bench.references import Reference, references
 from bench.server_process import ServerProcess
 from bench.sessions import COMBINED, Session, combine, load_session, trajectory_files
 from forge.agent.tools.registry import default_registry
@@ -97,6 +93,30 @@ class Row:
     seconds: float
     strategy_runs: dict[str, int] = field(default_factory=dict)
     """For a forge policy: completed runs that changed something, by strategy (tier)."""
+    cost_usd_openai: float = 0.0
+    """= `cost_usd`: OpenAI-style automatic prefix caching (bench.cache_model)."""
+    cost_usd_anthropic: float = 0.0
+    """Anthropic-style explicit breakpoints (bench.anthropic_cache), Claude Sonnet prices."""
+    recall_cost_usd_openai: float = 0.0
+    """`cost_usd_openai` plus one re-fetch request per lost referenced output."""
+    recall_cost_usd_anthropic: float = 0.0
+    recall_requests: int = 0
+    """The re-fetch requests added (= `referenced_lost`)."""
+    cache_read_tokens: int = 0
+    """Anthropic-style: prompt tokens read from the cache (agent requests)."""
+    cache_write_tokens: int = 0
+    """Anthropic-style: prompt tokens written to the cache (agent requests)."""
+    referenced_outputs: int = 0
+    """(assistant message, referenced earlier tool output) pairs (bench/references.py)."""
+    referenced_lost: int = 0
+    """Of those, the output was not verbatim in the request that produced the message."""
+    referenced_tokens: int = 0
+    referenced_tokens_missing: int = 0
+    """(assistant message, referenced token) pairs whose token was nowhere in the request."""
+    user_requests_verbatim: int = 0
+    """(user message, request) pairs with the user message verbatim in the request."""
+    user_requests_total: int = 0
+    """User messages (observations aside) before each request, summed over requests."""
 
     @property
     def agent_plus_summary_input(self) -> int:
@@ -126,6 +146,7 @@ class Replay:
             summary_model, server.base_url, API_KEY, max_retries=0
         )
         self.summarizer = Summarizer(self.summary_provider)
+        self._references: dict[int, tuple[Session, dict[int, Reference]]] = {}
 
     def measure(self, messages: Sequence[Message]) -> int:
         """A request's prompt tokens, tool definitions included."""
@@ -164,12 +185,14 @@ class Replay:
         if spec.kind == "forge":
             policy = self.forge_policy(spec, budget, frozenset(session.observations))
         else:
-            context = PolicyContext(session, resolved, self.measure, self.summarizer)
+            context = PolicyContext(
+                session, resolved, self.measure, self.summarizer, self.tokenizer.count
+            )
             policy = baseline(spec, context)
         self.server.reset_stats()
         started = time.perf_counter()
-        tracker = FidelityTracker(session, self.excluded_tools)
-        previous: list[Segment] | None = None
+        tracker = FidelityTracker(session, self.excluded_tools, self.references(session))
+        meter = CostMeter()
         final: tuple[int, list[Message]] | None = None
         total = uncached = cached = output = peak = over = requests = 0
         try:
@@ -184,7 +207,12 @@ class Replay:
                 _check_valid(session, spec, index, history, request)
                 segments = self.tokenizer.request(self.tools, request)
                 size = prompt_tokens(segments)
-                hit = cached_tokens(common_prefix(previous, segments)) if previous else 0
+                lost = tracker.observe(index, request)
+                hit = meter.request(
+                    segments,
+                    bool(request) and request[0].role == "system",
+                    [self.tokenizer.message(session.messages[i]) for i in lost],
+                )
                 policy.sent(size)
                 requests += 1
                 total += size
@@ -192,8 +220,7 @@ class Replay:
                 uncached += size - hit
                 peak = max(peak, size)
                 over += size > resolved
-                tracker.observe(index, request)
-                previous, final = segments, (index, request)
+                final = (index, request)
         finally:
             await policy.aclose()
         seconds = time.perf_counter() - started
@@ -204,13 +231,8 @@ class Replay:
         if stats["in_flight"]:
             raise RuntimeError(f"{session.name}/{spec.name}: summaries still in flight")
         summary_in, summary_out = stats["prompt_tokens"], stats["completion_tokens"]
-        cost = session_cost(
-            uncached_prompt=uncached,
-            cached_prompt=cached,
-            agent_output=output,
-            summary_input=summary_in,
-            summary_output=summary_out,
-        )
+        costs = meter.costs(output, summary_in, summary_out)
+        cost = costs["cost_usd_openai"]
         return Row(
             session=session.name,
             budget=resolved,
@@ -237,7 +259,24 @@ class Replay:
             paths_total=fidelity.paths_total,
             seconds=seconds,
             strategy_runs=dict(getattr(policy, "runs", {})),
+            **costs,
+            recall_requests=meter.recall_requests,
+            cache_read_tokens=meter.agent.anthropic_read,
+            cache_write_tokens=meter.agent.anthropic_written,
+            referenced_outputs=fidelity.referenced_outputs,
+            referenced_lost=fidelity.referenced_lost,
+            referenced_tokens=fidelity.referenced_tokens,
+            referenced_tokens_missing=fidelity.referenced_tokens_missing,
+            user_requests_verbatim=fidelity.user_requests_verbatim,
+            user_requests_total=fidelity.user_requests_total,
         )
+
+    def references(self, session: Session) -> dict[int, Reference]:
+        """The session's referenced outputs (computed once per session)."""
+        known = self._references.get(id(session))
+        if known is None or known[0] is not session:
+            known = self._references[id(session)] = (session, references(session))
+        return known[1]
 
     async def aclose(self) -> None:
         """Close the summarizer's HTTP client."""
@@ -269,35 +308,23 @@ def _ratio(value: float, base: float) -> str:
 
 
 def _sum_rows(rows: Sequence[Row], session: str) -> Row:
-    """Rows of one policy and budget added up (fidelity counts too; booleans all-of)."""
+    """Rows of one policy and budget added up (fidelity counts too; the peak a maximum,
+    booleans all-of, strategy runs merged)."""
     first = rows[0]
-    return Row(
-        session=session,
-        budget=first.budget,
-        budget_label=first.budget_label,
-        policy=first.policy,
-        requests=sum(r.requests for r in rows),
-        prompt_tokens=sum(r.prompt_tokens for r in rows),
-        uncached_prompt_tokens=sum(r.uncached_prompt_tokens for r in rows),
-        cached_prompt_tokens=sum(r.cached_prompt_tokens for r in rows),
-        agent_output_tokens=sum(r.agent_output_tokens for r in rows),
-        cost_usd=sum(r.cost_usd for r in rows),
-        summary_calls=sum(r.summary_calls for r in rows),
-        summary_input_tokens=sum(r.summary_input_tokens for r in rows),
-        summary_output_tokens=sum(r.summary_output_tokens for r in rows),
-        peak_prompt_tokens=max(r.peak_prompt_tokens for r in rows),
-        over_budget=sum(r.over_budget for r in rows),
-        user_verbatim=sum(r.user_verbatim for r in rows),
-        user_total=sum(r.user_total for r in rows),
-        excluded_verbatim=sum(r.excluded_verbatim for r in rows),
-        excluded_total=sum(r.excluded_total for r in rows),
-        newest_tools_verbatim=sum(r.newest_tools_verbatim for r in rows),
-        latest_user_intact=all(r.latest_user_intact for r in rows),
-        paths_recalled=sum(r.paths_recalled for r in rows),
-        paths_total=sum(r.paths_total for r in rows),
-        seconds=sum(r.seconds for r in rows),
-        strategy_runs=dict(sum((Counter(r.strategy_runs) for r in rows), Counter())),
-    )
+    values: dict[str, object] = {}
+    for item in fields(Row):
+        name = item.name
+        if name in ("budget", "budget_label", "policy"):
+            values[name] = getattr(first, name)
+        elif name == "peak_prompt_tokens":
+            values[name] = max(r.peak_prompt_tokens for r in rows)
+        elif name == "latest_user_intact":
+            values[name] = all(r.latest_user_intact for r in rows)
+        elif name == "strategy_runs":
+            values[name] = dict(sum((Counter(r.strategy_runs) for r in rows), Counter()))
+        elif name != "session":
+            values[name] = sum(getattr(r, name) for r in rows)
+    return Row(session=session, **values)  # type: ignore[arg-type]
 
 
 TABLE_HEADER = (

@@ -4,8 +4,12 @@ multi-task session.
 Definitions (issue "Benchmarks"): a **user instruction** is a trajectory's first user message
 when it comes before any assistant message, and each "Next task: ..." message of the combined
 session; a user message after the trajectory's first assistant message is a tool **observation**
-(text-action agents send their tools' output that way). The corpus's turn-ending tools (`finish`,
-`submit`) become `task_completion`, so Forge's default exclusions apply to them.
+(text-action agents send their tools' output that way). A converted file may mark a user message
+`"kind": "instruction"` or `"kind": "observation"` (`bench/convert/`); marks, where a file has
+them, replace the inference (Aider's later requests are instructions, its command output
+observations). A **user message** is any user-role message that is not an observation. The
+corpus's turn-ending tools (`finish`, `submit`) become `task_completion`, so Forge's default
+exclusions apply to them.
 """
 
 from __future__ import annotations
@@ -41,6 +45,14 @@ class Session:
     observations: set[int] = field(default_factory=set)
     """User messages that carry a tool's output (text-action agents)."""
 
+    def user_messages(self) -> list[int]:
+        """Indices of the user-role messages that are not observations, in order."""
+        return [
+            index
+            for index, message in enumerate(self.messages)
+            if message.role == "user" and index not in self.observations
+        ]
+
     def is_tool_output(self, index: int) -> bool:
         """A tool result or an observation."""
         return self.messages[index].role == "tool" or index in self.observations
@@ -69,13 +81,28 @@ def _close_dangling_calls(messages: list[Message]) -> list[Message]:
     return [*messages, *results]
 
 
-def annotate(name: str, messages: Sequence[Message]) -> Session:
-    """A session from plain messages, finding its instruction and its observations.
+def annotate(
+    name: str, messages: Sequence[Message], kinds: Sequence[str | None] | None = None
+) -> Session:
+    """A session from plain messages, finding its instruction and its observations (`kinds`,
+    one per message, gives them where the file marked them: "instruction", "observation").
 
     Empty assistant messages (no content, no calls) are dropped: no agent can send one, and
     Forge refuses them."""
-    kept = [m for m in messages if m.role != "assistant" or m.content or m.tool_calls]
-    session = Session(name, [_map_turn_ending(message) for message in kept])
+    marks = list(kinds) if kinds is not None else [None] * len(messages)
+    pairs = [
+        (m, mark)
+        for m, mark in zip(messages, marks, strict=True)
+        if m.role != "assistant" or m.content or m.tool_calls
+    ]
+    session = Session(name, [_map_turn_ending(message) for message, _ in pairs])
+    if any(mark is not None for _, mark in pairs):
+        for index, (message, mark) in enumerate(pairs):
+            if message.role == "user" and mark == "instruction":
+                session.instructions.add(index)
+            elif message.role == "user" and mark == "observation":
+                session.observations.add(index)
+        return session
     seen_assistant = False
     seen_instruction = False
     for index, message in enumerate(session.messages):
@@ -94,7 +121,9 @@ def load_session(path: Path) -> Session:
     """One corpus trajectory as a session; `FileNotFoundError` if the file is missing."""
     if not path.is_file():
         raise FileNotFoundError(f"trajectory not found: {path}")
-    return annotate(path.name.removesuffix(".messages.json"), load_trajectory(path))
+    records = json.loads(path.read_text(encoding="utf-8"))
+    kinds = [record.get("kind") if isinstance(record, dict) else None for record in records]
+    return annotate(path.name.removesuffix(".messages.json"), load_trajectory(path), kinds)
 
 
 def trajectory_files(directory: Path = TRAJECTORIES) -> list[Path]:
