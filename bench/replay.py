@@ -2,15 +2,19 @@
 
 `python -m bench.replay [FILES...] [--budget N ...] [--policy NAME ...] [--json FILE]`
 
-Defaults: every trajectory in ../shared/corpus/trajectories/ plus the combined session (all of
-them back to back, each introduced by a "Next task: ..." user message); budgets 8k, 12k, 16k
-and gpt-4o's default budget (`--budget default`); policies none, masking, summarize-at-90,
-eager, forge (`forge:key=value,...` adds a Forge variant).
+FILES may be session files or folders of `*.messages.json`. Defaults: every trajectory in
+../shared/corpus/trajectories/, then every session in bench/corpus/, plus the combined session
+(the shared corpus's sessions back to back, each introduced by a "Next task: ..." user message;
+with FILES, all of them); budgets 8k, 12k, 16k and gpt-4o's default budget (`--budget
+default`); policies none, masking (10 outputs kept), masking-3, masking-5, summarize-at-90,
+eager, codex, claude-code, openhands, forge (`forge:key=value,...` adds a Forge variant).
 
 Each session is replayed message by message: before each assistant message the policy turns
 the history into a request, which is recorded (Forge's built-in tool definitions, the same for
-every policy, then the messages) and costed under the prefix-cache model of
-`bench.cache_model` and the prices of `bench.prices`. Summaries come from the deterministic
+every policy, then the messages), checked (`bench.fidelity`, `bench.references`) and costed
+(`bench.costing`) under two cache price models: OpenAI-style automatic prefix caching
+(`bench.cache_model`) and Anthropic-style explicit breakpoints (`bench.anthropic_cache`), with
+and without the re-fetch of each referenced output a policy lost. Summaries come from the deterministic
 summarizer of `bench.server_process`, in its own process. A missing corpus, an invalid request
 or any other failure raises; nothing is skipped. The method is in docs/adr/0018.
 """
@@ -42,9 +46,17 @@ from bench.policies import (
     parse_policy,
 )
 from bench.prices import ANTHROPIC_MAIN, ANTHROPIC_SUMMARIZATION, MAIN, SUMMARIZATION
+from bench import replay_tables
 from bench.references import Reference, references
 from bench.server_process import ServerProcess
-from bench.sessions import COMBINED, Session, combine, load_session, trajectory_files
+from bench.sessions import (
+    BENCH_CORPUS,
+    COMBINED,
+    Session,
+    combine,
+    load_session,
+    trajectory_files,
+)
 from forge.agent.tools.registry import default_registry
 from forge.config.settings import ContextSettings
 from forge.context.conversation import Conversation
@@ -117,6 +129,8 @@ class Row:
     """(user message, request) pairs with the user message verbatim in the request."""
     user_requests_total: int = 0
     """User messages (observations aside) before each request, summed over requests."""
+    origin: str = ""
+    """Where the session comes from (`shared`, `bench/corpus`, `combined`, a folder name)."""
 
     @property
     def agent_plus_summary_input(self) -> int:
@@ -269,6 +283,7 @@ class Replay:
             referenced_tokens_missing=fidelity.referenced_tokens_missing,
             user_requests_verbatim=fidelity.user_requests_verbatim,
             user_requests_total=fidelity.user_requests_total,
+            origin=session.origin,
         )
 
     def references(self, session: Session) -> dict[int, Reference]:
@@ -316,6 +331,8 @@ def _sum_rows(rows: Sequence[Row], session: str) -> Row:
         name = item.name
         if name in ("budget", "budget_label", "policy"):
             values[name] = getattr(first, name)
+        elif name == "origin":
+            values[name] = first.origin if all(r.origin == first.origin for r in rows) else ""
         elif name == "peak_prompt_tokens":
             values[name] = max(r.peak_prompt_tokens for r in rows)
         elif name == "latest_user_intact":
@@ -539,6 +556,7 @@ def render_markdown(rows: Sequence[Row], policies: Sequence[str]) -> str:
     for policy in policies:
         if policy.startswith("forge") and "masking" in policies and "none" in policies:
             parts += ["", *targets_section(rows, policy)]
+    parts += replay_tables.section(rows, policies)
     parts += _tiers_section(rows, [p for p in policies if p.startswith("forge")], budgets)
     cost_header = ["session", "policy", *(label for _, label in budgets)]
     cost_rows = []
@@ -586,7 +604,8 @@ def parser() -> argparse.ArgumentParser:
         "files",
         nargs="*",
         type=Path,
-        help="trajectory files (default: every one in the corpus, plus the combined session)",
+        help="session files (*.messages.json) or folders of them (default: the shared corpus, "
+        "then bench/corpus/; plus the combined session)",
     )
     result.add_argument(
         "--budget",
@@ -608,12 +627,35 @@ def parser() -> argparse.ArgumentParser:
     return result
 
 
+def session_files(paths: Sequence[Path]) -> list[Path]:
+    """The files given, each folder among them as its `*.messages.json` files (sorted);
+    `FileNotFoundError` for a path that does not exist or a folder without sessions."""
+    files: list[Path] = []
+    for path in paths:
+        if path.is_dir():
+            found = sorted(path.glob("*.messages.json"))
+            if not found:
+                raise FileNotFoundError(f"no sessions (*.messages.json) in {path}")
+            files += found
+        elif path.is_file():
+            files.append(path)
+        else:
+            raise FileNotFoundError(f"no such session file or folder: {path}")
+    return files
+
+
 def load_sessions(files: Sequence[Path], with_combined: bool) -> list[Session]:
-    """The sessions to replay: the files (or the whole corpus), then the combined session."""
-    paths = list(files) or trajectory_files()
-    sessions = [load_session(path) for path in paths]
-    if with_combined and len(sessions) > 1:
-        sessions.append(combine(sessions))
+    """The sessions to replay: the files and folders given, else the shared corpus then the
+    repository's (`bench/corpus/`); then the combined session: the shared corpus's sessions
+    back to back by default, all the given ones otherwise."""
+    if files:
+        sessions = [load_session(path) for path in session_files(files)]
+        together = sessions
+    else:
+        together = [load_session(path) for path in trajectory_files()]
+        sessions = together + [load_session(path) for path in session_files([BENCH_CORPUS])]
+    if with_combined and len(together) > 1:
+        sessions.append(combine(together))
     return sessions
 
 

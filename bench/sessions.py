@@ -23,6 +23,10 @@ from bench.corpus import CORPUS, load_trajectory
 from forge.llm.messages import Message, ToolCall
 
 TRAJECTORIES = CORPUS / "trajectories"
+BENCH_CORPUS = Path(__file__).resolve().parent / "corpus"
+"""The larger corpus kept in the repository (`bench/corpus/`, sources in its README)."""
+SHARED = "shared"
+"""The origin of the shared corpus's sessions (`../shared/corpus/trajectories/`)."""
 TURN_ENDING_TOOLS = {"finish": "task_completion", "submit": "task_completion"}
 """Corpus tool names mapped to Forge's turn-ending tool."""
 COMBINED = "combined"
@@ -42,6 +46,8 @@ class Session:
     name: str
     messages: list[Message]
     instructions: set[int] = field(default_factory=set)
+    origin: str = ""
+    """Where the session comes from: `shared`, `bench/corpus`, or the folder it was read from."""
     observations: set[int] = field(default_factory=set)
     """User messages that carry a tool's output (text-action agents)."""
 
@@ -117,13 +123,25 @@ def annotate(
     return session
 
 
+def origin_of(path: Path) -> str:
+    """`shared` for the shared corpus, `bench/corpus` for the repository's, else the folder."""
+    folder = path.resolve().parent
+    if folder == TRAJECTORIES.resolve():
+        return SHARED
+    if folder == BENCH_CORPUS.resolve():
+        return "bench/corpus"
+    return folder.name
+
+
 def load_session(path: Path) -> Session:
     """One corpus trajectory as a session; `FileNotFoundError` if the file is missing."""
     if not path.is_file():
         raise FileNotFoundError(f"trajectory not found: {path}")
     records = json.loads(path.read_text(encoding="utf-8"))
     kinds = [record.get("kind") if isinstance(record, dict) else None for record in records]
-    return annotate(path.name.removesuffix(".messages.json"), load_trajectory(path), kinds)
+    session = annotate(path.name.removesuffix(".messages.json"), load_trajectory(path), kinds)
+    session.origin = origin_of(path)
+    return session
 
 
 def trajectory_files(directory: Path = TRAJECTORIES) -> list[Path]:
@@ -138,7 +156,7 @@ def combine(sessions: Sequence[Session], name: str = COMBINED) -> Session:
     """All sessions back to back as one: the first keeps its system prompt and instruction;
     each later one loses its system prompt and starts with a "Next task: ..." user message
     (its own instruction prefixed, or a generic one when it has none)."""
-    combined = Session(name, [])
+    combined = Session(name, [], origin=COMBINED)
     for number, session in enumerate(sessions):
         messages = _close_dangling_calls(list(session.messages))
         first = True
