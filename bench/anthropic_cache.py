@@ -2,8 +2,8 @@
 
 Anthropic caches only where a request marks a breakpoint (`cache_control`). At each breakpoint
 whose prefix holds at least `MINIMUM` tokens, the prefix up to and including that block is
-written to the cache (at `WRITE_MULTIPLIER` × the input price) unless it is already there; a
-request reads (at `READ_MULTIPLIER` ×) the longest cached prefix that ends at a block boundary
+written to the cache (at `WRITE_MULTIPLIER` x the input price) unless it is already there; a
+request reads (at `READ_MULTIPLIER` x) the longest cached prefix that ends at a block boundary
 no more than `LOOKBACK` blocks before one of its breakpoints. Tokens after the read, up to the
 last breakpoint, are written; tokens after the last breakpoint are plain input. Every request of
 a replay is taken to come within the cache's 5-minute lifetime, so nothing expires.

@@ -71,9 +71,7 @@ class CostMeter:
             self.recall_requests += 1
         return hit
 
-    def costs(
-        self, agent_output: int, summary_input: int, summary_output: int
-    ) -> dict[str, float]:
+    def costs(self, agent_output: int, summary_input: int, summary_output: int) -> dict[str, float]:
         """Dollars under both models, without and with the re-fetches."""
         result = {}
         for name, parts in (("", (self.agent,)), ("recall_", (self.agent, self.recall))):

@@ -46,7 +46,7 @@ def session_cost(
 
 ANTHROPIC_MAIN = ModelPrice("claude-sonnet-4-5", input=3.0, cached_input=0.3, output=15.0)
 """The agent's model under the Anthropic-style price model (base prices; `cached_input` is the
-cache-read price, 0.1 × input)."""
+cache-read price, 0.1 x input)."""
 ANTHROPIC_SUMMARIZATION = ModelPrice("claude-haiku-4-5", input=1.0, cached_input=0.1, output=5.0)
 """The summarization model under the Anthropic-style price model (summaries uncached)."""
 CACHE_WRITE_MULTIPLIER = 1.25
@@ -65,7 +65,7 @@ def anthropic_cost(
     summarization: ModelPrice = ANTHROPIC_SUMMARIZATION,
 ) -> float:
     """A session's dollars under explicit breakpoints: reads at the cached price, writes at
-    1.25 × input, the rest at input, plus summaries (uncached) at `summarization`'s prices."""
+    1.25 x input, the rest at input, plus summaries (uncached) at `summarization`'s prices."""
     prompt = (
         uncached * main.input
         + written * main.input * CACHE_WRITE_MULTIPLIER

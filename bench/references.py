@@ -67,9 +67,7 @@ def references(session: Session) -> dict[int, Reference]:
             for token in mentions(message):
                 if any(token in text for text in others):
                     continue
-                source = next(
-                    (j for j in reversed(outputs) if token in messages[j].content), None
-                )
+                source = next((j for j in reversed(outputs) if token in messages[j].content), None)
                 if source is None:
                     continue
                 reference.tokens.append(token)
@@ -79,4 +77,3 @@ def references(session: Session) -> dict[int, Reference]:
                 result[index] = reference
         others.append(_text(message))
     return result
-

@@ -14,9 +14,9 @@ the history into a request, which is recorded (Forge's built-in tool definitions
 every policy, then the messages), checked (`bench.fidelity`, `bench.references`) and costed
 (`bench.costing`) under two cache price models: OpenAI-style automatic prefix caching
 (`bench.cache_model`) and Anthropic-style explicit breakpoints (`bench.anthropic_cache`), with
-and without the re-fetch of each referenced output a policy lost. Summaries come from the deterministic
-summarizer of `bench.server_process`, in its own process. A missing corpus, an invalid request
-or any other failure raises; nothing is skipped. The method is in docs/adr/0018.
+and without the re-fetch of each referenced output a policy lost. Summaries come from the
+deterministic summarizer of `bench.server_process`, in its own process. A missing corpus, an
+invalid request or any other failure raises; nothing is skipped. The method is in docs/adr/0018.
 """
 
 from __future__ import annotations
@@ -31,6 +31,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 
+from bench import replay_tables
 from bench.cache_model import RequestTokenizer, Segment, prompt_tokens
 from bench.costing import CostMeter
 from bench.fidelity import FidelityTracker
@@ -45,8 +46,7 @@ from bench.policies import (
     forge_settings,
     parse_policy,
 )
-from bench.prices import ANTHROPIC_MAIN, ANTHROPIC_SUMMARIZATION, MAIN, SUMMARIZATION
-from bench import replay_tables
+from bench.prices import MAIN, SUMMARIZATION
 from bench.references import Reference, references
 from bench.server_process import ServerProcess
 from bench.sessions import (
@@ -640,7 +640,7 @@ def session_files(paths: Sequence[Path]) -> list[Path]:
         elif path.is_file():
             files.append(path)
         else:
-            raise FileNotFoundError(f"no such session file or folder: {path}")
+            raise FileNotFoundError(f"session file or folder not found: {path}")
     return files
 
 

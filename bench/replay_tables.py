@@ -56,7 +56,7 @@ def _fraction(part: int, whole: int) -> str:
 
 
 def section(rows: Sequence[Row], policies: Sequence[str]) -> list[str]:
-    """Markdown lines: one table per budget, rows = group × policy."""
+    """Markdown lines: one table per budget, rows = group x policy."""
     from bench.replay import _ratio, _sum_rows, markdown_table
 
     parts = [
@@ -66,7 +66,7 @@ def section(rows: Sequence[Row], policies: Sequence[str]) -> list[str]:
         f"OpenAI-style: automatic prefix caching, {MAIN.model} ({MAIN.input} input, "
         f"{MAIN.cached_input} cached, {MAIN.output} output), summaries on {SUMMARIZATION.model}. "
         f"Anthropic-style: breakpoints on the tools, the system prompt and the newest two "
-        f"messages, writes {WRITE_MULTIPLIER}× input, reads {READ_MULTIPLIER}×, {LOOKBACK}-block "
+        f"messages, writes {WRITE_MULTIPLIER}x input, reads {READ_MULTIPLIER}x, {LOOKBACK}-block "
         f"lookback, {MINIMUM:,}-token minimum, nothing expires; {ANTHROPIC_MAIN.model} "
         f"({ANTHROPIC_MAIN.input} input, {ANTHROPIC_MAIN.output} output), summaries on "
         f"{ANTHROPIC_SUMMARIZATION.model} ({ANTHROPIC_SUMMARIZATION.input}/"

@@ -27,7 +27,7 @@ START = re.compile(r"^# aider chat started at .*$", re.MULTILINE)
 def sessions(text: str) -> list[str]:
     """The transcript's sessions, in order (text before the first heading dropped)."""
     starts = [match.end() for match in START.finditer(text)]
-    ends = [match.start() for match in START.finditer(text)][1:] + [len(text)]
+    ends = [*(match.start() for match in START.finditer(text)), len(text)][1:]
     return [text[start:end] for start, end in zip(starts, ends, strict=True)]
 
 
@@ -89,7 +89,9 @@ def main() -> None:
             users = [r for r in records if r.get("kind") == "instruction"]
             replies = [r for r in records if r["role"] == "assistant"]
             longest = max((len(r["content"]) for r in users), default=0)
-            print(number, len(users), len(replies), sum(len(r["content"]) for r in records), longest)
+            print(
+                number, len(users), len(replies), sum(len(r["content"]) for r in records), longest
+            )
         return
     if args.session is None or args.destination is None:
         parser.error("give a destination and --session N (or --list)")

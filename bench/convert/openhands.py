@@ -44,7 +44,9 @@ def convert(events: list[dict[str, Any]]) -> list[Record]:
             content = args.get("content") or event.get("message") or ""
             records.append({"role": "user", "content": content, "kind": "instruction"})
         elif action and metadata:
-            response_id = (metadata.get("model_response") or {}).get("id") or metadata["tool_call_id"]
+            response_id = (metadata.get("model_response") or {}).get("id") or metadata[
+                "tool_call_id"
+            ]
             if response_id in responses:
                 continue
             responses.add(response_id)
@@ -56,10 +58,16 @@ def convert(events: list[dict[str, Any]]) -> list[Record]:
             if not calls:
                 calls = [tool_call(metadata["tool_call_id"], metadata["function_name"], "{}")]
             records.append(
-                {"role": "assistant", "content": text_of(message.get("content")), "tool_calls": calls}
+                {
+                    "role": "assistant",
+                    "content": text_of(message.get("content")),
+                    "tool_calls": calls,
+                }
             )
         elif action == "message" and event.get("source") == "agent":
-            records.append({"role": "assistant", "content": args.get("content") or event["message"]})
+            records.append(
+                {"role": "assistant", "content": args.get("content") or event["message"]}
+            )
         elif observation and metadata:
             call_id = metadata["tool_call_id"]
             if call_id in answered:
@@ -88,7 +96,11 @@ def _answer_every_call(records: list[Record]) -> list[Record]:
         calls = record.get("tool_calls")
         if calls and index < len(records) - 1:
             kept = [c for c in calls if c["id"] in answered]
-            record = {**record, "tool_calls": kept} if kept else {k: v for k, v in record.items() if k != "tool_calls"}
+            record = (
+                {**record, "tool_calls": kept}
+                if kept
+                else {k: v for k, v in record.items() if k != "tool_calls"}
+            )
             if not kept and not record["content"]:
                 continue
         result.append(record)

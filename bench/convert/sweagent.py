@@ -45,7 +45,11 @@ def convert(data: dict[str, Any]) -> list[Record]:
             ids = item.get("tool_call_ids") or [item.get("tool_call_id")]
             for number, call_id in enumerate(ids):
                 records.append(
-                    {"role": "tool", "tool_call_id": call_id, "content": content if number == 0 else ""}
+                    {
+                        "role": "tool",
+                        "tool_call_id": call_id,
+                        "content": content if number == 0 else "",
+                    }
                 )
         elif role == "user":
             kind = "observation" if seen_assistant else "instruction"

@@ -33,6 +33,14 @@ REQUIRED_FIELDS = {
     "summary_input_tokens",
     "summary_output_tokens",
     "latest_user_intact",
+    "cost_usd_openai",
+    "cost_usd_anthropic",
+    "recall_cost_usd_openai",
+    "recall_cost_usd_anthropic",
+    "referenced_outputs",
+    "referenced_lost",
+    "user_requests_verbatim",
+    "user_requests_total",
 }
 
 
@@ -104,3 +112,31 @@ def test_the_module_runs_from_the_command_line(tmp_path: Path) -> None:
     )
     assert failed.returncode == 1
     assert "not found" in failed.stderr
+
+
+def test_replay_runs_on_a_folder_and_reports_recall_and_both_price_models(tmp_path: Path) -> None:
+    folder = tmp_path / "sessions"
+    folder.mkdir()
+    write_trajectory(folder / "a.messages.json", tool_session(16, output_words=150))
+    write_trajectory(folder / "b.messages.json", tool_session(5, instruction="Add tests."))
+    out = tmp_path / "rows.json"
+    argv = [str(folder), "--budget", "3k", "--json", str(out)]
+    for policy in ("none", "masking", "masking-3", "codex", "claude-code", "openhands"):
+        argv += ["--policy", policy]
+    markdown = run(argv)
+    rows = {(r["session"], r["policy"]): r for r in json.loads(out.read_text("utf-8"))}
+    assert {session for session, _ in rows} == {"a", "b", "combined"}
+    for row in rows.values():
+        assert row["cost_usd"] == row["cost_usd_openai"]
+        assert row["recall_cost_usd_openai"] >= row["cost_usd_openai"]
+        assert row["recall_cost_usd_anthropic"] >= row["cost_usd_anthropic"] > 0
+        assert row["referenced_lost"] <= row["referenced_outputs"]
+        assert row["recall_requests"] == row["referenced_lost"]
+        if row["session"] != "combined":  # one instruction before every request
+            assert row["user_requests_total"] == row["requests"]
+    none = rows[("a", "none")]
+    assert none["referenced_lost"] == 0
+    assert none["recall_cost_usd_openai"] == none["cost_usd_openai"]
+    assert none["user_requests_verbatim"] == none["user_requests_total"] == none["requests"]
+    assert "Recall-adjusted cost, two cache price models" in markdown
+    assert "| all sessions (2) | codex |" in markdown
