@@ -9,12 +9,20 @@ from pathlib import Path
 import pytest
 from textual.widgets import Input, Markdown
 
-from bench.bookkeeping import awaits_results, message_stream, quiet_settings, take_valid
+from bench.bookkeeping import (
+    awaits_results,
+    measure_size,
+    message_stream,
+    quiet_settings,
+    take_valid,
+)
 from bench.minimal_app import MinimalApp, content_of
 from bench.parallel import concurrencies, conversation_with_groups, limit_seconds
 from bench.server_process import ServerProcess
 from bench.startup import import_tree
+from forge.config.settings import ContextSettings
 from forge.llm.messages import Message, ToolCall
+from tests.bench.sessions_support import tool_session
 
 
 def test_concurrencies_are_one_five_and_n_without_repeats() -> None:
@@ -65,6 +73,22 @@ def test_the_bookkeeping_settings_keep_every_trigger_out_of_reach() -> None:
     settings = quiet_settings()
     assert settings.max_tokens is not None and settings.max_tokens >= 10**9
     assert settings.min_tool_calls_to_summarize >= 10**9
+
+
+def test_the_bookkeeping_masking_variant_keeps_the_default_batch_only() -> None:
+    settings = quiet_settings(masking=True)
+    assert settings.mask_batch == ContextSettings().mask_batch
+    assert settings.mask_keep_recent == ContextSettings().mask_keep_recent
+    assert settings.min_tool_calls_to_summarize >= 10**9
+    assert quiet_settings().mask_batch >= 10**9
+
+
+async def test_bookkeeping_with_masking_sees_masking_fire_and_nothing_else() -> None:
+    sessions = [tool_session(30, output_words=40)]
+    *_, problems = await measure_size(200, sessions, masking=True)
+    assert problems == []  # masking fired (else a problem) and no other strategy did
+    *_, quiet = await measure_size(200, sessions)
+    assert quiet == []
 
 
 def test_sse_lines_give_the_answer_pieces_and_the_end() -> None:
