@@ -27,7 +27,12 @@ from bench.measure import format_ratio, format_seconds, median
 from bench.results import SectionResult, Table
 from forge.config.settings import ContextSettings
 from forge.context.conversation import Conversation, repair
-from forge.context.events import ContextEvent, ContextUsage, ContextWarning
+from forge.context.events import (
+    ContextEvent,
+    ContextUsage,
+    ContextWarning,
+    SummarizationCompleted,
+)
 from forge.context.manager import Manager
 from forge.context.strategies.masking import MASKING
 from forge.llm.messages import Message, ToolCall
@@ -116,9 +121,10 @@ def full_recount(counter: TiktokenCounter, messages: Sequence[Message]) -> int:
 
 async def measure_size(
     size: int, sessions: Sequence[Sequence[Message]], masking: bool = False
-) -> tuple[float, float, float, int, list[str]]:
-    """(manager call, full recount, floor) medians in seconds, tokens, and problems found;
-    with `masking`, observation masking fires at its defaults (and only it may)."""
+) -> tuple[float, float, float, int, int, list[str]]:
+    """(manager call, full recount, floor) medians in seconds, tokens, timed calls in which
+    masking ran, and problems found; with `masking`, observation masking fires at its
+    defaults (and only it may)."""
     counter = TiktokenCounter(MODEL)
     events: list[ContextEvent] = []
     provider = OpenAICompatibleProvider(MODEL, UNREACHABLE_URL, "bench-key", max_retries=0)
@@ -136,14 +142,17 @@ async def measure_size(
         await manager.evaluate_and_summarize(conversation)  # warms every cache
         calls: list[float] = []
         floors: list[float] = []
+        masked_calls = 0
         for _ in range(REPEATS):
             new = take_valid(stream, NEW_MESSAGES)
             for message in new:
                 conversation.append(message)
             version = conversation.version
+            runs = _masking_runs(events)
             started = time.perf_counter()
             await manager.evaluate_and_summarize(conversation)
             calls.append(time.perf_counter() - started)
+            masked_calls += _masking_runs(events) > runs
             if conversation.version != version and not masking:
                 problems.append(f"{size} messages: the manager changed the conversation")
             started = time.perf_counter()
@@ -169,7 +178,11 @@ async def measure_size(
         started = time.perf_counter()
         tokens = full_recount(counter, messages)
         recounts.append(time.perf_counter() - started)
-    return median(calls), median(recounts), median(floors), tokens, problems
+    return median(calls), median(recounts), median(floors), tokens, masked_calls, problems
+
+
+def _masking_runs(events: Sequence[ContextEvent]) -> int:
+    return sum(isinstance(e, SummarizationCompleted) and e.strategy == MASKING for e in events)
 
 
 NEW_MESSAGES = 3
@@ -194,28 +207,27 @@ def run() -> SectionResult:
     masking_table = Table(
         f"With observation masking firing at its defaults (mask_batch "
         f"{ContextSettings().mask_batch}, keep {ContextSettings().mask_keep_recent})",
-        table.header,
+        (*table.header, "timed calls that masked"),
     )
     result = SectionResult(
         "bookkeeping", "3. Bookkeeping per LLM call", COMMAND, [table, masking_table]
     )
     for masking, rows in ((False, table.rows), (True, masking_table.rows)):
         for size in SIZES:
-            call, recount, floor, tokens, problems = asyncio.run(
+            call, recount, floor, tokens, masked, problems = asyncio.run(
                 measure_size(size, sessions, masking)
             )
             result.violations += problems
-            rows.append(
-                (
-                    f"{size:,}",
-                    f"{tokens:,}",
-                    format_seconds(call),
-                    format_seconds(recount),
-                    format_seconds(floor),
-                    format_ratio(call, recount, 3),
-                    format_ratio(call, floor, 1),
-                )
+            cells = (
+                f"{size:,}",
+                f"{tokens:,}",
+                format_seconds(call),
+                format_seconds(recount),
+                format_seconds(floor),
+                format_ratio(call, recount, 3),
+                format_ratio(call, floor, 1),
             )
+            rows.append((*cells, f"{masked}/{REPEATS}") if masking else cells)
     result.notes.append(
         f"Conversations are the {len(sessions)} shared trajectories back to back (ids made "
         f"unique per copy). Budget {HUGE:,} tokens and far-off triggers, so no strategy fires "
