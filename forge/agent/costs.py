@@ -137,6 +137,7 @@ class CostLedger:
             tuple(lines),
             saved_tokens=sum(self.saved_tokens.values()),
             sent_tokens=self.sent_tokens,
+            removed_tokens=self.removed_tokens,
             saved_dollars=saved,
         )
 
@@ -191,6 +192,8 @@ class CostReport:
     saved_tokens: int = 0
     sent_tokens: int = 0
     saved_dollars: float | None = 0.0
+    removed_tokens: int = 0
+    """Tokens compaction has removed from the conversation so far (net)."""
 
     def dollars(self, kind: Kind | None = None) -> float | None:
         """Dollars of `kind` (all kinds when None); None when any model in it has no price."""
@@ -247,6 +250,11 @@ class CostReport:
             spent = f"{self.shown('summarization')} spent on summarization"
         else:
             spent = "no summarization requests"
+        if not self.saved_tokens and self.removed_tokens:
+            return (
+                f"Compaction removed **{self.removed_tokens:,}** tokens from the conversation; "
+                f"no request has been sent since ({spent})."
+            )
         if not self.saved_tokens:
             return f"Compaction has not removed tokens from any request yet ({spent})."
         return (
