@@ -142,6 +142,20 @@ def check_installed(bin_dir: Path, home: Path) -> None:
         server.stop()
 
 
+def check_editable_install_is_quiet(environment: Path) -> None:
+    """The editable install `make run` and `make test` do prints no setuptools warning box
+    (pyproject.toml maps the flat layout with `package-dir`; without it setuptools installs an
+    import finder and says "BuildBackendWarning: Editable installation")."""
+    venv.create(environment, with_pip=False)
+    python = str(environment / "bin" / "python")
+    done = run(
+        [sys.executable, "-m", "pip", "--python", python, "install", "--no-deps", "-e", str(ROOT)]
+    )
+    output = done.stdout + done.stderr
+    if "Warning" in output.replace("WARNING: Location", ""):
+        sys.exit(f"check_wheel_install: the editable install warns:\n{output}")
+
+
 def main() -> None:
     """Build, install, run; exit non-zero with the reason on the first failure."""
     with tempfile.TemporaryDirectory(prefix="forge-wheel-") as temporary:
@@ -151,6 +165,8 @@ def main() -> None:
         step(f"installing {wheel.name} into a fresh venv")
         bin_dir = install(wheel, scratch / "venv")
         check_installed(bin_dir, scratch / "home")
+        step("an editable install (make run's) prints no packaging warning")
+        check_editable_install_is_quiet(scratch / "editable")
     step("ok")
 
 
