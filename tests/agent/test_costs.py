@@ -170,8 +170,10 @@ def test_without_compaction_or_summaries_the_saving_names_no_dollars() -> None:
         "since (no summarization requests)."
     )
     ledger.record_agent("main", Usage(prompt_tokens=1_000, completion_tokens=10))
-    assert ledger.report(PRICES).saving_sentence().endswith(
-        "About **$0.0060** saved, against no summarization requests."
+    assert (
+        ledger.report(PRICES)
+        .saving_sentence()
+        .endswith("About **$0.0060** saved, against no summarization requests.")
     )
 
 
