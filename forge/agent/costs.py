@@ -298,11 +298,18 @@ class CostReport:
         else:
             figures = self.blocks_markdown() if narrow else self.table_markdown()
         return (
-            f"**Session cost: {self.shown()}** (agent {self.shown('agent')}, summarization "
-            f"{self.shown('summarization')}; USD, from the usage the server reported; "
+            f"**Session cost: {self._spent()}** (agent {self._spent('agent')}, summarization "
+            f"{self._spent('summarization')}; USD, from the usage the server reported; "
             f"unknown: a model the price table does not list)\n\n{figures}\n\n"
             f"{self.saving_sentence()}\n\n_{SAVING_METHOD}_"
         )
+
+    def _spent(self, kind: Kind | None = None) -> str:
+        """`shown(kind)`, or "no requests yet" when no request of `kind` reported usage (a
+        model without a price would otherwise read "$0.00")."""
+        if not any(kind is None or line.kind == kind for line in self.lines):
+            return "no requests yet"
+        return self.shown(kind)
 
 
 def _rounded(value: float | None) -> float | None:

@@ -163,6 +163,10 @@ def test_without_compaction_or_summaries_the_saving_names_no_dollars() -> None:
     assert sentence == (
         "Compaction has not removed tokens from any request yet (no summarization requests)."
     )
+    details = ledger.report(PRICES).details_markdown()
+    assert "(agent unknown, summarization no requests yet;" in details
+    assert "$0.00" not in details
+    assert "Session cost: no requests yet" in CostLedger().report(PRICES).details_markdown()
     # Masking alone (no LLM call) removed tokens: no summarization dollars to set against.
     ledger.observe(SummarizationCompleted("r1", "masking", "none", 3, 9_000, 6_000, 0.0, 0))
     assert ledger.report(PRICES).saving_sentence() == (
