@@ -50,7 +50,8 @@ LONG_COMMAND = ToolCall(
 NARROW_ROWS = (
     ToolCallFinished(
         REJECTED,
-        "rejected by user: write the tests first",
+        "rejected by user: write the tests first, then change the loader so that the "
+        "environment wins over the file",
         True,
         metadata={"rejected": True},
     ),
@@ -98,7 +99,8 @@ async def tool_rows_scene(pilot: Pilot[object]) -> None:
     await settle_chat(pilot)
     blocks = list(app.chat.query(ToolCallBlock))
     statuses = [
-        "· rejected by user: write the tests first",
+        "· rejected by user: write the tests first, then change the loader so that the "
+        "environment wins over the file",
         "· refused (read-only mode)",
         "· exit 0",
     ]
