@@ -8,10 +8,12 @@ STAMP := $(VENV)/.forge-installed
 .PHONY: run test check lint format typecheck contracts bench clean
 
 $(STAMP): pyproject.toml
-	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
-	touch $(STAMP)
+	@echo "forge: installing Forge and its dependencies into $(VENV) (about a minute the first time)..."
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	@$(BIN)/python -m pip install --quiet --upgrade pip
+	@$(BIN)/python -m pip install --quiet -e '.[dev]'
+	@touch $(STAMP)
+	@echo "forge: installed."
 
 run: $(STAMP)
 	$(BIN)/forge $(ARGS)
@@ -20,12 +22,12 @@ test: $(STAMP)
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
 lint: $(STAMP)
-	$(BIN)/ruff check forge tests bench
-	$(BIN)/ruff format --check forge tests bench
+	$(BIN)/ruff check forge tests bench scripts
+	$(BIN)/ruff format --check forge tests bench scripts
 
 format: $(STAMP)
-	$(BIN)/ruff format forge tests bench
-	$(BIN)/ruff check --fix forge tests bench
+	$(BIN)/ruff format forge tests bench scripts
+	$(BIN)/ruff check --fix forge tests bench scripts
 
 typecheck: $(STAMP)
 	$(BIN)/mypy

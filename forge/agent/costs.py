@@ -137,6 +137,7 @@ class CostLedger:
             tuple(lines),
             saved_tokens=sum(self.saved_tokens.values()),
             sent_tokens=self.sent_tokens,
+            removed_tokens=self.removed_tokens,
             saved_dollars=saved,
         )
 
@@ -191,6 +192,8 @@ class CostReport:
     saved_tokens: int = 0
     sent_tokens: int = 0
     saved_dollars: float | None = 0.0
+    removed_tokens: int = 0
+    """Tokens compaction has removed from the conversation so far (net)."""
 
     def dollars(self, kind: Kind | None = None) -> float | None:
         """Dollars of `kind` (all kinds when None); None when any model in it has no price."""
@@ -239,31 +242,74 @@ class CostReport:
             f"{self.shown('summarization')})"
         )
 
-    def details_markdown(self) -> str:
-        """The `/cost` report: per model, tokens in/cached/out and dollars; the saving."""
+    def saving_sentence(self) -> str:
+        """What compaction did for the session's requests, in words that cannot be misread:
+        the tokens it removed from later requests, what those requests sent instead, and the
+        dollars on both sides ("unknown" where a price is missing, never "$0.00")."""
+        if self.summarization_requests:
+            spent = f"{self.shown('summarization')} spent on summarization"
+        else:
+            spent = "no summarization requests"
+        if not self.saved_tokens and self.removed_tokens:
+            return (
+                f"Compaction removed **{self.removed_tokens:,}** tokens from the conversation; "
+                f"no request has been sent since ({spent})."
+            )
+        if not self.saved_tokens:
+            return f"Compaction has not removed tokens from any request yet ({spent})."
+        return (
+            f"Compaction removed **{self.saved_tokens:,}** tokens from later requests: they "
+            f"sent {self.sent_tokens:,} prompt tokens instead of "
+            f"{self.sent_tokens + self.saved_tokens:,}. About "
+            f"**{format_dollars(self.saved_dollars)}** saved, against {spent}."
+        )
+
+    @property
+    def summarization_requests(self) -> int:
+        """How many summarization requests reported usage."""
+        return sum(line.requests for line in self.lines if line.kind == "summarization")
+
+    def table_markdown(self) -> str:
+        """Per kind and model: requests, tokens in / cached / out, dollars, as a table."""
         rows = [
             f"| {line.kind} | `{line.model}` | {line.requests} | {line.prompt:,} | "
             f"{line.cached:,} | {line.output:,} | {format_dollars(line.dollars)} |"
             for line in self.lines
         ]
-        table = (
+        return (
             "| kind | model | requests | in | cached | out | cost |\n"
             "|---|---|---:|---:|---:|---:|---:|\n" + "\n".join(rows)
-            if rows
-            else "No request has reported usage yet."
         )
-        saving = (
-            f"Compaction kept **{self.saved_tokens:,}** prompt tokens out of this session's "
-            f"requests (they sent {self.sent_tokens:,}): about "
-            f"**{format_dollars(self.saved_dollars)}** saved, against "
-            f"{self.shown('summarization')} spent on summarization.\n\n"
-            f"_{SAVING_METHOD}_"
+
+    def blocks_markdown(self) -> str:
+        """The table's figures as one block per kind and model, for a narrow screen."""
+        return "\n".join(
+            f"- **{line.kind}** `{line.model}`: **{format_dollars(line.dollars)}** · "
+            f"{line.requests:,} request{'s' if line.requests != 1 else ''} · "
+            f"{line.prompt:,} in ({line.cached:,} cached) · {line.output:,} out"
+            for line in self.lines
         )
+
+    def details_markdown(self, *, narrow: bool = False) -> str:
+        """The `/cost` report: per model, tokens in/cached/out and dollars (a table, or one
+        block per model when `narrow`); the compaction saving and how it is estimated."""
+        if not self.lines:
+            figures = "No request has reported usage yet."
+        else:
+            figures = self.blocks_markdown() if narrow else self.table_markdown()
         return (
-            f"**Session cost: {self.shown()}** (agent {self.shown('agent')}, summarization "
-            f"{self.shown('summarization')}; USD, from the usage the server reported; "
-            f"unknown: a model the price table does not list)\n\n{table}\n\n{saving}"
+            f"**Session cost: {self._spent()}** (agent {self._spent('agent')}, summarization "
+            f"{self._spent('summarization')}; USD, from the usage the server reported; "
+            f"unknown: a model the price table does not list)\n\n{figures}\n\n"
+            f"{self.saving_sentence()}\n\n_{SAVING_METHOD}_"
         )
+
+    def _spent(self, kind: Kind | None = None) -> str:
+        """`shown(kind)`, or "no requests yet" when no request of `kind` reported usage (a
+        model without a price would otherwise read "$0.00")."""
+        if not any(kind is None or line.kind == kind for line in self.lines):
+            return "no requests yet"
+        return self.shown(kind)
 
 
 def _rounded(value: float | None) -> float | None:

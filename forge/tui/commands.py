@@ -234,8 +234,11 @@ class SlashCommandRunner(CheckpointCommands):
     async def command_cost(self, argument: str) -> None:
         """Show the session's cost: per model, tokens and dollars; the compaction saving."""
         from forge.tui.session_controls import cost_details
+        from forge.tui.widgets.cost_notice import CostNotice
 
-        await self.app.chat.add_notice(cost_details(self.app.runtime))
+        chat = self.app.chat
+        width = chat.scrollable_content_region.width
+        await chat.add_block(CostNotice(cost_details(self.app.runtime), width))
 
     async def command_mcp(self, argument: str) -> None:
         """List the MCP servers with their status and tools."""

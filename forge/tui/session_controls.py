@@ -11,6 +11,7 @@ if TYPE_CHECKING:
     from forge.agent.costs import CostReport
     from forge.agent.runtime import Runtime
     from forge.tui.app import ForgeApp
+    from forge.tui.widgets.cost_notice import CostDetails
 
 MODE_KEY = "ctrl+t"
 """Cycles the permission mode (Shift+Tab moves focus in Textual; Ctrl+T reaches every
@@ -36,9 +37,11 @@ def cycle_mode(app: ForgeApp) -> None:
     app.notify(f"Mode: {policy.mode.value} ({MODE_DESCRIPTIONS[policy.mode]})", timeout=3)
 
 
-def cost_details(runtime: Runtime) -> str:
-    """The `/cost` report, with the prices it used and where they come from."""
+def cost_details(runtime: Runtime) -> CostDetails:
+    """The `/cost` report, as a table and as one block per model, with the prices it used
+    and where they come from."""
     from forge.config.prices import price_table
+    from forge.tui.widgets.cost_notice import CostDetails, table_width
 
     prices = price_table(runtime.settings.prices)
     report = runtime.agent.costs.report(prices)
@@ -50,12 +53,17 @@ def cost_details(runtime: Runtime) -> str:
     for model in sorted(models):
         price = prices.lookup(model)
         rows.append(
-            f"`{model}`: unknown (not in the price table)"
+            f"- `{model}`: unknown (not in the price table)"
             if price is None
-            else f"`{model}`: ${price.input:g} in, ${price.cached_input:g} cached, "
+            else f"- `{model}`: ${price.input:g} in, ${price.cached_input:g} cached, "
             f"${price.output:g} out"
         )
-    return (
-        f"{report.details_markdown()}\n\nPrices per million tokens: {'; '.join(rows)}. "
+    footer = (
+        "Prices per million tokens:\n\n" + "\n".join(rows) + "\n\n"
         "Add or correct them under `prices:` in the config file."
+    )
+    return CostDetails(
+        wide=f"{report.details_markdown()}\n\n{footer}",
+        narrow=f"{report.details_markdown(narrow=True)}\n\n{footer}",
+        table_width=table_width(report),
     )

@@ -129,6 +129,72 @@ def test_compaction_saving_counts_removed_tokens_on_every_later_request() -> Non
     assert "Estimate:" in report.details_markdown()
 
 
+def test_the_saving_says_what_compaction_removed_and_what_the_requests_sent_instead() -> None:
+    ledger = CostLedger()
+    ledger.record_agent("main", Usage(prompt_tokens=20_000, completion_tokens=0))
+    ledger.observe(SummarizationCompleted("r1", "threshold", "cheap", 6, 30_000, 17_350, 1.0, 1))
+    ledger.record_agent("main", Usage(prompt_tokens=3_193, completion_tokens=0))
+    ledger.record_agent("main", Usage(prompt_tokens=0, completion_tokens=0))
+    ledger.record_summary("cheap", Usage(prompt_tokens=10_000, completion_tokens=500))
+    sentence = ledger.report(PRICES).saving_sentence()
+    assert sentence.startswith(
+        "Compaction removed **25,300** tokens from later requests: they sent 23,193 prompt "
+        "tokens instead of 48,493."
+    )
+    assert "**$0.05** saved, against $0.0024 spent on summarization." in sentence
+
+
+def test_a_missing_price_is_unknown_in_the_saving_never_zero_dollars() -> None:
+    """A local model: the saving and the summarization spending are "unknown", not $0.00."""
+    ledger = CostLedger()
+    ledger.record_agent("local-llama", Usage(prompt_tokens=20_000, completion_tokens=10))
+    ledger.observe(SummarizationCompleted("r1", "threshold", "local", 6, 30_000, 4_700, 1.0, 1))
+    ledger.record_agent("local-llama", Usage(prompt_tokens=5_000, completion_tokens=10))
+    ledger.record_summary("local-llama", Usage(prompt_tokens=9_000, completion_tokens=300))
+    details = ledger.report(PRICES).details_markdown()
+    assert "About **unknown** saved, against unknown spent on summarization." in details
+    assert "$0.00" not in details
+
+
+def test_without_compaction_or_summaries_the_saving_names_no_dollars() -> None:
+    ledger = CostLedger()
+    ledger.record_agent("local-llama", Usage(prompt_tokens=2_000, completion_tokens=10))
+    sentence = ledger.report(PRICES).saving_sentence()
+    assert sentence == (
+        "Compaction has not removed tokens from any request yet (no summarization requests)."
+    )
+    details = ledger.report(PRICES).details_markdown()
+    assert "(agent unknown, summarization no requests yet;" in details
+    assert "$0.00" not in details
+    assert "Session cost: no requests yet" in CostLedger().report(PRICES).details_markdown()
+    # Masking alone (no LLM call) removed tokens: no summarization dollars to set against.
+    ledger.observe(SummarizationCompleted("r1", "masking", "none", 3, 9_000, 6_000, 0.0, 0))
+    assert ledger.report(PRICES).saving_sentence() == (
+        "Compaction removed **3,000** tokens from the conversation; no request has been sent "
+        "since (no summarization requests)."
+    )
+    ledger.record_agent("main", Usage(prompt_tokens=1_000, completion_tokens=10))
+    assert (
+        ledger.report(PRICES)
+        .saving_sentence()
+        .endswith("About **$0.0060** saved, against no summarization requests.")
+    )
+
+
+def test_narrow_details_give_each_model_one_block_with_every_figure() -> None:
+    ledger = CostLedger()
+    ledger.record_agent("main", Usage(23_193, 900, 24_093, cached_tokens=1_000))
+    ledger.record_summary("local-llama", Usage(12_000, 800, 12_800))
+    report = ledger.report(PRICES)
+    narrow = report.details_markdown(narrow=True)
+    assert "| kind |" not in narrow and "| kind |" in report.details_markdown()
+    assert report.blocks_markdown().splitlines() == [
+        "- **agent** `main`: **$0.05** · 1 request · 23,193 in (1,000 cached) · 900 out",
+        "- **summarization** `local-llama`: **unknown** · 1 request · 12,000 in (0 cached) · "
+        "800 out",
+    ]
+
+
 def _settings(server: OpenAIServer, **llm: object) -> Settings:
     values: dict[str, object] = {
         "base_url": server.base_url,

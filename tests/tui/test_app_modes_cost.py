@@ -145,7 +145,7 @@ async def test_the_status_pane_shows_cost_split_and_cost_details_it(
         assert f"| summarization | `gpt-4o-mini` | {summaries} | {summaries * 10_000:,} |" in (
             details
         )
-        assert "Estimate:" in details and "Compaction kept" in details
+        assert "Estimate:" in details and "Compaction removed" in details
         assert "`gpt-4o`: $2.5 in, $1.25 cached, $10 out" in details
 
 

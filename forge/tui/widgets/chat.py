@@ -35,6 +35,8 @@ from forge.tui.widgets.formatting import shorten
 
 LOOP_BREAKING_TOOLS = frozenset({"converse", "task_completion", "ask_question"})
 """Tools that talk to the user: shown as answers and questions, not as tool blocks."""
+MAX_REJECTION_STATUS = 200
+"""Characters of a rejection's reason shown in its tool row's title."""
 MAX_CHAT_BLOCKS = 150
 """Blocks kept mounted at most; older ones are removed from the screen (not from history)."""
 
@@ -106,8 +108,9 @@ def tool_outcome(
     if refused:
         return "rejected", "refused (read-only mode)"
     if rejected:
-        # The result says why ("rejected by user: not now"); the title shows it.
-        return "rejected", shorten(result, 60) or "rejected"
+        # The result says why ("rejected by user: not now"); the title shows it, wrapping
+        # rather than cutting the user's reason (bounded only against a pasted essay).
+        return "rejected", shorten(result, MAX_REJECTION_STATUS) or "rejected"
     if exit_code is not None:
         return ("error" if exit_code != 0 else "ok"), f"exit {exit_code}"
     if is_error:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from textual import events
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.markup import escape
@@ -16,6 +17,12 @@ from forge.llm.messages import ToolCall
 from forge.tui.widgets.diff_view import DiffView
 from forge.tui.widgets.formatting import format_tokens, tool_call_argument_summary
 
+TITLE_CHROME = 6
+"""Columns of a tool row that are not its title text: the coloured edge, the collapsible's
+padding, the title's padding and its ▶ symbol."""
+MIN_ARGUMENT_WIDTH = 16
+"""A tool row's argument keeps at least this many columns (the title wraps rather than lose
+what was called on)."""
 FOLD_DIFF_LINES = 30
 """Diffs longer than this are shown folded in the chat (one keypress opens them)."""
 MAX_TOOL_OUTPUT_CHARS = 20_000
@@ -193,6 +200,8 @@ class ToolCallBlock(Vertical):
         self.status_text = "running"
         self.output = ""
         self.diff_folded = False
+        self._title_width: int | None = None
+        """Columns for the title text, once the row has a size (None: not laid out yet)."""
         self._output = Static("", markup=False, classes="tool-output")
         # The user's own `!command` shows its output open: they ran it to see it.
         collapsed = call.name != USER_COMMAND_TOOL
@@ -202,10 +211,25 @@ class ToolCallBlock(Vertical):
         yield self._box
 
     def _title(self) -> str:
-        argument = tool_call_argument_summary(self.call)
-        icon = self._ICONS[self.status]
-        parts = [f"{icon} {self.call.name}", argument, f"· {self.status_text}"]
-        return escape("  ".join(part for part in parts if part))
+        """Icon, name, argument and status; the argument is shortened to the row's width
+        (never the status: a rejection's reason or a refusal must stay readable)."""
+        name = f"{self._ICONS[self.status]} {self.call.name}"
+        status = f"· {self.status_text}"
+        argument = ""
+        if self._title_width is None:
+            argument = tool_call_argument_summary(self.call)
+        else:
+            # What fits on the row's line; at least a stub of it, the title wrapping if need be.
+            room = self._title_width - len(name) - len(status) - 4  # two "  " separators
+            width = min(60, max(room, MIN_ARGUMENT_WIDTH))
+            argument = tool_call_argument_summary(self.call, width=width)
+        return escape("  ".join(part for part in (name, argument, status) if part))
+
+    def on_resize(self, event: events.Resize) -> None:
+        width = max(0, event.size.width - TITLE_CHROME)
+        if width and width != self._title_width:
+            self._title_width = width
+            self._box.title = self._title()
 
     def set_status(self, status: str, text: str) -> None:
         """Change the status class, icon and the text after the title."""

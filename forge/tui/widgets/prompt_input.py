@@ -24,7 +24,20 @@ from forge.tui.widgets.file_hints import FileHints
 NEWLINE_KEYS = ("shift+enter", "ctrl+j")
 FILE_HINT_KEYS = ("tab", "enter", "up", "down", "escape")
 MAX_HISTORY = 200
-PLACEHOLDER = "Ask Forge…  (Enter sends · Shift+Enter or Ctrl+J new line · / for commands)"
+PLACEHOLDERS = (
+    "Ask Forge…  (Enter sends · Shift+Enter or Ctrl+J new line · / for commands)",
+    "Ask Forge…  (Enter sends · Ctrl+J new line · / for commands)",
+    "Ask Forge…  (Enter sends · / for commands)",
+    "Ask Forge…",
+)
+"""The prompt's hint, longest first: the longest that fits the prompt's width is shown (at 80
+columns the first was cut mid-phrase)."""
+PLACEHOLDER = PLACEHOLDERS[0]
+
+
+def placeholder_for(width: int) -> str:
+    """The longest placeholder that fits in `width` columns (the shortest when none does)."""
+    return next((text for text in PLACEHOLDERS if len(text) <= width), PLACEHOLDERS[-1])
 
 
 class PromptInput(TextArea):
@@ -50,6 +63,10 @@ class PromptInput(TextArea):
         self._draft = ""
         self._completed_at: tuple[int, int] | None = None
         """Where the cursor stood right after a file completion (which ends in a space)."""
+
+    def on_resize(self, event: events.Resize) -> None:
+        # One column stays free for the cursor at the end of the line.
+        self.placeholder = placeholder_for(self.scrollable_content_region.width - 1)
 
     async def _on_key(self, event: events.Key) -> None:
         handled = True
