@@ -12,7 +12,7 @@ So every front end passes outside text through `terminal_safe` where it enters d
   removed: they are noise in a chat and a command's colours are optional (docs/adr/0035).
 - Every other ESC becomes a visible `␛`, so OSC, DCS, APC, PM and SOS strings show as text
   (`␛]52;c;…`) and do nothing: the user sees that something tried.
-- C1 controls (U+0080–U+009F, which some terminals obey like their ESC forms) become `␛`
+- C1 controls (U+0080 to U+009F, which some terminals obey like their ESC forms) become `␛`
   and their 7-bit letter (U+009B, CSI, shows as `␛[`).
 - Other C0 controls and DEL become their Unicode control pictures (BEL shows as `␇`); tab
   and newline stay.

@@ -1,4 +1,9 @@
-"""The blocks the chat is made of: user messages, answers, tool calls, summaries, notices."""
+"""The blocks the chat is made of: user messages, answers, tool calls, summaries, notices.
+
+Every block shows text from outside (the user, the model, tools, files, servers), so each
+passes it through `terminal_safe` (no control sequence reaches the terminal) and never parses
+it as Textual markup (docs/adr/0035).
+"""
 
 from __future__ import annotations
 
@@ -13,6 +18,7 @@ from textual.widgets.markdown import MarkdownBlock, MarkdownStream
 
 from forge.agent.shell_escape import USER_COMMAND_TOOL
 from forge.llm.messages import ToolCall
+from forge.text_safety import TerminalSafeStream, terminal_safe
 from forge.tui.widgets.diff_view import DiffView
 from forge.tui.widgets.formatting import format_tokens, tool_call_argument_summary
 
@@ -79,6 +85,7 @@ class UserMessageBlock(Static):
 
     @staticmethod
     def _content(text: str, queued: bool) -> str:
+        text = terminal_safe(text)
         return f"{QUEUED_LABEL}\n{text}" if queued else text
 
     @property
@@ -98,6 +105,8 @@ class NoticeBlock(Markdown):
     DEFAULT_CLASSES = "chat-block"
 
     def __init__(self, markdown: str, *, kind: str = "info") -> None:
+        # Notices quote servers, files and commands (errors, names, listings).
+        markdown = terminal_safe(markdown)
         super().__init__(markdown)
         self.add_class(f"-{kind}")
         self.kind = kind
@@ -109,8 +118,8 @@ class NoticeBlock(Markdown):
             self.remove_class(f"-{self.kind}")
             self.kind = kind
             self.add_class(f"-{kind}")
-        self.text = markdown
-        await self.update(markdown)
+        self.text = terminal_safe(markdown)
+        await self.update(self.text)
 
     def on_markdown_table_of_contents_updated(self, event: Markdown.TableOfContentsUpdated) -> None:
         # Posted when the document has been (re)built.
@@ -134,6 +143,8 @@ class AssistantBlock(Vertical):
         self._reasoning_box.display = False
         self._answer = Markdown("", classes="answer")
         self._stream: MarkdownStream | None = None
+        self._answer_safety = TerminalSafeStream()
+        self._reasoning_safety = TerminalSafeStream()
 
     def compose(self) -> ComposeResult:
         yield self._reasoning_box
@@ -147,12 +158,14 @@ class AssistantBlock(Vertical):
                 # Once the answer starts, the reasoning steps aside.
                 self._reasoning_box.title = "Thought"
                 self._reasoning_box.set_collapsed(True)
+        text = self._answer_safety.feed(text)
         self.answer_text += text
-        await self._stream.write(text)
+        if text:
+            await self._stream.write(text)
 
     def append_reasoning(self, text: str) -> None:
         """Show more reasoning, dimmed, if reasoning display is on."""
-        self.reasoning_text += text
+        self.reasoning_text += self._reasoning_safety.feed(text)
         if not self.show_reasoning:
             return
         self._reasoning_box.display = True
@@ -160,12 +173,17 @@ class AssistantBlock(Vertical):
 
     async def finish(self, final_text: str | None = None) -> None:
         """The reply is complete: flush the stream, and show `final_text` if nothing streamed."""
+        self.reasoning_text += self._reasoning_safety.flush()
         if self._stream is not None:
+            held = self._answer_safety.flush()
+            if held:
+                self.answer_text += held
+                await self._stream.write(held)
             await self._stream.stop()
             self._stream = None
         elif final_text:
-            self.answer_text = final_text
-            await self._answer.update(final_text)
+            self.answer_text = terminal_safe(final_text)
+            await self._answer.update(self.answer_text)
         mark_markdown_edges(self._answer)
         if self.reasoning_text:
             self._reasoning_box.title = "Thought"
@@ -194,6 +212,7 @@ class ToolCallBlock(Vertical):
         self.output = ""
         self.diff_folded = False
         self._output = Static("", markup=False, classes="tool-output")
+        self._output_safety = TerminalSafeStream()
         # The user's own `!command` shows its output open: they ran it to see it.
         collapsed = call.name != USER_COMMAND_TOOL
         self._box = QuietCollapsible(self._output, title=self._title(), collapsed=collapsed)
@@ -205,7 +224,7 @@ class ToolCallBlock(Vertical):
         argument = tool_call_argument_summary(self.call)
         icon = self._ICONS[self.status]
         parts = [f"{icon} {self.call.name}", argument, f"· {self.status_text}"]
-        return escape("  ".join(part for part in parts if part))
+        return escape(terminal_safe("  ".join(part for part in parts if part)))
 
     def set_status(self, status: str, text: str) -> None:
         """Change the status class, icon and the text after the title."""
@@ -217,10 +236,11 @@ class ToolCallBlock(Vertical):
 
     def append_output(self, text: str) -> None:
         """Add streamed output (keeps the last `MAX_TOOL_OUTPUT_CHARS` characters)."""
-        self.show_output(self.output + text)
+        self.show_output(self.output + self._output_safety.feed(text))
 
     def show_output(self, text: str) -> None:
         """Replace the output shown."""
+        text = terminal_safe(text)
         if len(text) > MAX_TOOL_OUTPUT_CHARS:
             text = "…" + text[-MAX_TOOL_OUTPUT_CHARS:]
         self.output = text
@@ -249,7 +269,8 @@ class SummaryBlock(Collapsible):
     ) -> None:
         saved = f" · saved {format_tokens(tokens_saved)} tokens" if tokens_saved else ""
         title = f"⟲ {label} · replaced {replaced} message{'s' if replaced != 1 else ''}{saved}"
-        super().__init__(Markdown(text), title=escape(title), collapsed=True)
+        text = terminal_safe(text)
+        super().__init__(Markdown(text), title=escape(terminal_safe(title)), collapsed=True)
         self.text = text
         self.replaced = replaced
         self.tokens_saved = tokens_saved
