@@ -4,14 +4,22 @@ Textual markup is shown as typed, never parsed (issue 20)."""
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
 import pytest
 from textual.app import App
+from textual.command import CommandPalette
+from textual.widgets import OptionList, Static
 
+from forge.tui.command_table import set_custom_commands
+from forge.tui.screens.help import HelpScreen
+from forge.tui.settings.confirm import DiscardChangesScreen
+from forge.tui.widgets.file_hints import FileHints
+from forge.tui.widgets.prompt_input import CommandHints
 from tests.support.openai_server import Call, OpenAIServer, Text, ToolCalls
-from tests.tui.test_app_helpers import configure, make_app, submit, wait_idle
+from tests.tui.test_app_helpers import configure, make_app, submit, wait_idle, wait_until
 
 SIZE = (120, 40)
 HOSTILE = (
@@ -46,4 +54,83 @@ async def test_model_text_and_command_output_reach_the_screen_inert(
         await submit(pilot, "show me")
         await wait_idle(pilot)
         await pilot.pause()
+        assert screen_controls(app) == []
+
+
+MARKUP = ("[/b]", "[link=https://evil.example/]x[/link]", "[@click=app.quit]y[/]", "[b]bold")
+
+
+@pytest.mark.parametrize(
+    "typed", ["see @notes[/b]", "@x[link=https://e.example/]", "@y[@click=app.quit]"]
+)
+async def test_markup_typed_after_an_at_is_shown_as_typed(
+    llm_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch, workspace: Path, typed: str
+) -> None:
+    (workspace / "notes[b].md").write_text("notes\n")
+    app = make_app(configure(llm_server, monkeypatch), workspace)
+    async with app.run_test(size=SIZE) as pilot:
+        hints = app.query_one(FileHints)
+        app.prompt.focus()
+        await pilot.press(*typed)
+        await wait_until(
+            pilot,
+            lambda: hints.has_class("-visible") and "index" not in str(hints.content),
+            "hints",
+        )
+        await pilot.pause()
+        query = typed.rsplit("@", 1)[1]
+        assert query in str(hints.render())
+        assert app.is_running
+
+
+async def test_a_custom_command_description_is_text_in_hints_help_and_palette(
+    llm_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch, workspace: Path
+) -> None:
+    description = "see [/b] [@click=app.quit]x[/] \x1b]0;owned\x07"
+    commands = workspace / ".forge" / "commands"
+    commands.mkdir(parents=True)
+    (commands / "evil.md").write_text(f"---\ndescription: {json.dumps(description)}\n---\nhi\n")
+    app = make_app(configure(llm_server, monkeypatch), workspace)
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            app.prompt.focus()
+            await pilot.press("/", "e", "v")
+            hints = app.query_one(CommandHints)
+            await wait_until(pilot, lambda: "evil" in str(hints.render()), "the hint")
+            assert "see [/b] [@click=app.quit]x[/] ␛]0;owned␇" in str(hints.render())
+            assert screen_controls(app) == []
+            app.prompt.clear()
+            await pilot.press("ctrl+p")
+            await wait_until(pilot, lambda: isinstance(app.screen, CommandPalette), "palette")
+            await pilot.press(*"evil")
+
+            def listed() -> bool:
+                options = app.screen.query_one(OptionList)
+                return any(
+                    "[@click=app.quit]" in str(options.get_option_at_index(i).prompt)
+                    for i in range(options.option_count)
+                )
+
+            await wait_until(pilot, listed, "the palette to list /evil with its description")
+            assert screen_controls(app) == []
+            await pilot.press("escape")
+            await submit(pilot, "/help")
+            await wait_until(pilot, lambda: isinstance(app.screen, HelpScreen), "help")
+            await pilot.pause()
+            assert screen_controls(app) == []
+            assert app.is_running
+    finally:
+        set_custom_commands(())
+
+
+async def test_the_discard_question_shows_server_names_as_written() -> None:
+    names = ["MCP server evil[/b]", "MCP server [@click=app.quit]x\x1b[2J"]
+    app: App[None] = App()
+    async with app.run_test(size=SIZE) as pilot:
+        app.push_screen(DiscardChangesScreen(names))
+        await pilot.pause()
+        question = app.screen.query_one("#discard-question", Static)
+        assert str(question.render()).endswith(
+            "Changed: MCP server evil[/b], MCP server [@click=app.quit]x"
+        )
         assert screen_controls(app) == []
