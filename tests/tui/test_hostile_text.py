@@ -11,15 +11,26 @@ from pathlib import Path
 import pytest
 from textual.app import App
 from textual.command import CommandPalette
-from textual.widgets import OptionList, Static
+from textual.widgets import Button, OptionList, Static
 
+from forge.text_safety import terminal_safe
 from forge.tui.command_table import set_custom_commands
+from forge.tui.screens.approval import ApprovalScreen
 from forge.tui.screens.help import HelpScreen
+from forge.tui.screens.question import QuestionScreen
 from forge.tui.settings.confirm import DiscardChangesScreen
+from forge.tui.widgets.chat_blocks import AssistantBlock, ToolCallBlock
 from forge.tui.widgets.file_hints import FileHints
 from forge.tui.widgets.prompt_input import CommandHints
-from tests.support.openai_server import Call, OpenAIServer, Text, ToolCalls
-from tests.tui.test_app_helpers import configure, make_app, submit, wait_idle, wait_until
+from tests.support.openai_server import Call, Fault, OpenAIServer, Text, ToolCalls
+from tests.tui.test_app_helpers import (
+    configure,
+    make_app,
+    notices,
+    submit,
+    wait_idle,
+    wait_until,
+)
 
 SIZE = (120, 40)
 HOSTILE = (
@@ -134,3 +145,78 @@ async def test_the_discard_question_shows_server_names_as_written() -> None:
             "Changed: MCP server evil[/b], MCP server [@click=app.quit]x"
         )
         assert screen_controls(app) == []
+
+
+MIXED = f"{HOSTILE} [/b] [link=https://evil.example/]x[/link] [@click=app.quit]y[/]"
+"""Control sequences and Textual markup together, as a hostile model or server writes them."""
+
+
+async def test_every_path_of_a_turn_and_its_resume_shows_hostile_text_inert(
+    llm_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch, workspace: Path
+) -> None:
+    (workspace / f"name{HOSTILE[:8]}[b].txt").write_text(f"content {MIXED}\n")
+    plan = [{"step": f"step {MIXED}", "status": "in_progress"}]
+    llm_server.enqueue(
+        Text(f"answer {MIXED}", reasoning=f"thinking {MIXED}", chunk_size=3),
+        ToolCalls([Call("update_plan", {"plan": plan})]),
+        ToolCalls([Call("execute_command", {"command": f"echo '{MIXED}'"})]),
+        ToolCalls([Call("write_file", {"path": "out.txt", "content": f"{MIXED}\n"})]),
+        ToolCalls([Call("ask_question", {"question": f"q {MIXED}", "suggestions": [MIXED]})]),
+        Text("after the question"),
+        Fault(400, {"error": {"message": f"server says {MIXED}"}}),
+    )
+    store = configure(llm_server, monkeypatch)
+    app = make_app(store, workspace)
+    async with app.run_test(size=SIZE) as pilot:
+        await submit(pilot, "first")
+        await wait_idle(pilot)
+        assert screen_controls(app) == []
+        await submit(pilot, "second")
+        await wait_until(pilot, lambda: isinstance(app.screen, ApprovalScreen), "approval")
+        await pilot.pause()
+        assert screen_controls(app) == []
+        await pilot.press("y")
+        await wait_until(pilot, lambda: isinstance(app.screen, ApprovalScreen), "approval 2")
+        await pilot.pause()
+        assert screen_controls(app) == []
+        await pilot.press("y")
+        await wait_until(pilot, lambda: isinstance(app.screen, QuestionScreen), "question")
+        await pilot.pause()
+        assert screen_controls(app) == []
+        assert [str(b.label) for b in app.screen.query(Button)] == [terminal_safe(MIXED)]
+        await pilot.click("#suggestion-0")
+        await wait_idle(pilot)
+        await submit(pilot, "third")
+        await wait_idle(pilot)
+        await pilot.pause()
+        assert screen_controls(app) == []
+        assert any("server says" in text for text in notices(app))
+        # Markup came through as the model wrote it.
+        answer = app.chat.query(AssistantBlock).first()
+        assert answer.answer_text == f"answer {terminal_safe(MIXED)}"
+        assert app.is_running
+    resumed = make_app(store, workspace, resume_latest=True)
+    async with resumed.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: bool(resumed.chat.query(AssistantBlock)), "history")
+        await pilot.pause()
+        assert screen_controls(resumed) == []
+        assert resumed.is_running
+
+
+async def test_bang_output_masks_the_configured_key_on_screen_and_for_the_model(
+    llm_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch, workspace: Path
+) -> None:
+    key = "sk-file-key-9a8b7c6d5e4f"
+    store = configure(llm_server, monkeypatch, config={"llm": {"api_key": key}})
+    llm_server.enqueue(Text("noted"))
+    app = make_app(store, workspace)
+    async with app.run_test(size=SIZE) as pilot:
+        await submit(pilot, f"!cat '{store.path}'")
+        await wait_idle(pilot)
+        output = app.chat.query_one(ToolCallBlock).output
+        assert "api_key: [redacted]" in output and key not in output
+        await submit(pilot, "what did I run?")
+        await wait_idle(pilot)
+    sent = llm_server.requests[-1].text()
+    assert "api_key: [redacted]" in sent
+    assert all(key not in request.text() for request in llm_server.requests)
