@@ -220,3 +220,16 @@ async def test_bang_output_masks_the_configured_key_on_screen_and_for_the_model(
     sent = llm_server.requests[-1].text()
     assert "api_key: [redacted]" in sent
     assert all(key not in request.text() for request in llm_server.requests)
+
+
+async def test_a_hostile_workspace_name_and_model_name_show_inert(
+    llm_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    workspace = tmp_path / "repo\x1b]0;owned\x07\x1b[2J[b]"
+    workspace.mkdir()
+    monkeypatch.setenv("FORGE_LLM__MODEL", "model\x1b]52;c;eA==\x07[@click=app.quit]")
+    app = make_app(configure(llm_server, monkeypatch), workspace)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert screen_controls(app) == []
+        assert app.is_running

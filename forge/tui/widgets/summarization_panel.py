@@ -78,9 +78,8 @@ class SummarizationPanel(Vertical):
 
     def _details(self) -> str:
         # Short lines: the pane is 20 columns wide on an 80-column terminal.
-        if self.strategy:
-            return f"{self.strategy}\nmodel {self.summarization_model}"
-        return f"model {self.summarization_model}"
+        model = terminal_safe(self.summarization_model)
+        return f"{self.strategy}\nmodel {model}" if self.strategy else f"model {model}"
 
     def _refresh_details(self) -> None:
         if self.is_mounted:
