@@ -64,8 +64,14 @@ def test_no_sequence_reaches_the_terminal_from_model_text_or_command_output(
 
     tmux.type_and_send("show it", "show it")
     tmux.wait_for("ANSWER-END")
+    # Open the model's command row (collapsed): Shift+Tab focuses its title (the focusable
+    # just before the prompt), Enter opens it.
+    tmux.run("send-keys", "-t", tmux.session, "BTab")
+    tmux.run("send-keys", "-t", tmux.session, "Enter")
+    tmux.wait_for("FILE-END")
+    tmux.run("send-keys", "-t", tmux.session, "Escape")
     tmux.type_and_send("!cat hostile.txt", "!cat hostile.txt")
-    screen = tmux.wait_for(lambda shown: "FILE-END" in shown and "exit 0" in shown)
+    screen = tmux.wait_for(lambda shown: shown.count("FILE-END") == 2 and "[exit code 0]" in shown)
 
     assert tmux.run("list-buffers") == "", "an OSC 52 reached tmux's clipboard"
     assert tmux.pane_value("pane_title") == title
@@ -76,9 +82,9 @@ def test_no_sequence_reaches_the_terminal_from_model_text_or_command_output(
     # Shown as text, inline (the chat wraps them): CSI sequences removed, so the cursor move
     # drew nothing at row 10 and "DRAWN" sits where it was written.
     assert "ANSWER-START" in screen and "ANSWER-END" in screen
-    assert "FILE-START" in screen and "FILE-END" in screen
-    assert screen.count("␛]52;c;cHduZWQ=␇␛]0;owned-title␇") == 2
-    assert screen.count("␛\\DRAWN␛P+q544e") == 2
+    assert screen.count("FILE-START") == 2, "the execute_command and ! output"
+    assert screen.count("␛]52;c;cHduZWQ=␇␛]0;owned-title␇") == 3
+    assert screen.count("␛\\DRAWN␛P+q544e") == 3
 
     tmux.type_and_send("/quit", lambda shown: "Exit Forge" in shown)
     end = time.monotonic() + DEADLINE_SECONDS
