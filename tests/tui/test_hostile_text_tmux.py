@@ -31,6 +31,21 @@ HOSTILE = (
 )
 
 
+def open_the_command_row(tmux: Tmux) -> None:
+    """Open the model's command row (collapsed): Shift+Tab moves the focus back from the
+    prompt to its title, Enter opens it. The focus may first land elsewhere while the turn
+    settles, so step back again until the output shows."""
+    for _ in range(6):
+        tmux.run("send-keys", "-t", tmux.session, "BTab")
+        tmux.run("send-keys", "-t", tmux.session, "Enter")
+        end = time.monotonic() + 5
+        while time.monotonic() < end:
+            if "FILE-END" in tmux.capture():
+                return
+            time.sleep(0.2)
+    raise AssertionError(f"the command row never opened; last screen:\n{tmux.capture()}")
+
+
 def test_no_sequence_reaches_the_terminal_from_model_text_or_command_output(
     llm_server: OpenAIServer, tmux: Tmux, workspace: Path
 ) -> None:
@@ -64,11 +79,7 @@ def test_no_sequence_reaches_the_terminal_from_model_text_or_command_output(
 
     tmux.type_and_send("show it", "show it")
     tmux.wait_for("ANSWER-END")
-    # Open the model's command row (collapsed): Shift+Tab focuses its title (the focusable
-    # just before the prompt), Enter opens it.
-    tmux.run("send-keys", "-t", tmux.session, "BTab")
-    tmux.run("send-keys", "-t", tmux.session, "Enter")
-    tmux.wait_for("FILE-END")
+    open_the_command_row(tmux)
     tmux.run("send-keys", "-t", tmux.session, "Escape")
     tmux.type_and_send("!cat hostile.txt", "!cat hostile.txt")
     screen = tmux.wait_for(lambda shown: shown.count("FILE-END") == 2 and "[exit code 0]" in shown)
