@@ -9,16 +9,25 @@ import re
 from pathlib import Path
 
 import pytest
-from textual.app import App
+from textual.app import App, ComposeResult
 from textual.command import CommandPalette
 from textual.widgets import Button, OptionList, Static
 
+from forge.agent.events import (
+    AssistantMessageDone,
+    MessageDelta,
+    ReasoningDelta,
+    ToolCallStarted,
+    ToolOutputDelta,
+)
+from forge.llm.messages import Message, ToolCall
 from forge.text_safety import terminal_safe
 from forge.tui.command_table import set_custom_commands
 from forge.tui.screens.approval import ApprovalScreen
 from forge.tui.screens.help import HelpScreen
 from forge.tui.screens.question import QuestionScreen
 from forge.tui.settings.confirm import DiscardChangesScreen
+from forge.tui.widgets.chat import ChatView
 from forge.tui.widgets.chat_blocks import AssistantBlock, ToolCallBlock
 from forge.tui.widgets.file_hints import FileHints
 from forge.tui.widgets.prompt_input import CommandHints
@@ -233,3 +242,29 @@ async def test_a_hostile_workspace_name_and_model_name_show_inert(
         await pilot.pause()
         assert screen_controls(app) == []
         assert app.is_running
+
+
+class ChatHost(App[None]):
+    def compose(self) -> ComposeResult:
+        yield ChatView()
+
+
+async def test_sequences_split_between_streamed_pieces_are_handled_as_whole() -> None:
+    app = ChatHost()
+    async with app.run_test(size=SIZE) as pilot:
+        chat = app.query_one(ChatView)
+        for piece in ("think\r", "\ning \x1b[", "2Jdone\r"):
+            await chat.show_event(ReasoningDelta(piece))
+        for piece in ("a\x1b", "[2Jb\r", "\nc\x1b", "]0;t\x07 end\r"):
+            await chat.show_event(MessageDelta(piece))
+        await chat.show_event(AssistantMessageDone(Message(role="assistant", content="x")))
+        call = ToolCall("call_1", "execute_command", '{"command": "x"}')
+        await chat.show_event(ToolCallStarted(call))
+        for piece in ("one\r", "\ntwo \x1b[1;3", "1mred\x1b[0m\rthree"):
+            await chat.show_event(ToolOutputDelta("call_1", piece))
+        await pilot.pause()
+        (answer,) = chat.query(AssistantBlock)
+        assert answer.reasoning_text == "think\ning done\n"
+        assert answer.answer_text == "ab\nc␛]0;t␇ end\n"
+        assert chat.query_one(ToolCallBlock).output == "one\ntwo red\nthree"
+        assert screen_controls(app) == []

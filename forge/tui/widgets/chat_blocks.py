@@ -165,15 +165,19 @@ class AssistantBlock(Vertical):
 
     def append_reasoning(self, text: str) -> None:
         """Show more reasoning, dimmed, if reasoning display is on."""
-        self.reasoning_text += self._reasoning_safety.feed(text)
-        if not self.show_reasoning:
+        self._add_reasoning(self._reasoning_safety.feed(text))
+
+    def _add_reasoning(self, safe_text: str) -> None:
+        self.reasoning_text += safe_text
+        if not self.show_reasoning or not self.reasoning_text:
             return
         self._reasoning_box.display = True
         self._reasoning.update(self.reasoning_text)
 
     async def finish(self, final_text: str | None = None) -> None:
         """The reply is complete: flush the stream, and show `final_text` if nothing streamed."""
-        self.reasoning_text += self._reasoning_safety.flush()
+        if held_reasoning := self._reasoning_safety.flush():
+            self._add_reasoning(held_reasoning)
         if self._stream is not None:
             held = self._answer_safety.flush()
             if held:
