@@ -2,6 +2,9 @@
 
 Both writers mask secrets in everything they print, and send errors to stderr as a readable
 line (in jsonl mode the error is also an event on stdout, so a consumer sees it in order).
+The text writer makes everything terminal-safe (`forge.text_safety`): the model's answer, tool
+results and server errors never write a control sequence to the user's terminal; jsonl
+escapes control characters as JSON does (C1 included, see `forge.agent.jsonl.dumps`).
 The jsonl records are documented in docs/adr/0015-headless-output.md.
 """
 
@@ -34,6 +37,7 @@ from forge.agent.mcp.notices import McpServerNotice
 from forge.config.secrets import redact
 from forge.context.plan import PLAN_TOOL, checklist, plan_from_meta
 from forge.llm.messages import ToolCall
+from forge.text_safety import TerminalSafeStream, terminal_safe
 
 MASK = "***"
 
@@ -179,8 +183,24 @@ class TextWriter(OutputWriter):
         self.describe = describe or (lambda call: call.name)
         self._mid_line = False
         self._last_answer = ""
+        self._answer = TerminalSafeStream()
+
+    def write_out(self, text: str) -> None:
+        """Write terminal-safe text to stdout (docs/adr/0035)."""
+        super().write_out(terminal_safe(text))
+
+    def write_err(self, line: str) -> None:
+        """Write one terminal-safe line to stderr."""
+        super().write_err(terminal_safe(line))
+
+    def _answer_text(self, text: str) -> None:
+        """Streamed answer text, written as it becomes safe to write."""
+        if text:
+            self.write_out(text)
+            self._mid_line = not text.endswith("\n")
 
     def _line(self, text: str) -> None:
+        self._answer_text(self._answer.flush())
         if self._mid_line:
             self.write_out("\n")
             self._mid_line = False
@@ -188,6 +208,7 @@ class TextWriter(OutputWriter):
 
     def _end_line(self) -> None:
         """Close a half-written answer line, so what follows (stderr too) starts on its own."""
+        self._answer_text(self._answer.flush())
         if self._mid_line:
             self.write_out("\n")
             self._mid_line = False
@@ -210,13 +231,10 @@ class TextWriter(OutputWriter):
             self._end_line()
         super().event(event)
         if isinstance(event, MessageDelta):
-            self.write_out(event.text)
-            self._mid_line = not event.text.endswith("\n")
+            self._answer_text(self._answer.feed(event.text))
         elif isinstance(event, AssistantMessageDone):
             self._last_answer = event.message.content
-            if self._mid_line:
-                self.write_out("\n")
-                self._mid_line = False
+            self._end_line()
         elif isinstance(event, ToolCallStarted):
             self._line(f"→ {self.describe(event.call)}")
         elif isinstance(event, ToolCallFinished):

@@ -128,6 +128,12 @@ def event_to_json(event: AgentEvent) -> str:
     return dumps(event_to_dict(event))
 
 
+_C1_ESCAPES = {code: f"\\u{code:04x}" for code in range(0x7F, 0xA0)}
+"""DEL and the C1 controls, which `ensure_ascii=False` would print raw (some terminals obey
+U+009B as CSI): escaped like the C0 controls JSON always escapes (docs/adr/0035)."""
+
+
 def dumps(record: dict[str, Any]) -> str:
-    """A record as compact JSON; values JSON cannot hold (paths, sets) become strings."""
-    return json.dumps(record, ensure_ascii=False, default=str)
+    """A record as compact JSON; values JSON cannot hold (paths, sets) become strings. No
+    control character is written raw: a terminal showing the stream obeys none."""
+    return json.dumps(record, ensure_ascii=False, default=str).translate(_C1_ESCAPES)

@@ -31,6 +31,7 @@ from forge.config.paths import ensure_dir, sessions_dir
 from forge.config.secrets import redact
 from forge.context.conversation import Conversation
 from forge.llm.messages import Message
+from forge.text_safety import terminal_safe
 
 logger = logging.getLogger(__name__)
 
@@ -456,7 +457,8 @@ def print_sessions(workspace: Path | str, *, store: SessionStore | None = None) 
         return 0
     for info in sessions:
         updated = datetime.fromtimestamp(info.updated).strftime("%Y-%m-%d %H:%M")
-        out.write(f"{info.id}  {updated}  {info.messages:>4} msgs  {info.model}  {info.title}\n")
+        line = f"{info.id}  {updated}  {info.messages:>4} msgs  {info.model}  {info.title}"
+        out.write(terminal_safe(line) + "\n")  # a title is a typed message: no raw controls
         for problem in info.problems:
             sys.stderr.write(f"forge sessions: warning: session {info.id}: {problem}\n")
     out.write("resume one with: forge --resume ID   (or the latest: forge --continue)\n")

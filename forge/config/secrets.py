@@ -72,6 +72,44 @@ KNOWN_SECRETS = SecretSet()
 """The secrets this process knows of."""
 
 
+class StreamRedactor:
+    """`redact` for text that arrives in pieces (a command's output): a secret split between
+    two pieces is masked too. The end of a piece that could begin a known secret is held back
+    until the next piece or `flush`; everything else passes at once. The secrets are read at
+    every piece, so one learnt mid-stream is masked from then on."""
+
+    def __init__(self, secrets: SecretSet | None = None, mask: str = REDACTED) -> None:
+        self._secrets = secrets if secrets is not None else KNOWN_SECRETS
+        self._mask = mask
+        self._held = ""
+
+    def feed(self, piece: str) -> str:
+        """The masked text of `piece` that can be passed on now."""
+        text = self._secrets.redact(self._held + piece, self._mask)
+        hold = _secret_prefix_at_end(text, self._secrets.values())
+        self._held = text[len(text) - hold :] if hold else ""
+        return text[: len(text) - hold]
+
+    def flush(self) -> str:
+        """Whatever is still held (the stream ended): it held no whole secret."""
+        held, self._held = self._held, ""
+        return held
+
+
+def _secret_prefix_at_end(text: str, secrets: Iterable[str]) -> int:
+    """The length of the longest end of `text` that is the start of a secret (0 if none)."""
+    hold = 0
+    for secret in secrets:
+        first = secret[0]
+        position = text.find(first, max(0, len(text) - len(secret) + 1))
+        while position != -1 and len(text) - position > hold:
+            if secret.startswith(text[position:]):
+                hold = len(text) - position
+                break
+            position = text.find(first, position + 1)
+    return hold
+
+
 def redact(text: str, mask: str = REDACTED, extra: Iterable[str] = ()) -> str:
     """`text` with every secret this process knows of (and `extra`) replaced by `mask`."""
     return KNOWN_SECRETS.redact(text, mask, extra)

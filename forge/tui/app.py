@@ -57,6 +57,7 @@ from forge.tui.messages import (
     message_for_event,
 )
 from forge.tui.retry_notices import RetryScheduled, RetryWatcher
+from forge.tui.safe_notify import SafeNotifications
 from forge.tui.session_controls import MODE_KEY, cycle_mode, session_state
 from forge.tui.widgets.chat import ChatView
 from forge.tui.widgets.chat_blocks import NoticeBlock, UserMessageBlock
@@ -83,7 +84,7 @@ QUIT_CONFIRM_SECONDS = 2.0
 """A second Ctrl+C within this many seconds quits."""
 
 
-class ForgeApp(DialogFlows):
+class ForgeApp(SafeNotifications, DialogFlows):
     """Forge's full-screen UI over one `Runtime` (agent, context manager, provider)."""
 
     CSS_PATH = "app.tcss"

@@ -14,9 +14,11 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.content import Content
+from textual.markup import escape
 from textual.screen import Screen
 
 from forge.agent.custom_commands import CustomCommand, CustomCommands, load_custom_commands
+from forge.text_safety import terminal_safe
 from forge.tui.checkpoint_commands import CheckpointCommands
 from forge.tui.command_table import (
     SLASH_COMMANDS,
@@ -49,6 +51,11 @@ class SlashCommandHost(Protocol):
 class SlashCommandProvider(Provider):
     """Lists every slash command in Textual's command palette (Ctrl+P)."""
 
+    @staticmethod
+    def _help(command: SlashCommand) -> str:
+        # The palette reads help as markup; a custom command's description is a file's text.
+        return escape(terminal_safe(command.description))
+
     def _host(self) -> SlashCommandHost:
         app: object = self.app
         return app  # type: ignore[return-value]  # ForgeApp implements SlashCommandHost
@@ -61,7 +68,7 @@ class SlashCommandProvider(Provider):
                 Content(command.usage),  # Content, not markup: "[instructions]" is literal
                 partial(host.invoke_slash_command, command),
                 text=command.usage,
-                help=command.description,
+                help=self._help(command),
             )
 
     async def search(self, query: str) -> Hits:
@@ -78,7 +85,7 @@ class SlashCommandProvider(Provider):
                     score,
                     matcher.highlight(f"/{command.name}") + arguments,
                     partial(host.invoke_slash_command, command),
-                    help=command.description,
+                    help=self._help(command),
                 )
 
 

@@ -6,6 +6,10 @@ interleaving is kept. On timeout or cancellation the whole group gets SIGTERM, t
 after a grace period. When the shell exits, whatever it left running in its group is ended the
 same way: nothing the agent starts outlives the call. If Forge itself ends first — a signal,
 a crash, `kill -9` — `process_guard` ends the group (docs/adr/0021).
+
+Every secret the process knows (`forge.config.secrets`: API keys, MCP servers' env and header
+values) is masked in the output as it streams, before the model, the screen or the session
+sees it: `cat ~/.config/forge/config.yaml` prints "[redacted]" for the key (docs/adr/0035).
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ from forge.agent.tools.base import Tool, ToolContext, ToolError, ToolResult, fir
 from forge.agent.tools.output import HeadTailBuffer
 from forge.agent.tools.process_guard import GUARD, pdeathsig_preexec
 from forge.agent.tools.workspace import workspace_root
+from forge.config.secrets import StreamRedactor
 from forge.llm.protocols import ToolSpec
 
 HEAD_CHARACTERS = 10_000
@@ -121,7 +126,8 @@ class ExecuteCommandTool(Tool):
         GUARD.track(process.pid)
         output, transport = await _open_pipe_reader(read_descriptor)
         buffer = HeadTailBuffer(self.head_characters, self.tail_characters)
-        reader = asyncio.create_task(_pump(output, buffer, context))
+        redactor = StreamRedactor()
+        reader = asyncio.create_task(_pump(output, buffer, context, redactor))
         timed_out = False
         group_ended = False
         try:
@@ -145,6 +151,8 @@ class ExecuteCommandTool(Tool):
             GUARD.untrack(process.pid)
             reader.cancel()
             transport.close()
+        # What the redactor still holds if the pipe never closed (a process outside the group).
+        _emit(redactor.flush(), buffer, context)
         exit_code = process.returncode if process.returncode is not None else -signal.SIGKILL
         return _result(buffer, exit_code, timed_out, timeout)
 
@@ -159,18 +167,30 @@ async def _open_pipe_reader(
     return stream, transport
 
 
-async def _pump(output: asyncio.StreamReader, buffer: HeadTailBuffer, context: ToolContext) -> None:
-    """Copy the merged output into `buffer` and to `context.on_output` until the pipe closes."""
+async def _pump(
+    output: asyncio.StreamReader,
+    buffer: HeadTailBuffer,
+    context: ToolContext,
+    redactor: StreamRedactor,
+) -> None:
+    """Copy the merged output, secrets masked, into `buffer` and to `context.on_output`
+    until the pipe closes."""
     decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
     while True:
         chunk = await output.read(_READ_SIZE)
-        text = decoder.decode(chunk, final=not chunk)
-        if text:
-            buffer.add(text)
-            if context.on_output is not None:
-                context.on_output(text)
+        text = redactor.feed(decoder.decode(chunk, final=not chunk))
+        if not chunk:
+            text += redactor.flush()
+        _emit(text, buffer, context)
         if not chunk:
             return
+
+
+def _emit(text: str, buffer: HeadTailBuffer, context: ToolContext) -> None:
+    if text:
+        buffer.add(text)
+        if context.on_output is not None:
+            context.on_output(text)
 
 
 async def _finish_reading(reader: asyncio.Task[None]) -> None:

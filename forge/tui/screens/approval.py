@@ -15,6 +15,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Static
 
 from forge.agent.events import ApprovalDecision, ApprovalRequested, ApprovalVerdict
+from forge.text_safety import terminal_safe
 from forge.tui.widgets.diff_view import DiffView
 
 ESCAPE_REASON = "dismissed with Esc"
@@ -40,14 +41,17 @@ class ApprovalScreen(ModalScreen[ApprovalDecision]):
         self.request = request
 
     def compose(self) -> ComposeResult:
-        preview = self.request.preview or self.request.summary
+        # The model wrote the command or edit (and a server named the tool): shown, never obeyed.
+        preview = terminal_safe(self.request.preview or self.request.summary)
         is_diff = _looks_like_diff(preview)
         with Vertical(id="approval-dialog"):
-            yield Label(f"Allow {self.request.call.name}?", id="approval-title", markup=False)
+            title = f"Allow {terminal_safe(self.request.call.name)}?"
+            yield Label(title, id="approval-title", markup=False)
             if is_diff:
                 # A diff needs its one-line summary (which file, how many blocks); a command
                 # preview is the command itself, and the summary would only repeat it.
-                yield Static(self.request.summary, id="approval-summary", markup=False)
+                summary = terminal_safe(self.request.summary)
+                yield Static(summary, id="approval-summary", markup=False)
             with VerticalScroll(id="approval-preview"):
                 if is_diff:
                     yield DiffView(preview)

@@ -8,6 +8,7 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Markdown
 
+from forge.text_safety import terminal_safe
 from forge.tui.command_table import all_commands
 
 KEYS = (
@@ -50,7 +51,7 @@ class HelpScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="help-body"):
-            yield Markdown(help_markdown())
+            yield Markdown(terminal_safe(help_markdown()))  # descriptions are files' text
 
     def action_dismiss_help(self) -> None:
         """Close the help."""

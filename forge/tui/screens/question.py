@@ -14,6 +14,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Markdown
 
 from forge.agent.events import QuestionAsked
+from forge.text_safety import terminal_safe
 
 DECLINED_ANSWER = "(The user declined to answer.)"
 
@@ -34,11 +35,13 @@ class QuestionScreen(ModalScreen[str]):
             # The answer box is docked: a long question or many suggestions scroll above it.
             yield Input(placeholder="Type an answer and press Enter", id="question-answer")
             with VerticalScroll(id="question-body"):
-                yield Markdown(self.request.question, id="question-text")
+                yield Markdown(terminal_safe(self.request.question), id="question-text")
                 with Vertical(id="question-suggestions"):
                     for index, suggestion in enumerate(self.request.suggestions):
                         yield Button(
-                            Content(suggestion), id=f"suggestion-{index}", classes="suggestion"
+                            Content(terminal_safe(suggestion)),
+                            id=f"suggestion-{index}",
+                            classes="suggestion",
                         )
 
     def on_mount(self) -> None:

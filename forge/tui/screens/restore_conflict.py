@@ -16,6 +16,8 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Button, Label, Static
 
+from forge.text_safety import terminal_safe
+
 ConflictAnswer = Literal["overwrite", "keep"]
 _ANSWERS: dict[str, ConflictAnswer] = {"overwrite": "overwrite", "keep": "keep"}
 
@@ -40,9 +42,10 @@ class RestoreConflictScreen(ModalScreen["ConflictAnswer | None"]):
         with Vertical(id="conflict-dialog"):
             yield Label("Changed since Forge wrote them", id="conflict-title")
             if self.what:
-                yield Static(self.what, id="conflict-what", markup=False)
+                yield Static(terminal_safe(self.what), id="conflict-what", markup=False)
             with VerticalScroll(id="conflict-files"):
-                yield Static("\n".join(f"• {path}" for path in self.paths), markup=False)
+                paths = terminal_safe("\n".join(f"• {path}" for path in self.paths))
+                yield Static(paths, markup=False)  # file names may hold any character
             yield Static(
                 "Overwrite: restore them too, losing these edits. Keep: restore only the "
                 "other files. Esc: restore nothing.",

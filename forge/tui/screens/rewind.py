@@ -22,6 +22,7 @@ from textual.widgets.option_list import Option
 
 from forge.agent.checkpoints import CheckpointStore
 from forge.agent.rewind import SessionTurn
+from forge.text_safety import terminal_safe
 
 RewindMode = Literal["both", "conversation", "files"]
 _MODES: dict[str, RewindMode] = {"both": "both", "conversation": "conversation", "files": "files"}
@@ -51,8 +52,8 @@ class RewindRow:
             details.append(self.note)
         if not self.turn.in_context:
             details.append("compacted")
-        first = Content(f"{number}. {self.turn.title()}")
-        second = Content.styled("   " + " · ".join(details), "dim")
+        first = Content(f"{number}. {terminal_safe(self.turn.title())}")
+        second = Content.styled("   " + terminal_safe(" · ".join(details)), "dim")
         if self.turn.ran_commands:
             second += Content.styled(f" · {COMMANDS_MARK}", "$text-warning")
         return first + "\n" + second
@@ -150,7 +151,8 @@ class RewindModeScreen(ModalScreen["RewindMode | None"]):
     def compose(self) -> ComposeResult:
         with Vertical(id="rewind-mode-dialog"):
             yield Label("Rewind to before:", id="rewind-mode-title")
-            yield Static(self.row.turn.title(20), id="rewind-mode-turn", markup=False)
+            title = terminal_safe(self.row.turn.title(20))
+            yield Static(title, id="rewind-mode-turn", markup=False)
             if self.commands_since:
                 yield Static(
                     "Shell commands ran in this turn or later: their effects stay.",

@@ -5,8 +5,11 @@ from __future__ import annotations
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
+from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
+
+from forge.text_safety import terminal_safe
 
 
 class DiscardChangesScreen(ModalScreen[bool]):
@@ -48,10 +51,12 @@ class DiscardChangesScreen(ModalScreen[bool]):
     def compose(self) -> ComposeResult:
         """The question, what would be lost, and the two answers."""
         with Vertical(id="discard-dialog"):
-            changed = ", ".join(self.changed_labels)
-            yield Static(
-                f"Discard unsaved changes?\n[dim]Changed: {changed}[/]", id="discard-question"
+            # Labels name MCP servers, which a config file names: text, never markup.
+            changed = terminal_safe(", ".join(self.changed_labels))
+            question = Content.assemble(
+                "Discard unsaved changes?\n", (f"Changed: {changed}", "dim")
             )
+            yield Static(question, id="discard-question")
             with Horizontal(id="discard-buttons"):
                 yield Button("Keep editing", id="keep-editing")
                 yield Button("Discard", id="discard", variant="error")

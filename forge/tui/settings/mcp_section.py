@@ -14,6 +14,7 @@ from textual.widget import Widget
 from textual.widgets import Checkbox, Label, Static
 
 from forge.config.settings import McpServerSettings
+from forge.text_safety import terminal_safe
 
 MCP_KEY = "mcp_servers"
 SWITCH_PREFIX = "mcp-enabled-"
@@ -95,7 +96,7 @@ class McpToggles:
         for name in self.names:
             widgets.append(
                 Horizontal(
-                    Label(name, classes="field-label", markup=False),
+                    Label(terminal_safe(name), classes="field-label", markup=False),
                     Checkbox(
                         on_off(self.current[name]),
                         self.current[name],
@@ -103,7 +104,7 @@ class McpToggles:
                         compact=True,
                     ),
                     Static(
-                        describe(self.servers[name]),
+                        terminal_safe(describe(self.servers[name])),
                         classes="mcp-command",
                         id=f"mcp-command-{self.names.index(name)}",
                         markup=False,

@@ -22,12 +22,14 @@ from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.markup import escape
 from textual.screen import ModalScreen
 from textual.widget import Widget
 from textual.widgets import Button, Checkbox, Input, Label, Static
 
 from forge.config import ConfigSaveError, LoadResult, Settings
 from forge.config.keys import leaf_values
+from forge.text_safety import terminal_safe
 from forge.tui.settings.confirm import DiscardChangesScreen
 from forge.tui.settings.fields import (
     SECTIONS,
@@ -102,8 +104,11 @@ class SettingsScreen(ModalScreen[LoadResult | None]):
         """A titled dialog: one block per section, a help line and the keys."""
         with Vertical(id="settings-dialog") as dialog:
             dialog.border_title = "Settings"
-            dialog.border_subtitle = _display_path(self.loaded.path)
-            yield Static(self._file_error_text(), id="settings-file-error", markup=False)
+            # A border title is markup; a path may hold "[".
+            dialog.border_subtitle = escape(terminal_safe(_display_path(self.loaded.path)))
+            yield Static(
+                terminal_safe(self._file_error_text()), id="settings-file-error", markup=False
+            )
             with VerticalScroll(id="settings-body"):
                 # The other sections are mounted after the first frame (`_build_rest`).
                 yield from self._section_widgets(SECTIONS[0])

@@ -1,4 +1,9 @@
-"""The blocks the chat is made of: user messages, answers, tool calls, summaries, notices."""
+"""The blocks the chat is made of: user messages, answers, tool calls, summaries, notices.
+
+Every block shows text from outside (the user, the model, tools, files, servers), so each
+passes it through `terminal_safe` (no control sequence reaches the terminal) and never parses
+it as Textual markup (docs/adr/0035).
+"""
 
 from __future__ import annotations
 
@@ -14,6 +19,7 @@ from textual.widgets.markdown import MarkdownBlock, MarkdownStream
 
 from forge.agent.shell_escape import USER_COMMAND_TOOL
 from forge.llm.messages import ToolCall
+from forge.text_safety import TerminalSafeStream, terminal_safe
 from forge.tui.widgets.diff_view import DiffView
 from forge.tui.widgets.formatting import format_tokens, tool_call_argument_summary
 
@@ -86,6 +92,7 @@ class UserMessageBlock(Static):
 
     @staticmethod
     def _content(text: str, queued: bool) -> str:
+        text = terminal_safe(text)
         return f"{QUEUED_LABEL}\n{text}" if queued else text
 
     @property
@@ -105,6 +112,8 @@ class NoticeBlock(Markdown):
     DEFAULT_CLASSES = "chat-block"
 
     def __init__(self, markdown: str, *, kind: str = "info") -> None:
+        # Notices quote servers, files and commands (errors, names, listings).
+        markdown = terminal_safe(markdown)
         super().__init__(markdown)
         self.add_class(f"-{kind}")
         self.kind = kind
@@ -116,8 +125,8 @@ class NoticeBlock(Markdown):
             self.remove_class(f"-{self.kind}")
             self.kind = kind
             self.add_class(f"-{kind}")
-        self.text = markdown
-        await self.update(markdown)
+        self.text = terminal_safe(markdown)
+        await self.update(self.text)
 
     def on_markdown_table_of_contents_updated(self, event: Markdown.TableOfContentsUpdated) -> None:
         # Posted when the document has been (re)built.
@@ -141,6 +150,8 @@ class AssistantBlock(Vertical):
         self._reasoning_box.display = False
         self._answer = Markdown("", classes="answer")
         self._stream: MarkdownStream | None = None
+        self._answer_safety = TerminalSafeStream()
+        self._reasoning_safety = TerminalSafeStream()
 
     def compose(self) -> ComposeResult:
         yield self._reasoning_box
@@ -154,25 +165,36 @@ class AssistantBlock(Vertical):
                 # Once the answer starts, the reasoning steps aside.
                 self._reasoning_box.title = "Thought"
                 self._reasoning_box.set_collapsed(True)
+        text = self._answer_safety.feed(text)
         self.answer_text += text
-        await self._stream.write(text)
+        if text:
+            await self._stream.write(text)
 
     def append_reasoning(self, text: str) -> None:
         """Show more reasoning, dimmed, if reasoning display is on."""
-        self.reasoning_text += text
-        if not self.show_reasoning:
+        self._add_reasoning(self._reasoning_safety.feed(text))
+
+    def _add_reasoning(self, safe_text: str) -> None:
+        self.reasoning_text += safe_text
+        if not self.show_reasoning or not self.reasoning_text:
             return
         self._reasoning_box.display = True
         self._reasoning.update(self.reasoning_text)
 
     async def finish(self, final_text: str | None = None) -> None:
         """The reply is complete: flush the stream, and show `final_text` if nothing streamed."""
+        if held_reasoning := self._reasoning_safety.flush():
+            self._add_reasoning(held_reasoning)
         if self._stream is not None:
+            held = self._answer_safety.flush()
+            if held:
+                self.answer_text += held
+                await self._stream.write(held)
             await self._stream.stop()
             self._stream = None
         elif final_text:
-            self.answer_text = final_text
-            await self._answer.update(final_text)
+            self.answer_text = terminal_safe(final_text)
+            await self._answer.update(self.answer_text)
         mark_markdown_edges(self._answer)
         if self.reasoning_text:
             self._reasoning_box.title = "Thought"
@@ -203,6 +225,7 @@ class ToolCallBlock(Vertical):
         self._title_width: int | None = None
         """Columns for the title text, once the row has a size (None: not laid out yet)."""
         self._output = Static("", markup=False, classes="tool-output")
+        self._output_safety = TerminalSafeStream()
         # The user's own `!command` shows its output open: they ran it to see it.
         collapsed = call.name != USER_COMMAND_TOOL
         self._box = QuietCollapsible(self._output, title=self._title(), collapsed=collapsed)
@@ -223,7 +246,7 @@ class ToolCallBlock(Vertical):
             room = self._title_width - len(name) - len(status) - 4  # two "  " separators
             width = min(60, max(room, MIN_ARGUMENT_WIDTH))
             argument = tool_call_argument_summary(self.call, width=width)
-        return escape("  ".join(part for part in (name, argument, status) if part))
+        return escape(terminal_safe("  ".join(part for part in (name, argument, status) if part)))
 
     def on_resize(self, event: events.Resize) -> None:
         width = max(0, event.size.width - TITLE_CHROME)
@@ -241,10 +264,11 @@ class ToolCallBlock(Vertical):
 
     def append_output(self, text: str) -> None:
         """Add streamed output (keeps the last `MAX_TOOL_OUTPUT_CHARS` characters)."""
-        self.show_output(self.output + text)
+        self.show_output(self.output + self._output_safety.feed(text))
 
     def show_output(self, text: str) -> None:
         """Replace the output shown."""
+        text = terminal_safe(text)
         if len(text) > MAX_TOOL_OUTPUT_CHARS:
             text = "…" + text[-MAX_TOOL_OUTPUT_CHARS:]
         self.output = text
@@ -273,7 +297,8 @@ class SummaryBlock(Collapsible):
     ) -> None:
         saved = f" · saved {format_tokens(tokens_saved)} tokens" if tokens_saved else ""
         title = f"⟲ {label} · replaced {replaced} message{'s' if replaced != 1 else ''}{saved}"
-        super().__init__(Markdown(text), title=escape(title), collapsed=True)
+        text = terminal_safe(text)
+        super().__init__(Markdown(text), title=escape(terminal_safe(title)), collapsed=True)
         self.text = text
         self.replaced = replaced
         self.tokens_saved = tokens_saved

@@ -5,13 +5,16 @@ from __future__ import annotations
 from textual.content import Content
 from textual.widgets import Static
 
+from forge.text_safety import terminal_safe
+
 MAX_DIFF_LINES = 80
 """Lines shown at most; the rest is summarized so one huge edit cannot flood the chat."""
 
 
 def diff_content(diff: str, max_lines: int = MAX_DIFF_LINES) -> Content:
-    """`diff` as styled content, cut after `max_lines` lines with a count of what was left."""
-    lines = diff.rstrip("\n").splitlines()
+    """`diff` as styled content, cut after `max_lines` lines with a count of what was left.
+    The files' text is made terminal-safe (a file can hold control sequences)."""
+    lines = terminal_safe(diff).rstrip("\n").splitlines()
     shown = lines[:max_lines]
     parts: list[Content] = []
     for line in shown:

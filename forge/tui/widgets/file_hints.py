@@ -13,6 +13,7 @@ from rich.text import Text
 from textual.message import Message
 from textual.widgets import Static
 
+from forge.text_safety import terminal_safe
 from forge.tui.file_completion import MAX_INDEX_FILES, FileIndex, fuzzy_rank, mention_at
 
 
@@ -79,16 +80,18 @@ class FileHints(Static):
 
     def _render_candidates(self, query: str) -> None:
         if not self.candidates:
-            self.update(f"no file matches “{query}”")
+            # What was typed is text, never markup: "@notes[/b]" must not crash the prompt.
+            self.update(Text(f"no file matches “{terminal_safe(query)}”"))
             return
         text = Text()
         for position, path in enumerate(self.candidates):
             if position:
                 text.append("\n")
+            shown = terminal_safe(path)  # a file name can hold any character but "/"
             if position == self.selected:
-                text.append(f"> {path}", style="bold reverse")
+                text.append(f"> {shown}", style="bold reverse")
             else:
-                text.append(f"  {path}")
+                text.append(f"  {shown}")
         assert self.index is not None
         if self.index.truncated:
             text.append(f"\n  (only the first {MAX_INDEX_FILES:,} files are indexed)")

@@ -7,6 +7,8 @@ from textual.content import Content
 from textual.reactive import reactive
 from textual.widget import Widget
 
+from forge.text_safety import terminal_safe
+
 
 class ForgeHeader(Widget):
     """Shows where Forge works and which models it talks to; updates on every reload."""
@@ -54,9 +56,9 @@ class ForgeHeader(Widget):
         return Content.assemble(
             ("forge", "bold $accent"),
             "  ",
-            (self.workspace, "$text-muted"),
+            (terminal_safe(self.workspace), "$text-muted"),  # a directory name is anyone's
             "  │  model ",
-            (self.model, "bold"),
+            (terminal_safe(self.model), "bold"),
             "  │  summaries ",
             (self.summarization_label, self._label_style),
         )

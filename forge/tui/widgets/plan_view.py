@@ -16,6 +16,7 @@ from textual.widget import Widget
 
 from forge.context.plan import Plan, PlanItem, PlanStatus, plan_from_meta, progress
 from forge.llm.messages import Message
+from forge.text_safety import terminal_safe
 
 MAX_STEP_LINES = 10
 """Step lines shown in a roomy terminal (the window lines included)."""
@@ -111,5 +112,6 @@ class PlanView(Widget):
 
 
 def _fit(text: str, width: int) -> str:
-    """`text` cut to `width` cells with an ellipsis."""
+    """`text` (the model's, made terminal-safe) cut to `width` cells with an ellipsis."""
+    text = terminal_safe(text)
     return text if len(text) <= width else text[: width - 1] + "…"

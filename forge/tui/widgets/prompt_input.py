@@ -17,6 +17,7 @@ from textual.containers import Vertical
 from textual.message import Message
 from textual.widgets import Static, TextArea
 
+from forge.text_safety import terminal_safe
 from forge.tui.command_table import complete_slash_command
 from forge.tui.file_completion import FileIndex, completion_for, mention_at
 from forge.tui.widgets.file_hints import FileHints
@@ -203,7 +204,8 @@ class CommandHints(Static):
         """Show the commands matching `text`, or hide when there are none."""
         matches = complete_slash_command(text)
         self.set_class(bool(matches), "-visible")
-        self.update("\n".join(f"{m.usage:<26} {m.description}" for m in matches))
+        lines = (f"{m.usage:<26} {m.description}" for m in matches)
+        self.update(terminal_safe("\n".join(lines)))  # custom commands' text is a file's
 
 
 class PromptArea(Vertical):

@@ -16,6 +16,7 @@ from forge.agent.events import (
     SummarizationStarted,
     SummarizerDisabled,
 )
+from forge.text_safety import terminal_safe
 from forge.tui.compaction import NOTHING_TO_COMPACT, is_skip, plain_failure, skip_reason
 from forge.tui.widgets.formatting import format_seconds, format_tokens
 
@@ -77,16 +78,16 @@ class SummarizationPanel(Vertical):
 
     def _details(self) -> str:
         # Short lines: the pane is 20 columns wide on an 80-column terminal.
-        if self.strategy:
-            return f"{self.strategy}\nmodel {self.summarization_model}"
-        return f"model {self.summarization_model}"
+        model = terminal_safe(self.summarization_model)
+        return f"{self.strategy}\nmodel {model}" if self.strategy else f"model {model}"
 
     def _refresh_details(self) -> None:
         if self.is_mounted:
             self.query_one("#summary-details", Static).update(self._details())
 
     def _show_result(self, text: str) -> None:
-        self.result_text = text
+        # Failures quote the server's error message.
+        self.result_text = text = terminal_safe(text)
         self.query_one("#summary-result", Static).update(text)
 
     def _show_progress(self) -> None:
