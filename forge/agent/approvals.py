@@ -85,12 +85,14 @@ class ApprovalPolicy:
         it (read-only), else "ask". `protected`: why the call writes Forge's configuration
         (then it asks in every mode but auto and read-only, which refuses)."""
         verdict = mode_verdict(self.mode, tool)
-        if verdict == "refuse" or self.mode is PermissionMode.AUTO:
-            return verdict
+        if verdict == "refuse":
+            return "refuse"
+        if self.mode is PermissionMode.AUTO:
+            return "allow"
         if protected:
             return "ask"
-        if verdict != "rules":
-            return verdict
+        if verdict == "allow":
+            return "allow"
         if not tool.mutates:
             return "allow"
         if tool.name in self.auto_approve or tool.name in self._approved_this_session:

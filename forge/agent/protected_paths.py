@@ -72,9 +72,14 @@ def protected_reason(
         name = _named_part(real.relative_to(root).parts)
     if name is not None:
         return f"{path} is in Forge's configuration ({name}): writing it {PROTECTED_REASON}"
-    for directory in user_protected_directories() if user_directories is None else user_directories:
+    if user_directories is None:
+        user_directories = user_protected_directories()
+    for directory in user_directories:
         if real == directory or real.is_relative_to(directory):
-            return f"{path} is in your Forge configuration ({directory}): writing it {PROTECTED_REASON}"
+            return (
+                f"{path} is in your Forge configuration ({directory}): writing it "
+                f"{PROTECTED_REASON}"
+            )
     return None
 
 

@@ -150,4 +150,3 @@ def secret_values(settings: McpServerSettings, allowed: frozenset[str] | None = 
         *expanded(settings.headers, allowed).values(),
     ]
     return [value for value in values if len(value) >= 4]
-

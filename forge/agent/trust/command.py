@@ -70,4 +70,3 @@ def _say_variables(trust: WorkspaceTrust, sources: Sequence[ProgramSource]) -> N
     if refused:
         names = ", ".join(refused)
         print(f"Not in trust.env_allowlist, so left empty: {printable(names)}.")
-

@@ -101,6 +101,14 @@ class WorkspaceTrust:
         """The environment variables a trusted workspace definition may receive."""
         return self.env_allowlist
 
+    def adopt(self, previous: WorkspaceTrust) -> bool:
+        """Carry this session's choices over from `previous` (a new runtime of the same
+        session, e.g. after `/clear`); whether there were any."""
+        self._not_now = previous._not_now
+        self._session_trusted = dict(previous._session_trusted)
+        self.trusted_for_run = self.trusted_for_run or previous.trusted_for_run
+        return self._not_now or bool(self._session_trusted)
+
     # --- decisions ---------------------------------------------------------------------------
     def trust(self, sources: Sequence[ProgramSource]) -> str:
         """*Trust*: the definitions of `sources` as they are now may run, in this session and

@@ -64,7 +64,8 @@ def _record_from(raw: Any) -> TrustRecord | None:
     ):
         return None
     decided_at = raw.get("decided_at", "")
-    return TrustRecord(raw["decision"], fingerprints, decided_at if isinstance(decided_at, str) else "")
+    when = decided_at if isinstance(decided_at, str) else ""
+    return TrustRecord(raw["decision"], fingerprints, when)
 
 
 def workspace_key(workspace: Path) -> str:
@@ -94,7 +95,8 @@ class TrustStore:
         try:
             data = json.loads(text)
         except json.JSONDecodeError as error:
-            return self._damaged(f"{self.path} is not valid JSON ({error.msg}, line {error.lineno})")
+            where = f"{error.msg}, line {error.lineno}"
+            return self._damaged(f"{self.path} is not valid JSON ({where})")
         workspaces = data.get("workspaces") if isinstance(data, dict) else None
         if not isinstance(workspaces, dict):
             return self._damaged(f"{self.path} has no `workspaces` map")
