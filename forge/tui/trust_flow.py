@@ -116,6 +116,8 @@ class WorkspaceTrustFlow:
             await self.apply(choice, sources)
         finally:
             self._asking = False
+        # A file that changed while the dialog was open was not part of the answer: ask again.
+        await self.check()
 
     async def apply(self, choice: TrustChoice, sources: list[ProgramSource]) -> None:
         """Record `choice` for `sources`, start or stop their servers, and say so."""

@@ -68,11 +68,14 @@ MODES_THAT_ASK = ["ask", "accept-edits"]
 
 @pytest.mark.parametrize("mode", MODES_THAT_ASK)
 async def test_a_protected_write_asks_even_when_approved_by_mode_or_auto_approve(
-    llm_server: OpenAIServer, workspace: Path, mode: str
+    llm_server: OpenAIServer, workspace: Path, mode: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # The user's config dir inside the workspace (as when Forge is opened in the home folder).
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(workspace / "cfg"))
+    paths = [*PROTECTED[:7], "cfg/forge/config.yaml"]
     calls = [
         Call("write_file", {"path": path, "content": "x"}, id=f"c{index}")
-        for index, path in enumerate(PROTECTED[:7])
+        for index, path in enumerate(paths)
     ]
     llm_server.enqueue(ToolCalls(calls), Text("done"))
     policy = ApprovalPolicy(auto_approve=["write_file", "apply_diff"], mode=mode)
@@ -89,6 +92,7 @@ async def test_a_protected_write_asks_even_when_approved_by_mode_or_auto_approve
     for request in asked:
         assert request.protected.endswith(PROTECTED_REASON)
     assert not (workspace / ".forge").exists() and not (workspace / "AGENTS.md").exists()
+    assert not (workspace / "cfg").exists()
 
 
 async def test_apply_diff_to_agents_md_asks_in_accept_edits(

@@ -69,6 +69,22 @@ async def test_not_now_starts_nothing_and_says_so(
     assert WorkspaceTrust(workspace).status(source) is TrustStatus.UNDECIDED
 
 
+@pytest.mark.parametrize("mode", ["read-only", "ask", "accept-edits", "auto"])
+async def test_no_mode_starts_an_untrusted_definition(
+    llm_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch, workspace: Path, mode: str
+) -> None:
+    hostile(workspace)
+    app = make_app(configure(llm_server, monkeypatch, config={"tools": {"mode": mode}}), workspace)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for_dialog(pilot, app)
+        await wait_until(pilot, lambda: app.runtime_ready.is_set(), "the session")
+        await pilot.pause(1.0)  # long enough for `sh` to have run, had it been started
+        assert not (workspace / "FLAG").exists()
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: app.mcp_watch.trust.decisions == 1, "the answer")
+    assert not (workspace / "FLAG").exists()
+
+
 async def test_trust_starts_it_and_a_changed_file_asks_again(
     llm_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch, workspace: Path
 ) -> None:
