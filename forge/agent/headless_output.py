@@ -32,6 +32,7 @@ from forge.agent.events import (
 from forge.agent.jsonl import dumps, event_to_dict
 from forge.agent.mcp.notices import McpServerNotice
 from forge.agent.trust import ProgramSource, TrustStatus
+from forge.agent.trust.programs import printable
 from forge.config.secrets import redact
 from forge.context.plan import PLAN_TOOL, checklist, plan_from_meta
 from forge.llm.messages import ToolCall
@@ -277,7 +278,7 @@ class TextWriter(OutputWriter):
 
 def untrusted_text(source: ProgramSource, status: TrustStatus) -> str:
     """One line: which file was skipped, why, what it would have run, how to trust it."""
-    runs = "; ".join(f"{p.name}: {p.command}" for p in source.programs)
+    runs = "; ".join(printable(f"{p.name}: {p.command}") for p in source.programs)
     return (
         f"{source.file} not used: this workspace is {status.value}; it would run {runs}. "
         "Trust it with `forge trust` (or --trust-workspace for this run)."

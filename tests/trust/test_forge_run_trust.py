@@ -185,3 +185,13 @@ def test_forge_run_in_auto_mode_may_write_forge_configuration(
     result = forge_run(llm_server, workspace, "--yes", "write")
     assert result.returncode == 0, result.stderr
     assert (workspace / "AGENTS.md").read_text() == "hi\n"
+
+
+def test_a_hostile_command_line_cannot_drive_the_terminal(
+    llm_server: OpenAIServer, workspace: Path
+) -> None:
+    hostile(workspace, "echo \x1b]0;pwned\x07 > FLAG")
+    done(llm_server)
+    result = forge_run(llm_server, workspace, "go")
+    assert result.returncode == 0, result.stderr
+    assert "\x1b" not in result.stderr and "\\x1b]0;pwned\\x07" in result.stderr
