@@ -195,3 +195,18 @@ def test_a_hostile_command_line_cannot_drive_the_terminal(
     result = forge_run(llm_server, workspace, "go")
     assert result.returncode == 0, result.stderr
     assert "\x1b" not in result.stderr and "\\x1b]0;pwned\\x07" in result.stderr
+
+
+def test_forge_trust_says_what_is_wrong_with_its_arguments_and_store(
+    workspace: Path, tmp_path: Path
+) -> None:
+    missing = forge_trust(workspace, str(tmp_path / "nowhere"))
+    assert missing.returncode == 2 and "not a directory" in missing.stderr
+    hostile(workspace)
+    folder = trust_store_path().parent
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    folder.write_text("in the way")  # the state folder cannot be created
+    blocked = forge_trust(workspace)
+    assert blocked.returncode == 1, blocked.stderr
+    assert "could not be saved" in blocked.stderr
+    assert "Traceback" not in blocked.stderr
