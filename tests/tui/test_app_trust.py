@@ -194,3 +194,23 @@ async def test_a_protected_write_asks_in_accept_edits_and_says_why(
         await wait_until(
             pilot, lambda: (workspace / ".claude" / "settings.json").exists(), "the write"
         )
+
+
+async def test_not_now_holds_across_clear(
+    llm_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch, workspace: Path
+) -> None:
+    hostile(workspace)
+    app = make_app(configure(llm_server, monkeypatch), workspace)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for_dialog(pilot, app)
+        await pilot.press("n")
+        await wait_until(pilot, lambda: app.mcp_watch.trust.decisions == 1, "the answer")
+        await submit(pilot, "/clear")
+        await wait_until(
+            pilot, lambda: any("New session started" in n for n in notices(app)), "/clear"
+        )
+        await pilot.pause(1.0)
+        assert not isinstance(app.screen, TrustScreen)
+        assert app.runtime.mcp is not None
+        assert app.runtime.mcp.untrusted == {"evil"}
+    assert not (workspace / "FLAG").exists()
