@@ -214,3 +214,26 @@ async def test_not_now_holds_across_clear(
         assert app.runtime.mcp is not None
         assert app.runtime.mcp.untrusted == {"evil"}
     assert not (workspace / "FLAG").exists()
+
+
+async def test_the_answers_stay_on_an_80_by_24_screen_however_long_the_list(
+    llm_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch, workspace: Path
+) -> None:
+    from textual.geometry import Region
+    from textual.widgets import Button
+
+    (workspace / ".forge").mkdir()
+    servers = {
+        f"server{index}": {"command": "sh", "args": ["-c", "echo " + "x" * 120]}
+        for index in range(15)
+    }
+    (workspace / ".forge" / "mcp.yaml").write_text(json.dumps({"mcpServers": servers}))
+    app = make_app(configure(llm_server, monkeypatch), workspace)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for_dialog(pilot, app)
+        await pilot.pause(0.3)
+        for button in app.screen.query(Button):
+            assert button.region.area > 0 and Region(0, 0, 80, 24).contains_region(button.region), (
+                button.id
+            )
+        await pilot.press("n")
