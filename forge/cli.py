@@ -39,6 +39,12 @@ def _build_parser() -> argparse.ArgumentParser:
         help="permission mode: read-only, ask, accept-edits or auto (default: tools.mode; "
         "--yes is auto)",
     )
+    run.add_argument(
+        "--trust-workspace",
+        action="store_true",
+        help="run the workspace's own definitions (.forge/mcp.yaml) for this run, trusted or "
+        "not (see `forge trust`)",
+    )
     run.add_argument("--output", choices=("text", "jsonl"), default="text")
     run.add_argument("--max-turns", type=int, default=50, help="LLM calls at most (default 50)")
     run.add_argument("--timeout", type=float, default=None, help="seconds before giving up")
@@ -61,6 +67,18 @@ def _build_parser() -> argparse.ArgumentParser:
     config = sub.add_parser("config", help="show, check or locate the config file")
     config.add_argument("action", choices=("path", "show", "validate"))
     sub.add_parser("sessions", help="list saved sessions for this workspace")
+    trust = sub.add_parser(
+        "trust",
+        help="trust a workspace's own definitions (.forge/mcp.yaml servers), or --revoke",
+        description="Show what the workspace defines to run, and trust it as it is now "
+        "(a new or changed definition asks again), or forget the decision with --revoke.",
+    )
+    trust.add_argument("path", nargs="?", default=None, help="the workspace (default: -C or .)")
+    trust_action = trust.add_mutually_exclusive_group()
+    trust_action.add_argument("--revoke", action="store_true", help="forget the decision")
+    trust_action.add_argument(
+        "--show", action="store_true", help="only show the definitions and the decision"
+    )
     return parser
 
 
@@ -83,6 +101,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from forge.agent.headless import run_headless
 
         return run_headless(args)
+    if args.command == "trust":
+        from forge.agent.trust.command import run_trust_command
+
+        return run_trust_command(args.path or args.workspace, revoke=args.revoke, show=args.show)
     if args.command == "sessions":
         from forge.agent.sessions import print_sessions
 

@@ -4,8 +4,10 @@ Pure logic, no I/O: the agent loop asks `ApprovalPolicy.decide` before every cal
 approval request when the answer is "ask".
 
 The permission mode (`forge.agent.modes`) speaks first: read-only refuses every tool that is
-not read-only, auto allows everything, accept-edits allows the file-editing tools. Otherwise a
-call is allowed without asking when any of these holds, checked in order:
+not read-only, auto allows everything. Then a write to Forge's own configuration (the caller
+passes why it is protected, see `forge.agent.protected_paths`) asks, whatever allows the tool
+otherwise (docs/adr/0034). Then accept-edits allows the file-editing tools. Otherwise a call
+is allowed without asking when any of these holds, checked in order:
 1. the tool does not mutate anything (reads, searches, listings, the turn-ending tools);
 2. (auto mode, checked above);
 3. the tool is in `auto_approve` or was approved "always" this session, or it is an MCP tool
@@ -78,12 +80,19 @@ class ApprovalPolicy:
         """Allow every later call of `tool_name` this session (the "always" answer)."""
         self._approved_this_session.add(tool_name)
 
-    def decide(self, call: ToolCall, tool: Tool) -> Decision:
+    def decide(self, call: ToolCall, tool: Tool, protected: str | None = None) -> Decision:
         """ "allow" if `call` may run without asking the user, "refuse" if the mode forbids
-        it (read-only), else "ask"."""
+        it (read-only), else "ask". `protected`: why the call writes Forge's configuration
+        (then it asks in every mode but auto and read-only, which refuses)."""
         verdict = mode_verdict(self.mode, tool)
-        if verdict != "rules":
-            return verdict
+        if verdict == "refuse":
+            return "refuse"
+        if self.mode is PermissionMode.AUTO:
+            return "allow"
+        if protected:
+            return "ask"
+        if verdict == "allow":
+            return "allow"
         if not tool.mutates:
             return "allow"
         if tool.name in self.auto_approve or tool.name in self._approved_this_session:

@@ -122,6 +122,9 @@ class ApprovalRequested:
     """What would happen, in one readable line (the command, or the file to be edited)."""
     preview: str = ""
     """A diff preview for edits, or the full command."""
+    protected: str = ""
+    """Why the call always asks: it writes Forge's own configuration ("… changes what Forge
+    runs"); "" for an ordinary request (docs/adr/0034)."""
     future: asyncio.Future[ApprovalDecision] = field(
         default_factory=lambda: asyncio.get_running_loop().create_future()
     )

@@ -9,6 +9,11 @@ number when SIGINT (130), SIGTERM (143) or SIGHUP (129) ended it (docs/adr/0021)
 approves it, a tool call the policy would ask about (a write, a command not on the
 allowlist) is rejected with a reason the model reads, and the run goes on; `ask_question`
 is answered with "no user available". See docs/adr/0015-headless-output.md.
+
+Workspace trust (docs/adr/0034): programs the workspace defines (`.forge/mcp.yaml`) start
+only when the workspace is trusted in the store (`forge trust`) or `--trust-workspace` is
+given; otherwise one warning per file goes to stderr (and a `workspace_untrusted` record). A
+write to Forge's own configuration (`.forge/`, `AGENTS.md`, …) is refused unless in auto mode.
 """
 
 from __future__ import annotations
@@ -45,6 +50,7 @@ EXIT_FAILED = 1
 EXIT_USAGE = 2
 SUCCESSFUL_ENDINGS = frozenset({"completed", "answered"})
 HEADLESS_REJECTION = "not approved in headless mode (use --yes or the allowlist)"
+PROTECTED_REJECTION = "forge run writes Forge's configuration only in auto mode (--mode auto)"
 
 
 class UsageError(Exception):
@@ -151,6 +157,7 @@ def run_headless(args: argparse.Namespace) -> int:
             ask_user=False,
             mode=mode,
             max_llm_calls=args.max_turns,
+            trust_workspace=bool(getattr(args, "trust_workspace", False)),
         )
     except (SessionNotFoundError, ValueError) as error:
         print(f"forge run: {error}", file=sys.stderr)
@@ -209,6 +216,7 @@ async def run_task(
     """Drive one turn to its end, answering approvals and questions as a headless client;
     closes the runtime. Returns the exit code."""
     writer.run_started(runtime.session_id, runtime.settings.llm.model, str(runtime.workspace))
+    _warn_untrusted(runtime, writer)
     reason = "cancelled"
     if runtime.mcp is not None:  # a server failing to start or crashing is said as it happens
         runtime.mcp.subscribe(writer.mcp_notice)
@@ -218,7 +226,7 @@ async def run_task(
             async for event in runtime.agent.run_turn(task):
                 writer.event(event)
                 if isinstance(event, ApprovalRequested):
-                    decision = headless_decision(yes)
+                    decision = headless_decision(yes, event.protected)
                     writer.approval_decided(event.call, decision)
                     event.future.set_result(decision)
                 elif isinstance(event, QuestionAsked):
@@ -233,11 +241,30 @@ async def run_task(
     return EXIT_COMPLETED if reason in SUCCESSFUL_ENDINGS else EXIT_FAILED
 
 
-def headless_decision(yes: bool) -> ApprovalDecision:
-    """Approve with `--yes`; otherwise reject with a reason the model can act on."""
+def headless_decision(yes: bool, protected: str = "") -> ApprovalDecision:
+    """Approve with `--yes`; otherwise reject with a reason the model can act on. A write to
+    Forge's configuration (`protected` says why) is rejected unless in auto mode."""
+    if protected:
+        return ApprovalDecision(ApprovalVerdict.REJECT, f"{protected}; {PROTECTED_REJECTION}")
     if yes:
         return ApprovalDecision(ApprovalVerdict.APPROVE_ONCE)
     return ApprovalDecision(ApprovalVerdict.REJECT, HEADLESS_REJECTION)
+
+
+def _warn_untrusted(runtime: Runtime, writer: OutputWriter) -> None:
+    """One warning per workspace file whose programs will not start (not trusted), and one
+    when the trust store is unusable."""
+    from forge.agent.trust.sources import workspace_sources
+
+    trust = runtime.trust
+    if trust is None:
+        return
+    for source in workspace_sources(runtime.workspace):
+        status = trust.status(source)
+        if source.programs and not trust.permits(source):
+            writer.workspace_untrusted(source, status)
+    if trust.store_problem:
+        writer.write_err(f"forge run: warning: {trust.store_problem}")
 
 
 def _describer(runtime: Runtime) -> Callable[[ToolCall], str]:

@@ -34,6 +34,8 @@ from forge.agent.events import (
 )
 from forge.agent.jsonl import dumps, event_to_dict
 from forge.agent.mcp.notices import McpServerNotice
+from forge.agent.trust import ProgramSource, TrustStatus
+from forge.agent.trust.programs import printable
 from forge.config.secrets import redact
 from forge.context.plan import PLAN_TOOL, checklist, plan_from_meta
 from forge.llm.messages import ToolCall
@@ -85,6 +87,10 @@ class OutputWriter:
     def mcp_notice(self, notice: McpServerNotice) -> None:
         """An MCP server failed, crashed or went down: one line on stderr."""
         self.write_err(f"forge run: {notice.text(hint='')}")
+
+    def workspace_untrusted(self, source: ProgramSource, status: TrustStatus) -> None:
+        """A workspace file's programs were not started (not trusted): one line on stderr."""
+        self.write_err(f"forge run: warning: {untrusted_text(source, status)}")
 
     def timed_out(self, seconds: float) -> None:
         """The run hit `--timeout`."""
@@ -151,6 +157,20 @@ class JsonLinesWriter(OutputWriter):
                 "kind": notice.kind,
                 "reason": notice.reason,
                 "text": notice.text(hint=""),
+            }
+        )
+
+    def workspace_untrusted(self, source: ProgramSource, status: TrustStatus) -> None:
+        """The stderr line, and a `workspace_untrusted` record (file, status, programs
+        [{name, command}], text)."""
+        super().workspace_untrusted(source, status)
+        self._record(
+            {
+                "type": "workspace_untrusted",
+                "file": source.file,
+                "status": status.name.lower(),
+                "programs": [{"name": p.name, "command": p.command} for p in source.programs],
+                "text": untrusted_text(source, status),
             }
         )
 
@@ -272,6 +292,15 @@ class TextWriter(OutputWriter):
             self._line(f"✗ rejected {self.describe(call)}{reason}")
         else:
             self._line(f"✓ approved {self.describe(call)}{reason}")
+
+
+def untrusted_text(source: ProgramSource, status: TrustStatus) -> str:
+    """One line: which file was skipped, why, what it would have run, how to trust it."""
+    runs = "; ".join(printable(f"{p.name}: {p.command}") for p in source.programs)
+    return (
+        f"{source.file} not used: this workspace is {status.value}; it would run {runs}. "
+        "Trust it with `forge trust` (or --trust-workspace for this run)."
+    )
 
 
 def _result_line(event: ToolCallFinished) -> str:

@@ -85,6 +85,7 @@ def event_to_dict(event: AgentEvent) -> dict[str, Any]:
             **_call_fields(event.call),
             "summary": event.summary,
             "preview": event.preview,
+            "protected": event.protected,
         }
     if isinstance(event, QuestionAsked):
         return {

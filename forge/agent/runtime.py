@@ -23,6 +23,7 @@ from forge.agent.mcp import McpServers
 from forge.agent.sessions import SessionLog, SessionStore
 from forge.agent.system_prompt import build_system_prompt
 from forge.agent.tools import ToolRegistry, default_registry
+from forge.agent.trust import WorkspaceTrust
 from forge.config.secrets import remember_settings_secrets
 from forge.config.settings import LLMSettings, Settings
 from forge.context.conversation import Conversation
@@ -125,6 +126,8 @@ class Runtime:
     """The model's context window and where it came from (shown by `/context`)."""
     mcp: McpServers | None = None
     """The session's MCP servers, whose ready tools the registry offers (`/mcp`)."""
+    trust: WorkspaceTrust | None = None
+    """Whether the workspace's own definitions may run (`/trust`; docs/adr/0034)."""
     _retired_providers: list[OpenAICompatibleProvider] = field(default_factory=list)
     _retired_windows: list[WindowTracker] = field(default_factory=list)
 
@@ -213,7 +216,10 @@ class Runtime:
             changes.append("tool approvals and limits")
         if isinstance(self.agent.checkpoints, CheckpointStore):
             self.agent.checkpoints.max_bytes = new.checkpoints.max_bytes
-        if old.mcp_servers != new.mcp_servers and self.mcp is not None:
+        if self.trust is not None:
+            self.trust.env_allowlist = frozenset(new.trust.env_allowlist)
+        allowlist_changed = old.trust.env_allowlist != new.trust.env_allowlist
+        if (old.mcp_servers != new.mcp_servers or allowlist_changed) and self.mcp is not None:
             # Between turns: servers start, stop or restart once the running turn has ended.
             self.mcp.reconfigure(new.mcp_servers)
             changes.append("MCP servers")
@@ -276,17 +282,23 @@ def build_runtime(
     mode: str | None = None,
     max_llm_calls: int = 50,
     store: SessionStore | None = None,
+    trust_workspace: bool = False,
 ) -> Runtime:
     """A runtime for `workspace`: a new session, or the one named `session_id`, or (with
     `resume_latest`) the latest of this workspace when there is one.
 
     Raises `SessionNotFoundError` for an unknown `session_id`, ValueError for a malformed one.
     `ask_user=False` (headless) makes `ask_question` answer itself; `approve_all` approves
-    every tool call (`--yes`); `mode` is the permission mode (default `tools.mode`).
+    every tool call (`--yes`); `mode` is the permission mode (default `tools.mode`);
+    `trust_workspace` trusts the workspace's own definitions for this run (`--trust-workspace`),
+    else the stored decision counts (docs/adr/0034).
     """
     workspace = workspace.expanduser().resolve()
     store = store or SessionStore()
-    mcp = McpServers(settings.mcp_servers, workspace)
+    trust = WorkspaceTrust(
+        workspace, trusted_for_run=trust_workspace, env_allowlist=settings.trust.env_allowlist
+    )
+    mcp = McpServers(settings.mcp_servers, workspace, trust)
     redact = sorted({*secrets_of(settings), *mcp.secrets()})
     conversation: Conversation | None = None
     if session_id is None and resume_latest:
@@ -355,4 +367,5 @@ def build_runtime(
         agent=agent,
         window=tracker,
         mcp=mcp,
+        trust=trust,
     )

@@ -32,6 +32,7 @@ from forge.agent.events import (
     TurnFinished,
 )
 from forge.agent.modes import refusal_text
+from forge.agent.protected_paths import protected_write
 from forge.agent.tools import PreparedCall, ToolContext, ToolError, ToolRegistry, ToolResult
 from forge.agent.tools.base import FileChangeRecorder
 from forge.agent.tools.diffs import diff_stats
@@ -107,8 +108,13 @@ async def run_tool_call(
     except ToolError:
         prepared = None  # `execute` reports the same error as the call's result
     loop_breaking = prepared is not None and prepared.tool.loop_breaking
+    protected = (
+        protected_write(prepared.tool.name, prepared.arguments, host.workspace)
+        if prepared is not None
+        else None
+    )
     decision_now = (
-        host.policy.decide(call, prepared.tool)
+        host.policy.decide(call, prepared.tool, protected)
         if prepared is not None and not loop_breaking
         else "allow"
     )
@@ -124,7 +130,8 @@ async def run_tool_call(
             yield _record(host.conversation, call, result, turn, breaker)
             return
         decision: list[ApprovalDecision] = []
-        async with aclosing(_ask_approval(prepared, context, turn, decision)) as events:
+        ask = _ask_approval(prepared, context, turn, decision, protected or "")
+        async with aclosing(ask) as events:
             async for event in events:
                 yield event
         verdict, reason = decision[0].verdict, decision[0].reason.strip()
@@ -136,7 +143,8 @@ async def run_tool_call(
             )
             yield _record(host.conversation, call, result, turn, breaker)
             return
-        if verdict is ApprovalVerdict.APPROVE_ALWAYS:
+        if verdict is ApprovalVerdict.APPROVE_ALWAYS and not protected:
+            # "Always" for a protected write approves this one: it never widens to the tool.
             host.policy.approve_always(call.name)
     yield ToolCallStarted(call)
     work = asyncio.ensure_future(host.registry.execute(call, context))
@@ -182,13 +190,15 @@ async def _ask_approval(
     context: ToolContext,
     turn: TurnState,
     decision: list[ApprovalDecision],
+    protected: str = "",
 ) -> AsyncGenerator[AgentEvent, None]:
     """Yield the request and put the client's answer in `decision` (a dismissed request
-    counts as a rejection)."""
+    counts as a rejection). `protected`: why the call must be asked about (Forge's config)."""
     request = ApprovalRequested(
         call=prepared.call,
         summary=prepared.tool.describe(prepared.arguments),
         preview=prepared.tool.preview(prepared.arguments, context),
+        protected=protected,
     )
     turn.waiting_on = request.future
     yield request

@@ -250,6 +250,17 @@ class CheckpointSettings(BaseModel):
     """Bytes of earlier file contents kept per session; the oldest turns are dropped first."""
 
 
+class TrustSettings(BaseModel):
+    """What a trusted workspace's own definitions (`.forge/mcp.yaml`) may receive
+    (docs/adr/0034; an untrusted workspace runs none of them)."""
+
+    model_config = _SECTION_CONFIG
+
+    env_allowlist: list[str] = []
+    """Environment variables a trusted workspace's `${VAR}` references may read (e.g.
+    "GITHUB_TOKEN"); any other reference is left empty. Your own config.yaml is not limited."""
+
+
 class UISettings(BaseModel):
     """The look of the terminal UI."""
 
@@ -388,6 +399,8 @@ class Settings(BaseSettings):
     """The terminal UI."""
     checkpoints: CheckpointSettings = CheckpointSettings()
     """File checkpoints for /undo and /rewind."""
+    trust: TrustSettings = TrustSettings()
+    """Workspace trust: what a trusted workspace's own server definitions may read."""
     mcp_servers: dict[str, McpServerSettings] = {}
     """MCP servers whose tools the agent may use, by name (see `.forge/mcp.yaml` too)."""
     prices: dict[str, ModelPriceSettings] = {}

@@ -37,6 +37,7 @@ SLASH_COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("rewind", "Go back to before a turn: files, conversation, or both"),
     SlashCommand("sessions", "List this workspace's sessions, or resume one", "[ID]"),
     SlashCommand("mcp", "MCP servers: status and tools"),
+    SlashCommand("trust", "Workspace trust: what the workspace would run; change it", "[revoke]"),
     SlashCommand("quit", "Exit Forge"),
 )
 """Every slash command, in the order help lists them."""

@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from forge.agent.runtime import Runtime
     from forge.config.settings import Settings
     from forge.config.store import ConfigStore
+    from forge.tui.mcp_notices import McpSessionWatch
     from forge.tui.reload import ConfigReloadController
 
 
@@ -99,6 +100,7 @@ class CommandHost(Protocol):
     config_store: ConfigStore
     reload_controller: ConfigReloadController
     workspace: Path
+    mcp_watch: McpSessionWatch
 
     @property
     def busy(self) -> bool:
@@ -255,6 +257,11 @@ class SlashCommandRunner(CheckpointCommands):
         if runtime.mcp is None:
             return
         await self.app.chat.add_notice(servers_report(runtime.mcp, runtime.counter.count_tools))
+
+    async def command_trust(self, argument: str) -> None:
+        """Show the workspace's trust and what it would run, and ask to change it; `/trust
+        revoke` forgets the decision (docs/adr/0034)."""
+        await self.app.mcp_watch.trust.command(argument)
 
     async def command_clear(self, argument: str) -> None:
         """Start a new session: a fresh runtime and an empty chat."""

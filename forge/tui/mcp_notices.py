@@ -37,12 +37,17 @@ class McpNoticeArrived(Message):
 
 class McpSessionWatch:
     """Connects one runtime's MCP servers to the app: notices become `McpNoticeArrived`
-    messages, and the project's server file is watched. `attach` again for a new runtime."""
+    messages, the project's server file is watched, and the workspace's trust is asked
+    about (`trust`, docs/adr/0034). `attach` again for a new runtime."""
 
     def __init__(self, app: App[Any]) -> None:
+        from forge.tui.trust_flow import WorkspaceTrustFlow
+
         self.app = app
         self._unsubscribe: Callable[[], None] | None = None
         self._runtime: Runtime | None = None
+        self.trust = WorkspaceTrustFlow(app)
+        """Asks whether the workspace's own definitions may run; `/trust`."""
 
     def attach(self, runtime: Runtime) -> None:
         """Follow `runtime`'s servers (and stop following the previous runtime's)."""
@@ -53,6 +58,7 @@ class McpSessionWatch:
         if runtime.mcp is None:
             return
         self._unsubscribe = runtime.mcp.subscribe(self._post)
+        self.trust.attach(runtime)  # asks now if the workspace defines undecided servers
         from forge.agent.mcp.project_watch import watch_until_cancelled
 
         self.app.run_worker(
@@ -66,7 +72,10 @@ class McpSessionWatch:
     def _post(self, notice: McpServerNotice) -> None:
         self.app.post_message(McpNoticeArrived(notice))
 
-    def _project_file_changed(self) -> None:
+    async def _project_file_changed(self) -> None:
         runtime = self._runtime
         if runtime is not None and runtime.mcp is not None:
+            # Changed definitions stop being trusted first (their servers stop), then the
+            # user is asked about them.
             runtime.mcp.reconfigure(runtime.settings.mcp_servers)
+            await self.trust.check()

@@ -84,6 +84,7 @@ def test_read_only_mode_runs_only_the_mcp_tools_their_server_marks_read_only(
         workspace,
         "--mode",
         "read-only",
+        "--trust-workspace",
         "--output",
         "jsonl",
         "look",

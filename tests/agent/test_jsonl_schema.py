@@ -44,6 +44,7 @@ from forge.agent.events import (
 from forge.agent.headless_output import JsonLinesWriter
 from forge.agent.jsonl import event_to_dict
 from forge.agent.mcp.notices import McpServerNotice
+from forge.agent.trust import ProgramSource, TrustStatus, WorkspaceProgram
 from forge.config.prices import price_table
 from forge.llm.messages import ToolCall, assistant
 from forge.llm.stream import Usage
@@ -129,6 +130,8 @@ async def test_writer_records_are_documented_and_every_row_is_produced() -> None
         writer.event(event)
     writer.approval_decided(CALL, ApprovalDecision(ApprovalVerdict.REJECT, "no"))
     writer.mcp_notice(McpServerNotice("github", "start_failed", "command not found 'npx'"))
+    source = ProgramSource(".forge/mcp.yaml", (WorkspaceProgram("x", "sh -c 'echo'"),), "f")
+    writer.workspace_untrusted(source, TrustStatus.UNDECIDED)
     writer.timed_out(3)
     records: list[dict[str, Any]] = [json.loads(line) for line in out.getvalue().splitlines()]
     produced: set[str] = set()

@@ -42,10 +42,15 @@ def test_forge_run_calls_an_mcp_tool_and_leaves_no_server_behind(
         llm_server,
         workspace,
         "--yes",
+        "--trust-workspace",
         "--output",
         "jsonl",
         "read the token",
-        env={"FORGE_TEST_RUN_SECRET": SECRET},
+        env={
+            "FORGE_TEST_RUN_SECRET": SECRET,
+            # A workspace definition reads only the variables the user allows it.
+            "FORGE_TRUST__ENV_ALLOWLIST": '["FORGE_TEST_RUN_SECRET"]',
+        },
     )
 
     assert result.returncode == 0, result.stderr
@@ -72,7 +77,7 @@ def test_forge_run_without_yes_rejects_mcp_calls_like_any_mutating_tool(
         ToolCalls([Call("tools__echo", {"text": "hi"})]),
         ToolCalls([Call("task_completion", {"result": "gave up"})]),
     )
-    result = forge_run(llm_server, workspace, "--output", "jsonl", "echo")
+    result = forge_run(llm_server, workspace, "--trust-workspace", "--output", "jsonl", "echo")
 
     assert result.returncode == 0, result.stderr
     finished = [r for r in jsonl(result) if r["type"] == "tool_call_finished"]
@@ -94,7 +99,10 @@ def test_a_sigterm_to_forge_run_leaves_no_server_behind(
         FORGE_LLM__MAX_RETRIES="0",
     )
     process = subprocess.Popen(
-        [sys.executable, "-m", "forge", "run", "--yes", "--output", "jsonl", "hang"],
+        [
+            *(sys.executable, "-m", "forge", "run", "--yes", "--trust-workspace"),
+            *("--output", "jsonl", "hang"),
+        ],
         cwd=workspace,
         env=environment,
         stdout=subprocess.PIPE,
@@ -128,7 +136,7 @@ def test_forge_run_says_which_mcp_server_failed_and_still_runs(
         "mcp_servers:\n  broken:\n    command: /nonexistent/mcp-server\n"
     )
     llm_server.enqueue(ToolCalls([Call("task_completion", {"result": "done anyway"})]))
-    result = forge_run(llm_server, workspace, "--output", "jsonl", "go")
+    result = forge_run(llm_server, workspace, "--trust-workspace", "--output", "jsonl", "go")
 
     assert result.returncode == 0, result.stderr
     assert (

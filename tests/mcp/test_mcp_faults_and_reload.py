@@ -24,6 +24,7 @@ from forge.agent.mcp.notices import McpServerNotice
 from forge.agent.mcp.project_watch import watch_until_cancelled
 from forge.agent.runtime import build_runtime
 from forge.agent.tools.base import ToolError
+from forge.agent.trust import WorkspaceTrust
 from forge.config.settings import LLMSettings, McpServerSettings, Settings, ToolsSettings
 from tests.agent.loop_harness import drive, finished, of_type
 from tests.mcp.conftest import SERVER_SCRIPT, alive, started_pids, stdio_settings
@@ -197,7 +198,7 @@ async def test_editing_the_project_file_reconfigures_through_the_watcher(
 ) -> None:
     workspace = tmp_path / "workspace"
     workspace.mkdir()
-    servers = McpServers({}, workspace)
+    servers = McpServers({}, workspace, WorkspaceTrust(workspace, trusted_for_run=True))
     watcher = asyncio.ensure_future(
         watch_until_cancelled(workspace, lambda: servers.reconfigure({}))
     )

@@ -13,6 +13,7 @@ from pydantic import SecretStr
 from forge.agent.events import ApprovalRequested, ToolCallFinished
 from forge.agent.mcp.servers import configured_servers, expand
 from forge.agent.runtime import build_runtime
+from forge.agent.trust import WorkspaceTrust
 from forge.config.settings import LLMSettings, McpServerSettings, Settings, ToolsSettings
 from tests.agent.loop_harness import drive, finished, of_type
 from tests.mcp.conftest import SERVER_SCRIPT, stdio_settings
@@ -110,7 +111,8 @@ def test_project_file_entries_win_and_bad_entries_say_why(tmp_path: Path) -> Non
         "shared": McpServerSettings(command="user-command"),
         "mine": McpServerSettings(url="http://127.0.0.1:1/mcp"),
     }
-    entries = {entry.name: entry for entry in configured_servers(user, tmp_path)}
+    trusted = WorkspaceTrust(tmp_path, trusted_for_run=True)
+    entries = {entry.name: entry for entry in configured_servers(user, tmp_path, trusted)}
     assert entries["shared"].settings is not None
     assert entries["shared"].settings.args == ["from-project"]
     assert entries["mine"].settings == user["mine"]

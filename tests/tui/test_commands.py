@@ -68,6 +68,7 @@ def test_every_required_command_exists() -> None:
         "quit",
         "undo",
         "rewind",
+        "trust",
     }
 
 

@@ -52,12 +52,21 @@ class ServerState(enum.Enum):
 class McpConnection:
     """The connection to one configured MCP server, and the calls made through it."""
 
-    def __init__(self, name: str, settings: McpServerSettings, cwd: str | None = None) -> None:
+    def __init__(
+        self,
+        name: str,
+        settings: McpServerSettings,
+        cwd: str | None = None,
+        allowed_variables: frozenset[str] | None = None,
+    ) -> None:
         """A connection to `settings` named `name`; nothing starts before `start()`.
-        A stdio server runs in `cwd` (the workspace) when given."""
+        A stdio server runs in `cwd` (the workspace) when given. `allowed_variables`: the
+        `${VAR}` names its `env`/`headers` may receive (None: any; a workspace-defined
+        server gets only `trust.env_allowlist`)."""
         self.name = name
         self.settings = settings
         self.cwd = cwd
+        self.allowed_variables = allowed_variables
         self.state = ServerState.STARTING if settings.enabled else ServerState.DISABLED
         self.error = "" if settings.enabled else "disabled in the configuration"
         self.tools: list[types.Tool] = []
@@ -151,12 +160,12 @@ class McpConnection:
             parameters = StdioServerParameters(
                 command=settings.command,
                 args=list(settings.args),
-                env=expanded(settings.env) or None,
+                env=expanded(settings.env, self.allowed_variables) or None,
                 cwd=self.cwd,
             )
             return Client(stdio_client(parameters, errlog=self._stderr))
         http: httpx2.AsyncClient = await stack.enter_async_context(
-            create_mcp_http_client(headers=expanded(settings.headers))
+            create_mcp_http_client(headers=expanded(settings.headers, self.allowed_variables))
         )
         return Client(streamable_http_client(settings.url, http_client=http))
 

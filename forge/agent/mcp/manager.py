@@ -15,6 +15,7 @@ from forge.agent.mcp.notices import McpServerNotice
 from forge.agent.mcp.servers import ServerEntry, configured_servers, secret_values
 from forge.agent.mcp.tool import McpTool
 from forge.agent.tools.base import Tool
+from forge.agent.trust import WorkspaceTrust
 from forge.config.secrets import KNOWN_SECRETS
 from forge.config.settings import McpServerSettings
 
@@ -30,13 +31,23 @@ class McpServers:
     """The session's MCP servers. A tool source for `ToolRegistry.add_source`: `tools()`
     is what the ready servers offer right now."""
 
-    def __init__(self, user: Mapping[str, McpServerSettings], workspace: Path) -> None:
-        """The servers of `user` settings and the workspace's `.forge/mcp.yaml`; their `env`
-        and `headers` values (expanded) become known secrets."""
+    def __init__(
+        self,
+        user: Mapping[str, McpServerSettings],
+        workspace: Path,
+        trust: WorkspaceTrust | None = None,
+    ) -> None:
+        """The servers of `user` settings and the workspace's `.forge/mcp.yaml` (only when
+        `trust` permits it; default: the stored decision for `workspace`); their `env` and
+        `headers` values (expanded) become known secrets."""
         self.workspace = workspace
+        self.trust = trust or WorkspaceTrust(workspace)
+        """Whether the workspace's own server definitions may run (docs/adr/0034)."""
         self.connections: list[McpConnection] = []
         self.problems: dict[str, str] = {}
         """Entries that could not be used, by name, with why."""
+        self.untrusted: set[str] = set()
+        """Entries of `problems` not started because their workspace file is not trusted."""
         self.removed: set[str] = set()
         """Servers removed from the configuration this session (their tools' calls say so)."""
         self.in_turn: Callable[[], bool] = lambda: False
@@ -46,24 +57,30 @@ class McpServers:
         """Every notice of the session so far, oldest first."""
         self._pending: Mapping[str, McpServerSettings] | None = None
         self._applying: asyncio.Task[str] | None = None
-        self._use(configured_servers(user, workspace))
+        self._use(configured_servers(user, workspace, self.trust))
         self._started = False
         self._cache: tuple[tuple[int, ...], list[Tool]] = ((), [])
 
     def _use(self, entries: list[ServerEntry]) -> None:
         self.problems = {}
         connections = []
+        self.untrusted = set()
         for entry in entries:
             if entry.settings is None:
                 self.problems[entry.name] = entry.problem
+                if entry.untrusted:
+                    self.untrusted.add(entry.name)
             else:
-                connections.append(self._connection(entry.name, entry.settings))
+                connections.append(self._connection(entry))
         self.connections = connections
         # Every artefact writer (session file, log, `forge run` output) masks these from now on.
         KNOWN_SECRETS.add(self.secrets())
 
-    def _connection(self, name: str, settings: McpServerSettings) -> McpConnection:
-        connection = McpConnection(name, settings, str(self.workspace))
+    def _connection(self, entry: ServerEntry) -> McpConnection:
+        assert entry.settings is not None
+        connection = McpConnection(
+            entry.name, entry.settings, str(self.workspace), entry.allowed_variables
+        )
         connection.on_notice = self._tell
         return connection
 
@@ -87,7 +104,13 @@ class McpServers:
 
     def secrets(self) -> list[str]:
         """The expanded `env`/`headers` values of every server (to redact)."""
-        return sorted({value for c in self.connections for value in secret_values(c.settings)})
+        return sorted(
+            {
+                value
+                for c in self.connections
+                for value in secret_values(c.settings, c.allowed_variables)
+            }
+        )
 
     # --- lifecycle ---------------------------------------------------------------------------
     def start(self) -> None:
@@ -116,7 +139,7 @@ class McpServers:
         try:
             asyncio.get_running_loop()
         except RuntimeError:
-            self._use(configured_servers(user, self.workspace))
+            self._use(configured_servers(user, self.workspace, self.trust))
             self._pending = None
             return
         if self._applying is None or self._applying.done():
@@ -138,7 +161,7 @@ class McpServers:
         changes: list[str] = []
         while self._pending is not None:
             user, self._pending = self._pending, None
-            changes.extend(await self._apply(configured_servers(user, self.workspace)))
+            changes.extend(await self._apply(configured_servers(user, self.workspace, self.trust)))
         description = "; ".join(changes)
         if description:
             self._tell(McpServerNotice("", "reloaded", description))
@@ -156,7 +179,7 @@ class McpServers:
         restarted: list[str] = []
         for name, connection in old.items():
             entry = wanted.get(name)
-            if entry is not None and entry.settings == connection.settings:
+            if entry is not None and _same(entry, connection):
                 keep[name] = connection
                 continue
             closing.append(connection)
@@ -171,7 +194,7 @@ class McpServers:
                 continue
             if entry.settings is None:
                 continue
-            connection = self._connection(entry.name, entry.settings)
+            connection = self._connection(entry)
             connections.append(connection)
             if not entry.settings.enabled:
                 continue
@@ -182,6 +205,7 @@ class McpServers:
         self.removed |= set(old) - set(wanted)
         self.removed -= set(wanted)
         self.problems = {e.name: e.problem for e in entries if e.settings is None}
+        self.untrusted = {e.name for e in entries if e.untrusted}
         self.connections = connections
         KNOWN_SECRETS.add(self.secrets())
         if self._started:
@@ -239,7 +263,12 @@ class McpServers:
     def statuses(self) -> dict[str, str]:
         """Each server's status line by name, unusable entries included."""
         lines = {c.name: c.status for c in self.connections}
-        lines.update({name: f"failed: {problem}" for name, problem in self.problems.items()})
+        lines.update(
+            {
+                name: problem if name in self.untrusted else f"failed: {problem}"
+                for name, problem in self.problems.items()
+            }
+        )
         return lines
 
     async def aclose(self) -> None:
@@ -248,6 +277,14 @@ class McpServers:
             self._applying.cancel()
             await asyncio.gather(self._applying, return_exceptions=True)
         await asyncio.gather(*(c.aclose() for c in self.connections), return_exceptions=True)
+
+
+def _same(entry: ServerEntry, connection: McpConnection) -> bool:
+    """Whether `connection` already is what `entry` configures (nothing to restart)."""
+    return (
+        entry.settings == connection.settings
+        and entry.allowed_variables == connection.allowed_variables
+    )
 
 
 def _running(connection: McpConnection) -> bool:

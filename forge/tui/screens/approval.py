@@ -47,6 +47,11 @@ class ApprovalScreen(ModalScreen[ApprovalDecision]):
         with Vertical(id="approval-dialog"):
             title = f"Allow {terminal_safe(self.request.call.name)}?"
             yield Label(title, id="approval-title", markup=False)
+            if self.request.protected:
+                # Why this asks even in accept-edits or when the tool is auto-approved.
+                yield Static(
+                    f"Protected: {self.request.protected}.", id="approval-protected", markup=False
+                )
             if is_diff:
                 # A diff needs its one-line summary (which file, how many blocks); a command
                 # preview is the command itself, and the summary would only repeat it.
@@ -62,9 +67,12 @@ class ApprovalScreen(ModalScreen[ApprovalDecision]):
                 with Horizontal(id="approval-buttons"):
                     # Content labels: "[y]" written as markup would vanish as a tag.
                     yield Button(Content("Approve once [y]"), id="approve-once", variant="success")
-                    yield Button(
-                        Content("Always for this tool [a]"), id="approve-always", variant="primary"
-                    )
+                    if not self.request.protected:  # a protected write is approved one at a time
+                        yield Button(
+                            Content("Always for this tool [a]"),
+                            id="approve-always",
+                            variant="primary",
+                        )
                     yield Button(Content("Reject [n]"), id="reject", variant="error")
                 yield Input(
                     placeholder="Why? (Enter rejects, Esc rejects without a reason)",
@@ -79,7 +87,11 @@ class ApprovalScreen(ModalScreen[ApprovalDecision]):
         self.dismiss(ApprovalDecision(ApprovalVerdict.APPROVE_ONCE))
 
     def action_approve_always(self) -> None:
-        """Run this and every later call of this tool in this session."""
+        """Run this and every later call of this tool in this session (a protected write:
+        this one only)."""
+        if self.request.protected:
+            self.action_approve_once()
+            return
         self.dismiss(ApprovalDecision(ApprovalVerdict.APPROVE_ALWAYS))
 
     def action_reject(self) -> None:

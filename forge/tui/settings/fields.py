@@ -288,6 +288,18 @@ SECTIONS: tuple[FieldSection, ...] = (
             ),
         ),
     ),
+    FieldSection(
+        "Workspace trust",
+        (
+            SettingField(
+                "trust",
+                "env_allowlist",
+                "Variables for trusted workspaces",
+                FieldKind.NAME_LIST,
+                placeholder="none (workspace ${VAR} references stay empty)",
+            ),
+        ),
+    ),
 )
 """Every field the overlay shows, in order."""
 

@@ -1,0 +1,27 @@
+"""Every file of a workspace that defines programs Forge would start. One today: the MCP
+servers of `.forge/mcp.yaml`. Project hooks and the like join this list, and so the trust
+dialog, `/trust`, `forge trust` and `forge run`'s warnings, without further changes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from forge.agent.trust.programs import ProgramSource, printable
+
+
+def workspace_sources(workspace: Path) -> list[ProgramSource]:
+    """Each defining file of `workspace` as it is now (a missing file defines nothing)."""
+    from forge.agent.mcp.servers import read_project_servers  # the MCP SDK loads only here
+
+    return [read_project_servers(workspace).source]
+
+
+def describe_programs(source: ProgramSource) -> list[str]:
+    """One line per program of `source`: its name, what it runs, the variables it reads."""
+    lines = []
+    for program in source.programs:
+        line = f"{program.name}: {program.command}"
+        if program.variables:
+            line += " (reads " + ", ".join(f"${{{name}}}" for name in program.variables) + ")"
+        lines.append(line)
+    return [printable(line) for line in lines]

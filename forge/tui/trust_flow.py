@@ -1,0 +1,183 @@
+"""Workspace trust in the TUI (docs/adr/0034): ask once — at start, or when a definition
+first appears or changes (the `.forge/mcp.yaml` watcher calls `check`) — and `/trust`.
+
+The answers: *Trust* (stored; the servers start now), *Not now* (nothing of the workspace
+runs this session; asked again next start), *Never for this folder* (stored; never asked
+again). A decision survives `/clear` and `/sessions`: the new runtime adopts this session's.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING, Any, Protocol
+
+from textual.app import App
+
+if TYPE_CHECKING:
+    from forge.agent.runtime import Runtime
+    from forge.agent.trust import ProgramSource, WorkspaceTrust
+    from forge.tui.screens.trust import TrustChoice
+    from forge.tui.widgets.chat import ChatView
+
+
+class TrustHost(Protocol):
+    """What the flow needs of the app (`ForgeApp` provides it)."""
+
+    chat: ChatView
+
+
+CHOICE_NOTICES = {
+    "trust": "Trusted this workspace: the servers of {files} start now. A new or changed "
+    "definition asks again; `/trust` changes this.",
+    "not_now": "Not started this session: the servers of {files} (this workspace is not "
+    "trusted). `/trust` decides now; Forge asks again at the next start.",
+    "never": "Never for this folder: the servers of {files} will not run and Forge will not "
+    "ask again. `/trust` or `forge trust` changes this.",
+}
+
+
+def _files(sources: list[ProgramSource]) -> str:
+    return ", ".join(f"`{source.file}`" for source in sources) or "this workspace"
+
+
+class WorkspaceTrustFlow:
+    """Asks about, and applies, the trust of one app's workspace across its runtimes."""
+
+    def __init__(self, app: App[Any]) -> None:
+        self.app = app
+        self.runtime: Runtime | None = None
+        self._asking = False
+        self._told_problem = ""
+        self._told_never = False
+        self.decisions = 0
+        """Answers applied so far (tests wait on it)."""
+
+    @property
+    def _chat(self) -> ChatView:
+        host: TrustHost = self.app  # type: ignore[assignment]  # ForgeApp is a TrustHost
+        return host.chat
+
+    def attach(self, runtime: Runtime) -> None:
+        """Follow `runtime` (a new session keeps this session's *Not now*), then check."""
+        previous = self.runtime.trust if self.runtime is not None else None
+        self.runtime = runtime
+        adopted = (
+            previous is not None and runtime.trust is not None and runtime.trust.adopt(previous)
+        )
+        if adopted and runtime.mcp is not None:
+            runtime.mcp.reconfigure(runtime.settings.mcp_servers)
+        self.app.call_later(self.check)
+
+    async def check(self) -> None:
+        """Ask about the workspace's files that are undecided or changed (one dialog at a
+        time); say once when the store is unusable or the folder is never trusted."""
+        trust = self._trust()
+        if trust is None or self._asking:
+            return
+        sources = await asyncio.to_thread(self._sources)
+        to_ask = trust.to_ask(sources)
+        if trust.store_problem and trust.store_problem != self._told_problem:
+            self._told_problem = trust.store_problem
+            await self._chat.add_notice(f"Workspace trust: {trust.store_problem}.", kind="error")
+        from forge.agent.trust import TrustStatus
+
+        never = [s for s in sources if trust.status(s) is TrustStatus.NEVER]
+        if never and not self._told_never:
+            self._told_never = True
+            await self._chat.add_notice(CHOICE_NOTICES["never"].format(files=_files(never)))
+        if to_ask:
+            self._asking = True
+            self.app.run_worker(
+                self._ask(to_ask), group="trust-dialog", exclusive=True, exit_on_error=False
+            )
+
+    def _trust(self) -> WorkspaceTrust | None:
+        return self.runtime.trust if self.runtime is not None else None
+
+    def _sources(self) -> list[ProgramSource]:
+        from forge.agent.trust.sources import workspace_sources
+
+        assert self.runtime is not None
+        return workspace_sources(self.runtime.workspace)
+
+    async def _ask(self, sources: list[ProgramSource], status: str = "") -> None:
+        from forge.tui.screens.trust import TrustScreen
+
+        trust = self._trust()
+        try:
+            if trust is None:
+                return
+            referenced = {name for s in sources for p in s.programs for name in p.variables}
+            refused = sorted(referenced - trust.allowed_variables())
+            if not status:
+                status = "; ".join(f"{s.file}: {trust.status(s).value}" for s in sources)
+            screen = TrustScreen(trust.workspace, sources, refused, status)
+            choice = await self.app.push_screen_wait(screen)
+            await self.apply(choice, sources)
+        finally:
+            self._asking = False
+        # A file that changed while the dialog was open was not part of the answer: ask again.
+        await self.check()
+
+    async def apply(self, choice: TrustChoice, sources: list[ProgramSource]) -> None:
+        """Record `choice` for `sources`, start or stop their servers, and say so."""
+        trust = self._trust()
+        if trust is None or self.runtime is None:
+            return
+        warning = ""
+        if choice == "trust":
+            warning = trust.trust(sources)
+        elif choice == "never":
+            warning = trust.never()
+            self._told_never = True
+        else:
+            trust.not_now()
+        if self.runtime.mcp is not None:
+            self.runtime.mcp.reconfigure(self.runtime.settings.mcp_servers)
+        text = CHOICE_NOTICES[choice].format(files=_files(sources))
+        if warning:
+            text += f" ({warning})"
+        await self._chat.add_notice(text, kind="error" if warning else "info")
+        self.decisions += 1
+
+    async def command(self, argument: str) -> None:
+        """`/trust`: show where the workspace stands and ask (to change it); `/trust revoke`
+        forgets the stored decision and stops the workspace's servers for this session."""
+        from forge.agent.trust.programs import printable
+        from forge.agent.trust.sources import describe_programs
+
+        trust = self._trust()
+        if trust is None or self.runtime is None:
+            return
+        if argument.strip() == "revoke":
+            try:
+                had = trust.revoke()
+            except OSError as error:
+                await self._chat.add_notice(f"Could not forget the decision: {error}", kind="error")
+                return
+            trust.not_now()
+            if self.runtime.mcp is not None:
+                self.runtime.mcp.reconfigure(self.runtime.settings.mcp_servers)
+            said = "Decision forgotten" if had else "No decision was stored"
+            await self._chat.add_notice(
+                f"{said}: the workspace's servers are stopped for this session; Forge asks "
+                "again at the next start."
+            )
+            return
+        if argument.strip():
+            await self._chat.add_notice("Usage: `/trust` or `/trust revoke`.", kind="error")
+            return
+        sources = await asyncio.to_thread(self._sources)
+        defined = [s for s in sources if s.programs]
+        lines = [f"Workspace trust for `{printable(str(trust.workspace))}`:"]
+        for source in defined:
+            lines.append(f"\n`{source.file}`: {trust.status(source).value}; it would run:\n")
+            lines.extend(f"    {line}" for line in describe_programs(source))
+        if not defined:
+            lines.append("\nIt defines nothing Forge would run (no `.forge/mcp.yaml` servers).")
+        await self._chat.add_notice("\n".join(lines))
+        if defined and not self._asking:
+            self._asking = True
+            self.app.run_worker(
+                self._ask(defined), group="trust-dialog", exclusive=True, exit_on_error=False
+            )
