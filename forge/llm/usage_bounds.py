@@ -5,7 +5,7 @@ A count is trusted when it is an integer (not a bool) in 0…`MAX_TOKENS_PER_REQ
 tokens are part of the prompt (as OpenAI-compatible servers define `prompt_tokens`), so more
 cached than prompt tokens is not trusted either. An untrusted count is ignored with a log line
 (never an exception): a 400-digit `prompt_tokens` once overflowed the price arithmetic and
-killed the run, and cached above prompt once priced a request at −$1,249.99.
+killed the run, and cached above prompt once priced a request at -$1,249.99.
 """
 
 from __future__ import annotations
