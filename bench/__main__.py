@@ -1,8 +1,8 @@
 """`python -m bench [SECTION ...] [--results FILE]`: run benchmark sections, print their
 tables, and (for a full run, or with --results) write the results file.
 
-Sections, in order: replay, parallel, bookkeeping, tui, startup, interrupt. With no SECTION every one
-runs and `bench/RESULTS.md` is written. Exit status 1 when any section raised (a missing
+Sections, in order: replay, parallel, bookkeeping, tui, startup, interrupt. With no SECTION
+every one runs and `bench/RESULTS.md` is written. Exit status 1 when any section raised (a missing
 corpus, no tmux, a missing module) or found a broken invariant; 2 for an unknown section.
 """
 
