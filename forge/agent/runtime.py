@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from forge.agent.approvals import ApprovalPolicy
+from forge.agent.checkpoint_cleanup import remove_stale_temporaries
 from forge.agent.checkpoints import CheckpointStore, checkpoint_dir, current_turn
 from forge.agent.costs import CostLedger
 from forge.agent.interruption import note_cut_off_turn
@@ -331,6 +332,7 @@ def build_runtime(
         ask_user=ask_user,
         command_timeout=settings.tools.command_timeout,
     )
+    remove_stale_temporaries(session.path.parent)  # left by a kill during a checkpoint write
     agent.checkpoints = CheckpointStore(
         checkpoint_dir(session.path),
         workspace,
