@@ -287,7 +287,7 @@ def build_runtime(
     """
     workspace = workspace.expanduser().resolve()
     store = store or SessionStore()
-    mcp = McpServers(settings.mcp_servers, workspace)
+    mcp = McpServers(settings.mcp_servers, workspace, settings.mcp)
     redact = sorted({*secrets_of(settings), *mcp.secrets()})
     conversation: Conversation | None = None
     if session_id is None and resume_latest:

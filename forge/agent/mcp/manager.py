@@ -16,7 +16,7 @@ from forge.agent.mcp.servers import ServerEntry, configured_servers, secret_valu
 from forge.agent.mcp.tool import McpTool
 from forge.agent.tools.base import Tool
 from forge.config.secrets import KNOWN_SECRETS
-from forge.config.settings import McpServerSettings
+from forge.config.settings import McpServerSettings, McpSettings
 
 logger = logging.getLogger(__name__)
 
@@ -30,10 +30,18 @@ class McpServers:
     """The session's MCP servers. A tool source for `ToolRegistry.add_source`: `tools()`
     is what the ready servers offer right now."""
 
-    def __init__(self, user: Mapping[str, McpServerSettings], workspace: Path) -> None:
+    def __init__(
+        self,
+        user: Mapping[str, McpServerSettings],
+        workspace: Path,
+        limits: McpSettings | None = None,
+    ) -> None:
         """The servers of `user` settings and the workspace's `.forge/mcp.yaml`; their `env`
-        and `headers` values (expanded) become known secrets."""
+        and `headers` values (expanded) become known secrets. `limits` bounds what they send
+        (the defaults when None)."""
         self.workspace = workspace
+        self.limits = limits if limits is not None else McpSettings()
+        self._reported_collisions: set[tuple[str, str]] = set()
         self.connections: list[McpConnection] = []
         self.problems: dict[str, str] = {}
         """Entries that could not be used, by name, with why."""
@@ -65,6 +73,8 @@ class McpServers:
     def _connection(self, name: str, settings: McpServerSettings) -> McpConnection:
         connection = McpConnection(name, settings, str(self.workspace))
         connection.on_notice = self._tell
+        connection.max_tool_schema_bytes = self.limits.max_tool_schema_bytes
+        connection.stderr_tail_bytes = self.limits.stderr_tail_bytes
         return connection
 
     # --- notices -----------------------------------------------------------------------------
@@ -200,9 +210,35 @@ class McpServers:
         ready = [c for c in self.connections if c.state is ServerState.READY]
         key = tuple(id(tool) for c in ready for tool in c.tools)
         if key != self._cache[0]:
-            tools: list[Tool] = [McpTool(c, tool) for c in ready for tool in c.tools]
-            self._cache = (key, tools)
+            self._cache = (key, self._without_collisions(ready))
         return self._cache[1]
+
+    def _without_collisions(self, ready: list[McpConnection]) -> list[Tool]:
+        """Every ready tool once by its Forge name: when two come out the same (names are
+        cut to 64 characters and unsafe characters replaced), the first listed wins and each
+        other is left out with a notice, once."""
+        tools: list[Tool] = []
+        taken: dict[str, McpTool] = {}
+        for connection in ready:
+            collided: list[str] = []
+            for listed in connection.tools:
+                tool = McpTool(connection, listed)
+                first = taken.get(tool.name)
+                if first is None:
+                    taken[tool.name] = tool
+                    tools.append(tool)
+                    continue
+                report = (connection.name, listed.name)
+                if report not in self._reported_collisions:
+                    self._reported_collisions.add(report)
+                    owner = first.connection.name
+                    collided.append(
+                        f"{listed.name}: its name {tool.name} is taken by {owner}'s "
+                        f"{first.remote_name}"
+                    )
+            if collided:
+                self._tell(McpServerNotice(connection.name, "tools_left_out", "; ".join(collided)))
+        return tools
 
     def explain_missing(self, name: str) -> str | None:
         """Why the tool `name` is not offered, when it belongs to a server that is down,
