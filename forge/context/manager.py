@@ -55,6 +55,7 @@ from forge.context.events import (
 from forge.context.fallback import FALLBACK_STRATEGY, FallbackResult, apply_fallback_ladder
 from forge.context.last_resort import cap_outputs_until, cut_old_instructions
 from forge.context.protocols import Strategy
+from forge.context.request_breakdown import request_breakdown
 from forge.context.strategies import (
     GoalBatchCompactionStrategy,
     StrategyRun,
@@ -336,8 +337,10 @@ class Manager:
                 conversation.version == version or self.current_tokens(conversation) >= before
             ):
                 raise SummarizationSkipped(
-                    "nothing could be shrunk: the instructions and excluded tools' messages "
-                    "alone fill the context window"
+                    "nothing could be shrunk: the request still holds "
+                    f"{self.current_tokens(conversation):,} tokens against a budget of "
+                    f"{self.max_tokens:,}: "
+                    + request_breakdown(conversation.messages, self._tool_specs, self.counter)
                 )
 
     def _tool_call_summaries_active(self) -> bool:
@@ -439,6 +442,13 @@ class Manager:
                 max_tokens=self.max_tokens,
                 counter=self.counter,
                 current=self.current_tokens,
+            )
+        if self.current_tokens(conversation) > limit:
+            logger.warning(
+                "context: the request stays above the budget (%d of %d tokens): %s",
+                self.current_tokens(conversation),
+                limit,
+                request_breakdown(conversation.messages, self._tool_specs, self.counter),
             )
 
     def _cap_outputs(self, conversation: Conversation, limit: int, trigger: Trigger) -> None:
