@@ -7,8 +7,8 @@ import pytest
 
 from forge.config.settings import ContextSettings
 from forge.context.errors import SummarizationSkipped
-from forge.context.request_breakdown import request_breakdown
 from forge.context.events import Trigger
+from forge.context.request_breakdown import request_breakdown
 from forge.llm.messages import system, user
 from forge.llm.protocols import ToolSpec
 from forge.llm.tokenizer import CharEstimateCounter
