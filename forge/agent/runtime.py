@@ -214,6 +214,8 @@ class Runtime:
             changes.append("tool approvals and limits")
         if isinstance(self.agent.checkpoints, CheckpointStore):
             self.agent.checkpoints.max_bytes = new.checkpoints.max_bytes
+        if self.mcp is not None:
+            self.mcp.limits = new.mcp  # servers (re)started from now on use the new bounds
         if old.mcp_servers != new.mcp_servers and self.mcp is not None:
             # Between turns: servers start, stop or restart once the running turn has ended.
             self.mcp.reconfigure(new.mcp_servers)

@@ -12,6 +12,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from forge.agent.mcp import McpServers
 from forge.agent.mcp.notices import McpServerNotice
 from forge.agent.mcp.stderr_tail import StderrTail
@@ -19,6 +21,7 @@ from forge.agent.tools.base import ToolContext
 from forge.config.settings import McpServerSettings, McpSettings
 from tests.agent.test_headless import forge_run, jsonl
 from tests.support.openai_server import Call, OpenAIServer, ToolCalls
+from tests.tui.test_app_helpers import configure, make_app, notices, wait_until
 
 HOSTILE_SCRIPT = Path(__file__).resolve().parent / "servers" / "hostile_server.py"
 
@@ -171,3 +174,23 @@ def test_forge_run_leaves_out_a_600_kb_tool_and_says_so(
     sent = [tool["function"]["name"] for tool in request.body["tools"]]
     assert "h__good" in sent and "h__huge" not in sent
     assert len(json.dumps(request.body)) < 100_000
+
+
+async def test_the_app_tells_the_tools_left_out_in_the_chat(
+    llm_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch, workspace: Path, tmp_path: Path
+) -> None:
+    tools = [good(), huge_schema(), {"name": "bad", "inputSchema": 7}]
+    entry = hostile(tmp_path, tools).model_dump(include={"command", "args", "env"})
+    store = configure(llm_server, monkeypatch, config={"mcp_servers": {"h": entry}})
+    app = make_app(store, workspace)
+    async with app.run_test(size=(120, 40)) as pilot:
+
+        def told() -> list[str]:
+            return [n for n in notices(app) if "tools left out" in n]
+
+        await wait_until(pilot, lambda: bool(told()), "the notice")
+        (text,) = told()
+        assert text.startswith("MCP server h: tools left out: bad: malformed")
+        assert "huge: its definition is" in text and text.endswith("; see /mcp.")
+        assert app.runtime.mcp is not None
+        assert [t.name for t in app.runtime.mcp.tools()] == ["h__good"]
