@@ -268,7 +268,7 @@ class Manager:
         """Run before every LLM call: warn, run the tiers whose triggers fire, auto-summarize,
         fall back, and never leave the prompt above the budget if anything can shrink."""
         async with self._lock:
-            await self._count_ahead(conversation)
+            await self.count_ahead(conversation)
             current = self.current_tokens(conversation)
             if self._warning.crossed(current, self.max_tokens):
                 threshold = self.settings.warning_threshold
@@ -295,7 +295,7 @@ class Manager:
             self._fit_budget(conversation)
             self._finish(conversation)
 
-    async def _count_ahead(self, conversation: Conversation) -> None:
+    async def count_ahead(self, conversation: Conversation) -> None:
         """Huge messages are counted off the event loop before anything counts them on it."""
         if isinstance(self.counter, CountsAhead):
             await self.counter.count_ahead(conversation.messages)
@@ -309,7 +309,7 @@ class Manager:
         harder (the newest included) and the fallback runs; if nothing could shrink,
         `SummarizationSkipped` is raised rather than letting the same request go out again."""
         async with self._lock:
-            await self._count_ahead(conversation)
+            await self.count_ahead(conversation)
             before = self.current_tokens(conversation)
             version = conversation.version
             overflow_target = self._overflow_target(conversation)
