@@ -18,7 +18,7 @@ from forge.llm.stream import Usage
 from forge.llm.wire_format import parse_usage
 from tests.agent.test_headless import forge_run, jsonl
 from tests.agent.test_headless_sessions import forge
-from tests.support.openai_server import OpenAIServer, Text
+from tests.support.openai_server import OpenAIServer, Raw, Text
 
 HUGE = 10**400
 PRICES = PriceTable({"gpt-4o": ModelPrice("gpt-4o", 2.50, 1.25, 10.0)})
@@ -136,3 +136,37 @@ def test_resuming_a_session_whose_cost_record_holds_400_digits(
     assert resumed.returncode == 0, resumed.stderr
     cost = jsonl(resumed)[-1]["cost"]
     assert cost["total"] is not None and cost["total"] >= 0
+
+
+def test_a_number_beyond_pythons_digit_limit_is_a_malformed_stream_not_a_crash(
+    llm_server: OpenAIServer, workspace: Path
+) -> None:
+    chunk = {
+        "id": "x",
+        "object": "chat.completion.chunk",
+        "model": "gpt-4o",
+        "choices": [{"index": 0, "delta": {"content": "hi"}, "finish_reason": None}],
+    }
+    usage = json.dumps({**chunk, "choices": [], "usage": {"prompt_tokens": 1}})
+    usage = usage.replace('"prompt_tokens": 1', '"prompt_tokens": ' + "9" * 5000)
+    body = f"data: {json.dumps(chunk)}\n\ndata: {usage}\n\ndata: [DONE]\n\n".encode()
+    llm_server.enqueue(Raw(body))
+    result = forge_run(llm_server, workspace, "--model", "gpt-4o", "hi")
+    assert result.returncode == 1
+    assert "a number too long to read" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_a_session_line_with_a_5000_digit_number_is_skipped_on_resume(
+    llm_server: OpenAIServer, workspace: Path
+) -> None:
+    llm_server.enqueue(Text("one", prompt_tokens=100, completion_tokens=5))
+    made = forge(llm_server, workspace, "run", "--model", "gpt-4o", "--output", "jsonl", "hi")
+    assert made.returncode == 0, made.stderr
+    (path,) = SessionStore().directory.glob("*.jsonl")
+    with path.open("a", encoding="utf-8") as handle:
+        handle.write('{"type": "costs", "ledger": {"sent_tokens": ' + "7" * 5000 + "}}\n")
+    llm_server.enqueue(Text("two", prompt_tokens=100, completion_tokens=5))
+    resumed = forge(llm_server, workspace, "--continue", "run", "--output", "jsonl", "go")
+    assert resumed.returncode == 0, resumed.stderr
+    assert jsonl(resumed)[-1]["reason"] == "answered"
