@@ -51,7 +51,7 @@ def words_text() -> str:
     return " ".join(words)
 
 
-def _environment(root: Path, base_url: str) -> dict[str, str]:
+def environment_for(root: Path, base_url: str) -> dict[str, str]:
     environment = dict(os.environ)
     environment.update(
         PYTHONPATH=os.pathsep.join(filter(None, [str(REPOSITORY), environment.get("PYTHONPATH")])),
@@ -127,7 +127,7 @@ def run() -> SectionResult:
                 workspace = root / "workspace"
                 workspace.mkdir()
                 write_session(root, workspace, make_text())
-                environment = _environment(root, server.base_url)
+                environment = environment_for(root, server.base_url)
                 samples = []
                 for _ in range(RUNS):
                     try:
