@@ -20,7 +20,7 @@ from forge.agent.mcp.stderr_tail import StderrTail
 from forge.agent.tools.base import ToolContext
 from forge.config.settings import McpServerSettings, McpSettings
 from tests.agent.test_headless import forge_run, jsonl
-from tests.support.openai_server import Call, OpenAIServer, ToolCalls
+from tests.support.openai_server import Call, ContextOverflow, OpenAIServer, ToolCalls
 from tests.tui.test_app_helpers import configure, make_app, notices, wait_until
 
 HOSTILE_SCRIPT = Path(__file__).resolve().parent / "servers" / "hostile_server.py"
@@ -194,3 +194,18 @@ async def test_the_app_tells_the_tools_left_out_in_the_chat(
         assert "huge: its definition is" in text and text.endswith("; see /mcp.")
         assert app.runtime.mcp is not None
         assert [t.name for t in app.runtime.mcp.tools()] == ["h__good"]
+
+
+def test_an_overflow_filled_by_mcp_tool_definitions_names_them(
+    llm_server: OpenAIServer, workspace: Path, tmp_path: Path
+) -> None:
+    tools = [huge_schema(f"t{n}", 20_000) for n in range(6)]  # each under the cap, 6 too many
+    entry = hostile(tmp_path, tools).model_dump(include={"command", "args", "env"})
+    (workspace / ".forge").mkdir()
+    (workspace / ".forge" / "mcp.yaml").write_text(json.dumps({"mcpServers": {"h": entry}}))
+    llm_server.enqueue(ContextOverflow(16_000, 40_000))
+    result = forge_run(llm_server, workspace, "work", env={"FORGE_CONTEXT__MAX_TOKENS": "16000"})
+    assert result.returncode == 1
+    assert "nothing could be shrunk" in result.stderr
+    assert "tool definitions" in result.stderr and "largest: h__t" in result.stderr
+    assert "excluded tools' messages" not in result.stderr
