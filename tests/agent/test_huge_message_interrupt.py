@@ -1,6 +1,6 @@
 """A resumed session holding a huge message is summarized without holding the event loop:
-`--timeout`, SIGTERM, SIGINT and SIGHUP end `forge run` promptly (issue 20, docs/adr/0036). Before, chunking
-a 2 MB message spun at 100 % CPU on the loop for minutes and both were ignored.
+`--timeout`, SIGTERM, SIGINT and SIGHUP end `forge run` promptly (issue 20, docs/adr/0036).
+Before, chunking a 2 MB message spun at 100 % CPU on the loop for minutes and all were ignored.
 
 Real `forge run` subprocesses against the loopback server; the waits are hang guards, not
 timing assertions."""
