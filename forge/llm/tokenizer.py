@@ -8,6 +8,7 @@ tiktoken's own loader (which checks the hash again). See docs/adr/0004-offline-t
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import gzip
 import hashlib
@@ -260,11 +261,13 @@ class TiktokenCounter:
         segment by segment in a worker thread, so that `count_message` finds them cached and
         a cancel waits for one segment at most (docs/adr/0036)."""
         for message in messages:
-            if len(message.content) <= SEGMENT_CHARACTERS or message in self._counts:
+            arguments = sum(len(call.arguments) for call in message.tool_calls)
+            if len(message.content) + arguments <= SEGMENT_CHARACTERS or message in self._counts:
                 continue
             content_tokens = await count_text_async(self.count_text, message.content)
-            self._counts[message] = count_message_tokens(
-                self.encoding, message, content_tokens=content_tokens
+            # Tool-call arguments (rarely huge) are counted in one go, still off the loop.
+            self._counts[message] = await asyncio.to_thread(
+                count_message_tokens, self.encoding, message, content_tokens=content_tokens
             )
 
     def count_messages(self, messages: Sequence[Message]) -> int:
