@@ -327,9 +327,13 @@ class CheckpointStore:
         ensure_dir(blob.parent)
         temporary = blob.with_name(blob.name + ".tmp")
         descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, FILE_MODE)
-        with os.fdopen(descriptor, "wb") as handle:
-            handle.write(data)
-        os.replace(temporary, blob)
+        try:
+            with os.fdopen(descriptor, "wb") as handle:
+                handle.write(data)
+            os.replace(temporary, blob)
+        except BaseException:  # a full disk, say: leave no partial file behind
+            temporary.unlink(missing_ok=True)
+            raise
         self._sizes[digest] = len(data)
         return True
 

@@ -18,12 +18,16 @@ ignores that an unmanaged conversation would overflow the window, and provider c
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from forge.config.prices import ModelPrice, PriceTable
 from forge.context.events import SummarizationCompleted, SummarizationFailed
 from forge.llm.stream import Usage
+from forge.llm.usage_bounds import MAX_TOKENS_PER_REQUEST, describe, is_token_count
+
+logger = logging.getLogger(__name__)
 
 Kind = Literal["agent", "summarization"]
 
@@ -45,7 +49,12 @@ class TokenTotals:
     output: int = 0
 
     def add(self, usage: Usage) -> None:
-        """Count one request's reported usage."""
+        """Count one request's reported usage (one with an untrusted count adds nothing:
+        providers check usage as they parse it, this is the last guard before the price)."""
+        counts = (usage.prompt_tokens, usage.cached_tokens, usage.completion_tokens)
+        if not all(is_token_count(count) for count in counts):
+            logger.warning("Ignored a usage report with a token count outside 0…10⁹")
+            return
         self.requests += 1
         self.prompt += usage.prompt_tokens
         self.cached += min(usage.cached_tokens, usage.prompt_tokens)
@@ -54,7 +63,7 @@ class TokenTotals:
     @property
     def uncached(self) -> int:
         """Prompt tokens not served from the cache."""
-        return self.prompt - self.cached
+        return max(0, self.prompt - self.cached)
 
 
 @dataclass
@@ -102,11 +111,13 @@ class CostLedger:
                 getattr(ledger, kind).update(
                     {str(model): _totals(fields) for model, fields in by_model.items()}
                 )
-        ledger.removed_tokens = _count(record.get("removed_tokens"))
+        ledger.removed_tokens = _count(record.get("removed_tokens"), "removed_tokens")
         saved = record.get("saved_tokens")
         if isinstance(saved, dict):
-            ledger.saved_tokens = {str(model): _count(tokens) for model, tokens in saved.items()}
-        ledger.sent_tokens = _count(record.get("sent_tokens"))
+            ledger.saved_tokens = {
+                str(model): _count(tokens, "saved_tokens") for model, tokens in saved.items()
+            }
+        ledger.sent_tokens = _count(record.get("sent_tokens"), "sent_tokens")
         return ledger
 
     def record_summary(self, model: str, usage: Usage) -> None:
@@ -142,16 +153,32 @@ class CostLedger:
         )
 
 
-def _count(value: Any) -> int:
-    return value if isinstance(value, int) and value >= 0 else 0
+MAX_RECORDED_TOKENS = MAX_TOKENS_PER_REQUEST * 1_000_000
+"""A session record's totals: a million requests of the largest trusted size."""
+
+
+def _count(value: Any, field: str = "count") -> int:
+    if is_token_count(value, MAX_RECORDED_TOKENS):
+        return int(value)
+    if value is not None:
+        logger.warning("Ignored the session's cost record %s: %s", field, describe(value))
+    return 0
 
 
 def _totals(fields: Any) -> TokenTotals:
     if not isinstance(fields, dict):
         return TokenTotals()
-    return TokenTotals(
-        *(_count(fields.get(name)) for name in ("requests", "prompt", "cached", "output"))
+    totals = TokenTotals(
+        *(_count(fields.get(name), name) for name in ("requests", "prompt", "cached", "output"))
     )
+    if totals.cached > totals.prompt:
+        logger.warning(
+            "Ignored the session's cost record cached tokens: %d cached of %d prompt tokens",
+            totals.cached,
+            totals.prompt,
+        )
+        totals.cached = 0
+    return totals
 
 
 @dataclass(frozen=True)

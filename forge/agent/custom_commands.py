@@ -26,6 +26,9 @@ APP_DIRECTORY_NAME = "forge"
 """As `forge.config.paths.APP_DIRECTORY_NAME`; not imported, so the TUI's first frame does
 not wait for `forge.config` (pydantic) through this module."""
 COMMANDS_DIRECTORY_NAME = "commands"
+MAX_FILE_BYTES = 256 * 1024
+"""The default of `commands.max_file_bytes`: a larger command file is refused, by name (a
+10 MB file once went to the model whole, without a word; docs/adr/0036)."""
 _NAME_PART = re.compile(r"^[a-z0-9][a-z0-9_.-]*$")
 _PLACEHOLDER = re.compile(r"\$(ARGUMENTS|\d+)")
 _FRONT_MATTER = re.compile(r"\A---[ \t]*\r?\n(.*?)^---[ \t]*(?:\r?\n|\Z)", re.DOTALL | re.MULTILINE)
@@ -123,18 +126,23 @@ class CustomCommands:
 
 
 def load_custom_commands(
-    workspace: Path, *, user_dir: Path | None = None, reserved: Iterable[str] = ()
+    workspace: Path,
+    *,
+    user_dir: Path | None = None,
+    reserved: Iterable[str] = (),
+    max_file_bytes: int = MAX_FILE_BYTES,
 ) -> CustomCommands:
     """Read the project's and the user's command files; never raises.
 
     A project command wins over a user command of the same name; a name in `reserved` (the
-    built-in commands) is skipped and reported, as is an unreadable or malformed file.
+    built-in commands) is skipped and reported, as is an unreadable or malformed file, or one
+    larger than `max_file_bytes`.
     """
     result = CustomCommands()
     reserved_names = {name.lower() for name in reserved}
     user = user_dir if user_dir is not None else user_commands_dir()
     for scope, directory in (("user", user), ("project", project_commands_dir(workspace))):
-        for command in _read_directory(directory, scope, result.problems):
+        for command in _read_directory(directory, scope, result.problems, max_file_bytes):
             if command.name in reserved_names:
                 result.problems.append(
                     f"{command.path}: /{command.name} is a built-in command; the built-in wins"
@@ -144,7 +152,9 @@ def load_custom_commands(
     return result
 
 
-def _read_directory(directory: Path, scope: str, problems: list[str]) -> list[CustomCommand]:
+def _read_directory(
+    directory: Path, scope: str, problems: list[str], max_file_bytes: int
+) -> list[CustomCommand]:
     try:
         if not directory.is_dir():
             return []
@@ -155,7 +165,7 @@ def _read_directory(directory: Path, scope: str, problems: list[str]) -> list[Cu
     commands = []
     for path in paths:
         try:
-            command = read_command_file(path, directory, scope)
+            command = read_command_file(path, directory, scope, max_file_bytes)
         except CommandFileError as error:
             problems.append(str(error))
             continue
@@ -174,11 +184,13 @@ def command_name(path: Path, root: Path) -> str:
     return ":".join(part.lower() for part in parts)
 
 
-def read_command_file(path: Path, root: Path, scope: str) -> CustomCommand | None:
+def read_command_file(
+    path: Path, root: Path, scope: str, max_file_bytes: int = MAX_FILE_BYTES
+) -> CustomCommand | None:
     """The command in `path` (under `root`); None for something that is not a file.
 
-    Raises CommandFileError for a file that cannot be read, has a name that cannot be typed,
-    malformed front matter or an empty body.
+    Raises CommandFileError for a file that cannot be read, is larger than `max_file_bytes`,
+    has a name that cannot be typed, malformed front matter or an empty body.
     """
     import yaml  # here: the TUI imports this module before its first frame
 
@@ -190,7 +202,14 @@ def read_command_file(path: Path, root: Path, scope: str) -> CustomCommand | Non
             f"{path}: /{name} cannot be typed as a command (use letters, digits, - _ .)"
         )
     try:
-        text = path.read_text(encoding="utf-8")
+        with path.open("rb") as handle:  # never more than the cap plus one byte
+            data = handle.read(max_file_bytes + 1)
+        if len(data) > max_file_bytes:
+            raise CommandFileError(
+                f"{path}: larger than {max_file_bytes:,} bytes (commands.max_file_bytes); "
+                "not loaded"
+            )
+        text = data.decode("utf-8")
     except (OSError, UnicodeDecodeError) as error:
         reason = error.strerror if isinstance(error, OSError) and error.strerror else error
         raise CommandFileError(f"{path}: cannot read it: {reason}") from None

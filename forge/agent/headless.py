@@ -119,7 +119,7 @@ def _expand_custom_command(task: str, workspace: Path, settings: Settings) -> tu
     command's model if it has one; files that cannot be used are warned about on stderr."""
     from forge.agent.custom_commands import load_custom_commands
 
-    custom = load_custom_commands(workspace)
+    custom = load_custom_commands(workspace, max_file_bytes=settings.commands.max_file_bytes)
     for problem in custom.problems:
         print(f"forge run: warning: custom command not loaded: {problem}", file=sys.stderr)
     found = custom.expand_input(task)

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from forge.agent.approvals import ApprovalPolicy
+from forge.agent.checkpoint_cleanup import remove_stale_temporaries
 from forge.agent.checkpoints import CheckpointStore, checkpoint_dir, current_turn
 from forge.agent.costs import CostLedger
 from forge.agent.interruption import note_cut_off_turn
@@ -219,6 +220,8 @@ class Runtime:
         if self.trust is not None:
             self.trust.env_allowlist = frozenset(new.trust.env_allowlist)
         allowlist_changed = old.trust.env_allowlist != new.trust.env_allowlist
+        if self.mcp is not None:
+            self.mcp.limits = new.mcp  # servers (re)started from now on use the new bounds
         if (old.mcp_servers != new.mcp_servers or allowlist_changed) and self.mcp is not None:
             # Between turns: servers start, stop or restart once the running turn has ended.
             self.mcp.reconfigure(new.mcp_servers)
@@ -298,7 +301,7 @@ def build_runtime(
     trust = WorkspaceTrust(
         workspace, trusted_for_run=trust_workspace, env_allowlist=settings.trust.env_allowlist
     )
-    mcp = McpServers(settings.mcp_servers, workspace, trust)
+    mcp = McpServers(settings.mcp_servers, workspace, trust, limits=settings.mcp)
     redact = sorted({*secrets_of(settings), *mcp.secrets()})
     conversation: Conversation | None = None
     if session_id is None and resume_latest:
@@ -343,6 +346,7 @@ def build_runtime(
         ask_user=ask_user,
         command_timeout=settings.tools.command_timeout,
     )
+    remove_stale_temporaries(session.path.parent)  # left by a kill during a checkpoint write
     agent.checkpoints = CheckpointStore(
         checkpoint_dir(session.path),
         workspace,

@@ -324,7 +324,7 @@ def _read_records(path: Path) -> tuple[list[dict[str, Any]], list[str]]:
             continue
         try:
             record = json.loads(line)
-        except json.JSONDecodeError:
+        except ValueError:  # not JSON, or an integer beyond Python's 4,300-digit bound
             where = "torn last line" if number >= len(lines) - 1 else "unreadable line"
             logger.warning("session %s: skipped %s %d", path.name, where, number)
             problems.append(f"skipped {where} {number}")
@@ -350,7 +350,7 @@ def _rebuilt_header(torn_line: str, records: list[dict[str, Any]]) -> dict[str, 
     for name, raw in _HEADER_FIELD.findall(torn_line):
         try:
             header[name] = json.loads(raw)
-        except json.JSONDecodeError:
+        except ValueError:
             continue
     if not isinstance(header.get("workspace"), str):
         header.pop("workspace", None)

@@ -36,10 +36,21 @@ class ModelPrice:
     output: float
 
     def cost(self, uncached: int, cached: int, output: int) -> float:
-        """Dollars for `uncached` + `cached` prompt tokens and `output` completion tokens."""
-        return (
-            uncached * self.input + cached * self.cached_input + output * self.output
-        ) / PER_MILLION
+        """Dollars for `uncached` + `cached` prompt tokens and `output` completion tokens;
+        never below 0 (counts are checked before they get here: docs/adr/0036)."""
+        # Clamped, so no count can overflow a float (a 400-digit int would) or go negative.
+        counts = (_clamped(uncached), _clamped(cached), _clamped(output))
+        rates = (self.input, self.cached_input, self.output)
+        return sum(float(count) * rate for count, rate in zip(counts, rates, strict=True)) / (
+            PER_MILLION
+        )
+
+
+def _clamped(count: int) -> int:
+    return min(max(0, count), _MAX_PRICED_TOKENS)
+
+
+_MAX_PRICED_TOKENS = 10**18
 
 
 class ModelPriceSettings(BaseModel):

@@ -261,6 +261,27 @@ class TrustSettings(BaseModel):
     "GITHUB_TOKEN"); any other reference is left empty. Your own config.yaml is not limited."""
 
 
+class McpSettings(BaseModel):
+    """Bounds on what MCP servers send (docs/adr/0036)."""
+
+    model_config = _SECTION_CONFIG
+
+    max_tool_schema_bytes: PositiveCount = 32 * 1024
+    """Bytes of one MCP tool's definition (name, description, input schema as JSON); a larger
+    tool is left out with a notice, so no server can fill the context with one definition."""
+    stderr_tail_bytes: PositiveCount = 64 * 1024
+    """Bytes of a stdio MCP server's stderr kept (the newest); older output is dropped."""
+
+
+class CommandsSettings(BaseModel):
+    """Custom slash commands read from `.forge/commands/` and the user's commands folder."""
+
+    model_config = _SECTION_CONFIG
+
+    max_file_bytes: PositiveCount = 256 * 1024
+    """Bytes of one custom command file; a larger file is refused, naming it (docs/adr/0036)."""
+
+
 class UISettings(BaseModel):
     """The look of the terminal UI."""
 
@@ -403,6 +424,10 @@ class Settings(BaseSettings):
     """Workspace trust: what a trusted workspace's own server definitions may read."""
     mcp_servers: dict[str, McpServerSettings] = {}
     """MCP servers whose tools the agent may use, by name (see `.forge/mcp.yaml` too)."""
+    mcp: McpSettings = McpSettings()
+    """Bounds on what MCP servers send."""
+    commands: CommandsSettings = CommandsSettings()
+    """Custom slash commands."""
     prices: dict[str, ModelPriceSettings] = {}
     """Model prices in USD per million tokens (`input`, `cached_input`, `output`), by model
     name; added to (or replacing entries of) the built-in table in `forge.config.prices`."""

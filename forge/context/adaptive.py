@@ -31,12 +31,13 @@ from enum import StrEnum
 
 from forge.config.settings import SummarizerSettings
 from forge.context import prompts
-from forge.context.chunking import split_text
+from forge.context.chunking import split_text_async
 from forge.context.errors import EmptySummaryError
 from forge.context.prompts import ContentType
 from forge.context.summarizer_breaker import SummarizerBreaker
 from forge.llm.messages import Message
 from forge.llm.protocols import Provider, TokenCounter
+from forge.llm.text_segments import count_text_async
 
 logger = logging.getLogger("forge.context")
 
@@ -144,7 +145,7 @@ class AdaptiveSummarizer:
         """Summarize `text` with `provider`, aiming at `target_tokens` (default: a quarter of the
         input, at most `token_max`). Raises the provider's typed errors or EmptySummaryError."""
         started = time.monotonic()
-        input_tokens = self.counter.count_text(text)
+        input_tokens = await count_text_async(self.counter.count_text, text)
         level = self.level_for(input_tokens)
         target = target_tokens or min(self.settings.token_max, max(64, input_tokens // 4))
         target = max(MINIMUM_TARGET_TOKENS, target)
@@ -175,12 +176,13 @@ class AdaptiveSummarizer:
             summary = await self.ask(provider, request)
             return self._result(summary, level, input_tokens, 0, provider, started, 1)
         return await self._map_reduce(
-            text, provider, content_type, target, prior_summary, instructions, started
+            text, input_tokens, provider, content_type, target, prior_summary, instructions, started
         )
 
     async def _map_reduce(
         self,
         text: str,
+        input_tokens: int,
         provider: Provider,
         content_type: ContentType,
         target: int,
@@ -188,8 +190,7 @@ class AdaptiveSummarizer:
         instructions: str,
         started: float,
     ) -> SummaryResult:
-        input_tokens = self.counter.count_text(text)
-        chunks = split_text(
+        chunks = await split_text_async(
             text, self.chunk_size, self.settings.chunk_overlap, self.counter.count_text
         )
         share = asyncio.Semaphore(self.settings.max_concurrent)

@@ -55,6 +55,7 @@ from forge.context.events import (
 from forge.context.fallback import FALLBACK_STRATEGY, FallbackResult, apply_fallback_ladder
 from forge.context.last_resort import cap_outputs_until, cut_old_instructions
 from forge.context.protocols import Strategy
+from forge.context.request_breakdown import request_breakdown
 from forge.context.strategies import (
     GoalBatchCompactionStrategy,
     StrategyRun,
@@ -74,7 +75,7 @@ from forge.context.tally import Tallies
 from forge.llm.errors import LLMError
 from forge.llm.model_info import context_window as model_context_window
 from forge.llm.model_info import default_reply_headroom
-from forge.llm.protocols import ModelCloner, Provider, TokenCounter, ToolSpec
+from forge.llm.protocols import CountsAhead, ModelCloner, Provider, TokenCounter, ToolSpec
 
 logger = logging.getLogger("forge.context")
 
@@ -267,6 +268,7 @@ class Manager:
         """Run before every LLM call: warn, run the tiers whose triggers fire, auto-summarize,
         fall back, and never leave the prompt above the budget if anything can shrink."""
         async with self._lock:
+            await self.count_ahead(conversation)
             current = self.current_tokens(conversation)
             if self._warning.crossed(current, self.max_tokens):
                 threshold = self.settings.warning_threshold
@@ -293,6 +295,11 @@ class Manager:
             self._fit_budget(conversation)
             self._finish(conversation)
 
+    async def count_ahead(self, conversation: Conversation) -> None:
+        """Huge messages are counted off the event loop before anything counts them on it."""
+        if isinstance(self.counter, CountsAhead):
+            await self.counter.count_ahead(conversation.messages)
+
     async def compact(
         self, conversation: Conversation, instructions: str = "", trigger: Trigger = Trigger.MANUAL
     ) -> None:
@@ -302,6 +309,7 @@ class Manager:
         harder (the newest included) and the fallback runs; if nothing could shrink,
         `SummarizationSkipped` is raised rather than letting the same request go out again."""
         async with self._lock:
+            await self.count_ahead(conversation)
             before = self.current_tokens(conversation)
             version = conversation.version
             overflow_target = self._overflow_target(conversation)
@@ -329,8 +337,10 @@ class Manager:
                 conversation.version == version or self.current_tokens(conversation) >= before
             ):
                 raise SummarizationSkipped(
-                    "nothing could be shrunk: the instructions and excluded tools' messages "
-                    "alone fill the context window"
+                    "nothing could be shrunk: the request still holds "
+                    f"{self.current_tokens(conversation):,} tokens against a budget of "
+                    f"{self.max_tokens:,}: "
+                    + request_breakdown(conversation.messages, self._tool_specs, self.counter)
                 )
 
     def _tool_call_summaries_active(self) -> bool:
@@ -432,6 +442,13 @@ class Manager:
                 max_tokens=self.max_tokens,
                 counter=self.counter,
                 current=self.current_tokens,
+            )
+        if self.current_tokens(conversation) > limit:
+            logger.warning(
+                "context: the request stays above the budget (%d of %d tokens): %s",
+                self.current_tokens(conversation),
+                limit,
+                request_breakdown(conversation.messages, self._tool_specs, self.counter),
             )
 
     def _cap_outputs(self, conversation: Conversation, limit: int, trigger: Trigger) -> None:

@@ -344,6 +344,10 @@ class OpenAICompatibleProvider:
                 raise MalformedStreamError(
                     f"The server sent a stream line that is not JSON ({json_error_text(error)})"
                 ) from None
+            except ValueError:  # an integer of more than 4,300 digits (Python's bound)
+                raise MalformedStreamError(
+                    "The server sent a stream line with a number too long to read"
+                ) from None
             for event in assembler.feed(chunk):
                 yield event
         if not saw_event:

@@ -91,3 +91,12 @@ class TokenCounter(Protocol):
     def count_messages(self, messages: Sequence[Message]) -> int:
         """Tokens a list of messages costs in a prompt."""
         ...
+
+
+@runtime_checkable
+class CountsAhead(Protocol):
+    """A counter that can count huge messages ahead, off the event loop (docs/adr/0036)."""
+
+    async def count_ahead(self, messages: Sequence[Message]) -> None:
+        """Count the messages whose content is huge so later counts are cached."""
+        ...

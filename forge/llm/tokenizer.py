@@ -8,6 +8,7 @@ tiktoken's own loader (which checks the hash again). See docs/adr/0004-offline-t
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import gzip
 import hashlib
@@ -26,6 +27,7 @@ from forge.config.paths import cache_dir, ensure_dir
 from forge.llm.messages import Message
 from forge.llm.model_info import CL100K_BASE, O200K_BASE, encoding_name_for
 from forge.llm.protocols import ToolSpec
+from forge.llm.text_segments import SEGMENT_CHARACTERS, count_text_async, segments
 
 ENCODING_SHA256: dict[str, str] = {
     O200K_BASE: "446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d",
@@ -176,22 +178,36 @@ def encoding_for_model(model: str) -> tiktoken.Encoding:
     return get_encoding(encoding_name_for(model))
 
 
-def count_message_tokens(encoding: tiktoken.Encoding, message: Message) -> int:
+def encoded_length(encoding: tiktoken.Encoding, text: str) -> int:
+    """Tokens in `text`, linear in its length: a text above `SEGMENT_CHARACTERS` is encoded
+    segment by segment (tiktoken's merge is superlinear in one long run without spaces:
+    5 MB of "x" took 5 s at once), which may differ by a token per segment boundary."""
+    if len(text) <= SEGMENT_CHARACTERS:
+        return len(encoding.encode_ordinary(text))
+    return sum(len(encoding.encode_ordinary(segment)) for segment in segments(text))
+
+
+def count_message_tokens(
+    encoding: tiktoken.Encoding, message: Message, *, content_tokens: int | None = None
+) -> int:
     """Tokens one message costs in a Chat Completions prompt, computed afresh (no cache).
 
     Follows OpenAI's published framing (a few tokens per message plus role and content);
     assistant tool calls add each call's name and arguments, tool results their call id.
-    Reasoning is never sent back, so it costs nothing.
+    Reasoning is never sent back, so it costs nothing. `content_tokens`: the content's count,
+    when it was counted already (off the event loop, for a huge content).
     """
     tokens = MESSAGE_FRAMING_TOKENS
-    tokens += len(encoding.encode_ordinary(message.role))
-    tokens += len(encoding.encode_ordinary(message.content))
+    tokens += encoded_length(encoding, message.role)
+    if content_tokens is None:
+        content_tokens = encoded_length(encoding, message.content)
+    tokens += content_tokens
     for call in message.tool_calls:
         tokens += TOOL_CALL_FRAMING_TOKENS
-        tokens += len(encoding.encode_ordinary(call.name))
-        tokens += len(encoding.encode_ordinary(call.arguments))
+        tokens += encoded_length(encoding, call.name)
+        tokens += encoded_length(encoding, call.arguments)
     if message.role == "tool" and message.tool_call_id:
-        tokens += len(encoding.encode_ordinary(message.tool_call_id))
+        tokens += encoded_length(encoding, message.tool_call_id)
     return tokens
 
 
@@ -227,7 +243,7 @@ class TiktokenCounter:
 
     def count_text(self, text: str) -> int:
         """Tokens in a plain string (special-token text counts as ordinary text)."""
-        return len(self.encoding.encode_ordinary(text))
+        return encoded_length(self.encoding, text)
 
     def count_message(self, message: Message) -> int:
         """Tokens one message costs in a prompt, from the cache when it was counted before."""
@@ -239,6 +255,20 @@ class TiktokenCounter:
         count = count_message_tokens(self.encoding, message)
         self._counts[message] = count
         return count
+
+    async def count_ahead(self, messages: Sequence[Message]) -> None:
+        """Count the messages whose content is huge and not counted yet off the event loop,
+        segment by segment in a worker thread, so that `count_message` finds them cached and
+        a cancel waits for one segment at most (docs/adr/0036)."""
+        for message in messages:
+            arguments = sum(len(call.arguments) for call in message.tool_calls)
+            if len(message.content) + arguments <= SEGMENT_CHARACTERS or message in self._counts:
+                continue
+            content_tokens = await count_text_async(self.count_text, message.content)
+            # Tool-call arguments (rarely huge) are counted in one go, still off the loop.
+            self._counts[message] = await asyncio.to_thread(
+                count_message_tokens, self.encoding, message, content_tokens=content_tokens
+            )
 
     def count_messages(self, messages: Sequence[Message]) -> int:
         """Tokens a list of messages costs, plus the reply priming (0 for no messages)."""

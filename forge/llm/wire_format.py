@@ -16,6 +16,7 @@ from forge.llm.errors import MalformedStreamError
 from forge.llm.messages import Message, ToolCall
 from forge.llm.protocols import ToolSpec
 from forge.llm.stream import Completion, Usage
+from forge.llm.usage_bounds import checked_cached, checked_count
 
 
 def request_body(
@@ -62,31 +63,38 @@ def parse_usage(raw: Any) -> Usage | None:
 
     A usage with no prompt tokens is not trusted: no real prompt is empty, and LitServe
     reports all zeros (it keeps only the last chunk's usage). Reporting none keeps Forge on
-    its own count instead of a gauge that falls to nothing (docs/adr/0019).
+    its own count instead of a gauge that falls to nothing (docs/adr/0019). Every count must
+    be an integer in 0…10⁹ and cached tokens at most the prompt's; one that is not is
+    ignored with a log line (`forge.llm.usage_bounds`, docs/adr/0036).
     """
     if not isinstance(raw, dict):
         return None
-    prompt = _count(raw.get("prompt_tokens"))
+    prompt = checked_count(raw.get("prompt_tokens"), "prompt_tokens") or 0
     if prompt <= 0:
         return None
-    completion = _count(raw.get("completion_tokens"))
-    total = _count(raw.get("total_tokens")) or prompt + completion
+    completion = checked_count(raw.get("completion_tokens"), "completion_tokens") or 0
+    total = checked_count(raw.get("total_tokens"), "total_tokens") or prompt + completion
     prompt_details = raw.get("prompt_tokens_details")
     completion_details = raw.get("completion_tokens_details")
-    cached = _count(prompt_details.get("cached_tokens")) if isinstance(prompt_details, dict) else 0
+    cached = (
+        checked_count(prompt_details.get("cached_tokens"), "cached_tokens")
+        if isinstance(prompt_details, dict)
+        else None
+    )
     # DeepSeek reports cache hits at the top level instead of in prompt_tokens_details.
-    cached = cached or _count(raw.get("prompt_cache_hit_tokens"))
+    cached = cached or checked_count(raw.get("prompt_cache_hit_tokens"), "prompt_cache_hit_tokens")
+    cached = checked_cached(cached or 0, prompt)
     reasoning = (
-        _count(completion_details.get("reasoning_tokens"))
+        checked_count(completion_details.get("reasoning_tokens"), "reasoning_tokens")
         if isinstance(completion_details, dict)
-        else 0
+        else None
     )
     return Usage(
         prompt_tokens=prompt,
         completion_tokens=completion,
         total_tokens=total,
         cached_tokens=cached,
-        reasoning_tokens=reasoning,
+        reasoning_tokens=reasoning or 0,
     )
 
 

@@ -247,6 +247,8 @@ class ForgeApp(SafeNotifications, DialogFlows):
         else:
             await self.chat.add_notice(READY_HINT)
         await self.commands_runner.load_custom_commands()
+        # A resumed huge message is counted off the loop, not by the gauge on it (ADR 0036).
+        await self.runtime.context_manager.count_ahead(self.runtime.agent.conversation)
         self.refresh_context_gauge()
         self.runtime_ready.set()
         waiting, self._waiting_for_runtime = self._waiting_for_runtime, []

@@ -151,7 +151,9 @@ class SlashCommandRunner(CheckpointCommands):
         """(Re)read the custom command files of the workspace and the user; a file that cannot
         be used, or names a built-in command, is told in the chat, naming the file."""
         self.custom = load_custom_commands(
-            self.app.workspace, reserved=[command.name for command in SLASH_COMMANDS]
+            self.app.workspace,
+            reserved=[command.name for command in SLASH_COMMANDS],
+            max_file_bytes=self.app.settings.commands.max_file_bytes,
         )
         set_custom_commands(tuple(_as_slash_command(c) for c in self.custom.commands.values()))
         if self.custom.problems:

@@ -12,10 +12,9 @@ from __future__ import annotations
 import asyncio
 import enum
 import logging
-import tempfile
 from collections.abc import Callable
 from contextlib import AsyncExitStack
-from typing import IO, Any
+from typing import Any
 
 import httpx2
 import mcp.types as types
@@ -27,6 +26,8 @@ from forge.agent.mcp.naming import server_prefix, tool_name
 from forge.agent.mcp.notices import McpServerNotice, NoticeKind, plain_reason
 from forge.agent.mcp.results import result_text
 from forge.agent.mcp.servers import expanded
+from forge.agent.mcp.stderr_tail import StderrTail
+from forge.agent.mcp.tool_listing import list_tools
 from forge.agent.tools.base import ToolError, ToolResult
 from forge.config.settings import McpServerSettings
 
@@ -36,7 +37,11 @@ RESTARTS_PER_SESSION = 1
 """How often a server whose connection died is started again in one session."""
 
 _STDERR_TAIL = 400
-"""Characters of a failed stdio server's stderr kept as the reason it failed."""
+"""Characters of a failed stdio server's stderr shown as the reason it failed."""
+STDERR_TAIL_BYTES = 64 * 1024
+"""The default of `mcp.stderr_tail_bytes`."""
+MAX_TOOL_SCHEMA_BYTES = 32 * 1024
+"""The default of `mcp.max_tool_schema_bytes`."""
 
 
 class ServerState(enum.Enum):
@@ -82,7 +87,12 @@ class McpConnection:
         self._holder: asyncio.Task[None] | None = None
         self._stop = asyncio.Event()
         self._settled = asyncio.Event()
-        self._stderr: IO[str] | None = None
+        self._stderr: StderrTail | None = None
+        self.stderr_tail_bytes = STDERR_TAIL_BYTES
+        """Bytes of the server's stderr kept (`mcp.stderr_tail_bytes`)."""
+        self.max_tool_schema_bytes = MAX_TOOL_SCHEMA_BYTES
+        """Bytes of one tool's definition above which it is left out
+        (`mcp.max_tool_schema_bytes`)."""
         self._lost = False
         if not settings.enabled:
             self._settled.set()
@@ -124,7 +134,8 @@ class McpConnection:
             async with AsyncExitStack() as stack:
                 async with asyncio.timeout(self.settings.startup_timeout):
                     client = await stack.enter_async_context(await self._make_client(stack))
-                    listed = await _all_tools(client)
+                    listing = await list_tools(client, self.max_tool_schema_bytes)
+                listed = listing.tools
                 self._client = client
                 self.tools = listed
                 self.state = ServerState.READY
@@ -132,6 +143,8 @@ class McpConnection:
                 self._lost = False
                 self._settled.set()
                 logger.info("MCP server %s ready with %d tools", self.name, len(listed))
+                if listing.left_out:
+                    self._tell("tools_left_out", "; ".join(listing.left_out))
                 await self._stop.wait()
         except asyncio.CancelledError:
             raise
@@ -156,14 +169,14 @@ class McpConnection:
         if settings.transport == "stdio":
             self._close_stderr()  # the last run's; kept until now to say why it ended
             # Closed by the next start or `aclose`: it holds why the last run ended.
-            self._stderr = tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace")  # noqa: SIM115
+            self._stderr = StderrTail(self.stderr_tail_bytes)
             parameters = StdioServerParameters(
                 command=settings.command,
                 args=list(settings.args),
                 env=expanded(settings.env, self.allowed_variables) or None,
                 cwd=self.cwd,
             )
-            return Client(stdio_client(parameters, errlog=self._stderr))
+            return Client(stdio_client(parameters, errlog=self._stderr.writer))
         http: httpx2.AsyncClient = await stack.enter_async_context(
             create_mcp_http_client(headers=expanded(settings.headers, self.allowed_variables))
         )
@@ -180,11 +193,7 @@ class McpConnection:
     def _stderr_tail(self) -> str:
         if self._stderr is None:
             return ""
-        try:
-            self._stderr.seek(0)
-            text = self._stderr.read()
-        except (OSError, ValueError):
-            return ""
+        text = self._stderr.text()
         lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
         return " | ".join(lines[-3:])[-_STDERR_TAIL:]
 
@@ -309,17 +318,6 @@ class McpConnection:
         if self.state is not ServerState.DISABLED:
             self.state = ServerState.CLOSED
         self._settled.set()
-
-
-async def _all_tools(client: Client) -> list[types.Tool]:
-    tools: list[types.Tool] = []
-    cursor: str | None = None
-    while True:
-        page = await client.list_tools(cursor=cursor)
-        tools.extend(page.tools)
-        cursor = page.next_cursor
-        if not cursor:
-            return tools
 
 
 def _connection_lost(error: BaseException) -> bool:

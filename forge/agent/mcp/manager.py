@@ -17,7 +17,7 @@ from forge.agent.mcp.tool import McpTool
 from forge.agent.tools.base import Tool
 from forge.agent.trust import WorkspaceTrust
 from forge.config.secrets import KNOWN_SECRETS
-from forge.config.settings import McpServerSettings
+from forge.config.settings import McpServerSettings, McpSettings
 
 logger = logging.getLogger(__name__)
 
@@ -36,13 +36,17 @@ class McpServers:
         user: Mapping[str, McpServerSettings],
         workspace: Path,
         trust: WorkspaceTrust | None = None,
+        limits: McpSettings | None = None,
     ) -> None:
         """The servers of `user` settings and the workspace's `.forge/mcp.yaml` (only when
         `trust` permits it; default: the stored decision for `workspace`); their `env` and
-        `headers` values (expanded) become known secrets."""
+        `headers` values (expanded) become known secrets. `limits` bounds what they send (the
+        defaults when None)."""
         self.workspace = workspace
         self.trust = trust or WorkspaceTrust(workspace)
         """Whether the workspace's own server definitions may run (docs/adr/0034)."""
+        self.limits = limits if limits is not None else McpSettings()
+        self._reported_collisions: set[tuple[str, str]] = set()
         self.connections: list[McpConnection] = []
         self.problems: dict[str, str] = {}
         """Entries that could not be used, by name, with why."""
@@ -82,6 +86,8 @@ class McpServers:
             entry.name, entry.settings, str(self.workspace), entry.allowed_variables
         )
         connection.on_notice = self._tell
+        connection.max_tool_schema_bytes = self.limits.max_tool_schema_bytes
+        connection.stderr_tail_bytes = self.limits.stderr_tail_bytes
         return connection
 
     # --- notices -----------------------------------------------------------------------------
@@ -224,9 +230,35 @@ class McpServers:
         ready = [c for c in self.connections if c.state is ServerState.READY]
         key = tuple(id(tool) for c in ready for tool in c.tools)
         if key != self._cache[0]:
-            tools: list[Tool] = [McpTool(c, tool) for c in ready for tool in c.tools]
-            self._cache = (key, tools)
+            self._cache = (key, self._without_collisions(ready))
         return self._cache[1]
+
+    def _without_collisions(self, ready: list[McpConnection]) -> list[Tool]:
+        """Every ready tool once by its Forge name: when two come out the same (names are
+        cut to 64 characters and unsafe characters replaced), the first listed wins and each
+        other is left out with a notice, once."""
+        tools: list[Tool] = []
+        taken: dict[str, McpTool] = {}
+        for connection in ready:
+            collided: list[str] = []
+            for listed in connection.tools:
+                tool = McpTool(connection, listed)
+                first = taken.get(tool.name)
+                if first is None:
+                    taken[tool.name] = tool
+                    tools.append(tool)
+                    continue
+                report = (connection.name, listed.name)
+                if report not in self._reported_collisions:
+                    self._reported_collisions.add(report)
+                    owner = first.connection.name
+                    collided.append(
+                        f"{listed.name}: its name {tool.name} is taken by {owner}'s "
+                        f"{first.remote_name}"
+                    )
+            if collided:
+                self._tell(McpServerNotice(connection.name, "tools_left_out", "; ".join(collided)))
+        return tools
 
     def explain_missing(self, name: str) -> str | None:
         """Why the tool `name` is not offered, when it belongs to a server that is down,

@@ -1,7 +1,7 @@
 """What the session's MCP servers tell the person, as events (no UI code): a server that
 failed to start, crashed, is down for the session, or was started or stopped by a config
-change. The TUI shows them in the chat; `forge run` prints them on stderr (and as a jsonl
-record)."""
+change; tools a server listed that are left out (malformed, too large, a name taken). The
+TUI shows them in the chat; `forge run` prints them on stderr (and as a jsonl record)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from typing import Literal
 
 from forge.config.settings import McpServerSettings
 
-NoticeKind = Literal["start_failed", "crashed", "down", "reloaded"]
+NoticeKind = Literal["start_failed", "crashed", "down", "reloaded", "tools_left_out"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -22,7 +22,8 @@ class McpServerNotice:
     """The server's name ("" for a `reloaded` notice about several)."""
     kind: NoticeKind
     reason: str = ""
-    """Why, in plain words (for `reloaded`: what was started, stopped or restarted)."""
+    """Why, in plain words (for `reloaded`: what was started, stopped or restarted; for
+    `tools_left_out`: each tool left out and why, joined by "; ")."""
 
     @property
     def is_error(self) -> bool:
@@ -48,6 +49,8 @@ class McpServerNotice:
                 f"MCP server {self.server} is down (crashed twice this session): {self.reason}. "
                 f"Its tools are unavailable for the rest of the session{look}."
             )
+        if self.kind == "tools_left_out":
+            return f"MCP server {self.server}: tools left out: {self.reason}{look}."
         return f"MCP servers reloaded: {self.reason}."
 
 
