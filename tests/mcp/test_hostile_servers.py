@@ -57,7 +57,7 @@ def hostile(tmp_path: Path, tools: list[Any], stderr_bytes: int = 0) -> McpServe
 async def started(
     tmp_path: Path, servers: dict[str, McpServerSettings], limits: McpSettings | None = None
 ) -> tuple[McpServers, list[McpServerNotice]]:
-    manager = McpServers(servers, tmp_path, limits)
+    manager = McpServers(servers, tmp_path, limits=limits)
     notices: list[McpServerNotice] = []
     manager.subscribe(notices.append)
     await manager.wait_settled(60)
@@ -161,6 +161,7 @@ def test_forge_run_leaves_out_a_600_kb_tool_and_says_so(
     result = forge_run(
         llm_server,
         workspace,
+        "--trust-workspace",
         "--output",
         "jsonl",
         "work",
@@ -204,7 +205,13 @@ def test_an_overflow_filled_by_mcp_tool_definitions_names_them(
     (workspace / ".forge").mkdir()
     (workspace / ".forge" / "mcp.yaml").write_text(json.dumps({"mcpServers": {"h": entry}}))
     llm_server.enqueue(ContextOverflow(16_000, 40_000))
-    result = forge_run(llm_server, workspace, "work", env={"FORGE_CONTEXT__MAX_TOKENS": "16000"})
+    result = forge_run(
+        llm_server,
+        workspace,
+        "--trust-workspace",
+        "work",
+        env={"FORGE_CONTEXT__MAX_TOKENS": "16000"},
+    )
     assert result.returncode == 1
     assert "nothing could be shrunk" in result.stderr
     assert "tool definitions" in result.stderr and "largest: h__t" in result.stderr
