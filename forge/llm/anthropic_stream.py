@@ -185,7 +185,9 @@ class MessagesStreamAssembler:
         kept: list[dict[str, Any]] = []
         for b in ordered:
             if b.kind == "thinking" and b.signature:
-                kept.append({"type": "thinking", "thinking": "".join(b.text), "signature": b.signature})
+                kept.append(
+                    {"type": "thinking", "thinking": "".join(b.text), "signature": b.signature}
+                )
             elif b.kind == "redacted_thinking" and b.data:
                 kept.append({"type": "redacted_thinking", "data": b.data})
         meta: dict[str, Any] = {THINKING_META_KEY: kept} if kept else {}

@@ -50,7 +50,13 @@ _QUOTA_CODES = frozenset({"insufficient_quota", "billing_hard_limit_reached"})
 _RATE_LIMIT_CODES = frozenset(
     # LiteLLM's proxy types its 429s "throttling_error", in HTTP bodies and inside streams.
     # Anthropic types its 429s "rate_limit_error".
-    {"rate_limit_exceeded", "rate_limit", "too_many_requests", "throttling_error", "rate_limit_error"}
+    {
+        "rate_limit_exceeded",
+        "rate_limit",
+        "too_many_requests",
+        "throttling_error",
+        "rate_limit_error",
+    }
 )
 _MODEL_NOT_FOUND_CODES = frozenset({"model_not_found"})
 _MODEL_NOT_FOUND_PHRASES = (

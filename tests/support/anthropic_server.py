@@ -101,7 +101,9 @@ class StreamFailure:
 def RateLimited(retry_after: str | None = "1") -> Fault:
     """HTTP 429 `rate_limit_error` with `retry-after` (seconds)."""
     headers = {"retry-after": retry_after} if retry_after is not None else {}
-    return Fault(429, "rate_limit_error", "Number of request tokens has exceeded your rate limit", headers)
+    return Fault(
+        429, "rate_limit_error", "Number of request tokens has exceeded your rate limit", headers
+    )
 
 
 def Overloaded() -> Fault:
@@ -112,13 +114,19 @@ def Overloaded() -> Fault:
 def BadKey(status: int = 401) -> Fault:
     """HTTP 401 `authentication_error` (or 403 `permission_error`)."""
     if status == 403:
-        return Fault(403, "permission_error", "Your API key does not have permission to use the specified resource.")
+        return Fault(
+            403,
+            "permission_error",
+            "Your API key does not have permission to use the specified resource.",
+        )
     return Fault(401, "authentication_error", "invalid x-api-key")
 
 
 def PromptTooLong(sent: int = 210_000, limit: int = 200_000) -> Fault:
     """HTTP 400: the prompt exceeds the model's window, worded as the API words it."""
-    return Fault(400, "invalid_request_error", f"prompt is too long: {sent} tokens > {limit} maximum")
+    return Fault(
+        400, "invalid_request_error", f"prompt is too long: {sent} tokens > {limit} maximum"
+    )
 
 
 def RequestTooLarge() -> Fault:
@@ -182,7 +190,8 @@ class MessagesRequestRecord:
         return [
             index
             for index, entry in enumerate(self.blocks())
-            if "cache_control" in next(iter(v for k, v in entry.items() if k in ("tool", "system", "block")))
+            if "cache_control"
+            in next(iter(v for k, v in entry.items() if k in ("tool", "system", "block")))
         ]
 
     def prefix_bytes(self, upto: int) -> bytes:
@@ -229,14 +238,14 @@ def validation_error(body: dict[str, Any]) -> str | None:
     if "max_tokens" not in body:
         return "max_tokens: Field required"
     if messages[0].get("role") != "user":
-        return "messages: first message must use the \"user\" role"
+        return 'messages: first message must use the "user" role'
     markers = 0
     previous: dict[str, Any] | None = None
     thinking_on = (body.get("thinking") or {}).get("type") == "enabled"
     for number, message in enumerate(messages):
         role = message.get("role")
         if previous is not None and previous.get("role") == role:
-            return f"messages.{number}: roles must alternate between \"user\" and \"assistant\""
+            return f'messages.{number}: roles must alternate between "user" and "assistant"'
         content = message.get("content")
         blocks = content if isinstance(content, list) else [{"type": "text", "text": content}]
         for block in blocks:
@@ -274,13 +283,15 @@ def validation_error(body: dict[str, Any]) -> str | None:
     if thinking_on:
         last_assistant = next((m for m in reversed(messages) if m.get("role") == "assistant"), None)
         content = (last_assistant or {}).get("content") or []
-        if isinstance(content, list) and any(b.get("type") == "tool_use" for b in content):
-            if content[0].get("type") not in ("thinking", "redacted_thinking"):
-                return (
-                    "messages: Expected `thinking` or `redacted_thinking`, but found "
-                    f"`{content[0].get('type')}`. When `thinking` is enabled, a final "
-                    "`assistant` message must start with a thinking block."
-                )
+        calls_tools = isinstance(content, list) and any(
+            b.get("type") == "tool_use" for b in content
+        )
+        if calls_tools and content[0].get("type") not in ("thinking", "redacted_thinking"):
+            return (
+                "messages: Expected `thinking` or `redacted_thinking`, but found "
+                f"`{content[0].get('type')}`. When `thinking` is enabled, a final "
+                "`assistant` message must start with a thinking block."
+            )
         budget = (body.get("thinking") or {}).get("budget_tokens", 0)
         if budget >= body.get("max_tokens", 0):
             return "max_tokens must be greater than thinking.budget_tokens"
@@ -468,7 +479,7 @@ class AnthropicServer:
             if reply.before:
                 events += _text_block(0, reply.before, 8)
             error = {"type": "error", "error": {"type": reply.kind, "message": reply.message}}
-            return events + [_event("error", error)]
+            return [*events, _event("error", error)]
         index = 0
         if reply.thinking:
             events.append(
@@ -496,7 +507,12 @@ class AnthropicServer:
             events += _text_block(index, reply.text, reply.chunk_size)
             index += 1
         for call in reply.calls:
-            block = {"type": "tool_use", "id": call.id or f"toolu_{next(_ids)}", "name": call.name, "input": {}}
+            block = {
+                "type": "tool_use",
+                "id": call.id or f"toolu_{next(_ids)}",
+                "name": call.name,
+                "input": {},
+            }
             start_block = {"type": "content_block_start", "index": index, "content_block": block}
             events.append(_event("content_block_start", start_block))
             for piece in _pieces(json.dumps(call.input), reply.chunk_size):
@@ -525,7 +541,9 @@ class AnthropicServer:
 
 
 def _delta(index: int, delta: dict[str, Any]) -> bytes:
-    return _event("content_block_delta", {"type": "content_block_delta", "index": index, "delta": delta})
+    return _event(
+        "content_block_delta", {"type": "content_block_delta", "index": index, "delta": delta}
+    )
 
 
 def _stop(index: int) -> bytes:
@@ -533,11 +551,15 @@ def _stop(index: int) -> bytes:
 
 
 def _text_block(index: int, text: str, size: int) -> list[bytes]:
-    start = {"type": "content_block_start", "index": index, "content_block": {"type": "text", "text": ""}}
+    start = {
+        "type": "content_block_start",
+        "index": index,
+        "content_block": {"type": "text", "text": ""},
+    }
     events = [_event("content_block_start", start)]
     for piece in _pieces(text, size):
         events.append(_delta(index, {"type": "text_delta", "text": piece}))
-    return events + [_stop(index)]
+    return [*events, _stop(index)]
 
 
 async def _iterate(events: list[bytes]) -> AsyncIterator[bytes]:
