@@ -3,9 +3,10 @@
 Forge knows an API key from up to four places at once: the config file, `OPENAI_API_KEY`,
 `ANTHROPIC_API_KEY` and `FORGE_LLM__API_KEY` (and a summarization key from the file or
 `FORGE_LLM__SUMMARIZATION_API_KEY`). Only one of them is used (the environment wins), but any
-of them can turn up in a command's output (`cat ~/.config/forge/config.yaml`, `env`), so all of them are kept
-out of artefacts. Keys stay known for the life of the process: after a settings change the old
-key is still masked, since output printed before the change may quote it.
+of them can turn up in a command's output (`cat ~/.config/forge/config.yaml`, `env`), so
+all of them are kept out of artefacts. Keys stay known for the life of the process: after a
+settings change the old key is still masked, since output printed before the change may quote
+it.
 
 `KNOWN_SECRETS` is the process-wide set. Writers of artefacts — the session file, summary
 files, the log, `forge run`'s output — call `redact` on what they write; clients add the
