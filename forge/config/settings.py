@@ -62,6 +62,9 @@ def default_base_url_for(provider: str, base_url: str) -> str:
     return base_url or OPENAI_BASE_URL
 
 
+MINIMUM_THINKING_BUDGET = 1024
+"""The smallest extended-thinking budget the Messages API accepts."""
+
 _HTTP_URL = re.compile(r"^https?://[^/\s?#]+(?:[/?#]\S*)?$")
 
 
@@ -139,7 +142,8 @@ class LLMSettings(BaseModel):
     """API key for the summarization server; empty means the main key when the server is
     the same, else that API's environment variable."""
     thinking_budget: NonNegativeCount = 0
-    """Tokens of extended thinking per request with provider anthropic (0 = off)."""
+    """Tokens of extended thinking per request with provider anthropic (0 = off, else at
+    least 1024)."""
     cache_ttl: Literal["5m", "1h"] = "5m"
     """Lifetime of Anthropic prompt-cache entries: 5m, or 1h (writes cost more, reads stay
     cheap across longer pauses)."""
@@ -158,6 +162,13 @@ class LLMSettings(BaseModel):
         if not _HTTP_URL.match(value.strip()):
             raise ValueError("must look like http(s)://host[:port][/path]")
         return value.strip()
+
+    @field_validator("thinking_budget")
+    @classmethod
+    def _thinking_budget_is_off_or_enough(cls, value: int) -> int:
+        if 0 < value < MINIMUM_THINKING_BUDGET:
+            raise ValueError(f"must be 0 (off) or at least {MINIMUM_THINKING_BUDGET}")
+        return value
 
     @field_validator("summarization_base_url")
     @classmethod

@@ -14,6 +14,7 @@ import asyncio
 import copy
 import dataclasses
 import logging
+import warnings
 from collections.abc import AsyncGenerator, AsyncIterator, Sequence
 from contextlib import aclosing
 from typing import Any
@@ -87,6 +88,18 @@ def _typed_error(error: anthropic.APIError, base_url: str) -> LLMError:
     return MalformedStreamError(f"The server's reply could not be read ({type(error).__name__})")
 
 
+def _quiet_sdk_warnings() -> None:
+    """Keep the SDK's per-request warnings (a model near its end of life, a thinking mode it
+    prefers) off the terminal: printed to stderr they would tear through the TUI. Forge
+    sends what the settings say; the model's retirement is the user's to read in the docs."""
+    warnings.filterwarnings(
+        "ignore", message=r"The model '.*' is deprecated", category=DeprecationWarning
+    )
+    warnings.filterwarnings(
+        "ignore", message=r"Using Claude with .* thinking", category=UserWarning
+    )
+
+
 class AnthropicProvider:
     """A `Provider` and `ModelCloner` for the Anthropic Messages API (or a gateway speaking it).
 
@@ -116,6 +129,7 @@ class AnthropicProvider:
         self._thinking_budget = max(0, thinking_budget)
         self._cache_ttl: CacheTtl = cache_ttl
         self._owns_client = True
+        _quiet_sdk_warnings()
         self._client = anthropic.AsyncAnthropic(
             api_key=api_key,
             base_url=self._base_url,
