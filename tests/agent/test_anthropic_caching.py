@@ -196,3 +196,49 @@ async def test_a_resumed_session_keeps_the_date_it_started_on_in_the_system_prom
         resumed.workspace, resumed.registry.specs(), today=ten_days_ago.date()
     )
     assert session_date({"created": "garbage"}) == date.today()
+
+
+async def test_a_masking_batch_invalidates_the_cache_once_not_every_turn(
+    anthropic_server: AnthropicServer, workspace: Path
+) -> None:
+    """Masking waits for a batch of outputs and masks them at once: the prefix changes on the
+    request after each batch and nowhere else, so each batch costs one re-write."""
+    from forge.context.events import SummarizationCompleted
+
+    (workspace / "big.txt").write_text("a line of text to read back\n" * 40)
+
+    def respond(request: MessagesRequestRecord) -> Reply:
+        results = sum(
+            1 for entry in request.blocks() if entry.get("block", {}).get("type") == "tool_result"
+        )
+        if results < 10:
+            return Answer(f"Read {results + 1}.", calls=[Use("read_file", {"path": "big.txt"})])
+        return Answer("", calls=[Use("task_completion", {"result": "done"})])
+
+    anthropic_server.responder = respond
+    runtime = build_runtime(
+        settings_for(anthropic_server, mask_keep_recent=3, mask_batch=3), workspace
+    )
+    try:
+        events = await drive(runtime.agent.run_turn("read big.txt ten times"))
+    finally:
+        await runtime.aclose()
+    assert finished(events).reason == "completed"
+    batches = [e for e in events if isinstance(e, SummarizationCompleted)]
+    assert batches and all(e.strategy == "masking" for e in batches)
+
+    requests = chat_requests(anthropic_server)
+    usage = anthropic_server.usage_log
+    invalidated = [
+        number
+        for number, (previous, current) in enumerate(zip(usage, usage[1:], strict=False), 1)
+        if current["cache_read_input_tokens"]
+        < previous["cache_read_input_tokens"] + previous["cache_creation_input_tokens"]
+    ]
+    assert len(invalidated) == len(batches) < len(requests) // 3
+    for number in range(1, len(requests)):
+        if number not in invalidated:
+            assert_prefix_repeated(requests[number - 1], requests[number])
+    # Even then the tools and the system prompt are read from the cache.
+    for number in invalidated:
+        assert usage[number]["cache_read_input_tokens"] > 0
