@@ -3,7 +3,7 @@
 Prices are US dollars per million tokens: `input` (prompt tokens not served from the
 provider's cache), `cached_input` (prompt tokens the server reports as cached,
 `prompt_tokens_details.cached_tokens`, or Anthropic's cache reads), `cache_write` (prompt tokens
-written to the cache: Anthropic's `cache_creation_input_tokens`, 1.25 × input for its 5-minute
+written to the cache: Anthropic's `cache_creation_input_tokens`, 1.25 x input for its 5-minute
 cache) and `output` (completion tokens, reasoning included).
 The same table costs the app's sessions (`forge.agent.costs`) and the benchmark's replays
 (`bench.prices`).
@@ -97,8 +97,8 @@ DEFAULT_PRICES: Mapping[str, ModelPrice] = {
         ModelPrice("gpt-5", input=1.25, cached_input=0.125, output=10.00),
         ModelPrice("gpt-5-mini", input=0.25, cached_input=0.025, output=2.00),
         ModelPrice("gpt-5-nano", input=0.05, cached_input=0.005, output=0.40),
-        # Anthropic's list prices: cache reads 0.1 × input, 5-minute cache writes 1.25 × input
-        # (a 1-hour cache writes at 2 × input: list it under `prices:` with that cache_write).
+        # Anthropic's list prices: cache reads 0.1 x input, 5-minute cache writes 1.25 x input
+        # (a 1-hour cache writes at 2 x input: list it under `prices:` with that cache_write).
         *_claude("claude-opus-4-5", 5.00, 25.00),
         *_claude("claude-opus-4-1", 15.00, 75.00),
         *_claude("claude-opus-4", 15.00, 75.00),

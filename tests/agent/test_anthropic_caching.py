@@ -8,6 +8,7 @@ the previous request's last breakpoint, within a session, across turns, and afte
 
 from __future__ import annotations
 
+import itertools
 import json
 from datetime import date, datetime, timedelta
 from pathlib import Path
@@ -21,8 +22,8 @@ from forge.llm.anthropic_cache import message_breakpoints, with_breakpoints
 from forge.llm.anthropic_wire import MessagesRequest
 from tests.agent.loop_harness import drive, finished
 from tests.support.anthropic_server import (
-    AnthropicServer,
     Answer,
+    AnthropicServer,
     MessagesRequestRecord,
     Reply,
     Use,
@@ -151,12 +152,12 @@ async def test_each_request_rereads_the_previous_one_across_turns_and_after_cont
     assert len(requests) == before_resume + 4 and before_resume == 8
     for request in requests:
         assert_breakpoints_in_place(request)
-    for earlier, later in zip(requests, requests[1:], strict=False):
+    for earlier, later in itertools.pairwise(requests):
         assert_prefix_repeated(earlier, later)
     # The server's cache saw it: every request after the first read the previous prefix.
     usage = anthropic_server.usage_log
     assert usage[0]["cache_read_input_tokens"] == 0
-    for previous, current in zip(usage, usage[1:], strict=False):
+    for previous, current in itertools.pairwise(usage):
         previous_prompt = (
             previous["cache_read_input_tokens"] + (previous["cache_creation_input_tokens"])
         )
@@ -231,7 +232,7 @@ async def test_a_masking_batch_invalidates_the_cache_once_not_every_turn(
     usage = anthropic_server.usage_log
     invalidated = [
         number
-        for number, (previous, current) in enumerate(zip(usage, usage[1:], strict=False), 1)
+        for number, (previous, current) in enumerate(itertools.pairwise(usage), 1)
         if current["cache_read_input_tokens"]
         < previous["cache_read_input_tokens"] + previous["cache_creation_input_tokens"]
     ]

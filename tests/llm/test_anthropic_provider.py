@@ -26,8 +26,8 @@ from forge.llm.stream import (
     ToolCallComplete,
 )
 from tests.support.anthropic_server import (
-    AnthropicServer,
     Answer,
+    AnthropicServer,
     BadKey,
     Overloaded,
     PromptTooLong,
