@@ -13,7 +13,7 @@ from forge.config.settings import LLMSettings, Settings
 from forge.llm.anthropic_provider import AnthropicProvider
 from forge.llm.openai_provider import OpenAICompatibleProvider
 from tests.agent.loop_harness import drive, finished
-from tests.support.anthropic_server import AnthropicServer, Answer
+from tests.support.anthropic_server import Answer, AnthropicServer
 from tests.support.openai_server import OpenAIServer, Text
 
 OPENAI_KEY = "sk-test-switch-openai-0123456789"
