@@ -441,8 +441,13 @@ class AnthropicServer:
         if isinstance(reply, Fault):
             return JSONResponse(reply.body(), status_code=reply.status, headers=reply.headers)
         if isinstance(reply, Raw):
+            # The content type goes in as a header so it is sent exactly (a replayed capture).
             headers = {"content-type": reply.content_type, **reply.headers}
-            return Response(reply.body, status_code=reply.status, headers=headers)
+            if "text/event-stream" not in reply.content_type.lower():
+                return Response(reply.body, status_code=reply.status, headers=headers)
+            size = reply.split_every or len(reply.body) or 1
+            pieces = [reply.body[i : i + size] for i in range(0, len(reply.body), size)]
+            return StreamingResponse(_iterate(pieces), status_code=reply.status, headers=headers)
         if not body.get("stream"):
             return JSONResponse(
                 Fault(400, "invalid_request_error", "this loopback server only streams").body(),
