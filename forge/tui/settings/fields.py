@@ -152,10 +152,10 @@ SECTIONS: tuple[FieldSection, ...] = (
     FieldSection(
         "LLM",
         (
+            SettingField("llm", "model", "Model", FieldKind.TEXT),
             SettingField(
                 "llm", "provider", "Provider", FieldKind.TEXT, placeholder="openai or anthropic"
             ),
-            SettingField("llm", "model", "Model", FieldKind.TEXT),
             SettingField(
                 "llm",
                 "summarization_model",
@@ -165,29 +165,6 @@ SECTIONS: tuple[FieldSection, ...] = (
             ),
             SettingField("llm", "base_url", "Base URL", FieldKind.TEXT),
             SettingField("llm", "api_key", "API Key", FieldKind.SECRET, placeholder="not set"),
-            SettingField(
-                "llm",
-                "summarization_provider",
-                "Summarization Provider",
-                FieldKind.OPTIONAL_TEXT,
-                placeholder="same as Provider",
-            ),
-            SettingField(
-                "llm",
-                "summarization_base_url",
-                "Summarization Base URL",
-                FieldKind.OPTIONAL_TEXT,
-                placeholder="same as Base URL",
-            ),
-            SettingField(
-                "llm",
-                "summarization_api_key",
-                "Summarization API Key",
-                FieldKind.SECRET,
-                placeholder="same as API Key",
-            ),
-            SettingField("llm", "thinking_budget", "Thinking budget", FieldKind.WHOLE_NUMBER),
-            SettingField("llm", "cache_ttl", "Cache TTL", FieldKind.TEXT, placeholder="5m or 1h"),
         ),
     ),
     FieldSection(
