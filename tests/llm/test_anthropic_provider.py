@@ -333,3 +333,28 @@ async def test_a_clone_shares_the_client_and_speaks_to_another_model(
     assert anthropic_server.requests[0].model == "claude-haiku-4-5"
     assert "thinking" not in anthropic_server.requests[0].body
     assert KEY not in repr(client)
+
+
+async def test_a_tool_list_change_is_one_cache_write_not_one_per_turn(
+    anthropic_server: AnthropicServer,
+) -> None:
+    """An MCP server starting mid-session adds a tool: the next request writes the prompt from
+    the tools on, and the one after reads it all again."""
+    history: list[Message] = [system("You are careful. " * 100), user("one")]
+    more_tools = [*TOOLS, ToolSpec("mcp_search", "Search the web", {"type": "object"})]
+    async with provider(anthropic_server) as client:
+        for number, tools in enumerate((TOOLS, TOOLS, more_tools, more_tools, more_tools)):
+            _, completion = await collect(client, history, tools)
+            history += [completion.message, user(f"turn {number + 2}")]
+    usage = anthropic_server.usage_log
+    invalidated = [
+        number
+        for number in range(1, len(usage))
+        if usage[number]["cache_read_input_tokens"]
+        < usage[number - 1]["cache_read_input_tokens"]
+        + usage[number - 1]["cache_creation_input_tokens"]
+    ]
+    assert invalidated == [2]  # the request that first carried the new tool
+    # Tools come first: only the unchanged tools before the new one are still read.
+    assert usage[2]["cache_read_input_tokens"] < usage[2]["cache_creation_input_tokens"] / 10
+    assert usage[3]["cache_read_input_tokens"] > 0 and usage[4]["cache_read_input_tokens"] > 0
