@@ -17,9 +17,7 @@ import logging
 import warnings
 from collections.abc import AsyncGenerator, AsyncIterator, Sequence
 from contextlib import aclosing
-from typing import Any
-
-import anthropic
+from typing import TYPE_CHECKING, Any
 
 import forge
 from forge.llm.anthropic_cache import CacheTtl, with_breakpoints
@@ -37,6 +35,9 @@ from forge.llm.model_info import MAXIMUM_REPLY_HEADROOM, max_output_tokens
 from forge.llm.protocols import ToolSpec
 from forge.llm.retry import RetryPolicy
 from forge.llm.stream import Completion, StreamEvent, StreamFinished
+
+if TYPE_CHECKING:
+    import anthropic
 
 ANTHROPIC_BASE_URL = "https://api.anthropic.com"
 """The API's own address (the SDK appends `/v1/messages`)."""
@@ -68,6 +69,8 @@ def _body_of(error: anthropic.APIStatusError) -> Any:
 
 def _typed_error(error: anthropic.APIError, base_url: str) -> LLMError:
     """Forge's typed error for an SDK error (messages built from the server's reply only)."""
+    import anthropic
+
     if isinstance(error, anthropic.APITimeoutError):
         return TransportError(f"Timed out talking to {base_url}")
     if isinstance(error, anthropic.APIConnectionError):
@@ -130,6 +133,10 @@ class AnthropicProvider:
         self._cache_ttl: CacheTtl = cache_ttl
         self._owns_client = True
         _quiet_sdk_warnings()
+        # Imported when the first provider is made, not with Forge: the SDK takes a while to
+        # load and an OpenAI-compatible session never needs it.
+        import anthropic
+
         self._client = anthropic.AsyncAnthropic(
             api_key=api_key,
             base_url=self._base_url,
@@ -274,6 +281,8 @@ class AnthropicProvider:
     async def _stream_once(
         self, body: dict[str, Any], assembler: MessagesStreamAssembler
     ) -> AsyncGenerator[StreamEvent, None]:
+        import anthropic
+
         if not self._api_key:
             raise AuthenticationError(f"No API key for {self._base_url}; {KEY_FIX}")
         try:
