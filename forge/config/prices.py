@@ -99,9 +99,11 @@ DEFAULT_PRICES: Mapping[str, ModelPrice] = {
         ModelPrice("gpt-5-nano", input=0.05, cached_input=0.005, output=0.40),
         # Anthropic's list prices: cache reads 0.1 x input, 5-minute cache writes 1.25 x input
         # (a 1-hour cache writes at 2 x input: list it under `prices:` with that cache_write).
+        *_claude("claude-opus-4-6", 5.00, 25.00),
         *_claude("claude-opus-4-5", 5.00, 25.00),
         *_claude("claude-opus-4-1", 15.00, 75.00),
         *_claude("claude-opus-4", 15.00, 75.00),
+        *_claude("claude-sonnet-4-6", 3.00, 15.00),
         *_claude("claude-sonnet-4-5", 3.00, 15.00),
         *_claude("claude-sonnet-4", 3.00, 15.00),
         *_claude("claude-3-7-sonnet", 3.00, 15.00),
