@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
-_CLEARED_PREFIXES = ("FORGE_", "OPENAI_")
+_CLEARED_PREFIXES = ("FORGE_", "OPENAI_", "ANTHROPIC_")
 
 
 @pytest.fixture(autouse=True)
 def isolated_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """Point XDG_* at a temp dir and clear FORGE_*/OPENAI_* variables."""
+    """Point XDG_* at a temp dir and clear FORGE_*/OPENAI_*/ANTHROPIC_* variables."""
     home = tmp_path / "home"
     for variable, sub in (
         ("XDG_CONFIG_HOME", "config"),
@@ -76,3 +76,23 @@ def _forget_known_secrets() -> Iterator[None]:
     KNOWN_SECRETS.clear()
     yield
     KNOWN_SECRETS.clear()
+
+
+# --- the loopback Anthropic Messages server -----------------------------------------------------
+
+from tests.support.anthropic_server import AnthropicServer  # noqa: E402
+
+
+@pytest.fixture(scope="session")
+def _anthropic_server_process() -> Iterator[AnthropicServer]:
+    server = AnthropicServer().start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def anthropic_server(_anthropic_server_process: AnthropicServer) -> Iterator[AnthropicServer]:
+    """The loopback Anthropic Messages API server, reset for this test."""
+    _anthropic_server_process.reset()
+    yield _anthropic_server_process
+    _anthropic_server_process.reset()

@@ -89,3 +89,19 @@ def test_no_core_source_names_textual_or_rich() -> None:
                     if name.split(".")[0] in FORBIDDEN:
                         offenders.append(f"{path.relative_to(REPO_ROOT)}: {name}")
     assert offenders == []
+
+
+def test_the_anthropic_sdk_loads_only_when_an_anthropic_provider_is_made() -> None:
+    """It takes seconds to import; an OpenAI-compatible session never needs it (docs/adr/0037)."""
+    code = (
+        "import sys, forge.agent.runtime, forge.tui.app\n"
+        "print('anthropic' in sys.modules)\n"
+        "from forge.llm.anthropic_provider import AnthropicProvider\n"
+        "AnthropicProvider('claude-haiku-4-5', 'http://127.0.0.1:9', 'sk-x')\n"
+        "print('anthropic' in sys.modules)\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], cwd=REPO_ROOT, capture_output=True, text=True, timeout=120
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["False", "True"]

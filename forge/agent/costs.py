@@ -4,7 +4,8 @@
 "agent" (the conversation's requests) and "summarization" (every summary request, made
 through the context manager's clone of the provider). Only usage the server reported counts;
 a request without a usage report adds nothing. Prompt tokens the server reports as cached
-(`cached_tokens`) are priced at the model's cached price, the rest at its input price.
+(`cached_tokens`, cache reads) are priced at the model's cached price, tokens written to the
+cache (`cache_write_tokens`, Anthropic) at its cache-write price, the rest at its input price.
 
 `CostReport` prices a ledger with a `PriceTable`: a model the table does not list has no
 price, and every sum it is part of is `None` ("unknown"), never a guess.
@@ -47,6 +48,8 @@ class TokenTotals:
     prompt: int = 0
     cached: int = 0
     output: int = 0
+    cache_write: int = 0
+    """Prompt tokens written to the provider's cache (part of `prompt`)."""
 
     def add(self, usage: Usage) -> None:
         """Count one request's reported usage (one with an untrusted count adds nothing:
@@ -57,13 +60,15 @@ class TokenTotals:
             return
         self.requests += 1
         self.prompt += usage.prompt_tokens
-        self.cached += min(usage.cached_tokens, usage.prompt_tokens)
+        cached = min(usage.cached_tokens, usage.prompt_tokens)
+        self.cached += cached
+        self.cache_write += min(usage.cache_write_tokens, usage.prompt_tokens - cached)
         self.output += usage.completion_tokens
 
     @property
     def uncached(self) -> int:
-        """Prompt tokens not served from the cache."""
-        return max(0, self.prompt - self.cached)
+        """Prompt tokens neither read from nor written to the cache."""
+        return max(0, self.prompt - self.cached - self.cache_write)
 
 
 @dataclass
@@ -169,7 +174,10 @@ def _totals(fields: Any) -> TokenTotals:
     if not isinstance(fields, dict):
         return TokenTotals()
     totals = TokenTotals(
-        *(_count(fields.get(name), name) for name in ("requests", "prompt", "cached", "output"))
+        *(
+            _count(fields.get(name), name)
+            for name in ("requests", "prompt", "cached", "output", "cache_write")
+        )
     )
     if totals.cached > totals.prompt:
         logger.warning(
@@ -178,6 +186,9 @@ def _totals(fields: Any) -> TokenTotals:
             totals.prompt,
         )
         totals.cached = 0
+    if totals.cache_write > totals.prompt - totals.cached:
+        logger.warning("Ignored the session's cost record cache-write tokens (above prompt)")
+        totals.cache_write = 0
     return totals
 
 
@@ -193,12 +204,25 @@ class CostLine:
     output: int
     dollars: float | None
     """None: the model has no price."""
+    cache_write: int = 0
+    """Prompt tokens written to the cache (Anthropic)."""
 
 
 def _line(kind: Kind, model: str, totals: TokenTotals, price: ModelPrice | None) -> CostLine:
-    dollars = price.cost(totals.uncached, totals.cached, totals.output) if price else None
+    dollars = (
+        price.cost(totals.uncached, totals.cached, totals.output, totals.cache_write)
+        if price
+        else None
+    )
     return CostLine(
-        kind, model, totals.requests, totals.prompt, totals.cached, totals.output, dollars
+        kind,
+        model,
+        totals.requests,
+        totals.prompt,
+        totals.cached,
+        totals.output,
+        dollars,
+        totals.cache_write,
     )
 
 
@@ -221,6 +245,13 @@ class CostReport:
     saved_dollars: float | None = 0.0
     removed_tokens: int = 0
     """Tokens compaction has removed from the conversation so far (net)."""
+
+    def cache_tokens(self) -> tuple[int, int]:
+        """Prompt tokens read from and written to the provider's cache, all requests."""
+        return (
+            sum(line.cached for line in self.lines),
+            sum(line.cache_write for line in self.lines),
+        )
 
     def dollars(self, kind: Kind | None = None) -> float | None:
         """Dollars of `kind` (all kinds when None); None when any model in it has no price."""
@@ -253,6 +284,7 @@ class CostReport:
                     "requests": line.requests,
                     "input_tokens": line.prompt,
                     "cached_tokens": line.cached,
+                    "cache_write_tokens": line.cache_write,
                     "output_tokens": line.output,
                     "dollars": _rounded(line.dollars),
                 }
@@ -300,12 +332,13 @@ class CostReport:
         """Per kind and model: requests, tokens in / cached / out, dollars, as a table."""
         rows = [
             f"| {line.kind} | `{line.model}` | {line.requests} | {line.prompt:,} | "
-            f"{line.cached:,} | {line.output:,} | {format_dollars(line.dollars)} |"
+            f"{line.cached:,} | {line.cache_write:,} | {line.output:,} | "
+            f"{format_dollars(line.dollars)} |"
             for line in self.lines
         ]
         return (
-            "| kind | model | requests | in | cached | out | cost |\n"
-            "|---|---|---:|---:|---:|---:|---:|\n" + "\n".join(rows)
+            "| kind | model | requests | in | cache read | cache write | out | cost |\n"
+            "|---|---|---:|---:|---:|---:|---:|---:|\n" + "\n".join(rows)
         )
 
     def blocks_markdown(self) -> str:
@@ -313,7 +346,8 @@ class CostReport:
         return "\n".join(
             f"- **{line.kind}** `{line.model}`: **{format_dollars(line.dollars)}** · "
             f"{line.requests:,} request{'s' if line.requests != 1 else ''} · "
-            f"{line.prompt:,} in ({line.cached:,} cached) · {line.output:,} out"
+            f"{line.prompt:,} in ({line.cached:,} cached{_written(line.cache_write)}) · "
+            f"{line.output:,} out"
             for line in self.lines
         )
 
@@ -337,6 +371,10 @@ class CostReport:
         if not any(kind is None or line.kind == kind for line in self.lines):
             return "no requests yet"
         return self.shown(kind)
+
+
+def _written(cache_write: int) -> str:
+    return f", {cache_write:,} cache write" if cache_write else ""
 
 
 def _rounded(value: float | None) -> float | None:

@@ -27,6 +27,7 @@ from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import Any
 
+from forge.agent.cache_expiry import runtime_recache_notice
 from forge.agent.events import (
     ApprovalDecision,
     ApprovalRequested,
@@ -170,6 +171,8 @@ def run_headless(args: argparse.Namespace) -> int:
     writer.cost_report = lambda: runtime.agent.costs.report(price_table(runtime.settings.prices))
     for problem in runtime.session.problems:  # a resumed file that needed repair
         writer.write_err(f"forge run: warning: session {runtime.session_id}: {problem}")
+    if notice := runtime_recache_notice(runtime):
+        writer.write_err(f"forge run: {notice}")
     task = _attach_mentions(runtime, task, writer)
     received: list[int] = []
     try:

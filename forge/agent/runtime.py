@@ -21,51 +21,35 @@ from forge.agent.costs import CostLedger
 from forge.agent.interruption import note_cut_off_turn
 from forge.agent.loop import Agent
 from forge.agent.mcp import McpServers
+from forge.agent.providers import (
+    PROVIDER_FIELDS,
+    SUMMARIZATION_SERVER_FIELDS,
+    AnyProvider,
+    make_provider,
+    make_summarization_provider,
+)
 from forge.agent.sessions import SessionLog, SessionStore
-from forge.agent.system_prompt import build_system_prompt
+from forge.agent.system_prompt import build_system_prompt, session_date
 from forge.agent.tools import ToolRegistry, default_registry
 from forge.agent.trust import WorkspaceTrust
 from forge.config.secrets import remember_settings_secrets
-from forge.config.settings import LLMSettings, Settings
+from forge.config.settings import Settings
 from forge.context.conversation import Conversation
 from forge.context.manager import Manager
 from forge.llm.model_info import context_window, encoding_name_for
-from forge.llm.openai_provider import OpenAICompatibleProvider
 from forge.llm.tokenizer import TiktokenCounter
 from forge.llm.window_discovery import ContextWindow, WindowCache, WindowSource, WindowTracker
 
 logger = logging.getLogger(__name__)
 
-_PROVIDER_FIELDS = (
-    "model",
-    "base_url",
-    "api_key",
-    "request_timeout",
-    "max_retries",
-    "tool_choice",
-)
-"""LLM settings that need a new provider when they change."""
 
-
-def make_provider(llm: LLMSettings) -> OpenAICompatibleProvider:
-    """The OpenAI-compatible provider the LLM settings describe."""
-    return OpenAICompatibleProvider(
-        llm.model,
-        llm.base_url,
-        llm.api_key.get_secret_value(),
-        timeout=llm.request_timeout,
-        max_retries=llm.max_retries,
-        tool_choice=llm.tool_choice,
-    )
-
-
-def make_window_tracker(settings: Settings, provider: OpenAICompatibleProvider) -> WindowTracker:
+def make_window_tracker(settings: Settings, provider: AnyProvider) -> WindowTracker:
     """The context window of the settings' model on their server: `context.max_tokens` when
     set, else what the server states (asked in the background, cached), else a guess from
     the name (docs/adr/0019). The tracker starts asking if an event loop is running."""
     tracker = WindowTracker(
         settings.llm.model,
-        settings.llm.base_url,
+        settings.llm.effective_base_url,
         fetch=provider.fetch_json,
         configured=settings.context.max_tokens,
         cache=WindowCache(),
@@ -94,7 +78,7 @@ def secrets_of(settings: Settings, file_data: Mapping[str, Any] | None = None) -
 
 def _make_manager(
     settings: Settings,
-    provider: OpenAICompatibleProvider,
+    provider: AnyProvider,
     counter: TiktokenCounter,
     summary_dir: Path,
     window: ContextWindow,
@@ -115,7 +99,7 @@ class Runtime:
 
     settings: Settings
     workspace: Path
-    provider: OpenAICompatibleProvider
+    provider: AnyProvider
     counter: TiktokenCounter
     context_manager: Manager
     registry: ToolRegistry
@@ -129,7 +113,9 @@ class Runtime:
     """The session's MCP servers, whose ready tools the registry offers (`/mcp`)."""
     trust: WorkspaceTrust | None = None
     """Whether the workspace's own definitions may run (`/trust`; docs/adr/0034)."""
-    _retired_providers: list[OpenAICompatibleProvider] = field(default_factory=list)
+    summarization_provider: AnyProvider | None = None
+    """The summarization server's provider when it is not the conversation's (docs/adr/0037)."""
+    _retired_providers: list[AnyProvider] = field(default_factory=list)
     _retired_windows: list[WindowTracker] = field(default_factory=list)
 
     def __post_init__(self) -> None:
@@ -171,13 +157,22 @@ class Runtime:
         """
         old = self.settings
         changes: list[str] = []
-        if any(getattr(old.llm, name) != getattr(new.llm, name) for name in _PROVIDER_FIELDS):
+        if any(getattr(old.llm, name) != getattr(new.llm, name) for name in PROVIDER_FIELDS):
             self._retired_providers.append(self.provider)
             self.provider = make_provider(new.llm)
-            changes.append(f"provider: {new.llm.model} at {new.llm.base_url}")
-        window_moved = (old.llm.model, old.llm.base_url, old.context.max_tokens) != (
+            changes.append(
+                f"provider: {new.llm.model} at {new.llm.effective_base_url} ({new.llm.provider})"
+            )
+        summaries_moved = any(
+            getattr(old.llm, name) != getattr(new.llm, name) for name in SUMMARIZATION_SERVER_FIELDS
+        )
+        if summaries_moved:
+            if self.summarization_provider is not None:
+                self._retired_providers.append(self.summarization_provider)
+            self.summarization_provider = make_summarization_provider(new.llm)
+        window_moved = (old.llm.model, old.llm.effective_base_url, old.context.max_tokens) != (
             new.llm.model,
-            new.llm.base_url,
+            new.llm.effective_base_url,
             new.context.max_tokens,
         )
         if window_moved or self.window is None:
@@ -207,6 +202,7 @@ class Runtime:
         else:
             self.context_manager.set_provider(self.provider, context_window=window)
         self.context_manager.set_summarization_model(new.llm.summarization_model)
+        self.context_manager.set_summarization_provider(self.summarization_provider)
         self.agent.set_provider(self.provider)
         if old.llm.summarization_model != new.llm.summarization_model:
             changes.append(f"summarization model: {new.llm.effective_summarization_model}")
@@ -255,7 +251,11 @@ class Runtime:
         self._retired_windows = []
         for tracker in windows:
             await tracker.aclose()
-        providers, self._retired_providers = [*self._retired_providers, self.provider], []
+        own = [
+            self.provider,
+            *([self.summarization_provider] if self.summarization_provider else []),
+        ]
+        providers, self._retired_providers = [*self._retired_providers, *own], []
         for provider in providers:
             await provider.aclose()
 
@@ -326,6 +326,8 @@ def build_runtime(
     )
     registry = default_registry()
     registry.add_source(mcp)
+    summarization_provider = make_summarization_provider(settings.llm)
+    manager.set_summarization_provider(summarization_provider)
     manager.set_tools(registry.specs())  # a resumed session's gauge is right before a request
     mcp.start()  # a no-op until an event loop runs; then the first turn starts them
     policy = ApprovalPolicy(
@@ -340,7 +342,11 @@ def build_runtime(
         registry,
         policy,
         workspace,
-        system_prompt=build_system_prompt(workspace, registry.specs(), interactive=ask_user),
+        # A resumed session keeps the date it started on: the system prompt stays the same
+        # bytes, so the provider's prompt cache still matches (docs/adr/0037).
+        system_prompt=build_system_prompt(
+            workspace, registry.specs(), interactive=ask_user, today=session_date(session.header)
+        ),
         conversation=conversation,
         max_llm_calls=max_llm_calls,
         ask_user=ask_user,
@@ -372,4 +378,5 @@ def build_runtime(
         window=tracker,
         mcp=mcp,
         trust=trust,
+        summarization_provider=summarization_provider,
     )

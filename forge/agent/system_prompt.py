@@ -6,9 +6,10 @@ from __future__ import annotations
 import logging
 import os
 import platform
-from collections.abc import Sequence
-from datetime import date
+from collections.abc import Mapping, Sequence
+from datetime import date, datetime
 from pathlib import Path
+from typing import Any
 
 from forge.llm.protocols import ToolSpec
 
@@ -44,15 +45,21 @@ finish with `task_completion`."""
 
 
 def build_system_prompt(
-    workspace: Path, tools: Sequence[ToolSpec], *, interactive: bool = True
+    workspace: Path,
+    tools: Sequence[ToolSpec],
+    *,
+    interactive: bool = True,
+    today: date | None = None,
 ) -> str:
     """The system prompt for an agent working in `workspace` with `tools`.
 
-    Holds the role, the workspace path, OS and shell, today's date, the tool rules (including
-    the loop-breaking tools), the tool names, and the project's `AGENTS.md` when present.
-    `interactive=False` (headless runs) tells the model nobody can answer questions.
+    Holds the role, the workspace path, OS and shell, the date (`today`, default the current
+    date; a resumed session passes the day it started, so the prompt stays byte-identical and
+    prompt caches keep matching), the tool rules (including the loop-breaking tools), the tool
+    names, and the project's `AGENTS.md` when present. `interactive=False` (headless runs)
+    tells the model nobody can answer questions.
     """
-    sections = [_ROLE, _environment(workspace), _TOOL_RULES]
+    sections = [_ROLE, _environment(workspace, today or date.today()), _TOOL_RULES]
     if tools:
         names = ", ".join(spec.name for spec in tools)
         sections.append(f"Your tools: {names}.")
@@ -67,7 +74,18 @@ def build_system_prompt(
     return "\n\n".join(sections)
 
 
-def _environment(workspace: Path) -> str:
+def session_date(header: Mapping[str, Any]) -> date:
+    """The day a session started, from its header's `created` time (today when unreadable)."""
+    created = header.get("created")
+    if isinstance(created, int | float) and not isinstance(created, bool) and created > 0:
+        try:
+            return datetime.fromtimestamp(created).date()
+        except (OverflowError, OSError, ValueError):
+            pass
+    return date.today()
+
+
+def _environment(workspace: Path, today: date) -> str:
     shell = os.environ.get("SHELL") or "/bin/sh"
     system = f"{platform.system()} {platform.release()}".strip()
     return (
@@ -75,7 +93,7 @@ def _environment(workspace: Path) -> str:
         f"- Workspace: {workspace}\n"
         f"- Operating system: {system}\n"
         f"- Shell: {shell}\n"
-        f"- Today: {date.today().isoformat()}"
+        f"- Today: {today.isoformat()}"
     )
 
 

@@ -2,7 +2,9 @@
 
 Prices are US dollars per million tokens: `input` (prompt tokens not served from the
 provider's cache), `cached_input` (prompt tokens the server reports as cached,
-`prompt_tokens_details.cached_tokens`) and `output` (completion tokens, reasoning included).
+`prompt_tokens_details.cached_tokens`, or Anthropic's cache reads), `cache_write` (prompt tokens
+written to the cache: Anthropic's `cache_creation_input_tokens`, 1.25 x input for its 5-minute
+cache) and `output` (completion tokens, reasoning included).
 The same table costs the app's sessions (`forge.agent.costs`) and the benchmark's replays
 (`bench.prices`).
 
@@ -34,13 +36,21 @@ class ModelPrice:
     input: float
     cached_input: float
     output: float
+    cache_write: float | None = None
+    """Price of prompt tokens written to the cache; None: the `input` price."""
 
-    def cost(self, uncached: int, cached: int, output: int) -> float:
-        """Dollars for `uncached` + `cached` prompt tokens and `output` completion tokens;
-        never below 0 (counts are checked before they get here: docs/adr/0036)."""
+    @property
+    def cache_write_price(self) -> float:
+        """What a token written to the cache costs (the input price when none is listed)."""
+        return self.input if self.cache_write is None else self.cache_write
+
+    def cost(self, uncached: int, cached: int, output: int, cache_written: int = 0) -> float:
+        """Dollars for `uncached` + `cached` + `cache_written` prompt tokens and `output`
+        completion tokens; never below 0 (counts are checked before they get here:
+        docs/adr/0036)."""
         # Clamped, so no count can overflow a float (a 400-digit int would) or go negative.
-        counts = (_clamped(uncached), _clamped(cached), _clamped(output))
-        rates = (self.input, self.cached_input, self.output)
+        counts = (_clamped(uncached), _clamped(cached), _clamped(cache_written), _clamped(output))
+        rates = (self.input, self.cached_input, self.cache_write_price, self.output)
         return sum(float(count) * rate for count, rate in zip(counts, rates, strict=True)) / (
             PER_MILLION
         )
@@ -64,6 +74,21 @@ class ModelPriceSettings(BaseModel):
     """Prompt tokens served from the provider's cache (empty: the `input` price)."""
     output: NonNegativeFloat
     """Completion tokens (reasoning tokens included)."""
+    cache_write: NonNegativeFloat | None = None
+    """Prompt tokens written to the provider's cache (Anthropic; empty: the `input` price)."""
+
+
+def _claude(model: str, input_price: float, output_price: float) -> tuple[ModelPrice, ...]:
+    """A Claude model's prices from its input and output prices (Anthropic's ratios)."""
+    return (
+        ModelPrice(
+            model,
+            input=input_price,
+            cached_input=round(input_price * 0.1, 6),
+            output=output_price,
+            cache_write=round(input_price * 1.25, 6),
+        ),
+    )
 
 
 DEFAULT_PRICES: Mapping[str, ModelPrice] = {
@@ -80,6 +105,18 @@ DEFAULT_PRICES: Mapping[str, ModelPrice] = {
         ModelPrice("gpt-5", input=1.25, cached_input=0.125, output=10.00),
         ModelPrice("gpt-5-mini", input=0.25, cached_input=0.025, output=2.00),
         ModelPrice("gpt-5-nano", input=0.05, cached_input=0.005, output=0.40),
+        # Anthropic's list prices: cache reads 0.1 x input, 5-minute cache writes 1.25 x input
+        # (a 1-hour cache writes at 2 x input: list it under `prices:` with that cache_write).
+        *_claude("claude-opus-4-6", 5.00, 25.00),
+        *_claude("claude-opus-4-5", 5.00, 25.00),
+        *_claude("claude-opus-4-1", 15.00, 75.00),
+        *_claude("claude-opus-4", 15.00, 75.00),
+        *_claude("claude-sonnet-4-6", 3.00, 15.00),
+        *_claude("claude-sonnet-4-5", 3.00, 15.00),
+        *_claude("claude-sonnet-4", 3.00, 15.00),
+        *_claude("claude-3-7-sonnet", 3.00, 15.00),
+        *_claude("claude-haiku-4-5", 1.00, 5.00),
+        *_claude("claude-3-5-haiku", 0.80, 4.00),
     )
 }
 """The built-in prices; `prices` entries in the config file add models or replace these."""
@@ -120,5 +157,5 @@ def price_table(configured: Mapping[str, ModelPriceSettings] | None = None) -> P
     prices = dict(DEFAULT_PRICES)
     for model, entry in (configured or {}).items():
         cached = entry.cached_input if entry.cached_input is not None else entry.input
-        prices[model] = ModelPrice(model, entry.input, cached, entry.output)
+        prices[model] = ModelPrice(model, entry.input, cached, entry.output, entry.cache_write)
     return PriceTable(prices)

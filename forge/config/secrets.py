@@ -1,10 +1,12 @@
 """Every secret Forge knows of, and the one redaction every artefact goes through.
 
-Forge knows an API key from up to three places at once: the config file, `OPENAI_API_KEY` and
-`FORGE_LLM__API_KEY`. Only one of them is used (the environment wins), but any of them can turn
-up in a command's output (`cat ~/.config/forge/config.yaml`, `env`), so all of them are kept
-out of artefacts. Keys stay known for the life of the process: after a settings change the old
-key is still masked, since output printed before the change may quote it.
+Forge knows an API key from up to four places at once: the config file, `OPENAI_API_KEY`,
+`ANTHROPIC_API_KEY` and `FORGE_LLM__API_KEY` (and a summarization key from the file or
+`FORGE_LLM__SUMMARIZATION_API_KEY`). Only one of them is used (the environment wins), but any
+of them can turn up in a command's output (`cat ~/.config/forge/config.yaml`, `env`), so
+all of them are kept out of artefacts. Keys stay known for the life of the process: after a
+settings change the old key is still masked, since output printed before the change may quote
+it.
 
 `KNOWN_SECRETS` is the process-wide set. Writers of artefacts — the session file, summary
 files, the log, `forge run`'s output — call `redact` on what they write; clients add the
@@ -29,6 +31,7 @@ MIN_SECRET_LENGTH = 4
 """Shorter values are not treated as secrets: masking every "ab" would garble artefacts."""
 API_KEY_ENVIRONMENT_VARIABLES = (
     "OPENAI_API_KEY",
+    "ANTHROPIC_API_KEY",
     f"{ENV_PREFIX}LLM{ENV_NESTED_DELIMITER}API_KEY",
 )
 """The environment variables that can hold Forge's API key."""
@@ -131,13 +134,17 @@ def settings_secrets(settings: Settings, file_data: Mapping[str, Any] | None = N
     the config file now)."""
     if file_data is None:
         file_data = config_file_data()
-    values = [settings.llm.api_key.get_secret_value()]
+    values = [
+        settings.llm.api_key.get_secret_value(),
+        settings.llm.summarization_api_key.get_secret_value(),
+    ]
     values.extend(os.environ.get(name, "") for name in API_KEY_ENVIRONMENT_VARIABLES)
     llm = file_data.get("llm")
     if isinstance(llm, Mapping):
-        file_key = llm.get("api_key")
-        if isinstance(file_key, str):
-            values.append(file_key)
+        for name in ("api_key", "summarization_api_key"):
+            file_key = llm.get(name)
+            if isinstance(file_key, str):
+                values.append(file_key)
     return sorted({value for value in values if value})
 
 

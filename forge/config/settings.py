@@ -42,6 +42,29 @@ OPENAI_ENV_VARIABLES: Mapping[str, tuple[str, str]] = {
 }
 """Conventional variables other tools already set, mapped to the settings they fill."""
 
+OPENAI_BASE_URL = "https://api.openai.com/v1"
+"""The default base URL (OpenAI's API)."""
+ANTHROPIC_BASE_URL = "https://api.anthropic.com"
+"""Anthropic's API, used with provider anthropic when no other base URL is set."""
+
+
+def is_anthropic_url(url: str) -> bool:
+    """Whether `url` points at a host on anthropic.com."""
+    found = re.match(r"^https?://([^/:?#\s]+)", url.strip())
+    host = found.group(1).lower() if found else ""
+    return host == "anthropic.com" or host.endswith(".anthropic.com")
+
+
+def default_base_url_for(provider: str, base_url: str) -> str:
+    """`base_url`, or the API's default when it is empty or (for anthropic) OpenAI's default."""
+    if provider == "anthropic" and base_url in ("", OPENAI_BASE_URL):
+        return ANTHROPIC_BASE_URL
+    return base_url or OPENAI_BASE_URL
+
+
+MINIMUM_THINKING_BUDGET = 1024
+"""The smallest extended-thinking budget the Messages API accepts."""
+
 _HTTP_URL = re.compile(r"^https?://[^/\s?#]+(?:[/?#]\S*)?$")
 
 
@@ -92,18 +115,38 @@ _SECTION_CONFIG = ConfigDict(use_attribute_docstrings=True, extra="ignore", vali
 
 
 class LLMSettings(BaseModel):
-    """How Forge talks to the model: an OpenAI-compatible chat completions endpoint."""
+    """How Forge talks to the model: an OpenAI-compatible chat completions endpoint or the
+    Anthropic Messages API."""
 
     model_config = _SECTION_CONFIG
 
+    provider: Literal["openai", "anthropic"] = "openai"
+    """API the server speaks: openai (any OpenAI-compatible server) or anthropic (the
+    Messages API; picked by itself when the base URL is on anthropic.com)."""
     model: NonBlank = "gpt-4o-mini"
     """Model used for the conversation."""
     summarization_model: str = ""
     """Model used to summarize old context; empty means the same as `model`."""
-    base_url: str = "https://api.openai.com/v1"
-    """Base URL of the OpenAI-compatible API (also read from OPENAI_BASE_URL)."""
+    base_url: str = OPENAI_BASE_URL
+    """Base URL of the API (also read from OPENAI_BASE_URL); with provider anthropic the
+    OpenAI default stands for https://api.anthropic.com."""
     api_key: SecretStr = SecretStr("")
-    """API key (also read from OPENAI_API_KEY); prefer the environment to the file."""
+    """API key (also read from OPENAI_API_KEY, or ANTHROPIC_API_KEY for provider anthropic);
+    prefer the environment to the file."""
+    summarization_provider: Literal["", "openai", "anthropic"] = ""
+    """API of the summarization model's server; empty means the same as `provider`."""
+    summarization_base_url: str = ""
+    """Base URL of the summarization model's server; empty means the same as `base_url`
+    (or that API's default when the summarization provider differs)."""
+    summarization_api_key: SecretStr = SecretStr("")
+    """API key for the summarization server; empty means the main key when the server is
+    the same, else that API's environment variable."""
+    thinking_budget: NonNegativeCount = 0
+    """Tokens of extended thinking per request with provider anthropic (0 = off, else at
+    least 1024)."""
+    cache_ttl: Literal["5m", "1h"] = "5m"
+    """Lifetime of Anthropic prompt-cache entries: 5m, or 1h (writes cost more, reads stay
+    cheap across longer pauses)."""
     request_timeout: Seconds = 120
     """Seconds to wait for a response before giving up on one request."""
     max_retries: NonNegativeCount = 4
@@ -120,10 +163,60 @@ class LLMSettings(BaseModel):
             raise ValueError("must look like http(s)://host[:port][/path]")
         return value.strip()
 
+    @field_validator("thinking_budget")
+    @classmethod
+    def _thinking_budget_is_off_or_enough(cls, value: int) -> int:
+        if 0 < value < MINIMUM_THINKING_BUDGET:
+            raise ValueError(f"must be 0 (off) or at least {MINIMUM_THINKING_BUDGET}")
+        return value
+
+    @field_validator("summarization_base_url")
+    @classmethod
+    def _summarization_base_url_is_http(cls, value: str) -> str:
+        if value.strip() and not _HTTP_URL.match(value.strip()):
+            raise ValueError("must look like http(s)://host[:port][/path], or be empty")
+        return value.strip()
+
+    @model_validator(mode="after")
+    def _anthropic_base_url_picks_anthropic(self) -> LLMSettings:
+        # A base URL on anthropic.com means the Messages API unless `provider` says otherwise.
+        if "provider" not in self.model_fields_set and is_anthropic_url(self.base_url):
+            self.provider = "anthropic"
+        return self
+
     @property
     def effective_summarization_model(self) -> str:
         """The model summaries use: `summarization_model`, or `model` when that is empty."""
         return self.summarization_model.strip() or self.model
+
+    @property
+    def effective_base_url(self) -> str:
+        """The main server's base URL: `base_url`, except that the OpenAI default stands for
+        Anthropic's API with provider anthropic."""
+        return default_base_url_for(self.provider, self.base_url)
+
+    @property
+    def effective_summarization_provider(self) -> Literal["openai", "anthropic"]:
+        """The summarization server's API: `summarization_provider`, else `provider`."""
+        return self.summarization_provider or self.provider
+
+    @property
+    def effective_summarization_base_url(self) -> str:
+        """The summarization server's base URL (see `summarization_base_url`)."""
+        if self.summarization_base_url:
+            return self.summarization_base_url
+        if self.effective_summarization_provider == self.provider:
+            return self.effective_base_url
+        return default_base_url_for(self.effective_summarization_provider, "")
+
+    @property
+    def separate_summarization_server(self) -> bool:
+        """Whether summaries go to another server or API than the conversation."""
+        return (
+            self.effective_summarization_provider != self.provider
+            or self.effective_summarization_base_url != self.effective_base_url
+            or bool(self.summarization_api_key.get_secret_value())
+        )
 
 
 class SummarizerSettings(BaseModel):

@@ -40,6 +40,7 @@ logger = logging.getLogger(__name__)
 logger.addHandler(logging.NullHandler())
 
 API_KEY = "llm.api_key"
+SUMMARIZATION_API_KEY = "llm.summarization_api_key"
 SUMMARIZATION_MODEL_KEY = "llm.summarization_model"
 MCP_SERVERS_KEY = "mcp_servers"
 __all__ = [
@@ -274,7 +275,7 @@ def _merged_file_data(
             continue  # the environment supplied it; the file keeps whatever it had
         if key == SUMMARIZATION_MODEL_KEY and not str(value).strip():
             delete_key(data, key)
-        elif key == API_KEY:
+        elif key in (API_KEY, SUMMARIZATION_API_KEY):
             if not value:
                 delete_key(data, key)
             elif key in changed_keys or in_file:

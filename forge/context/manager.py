@@ -146,6 +146,7 @@ class Manager:
         self._summarization_model = summarization_model.strip()
         self._summarizer_window = summarizer_window
         self._clone: tuple[Provider, str, Provider] | None = None
+        self._summarization_provider: Provider | None = None
         self.breaker = breaker if breaker is not None else SummarizerBreaker()
         self.summarizer = AdaptiveSummarizer(
             counter,
@@ -234,20 +235,29 @@ class Manager:
         self._clone = None
         self._update_summarizer_limit()
 
+    def set_summarization_provider(self, provider: Provider | None) -> None:
+        """Summaries go to `provider`'s server (another API or host than the conversation's,
+        docs/adr/0037), cloned onto the summarization model; None: the main provider's."""
+        if provider is not self._summarization_provider:
+            self.breaker.rearm()
+        self._summarization_provider = provider
+        self._clone = None
+
     def provider_for_summarization(self) -> Provider:
         """A clone on the summarization model (the main model when none is set), sharing the
         HTTP client, with the summary timeout and retries; the main provider itself when it
-        cannot clone."""
+        cannot clone. The clone is of the summarization server's provider when one is set."""
         model = self._summarization_model or self._provider.model
-        if not isinstance(self._provider, ModelCloner):
-            return self._provider
-        if self._clone is None or self._clone[0] is not self._provider or self._clone[1] != model:
-            clone = self._provider.clone_with_model(
+        base = self._summarization_provider or self._provider
+        if not isinstance(base, ModelCloner):
+            return base
+        if self._clone is None or self._clone[0] is not base or self._clone[1] != model:
+            clone = base.clone_with_model(
                 model,
                 request_timeout=self.settings.summary_request_timeout,
                 max_retries=self.settings.summary_max_retries,
             )
-            self._clone = (self._provider, model, clone)
+            self._clone = (base, model, clone)
         return self._clone[2]
 
     def _update_summarizer_limit(self) -> None:

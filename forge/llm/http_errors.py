@@ -40,13 +40,23 @@ _CONTEXT_OVERFLOW_PHRASES = (
     "context_length_exceeded",
     "too many tokens",
     "prompt is too long",
+    # Anthropic, when prompt + max_tokens do not fit: "input length and `max_tokens` exceed
+    # context limit: 198000 + 16384 > 200000".
+    "exceed context limit",
     "input is too long",
     "reduce the length of the messages",
 )
 _QUOTA_CODES = frozenset({"insufficient_quota", "billing_hard_limit_reached"})
 _RATE_LIMIT_CODES = frozenset(
     # LiteLLM's proxy types its 429s "throttling_error", in HTTP bodies and inside streams.
-    {"rate_limit_exceeded", "rate_limit", "too_many_requests", "throttling_error"}
+    # Anthropic types its 429s "rate_limit_error".
+    {
+        "rate_limit_exceeded",
+        "rate_limit",
+        "too_many_requests",
+        "throttling_error",
+        "rate_limit_error",
+    }
 )
 _MODEL_NOT_FOUND_CODES = frozenset({"model_not_found"})
 _MODEL_NOT_FOUND_PHRASES = (

@@ -84,7 +84,8 @@ class Message:
     name: str | None = None
     """For role "tool": the name of the tool that produced it."""
     reasoning: str = ""
-    """Reasoning text the model streamed; shown, kept, never sent back."""
+    """Reasoning text the model streamed; shown, kept, never sent back as text (Anthropic's
+    signed thinking blocks go back from `meta`, docs/adr/0037)."""
     id: str = field(default_factory=new_message_id)
     created_at: float = field(default_factory=time.time)
     kind: MessageKind = MessageKind.NORMAL

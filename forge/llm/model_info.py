@@ -43,6 +43,9 @@ _CONTEXT_WINDOW_BY_PATTERN: tuple[tuple[re.Pattern[str], int], ...] = (
     (re.compile(r"^gpt-4"), 8_192),
     (re.compile(r"^gpt-3\.5-turbo-instruct"), 4_096),
     (re.compile(r"^(gpt-3\.5|gpt-35)"), 16_385),
+    # Anthropic's models: 200k tokens (the 1M window of some is a beta behind a header).
+    (re.compile(r"^claude-(opus|sonnet|haiku)-4"), 200_000),
+    (re.compile(r"^claude-3"), 200_000),
     (re.compile(r"^claude"), 200_000),
     (re.compile(r"^gemini"), 1_048_576),
     # Llama 3.0 shipped with 8k; 3.1 onward (and Llama 4 as most providers serve it) with 128k.
@@ -58,6 +61,29 @@ _CONTEXT_WINDOW_BY_PATTERN: tuple[tuple[re.Pattern[str], int], ...] = (
     # DeepSeek's own API has served 64k and 128k over time; budget for the smaller.
     (re.compile(r"^deepseek"), 65_536),
 )
+
+
+DEFAULT_MAX_OUTPUT_TOKENS = 8_192
+"""`max_tokens` sent to the Anthropic Messages API (which requires one) for a model the table
+below does not know."""
+
+# Checked in order, first match wins: the most output tokens a reply may have.
+_MAX_OUTPUT_BY_PATTERN: tuple[tuple[re.Pattern[str], int], ...] = (
+    (re.compile(r"^claude-(sonnet|haiku)-4"), 64_000),
+    (re.compile(r"^claude-opus-4-[5-9]"), 64_000),
+    (re.compile(r"^claude-opus-4"), 32_000),
+    (re.compile(r"^claude-3-7-sonnet"), 64_000),
+)
+
+
+def max_output_tokens(model: str) -> int:
+    """The `max_tokens` a request to `model` asks for when the caller gives none: the model's
+    own limit for known Claude models, else `DEFAULT_MAX_OUTPUT_TOKENS`."""
+    name = normalize_model_name(model)
+    for pattern, limit in _MAX_OUTPUT_BY_PATTERN:
+        if pattern.match(name):
+            return limit
+    return DEFAULT_MAX_OUTPUT_TOKENS
 
 
 def normalize_model_name(model: str) -> str:

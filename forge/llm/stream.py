@@ -15,7 +15,12 @@ class Usage:
     completion_tokens: int = 0
     total_tokens: int = 0
     cached_tokens: int = 0
+    """Prompt tokens read from the provider's prompt cache."""
     reasoning_tokens: int = 0
+    cache_write_tokens: int = 0
+    """Prompt tokens written to the provider's prompt cache (Anthropic's
+    `cache_creation_input_tokens`; priced apart from reads and plain input). Part of
+    `prompt_tokens`, like `cached_tokens`."""
 
 
 @dataclass(frozen=True, slots=True)

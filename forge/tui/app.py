@@ -235,6 +235,7 @@ class ForgeApp(SafeNotifications, DialogFlows):
         if any(message.role == "user" for message in history):
             await self.chat.show_history(history)
             await self.chat.add_notice(f"Resumed session `{self.runtime.session_id}`.")
+            await self._say_recache_cost()
         from forge.config.load_report import load_report
 
         loaded = self.config_store.current
@@ -464,7 +465,16 @@ class ForgeApp(SafeNotifications, DialogFlows):
         await self.new_session(session_id)
         await self.chat.show_history(self.runtime.agent.conversation.messages)
         await self.chat.add_notice(f"Resumed session `{self.runtime.session_id}`.")
+        await self._say_recache_cost()
         self.refresh_context_gauge()
+
+    async def _say_recache_cost(self) -> None:
+        """Before the first request of a resumed session: what re-caching its prompt costs,
+        when the provider's prompt cache has expired (docs/adr/0037)."""
+        from forge.agent.cache_expiry import runtime_recache_notice
+
+        if notice := runtime_recache_notice(self.runtime):
+            await self.chat.add_notice(notice)
 
     def refresh_context_gauge(self) -> None:
         """Show the context manager's current view of the prompt size."""

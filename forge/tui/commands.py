@@ -292,12 +292,17 @@ class SlashCommandRunner(CheckpointCommands):
 
     async def _list_models(self, current: str) -> None:
         """`/model` alone: the server's models (GET /v1/models) and how to switch."""
+        from forge.config.provider_keys import main_api_key
+        from forge.llm.anthropic_provider import sdk_base_url
         from forge.tui.model_list import ModelListError, fetch_model_ids
 
         llm = self.app.settings.llm
-        notice = await self.app.chat.add_notice(f"Asking {llm.base_url} for its models…")
+        base_url = llm.effective_base_url
+        if llm.provider == "anthropic":  # the Messages API lists its models at /v1/models
+            base_url = sdk_base_url(base_url) + "/v1"
+        notice = await self.app.chat.add_notice(f"Asking {base_url} for its models…")
         try:
-            ids = await fetch_model_ids(llm.base_url, llm.api_key.get_secret_value())
+            ids = await fetch_model_ids(base_url, main_api_key(llm))
         except ModelListError as error:
             await notice.set_text(
                 f"Could not list the server's models: {error}. Current model: `{current}`. "
@@ -309,7 +314,7 @@ class SlashCommandRunner(CheckpointCommands):
             f"- `{model}`" + (" (current)" if model == current else "") for model in ids
         )
         await notice.set_text(
-            f"Models at {llm.base_url}:\n\n{listed or '(none listed)'}\n\n"
+            f"Models at {base_url}:\n\n{listed or '(none listed)'}\n\n"
             f"Current: `{current}`. Switch with `/model NAME`."
         )
 

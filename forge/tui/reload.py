@@ -28,7 +28,7 @@ from forge.config.watcher import WatchableStore, watch_store
 logger = logging.getLogger(__name__)
 
 ReloadSource = Literal["file", "settings"]
-SECRET_SETTING_KEYS = frozenset({"llm.api_key"})
+SECRET_SETTING_KEYS = frozenset({"llm.api_key", "llm.summarization_api_key"})
 
 
 class ReloadableStore(WatchableStore, Protocol):

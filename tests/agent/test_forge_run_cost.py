@@ -42,6 +42,7 @@ def test_the_final_jsonl_record_carries_the_cost(llm_server: OpenAIServer, works
         "requests": 2,
         "input_tokens": 22_000,
         "cached_tokens": 8_000,
+        "cache_write_tokens": 0,
         "output_tokens": 150,
         "dollars": pytest.approx(expected),
     }

@@ -154,7 +154,7 @@ def test_every_error_kind_is_documented() -> None:
 
 
 def test_usage_record_holds_every_usage_field() -> None:
-    record = event_to_dict(UsageEvent(Usage(1, 2, 3, 4, 5), 6, 7))
+    record = event_to_dict(UsageEvent(Usage(1, 2, 3, 4, 5, 8), 6, 7))
     assert record == {
         "type": "usage",
         "prompt_tokens": 1,
@@ -162,6 +162,7 @@ def test_usage_record_holds_every_usage_field() -> None:
         "total_tokens": 3,
         "cached_tokens": 4,
         "reasoning_tokens": 5,
+        "cache_write_tokens": 8,
         "session_prompt_tokens": 6,
         "session_completion_tokens": 7,
     }

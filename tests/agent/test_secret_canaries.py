@@ -20,6 +20,7 @@ from tests.support.openai_server import Call, Fault, OpenAIServer, RecordedReque
 FILE_CANARY = "sk-canary-FILE-7f3a9c1e5b"
 ENV_CANARY = "sk-canary-ENV-2d8b4f6a0c"
 FORGE_ENV_CANARY = "sk-canary-FORGEENV-9e1c3a5f7b"
+ANTHROPIC_CANARY = "sk-ant-canary-ANTHROPIC-4c2e8a"
 
 
 def run_forge(
@@ -47,8 +48,10 @@ def run_forge(
         (None, {"OPENAI_API_KEY": ENV_CANARY}),
         (FILE_CANARY, {"OPENAI_API_KEY": ENV_CANARY}),
         (FILE_CANARY, {"FORGE_LLM__API_KEY": FORGE_ENV_CANARY}),
+        # Not the key in use (the server is OpenAI-compatible), but a known key all the same.
+        (None, {"OPENAI_API_KEY": ENV_CANARY, "ANTHROPIC_API_KEY": ANTHROPIC_CANARY}),
     ],
-    ids=["file", "environment", "both", "both-forge-variable"],
+    ids=["file", "environment", "both", "both-forge-variable", "anthropic-variable"],
 )
 def test_no_artefact_holds_a_canary(
     llm_server: OpenAIServer,

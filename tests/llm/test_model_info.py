@@ -112,3 +112,14 @@ def test_default_reply_headroom(window: int, expected: int) -> None:
 def test_default_reply_headroom_rejects_a_nonsense_window() -> None:
     with pytest.raises(ValueError):
         default_reply_headroom(0)
+
+
+def test_claude_models_have_their_window_and_reply_limit() -> None:
+    from forge.llm.model_info import DEFAULT_MAX_OUTPUT_TOKENS, max_output_tokens
+
+    for model in ("claude-sonnet-4-5", "claude-opus-4-1-20250805", "claude-3-5-haiku-latest"):
+        assert context_window(model) == 200_000
+    assert max_output_tokens("claude-sonnet-4-5-20250929") == 64_000
+    assert max_output_tokens("claude-opus-4-1") == 32_000
+    assert max_output_tokens("anthropic/claude-haiku-4-5") == 64_000
+    assert max_output_tokens("some-gateway-model") == DEFAULT_MAX_OUTPUT_TOKENS

@@ -141,7 +141,7 @@ async def test_the_status_pane_shows_cost_split_and_cost_details_it(
 
         await submit(pilot, "/cost")
         details = notices(app)[-1]
-        assert "| agent | `gpt-4o` | 6 | 60,000 | 27,000 | 6,000 | $0.18 |" in details
+        assert "| agent | `gpt-4o` | 6 | 60,000 | 27,000 | 0 | 6,000 | $0.18 |" in details
         assert f"| summarization | `gpt-4o-mini` | {summaries} | {summaries * 10_000:,} |" in (
             details
         )

@@ -22,10 +22,12 @@ from textual.widgets import Input
 from forge.agent.runtime import Runtime, build_runtime
 from forge.config import ConfigStore
 from forge.config.paths import config_path
+from forge.llm.anthropic_provider import AnthropicProvider
 from forge.tui.app import ForgeApp
 from forge.tui.messages import TurnEnded
 from forge.tui.reload import ConfigReloadController
 from forge.tui.settings import SettingsScreen
+from tests.support.anthropic_server import Answer, AnthropicServer
 from tests.support.openai_server import OpenAIServer, RecordedRequest, Text
 from tests.tui.test_reload_controller import wait_for, watcher_ready
 from tests.tui.test_settings_screen import notices, rendered_text, replace_text
@@ -231,3 +233,33 @@ async def test_the_api_key_is_masked_in_the_overlay(forge: tuple[ForgeApp, Runti
         assert "API Key" in text
         assert SECRET_KEY not in text
         assert SECRET_KEY not in app.export_screenshot()
+
+
+async def test_the_provider_field_switches_the_running_agent_to_the_anthropic_api(
+    forge: tuple[ForgeApp, Runtime],
+    config_file: Path,
+    llm_server: OpenAIServer,
+    anthropic_server: AnthropicServer,
+) -> None:
+    """/settings → Provider "anthropic", Base URL of a Messages API server, a Claude model,
+    Ctrl+S: the next turn goes to that server in its shape (hot reload, docs/adr/0037)."""
+    app, runtime = forge
+    seen: list[Message] = []
+    anthropic_server.enqueue(Answer("hello from claude"))
+    async with app.run_test(size=SIZE, message_hook=seen.append) as pilot:
+        await pilot.pause()
+        screen = await open_settings(pilot)
+        assert screen.query_one("#field-llm-provider", Input).value == "openai"
+        await replace_text(pilot, "field-llm-provider", "anthropic")
+        await replace_text(pilot, "field-llm-base_url", anthropic_server.base_url)
+        await replace_text(pilot, "field-llm-model", "claude-haiku-4-5")
+        await save_settings(pilot, seen)
+        assert yaml.safe_load(config_file.read_text())["llm"]["provider"] == "anthropic"
+        assert isinstance(runtime.provider, AnthropicProvider)
+
+        await submit(pilot, seen, "hi claude")
+    assert llm_server.requests == []
+    (request,) = anthropic_server.requests
+    assert request.model == "claude-haiku-4-5"
+    assert request.headers["authorization"] == f"Bearer {SECRET_KEY}"
+    assert request.messages[-1]["content"][-1]["text"] == "hi claude"

@@ -154,6 +154,9 @@ SECTIONS: tuple[FieldSection, ...] = (
         (
             SettingField("llm", "model", "Model", FieldKind.TEXT),
             SettingField(
+                "llm", "provider", "Provider", FieldKind.TEXT, placeholder="openai or anthropic"
+            ),
+            SettingField(
                 "llm",
                 "summarization_model",
                 "Summarization Model",

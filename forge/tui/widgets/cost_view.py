@@ -2,7 +2,8 @@
 
 `ModeView` shows the permission mode (coloured: read-only calm, auto a warning). `CostView`
 shows the session's cost so far, split into agent and summarization requests, or "unknown"
-for a model the price table does not list. Both render what they are given; the pane feeds
+for a model the price table does not list, and the prompt-cache reads and writes when the
+provider reports writes (Anthropic, docs/adr/0037). Both render what they are given; the pane feeds
 them from the running agent (`StatusPane.refresh_session_lines`).
 """
 
@@ -24,11 +25,24 @@ def cost_text(report: CostReport | None) -> str:
     if report is None:
         return "cost   —"
     # "+ ?" where a model has no price: what the priced ones cost still shows.
-    return (
+    text = (
         f"cost   {report.shown(unknown='?')}\n"
         f"  agent {report.shown('agent', unknown='?')}\n"
         f"  summ. {report.shown('summarization', unknown='?')}"
     )
+    read, written = report.cache_tokens()
+    if written:  # a provider that reports cache writes (Anthropic): reads and writes
+        text += f"\ncache  r {compact_count(read)} w {compact_count(written)}"
+    return text
+
+
+def compact_count(tokens: int) -> str:
+    """ "950", "12.3k", "1.2M": a token count short enough for the narrow pane."""
+    if tokens < 1_000:
+        return str(tokens)
+    if tokens < 1_000_000:
+        return f"{tokens / 1_000:.1f}k"
+    return f"{tokens / 1_000_000:.1f}M"
 
 
 def mode_text(mode: PermissionMode | None) -> str:

@@ -12,7 +12,8 @@ WELCOME_NO_KEY = """\
 
 No API key is configured yet, so Forge cannot reach a model. Either:
 
-- set `OPENAI_API_KEY` in your environment and start Forge again, or
+- set `OPENAI_API_KEY` (`ANTHROPIC_API_KEY` for Claude) in your environment and start
+  Forge again, or
 - open **/settings** (F2), enter an API key (and a Base URL for another
   OpenAI-compatible server), and press Ctrl+S — it applies at once.
 """
@@ -32,7 +33,9 @@ KEY_ADDED = "API key set — Forge is ready. " + READY_HINT
 def needs_api_key(settings: Settings) -> bool:
     """True when no key is set and the endpoint is not on this machine (local servers often
     need none)."""
-    if settings.llm.api_key.get_secret_value().strip():
+    from forge.config.provider_keys import main_api_key
+
+    if main_api_key(settings.llm).strip():  # ANTHROPIC_API_KEY counts with provider anthropic
         return False
-    base_url = settings.llm.base_url
+    base_url = settings.llm.effective_base_url
     return not any(host in base_url for host in ("://127.0.0.1", "://localhost", "://[::1]"))

@@ -1,0 +1,199 @@
+"""Assemble a Messages API event stream into Forge's stream events (docs/adr/0037).
+
+The API streams `message_start` (the usage of the prompt: input, cache read, cache write),
+then per content block `content_block_start`, `content_block_delta`s (`text_delta`,
+`thinking_delta`, `signature_delta`, `input_json_delta`) and `content_block_stop`, then
+`message_delta` (stop reason, output tokens) and `message_stop`; `ping` may come anywhere and
+an `error` event ends the stream (the provider raises it). Events arrive here as plain dicts,
+so the assembler is a pure state machine.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from forge.llm.anthropic_wire import THINKING_META_KEY
+from forge.llm.errors import MalformedStreamError
+from forge.llm.messages import Message, ToolCall
+from forge.llm.stream import (
+    Completion,
+    ReasoningDelta,
+    StreamEvent,
+    TextDelta,
+    ToolCallComplete,
+    Usage,
+    UsageReported,
+)
+
+STOP_REASONS = {
+    "end_turn": "stop",
+    "stop_sequence": "stop",
+    "tool_use": "tool_calls",
+    "max_tokens": "length",
+    "model_context_window_exceeded": "length",
+    "refusal": "content_filter",
+    "pause_turn": "stop",
+}
+"""Anthropic's stop reasons in Forge's (Chat Completions) vocabulary."""
+
+
+def _count(value: Any) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
+
+
+def usage_from(raw: dict[str, Any]) -> Usage:
+    """Forge's usage for the API's: prompt tokens are input + cache read + cache write, so
+    the gauge and the budget see the whole prompt."""
+    fresh = _count(raw.get("input_tokens"))
+    read = _count(raw.get("cache_read_input_tokens"))
+    written = _count(raw.get("cache_creation_input_tokens"))
+    output = _count(raw.get("output_tokens"))
+    prompt = fresh + read + written
+    return Usage(
+        prompt_tokens=prompt,
+        completion_tokens=output,
+        total_tokens=prompt + output,
+        cached_tokens=read,
+        cache_write_tokens=written,
+    )
+
+
+@dataclass
+class _Block:
+    kind: str
+    text: list[str] = field(default_factory=list)
+    signature: str = ""
+    data: str = ""
+    tool_id: str = ""
+    tool_name: str = ""
+    finished: bool = False
+
+
+class MessagesStreamAssembler:
+    """Feed it the stream's events in order (`feed`); read `completion()` at the end."""
+
+    def __init__(self, model: str) -> None:
+        self.model = model
+        self.output_started = False
+        """Whether anything visible (text, thinking, a tool call) was handed out."""
+        self.stopped = False
+        """Whether `message_stop` arrived."""
+        self._blocks: dict[int, _Block] = {}
+        self._usage: dict[str, Any] = {}
+        self._stop_reason: str | None = None
+        self._tool_calls = 0
+
+    def feed(self, event: dict[str, Any]) -> list[StreamEvent]:
+        """The Forge events one API event produces."""
+        kind = event.get("type")
+        if kind == "message_start":
+            message = event.get("message") or {}
+            self.model = str(message.get("model") or self.model)
+            self._usage.update(message.get("usage") or {})
+            return []
+        if kind == "content_block_start":
+            return self._start(event)
+        if kind == "content_block_delta":
+            return self._delta(event)
+        if kind == "content_block_stop":
+            return self._stop(event)
+        if kind == "message_delta":
+            delta = event.get("delta") or {}
+            if delta.get("stop_reason"):
+                self._stop_reason = str(delta["stop_reason"])
+            # Cumulative counts: a later report replaces an earlier one, field by field.
+            usage = event.get("usage") or {}
+            self._usage.update({key: value for key, value in usage.items() if value is not None})
+            return [UsageReported(usage_from(self._usage))]
+        if kind == "message_stop":
+            self.stopped = True
+        return []  # ping, and event types added to the API later
+
+    def _block(self, event: dict[str, Any]) -> _Block:
+        index = event.get("index")
+        block = self._blocks.get(index) if isinstance(index, int) else None
+        if block is None:
+            raise MalformedStreamError(f"The server sent a delta for unknown block {index!r}")
+        return block
+
+    def _start(self, event: dict[str, Any]) -> list[StreamEvent]:
+        index = event.get("index")
+        raw = event.get("content_block") or {}
+        if not isinstance(index, int):
+            raise MalformedStreamError("The server sent a content block without an index")
+        block = _Block(kind=str(raw.get("type") or "text"))
+        self._blocks[index] = block
+        if block.kind == "tool_use":
+            block.tool_id = str(raw.get("id") or "")
+            block.tool_name = str(raw.get("name") or "")
+            initial = raw.get("input")
+            if isinstance(initial, dict) and initial:
+                block.text.append(json.dumps(initial))
+        elif block.kind == "redacted_thinking":
+            block.data = str(raw.get("data") or "")
+        elif block.kind in ("text", "thinking"):
+            text = str(raw.get(block.kind) or "")
+            if text:
+                block.text.append(text)
+                self.output_started = True
+                return [TextDelta(text) if block.kind == "text" else ReasoningDelta(text)]
+        return []
+
+    def _delta(self, event: dict[str, Any]) -> list[StreamEvent]:
+        block = self._block(event)
+        delta = event.get("delta") or {}
+        kind = delta.get("type")
+        if kind == "text_delta":
+            text = str(delta.get("text") or "")
+            block.text.append(text)
+            self.output_started = self.output_started or bool(text)
+            return [TextDelta(text)] if text else []
+        if kind == "thinking_delta":
+            text = str(delta.get("thinking") or "")
+            block.text.append(text)
+            self.output_started = self.output_started or bool(text)
+            return [ReasoningDelta(text)] if text else []
+        if kind == "signature_delta":
+            block.signature += str(delta.get("signature") or "")
+        elif kind == "input_json_delta":
+            block.text.append(str(delta.get("partial_json") or ""))
+        return []
+
+    def _stop(self, event: dict[str, Any]) -> list[StreamEvent]:
+        block = self._block(event)
+        block.finished = True
+        if block.kind != "tool_use":
+            return []
+        self.output_started = True
+        call = ToolCall(block.tool_id, block.tool_name, "".join(block.text) or "{}")
+        index = self._tool_calls
+        self._tool_calls += 1
+        return [ToolCallComplete(index, call)]
+
+    def completion(self) -> Completion:
+        """The whole reply assembled so far."""
+        ordered = [self._blocks[index] for index in sorted(self._blocks)]
+        text = "".join("".join(b.text) for b in ordered if b.kind == "text")
+        reasoning = "".join("".join(b.text) for b in ordered if b.kind == "thinking")
+        calls = tuple(
+            ToolCall(b.tool_id, b.tool_name, "".join(b.text) or "{}")
+            for b in ordered
+            if b.kind == "tool_use"
+        )
+        kept: list[dict[str, Any]] = []
+        for b in ordered:
+            if b.kind == "thinking" and b.signature:
+                kept.append(
+                    {"type": "thinking", "thinking": "".join(b.text), "signature": b.signature}
+                )
+            elif b.kind == "redacted_thinking" and b.data:
+                kept.append({"type": "redacted_thinking", "data": b.data})
+        meta: dict[str, Any] = {THINKING_META_KEY: kept} if kept else {}
+        message = Message(
+            role="assistant", content=text, tool_calls=calls, reasoning=reasoning, meta=meta
+        )
+        usage = usage_from(self._usage) if self._usage else None
+        finish = STOP_REASONS.get(self._stop_reason or "", self._stop_reason)
+        return Completion(message=message, usage=usage, finish_reason=finish, model=self.model)

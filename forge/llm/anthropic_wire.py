@@ -1,0 +1,160 @@
+"""Forge's messages and tools in the Anthropic Messages API's shape (docs/adr/0037).
+
+Pure functions, no I/O. Forge keeps the conversation in the Chat Completions shape; this module
+turns it into the Messages API's `system`, `messages` and `tools`:
+
+- the first system message becomes `system`; a later system message becomes user text;
+- an assistant message becomes its kept thinking blocks (`meta["anthropic_thinking"]`, sent
+  back unchanged with their signatures, as the API requires for a tool-use loop), a text block
+  and one `tool_use` block per call;
+- a tool message becomes a `tool_result` block (`is_error` when Forge marked the result an
+  error) in a user message;
+- consecutive messages of the same role are merged into one (the API wants user and assistant
+  to alternate), and the list starts with a user message.
+
+The output depends only on the input: the same conversation gives the same bytes, which is what
+prompt caching needs (`forge.llm.anthropic_cache` places the breakpoints).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from forge.llm.messages import Message
+from forge.llm.protocols import ToolSpec
+
+THINKING_META_KEY = "anthropic_thinking"
+"""`Message.meta` key holding an assistant message's thinking blocks as the API sent them
+(`{"type": "thinking", "thinking", "signature"}` or `{"type": "redacted_thinking", "data"}`)."""
+
+EMPTY_TEXT = "(empty)"
+"""Text sent for a message that has none: the API rejects empty text blocks."""
+
+CONVERSATION_START = "(start of the conversation)"
+"""User text put first when the kept history starts with an assistant message."""
+
+
+@dataclass(frozen=True)
+class MessagesRequest:
+    """The parts of a Messages API request that carry the prompt, in cache order: tools, then
+    system, then messages."""
+
+    tools: list[dict[str, Any]] = field(default_factory=list)
+    system: list[dict[str, Any]] = field(default_factory=list)
+    messages: list[dict[str, Any]] = field(default_factory=list)
+
+
+def tool_definition(spec: ToolSpec) -> dict[str, Any]:
+    """A tool in the Messages API shape."""
+    return {"name": spec.name, "description": spec.description, "input_schema": spec.parameters}
+
+
+def tool_input(arguments: str) -> dict[str, Any]:
+    """A tool call's arguments as the object `tool_use.input` must be; text that is not a JSON
+    object (a model's broken call, kept in history) is sent as `{"arguments": text}`."""
+    try:
+        value = json.loads(arguments.strip() or "{}", strict=False)
+    except json.JSONDecodeError:
+        return {"arguments": arguments}
+    return value if isinstance(value, dict) else {"arguments": arguments}
+
+
+def thinking_blocks(message: Message) -> list[dict[str, Any]]:
+    """The thinking blocks kept on an assistant message (well-formed ones only)."""
+    kept = message.meta.get(THINKING_META_KEY)
+    if not isinstance(kept, list):
+        return []
+    blocks: list[dict[str, Any]] = []
+    for block in kept:
+        if not isinstance(block, dict):
+            continue
+        if block.get("type") == "thinking" and isinstance(block.get("signature"), str):
+            blocks.append(
+                {
+                    "type": "thinking",
+                    "thinking": str(block.get("thinking", "")),
+                    "signature": block["signature"],
+                }
+            )
+        elif block.get("type") == "redacted_thinking" and isinstance(block.get("data"), str):
+            blocks.append({"type": "redacted_thinking", "data": block["data"]})
+    return blocks
+
+
+def _text_block(text: str) -> dict[str, Any]:
+    return {"type": "text", "text": text if text.strip() else EMPTY_TEXT}
+
+
+def _blocks(message: Message, *, with_thinking: bool) -> tuple[str, list[dict[str, Any]]]:
+    """The API role and content blocks of one message."""
+    if message.role == "tool":
+        result: dict[str, Any] = {
+            "type": "tool_result",
+            "tool_use_id": message.tool_call_id or "",
+            "content": message.content if message.content.strip() else EMPTY_TEXT,
+        }
+        if message.meta.get("is_error"):
+            result["is_error"] = True
+        return "user", [result]
+    if message.role == "assistant":
+        blocks = thinking_blocks(message) if with_thinking else []
+        if message.content.strip():
+            blocks.append({"type": "text", "text": message.content})
+        blocks.extend(
+            {
+                "type": "tool_use",
+                "id": call.id,
+                "name": call.name,
+                "input": tool_input(call.arguments),
+            }
+            for call in message.tool_calls
+        )
+        return "assistant", blocks
+    return "user", [_text_block(message.content)]
+
+
+def to_messages_request(
+    messages: Sequence[Message], tools: Sequence[ToolSpec] | None, *, with_thinking: bool = True
+) -> MessagesRequest:
+    """The Messages API prompt for a Forge conversation (see the module docstring).
+    `with_thinking=False` leaves the kept thinking blocks out (a request without thinking)."""
+    system: list[dict[str, Any]] = []
+    rest = list(messages)
+    if rest and rest[0].role == "system":
+        system = [_text_block(rest[0].content)]
+        rest = rest[1:]
+    merged: list[dict[str, Any]] = []
+    for message in rest:
+        role, blocks = _blocks(message, with_thinking=with_thinking)
+        if not blocks:
+            continue  # an assistant message with nothing in it is not sent
+        if merged and merged[-1]["role"] == role:
+            merged[-1]["content"].extend(blocks)
+        else:
+            merged.append({"role": role, "content": blocks})
+    for entry in merged:
+        if entry["role"] == "user":
+            # The API wants a user message's tool results before its text.
+            results = [block for block in entry["content"] if block["type"] == "tool_result"]
+            others = [block for block in entry["content"] if block["type"] != "tool_result"]
+            entry["content"] = results + others
+    if merged and merged[0]["role"] != "user":
+        merged.insert(0, {"role": "user", "content": [_text_block(CONVERSATION_START)]})
+    return MessagesRequest(
+        tools=[tool_definition(spec) for spec in tools or ()], system=system, messages=merged
+    )
+
+
+def last_turn_lacks_thinking(messages: Sequence[Message]) -> bool:
+    """Whether the newest assistant message called tools without a kept thinking block: a
+    request with thinking on would then be refused (the API wants the tool-use turn's
+    thinking back), so such a request goes without thinking."""
+    for message in reversed(messages):
+        if message.role == "assistant":
+            return bool(message.tool_calls) and not thinking_blocks(message)
+        if message.role == "user" and message.kind.value == "normal":
+            return False
+    return False
