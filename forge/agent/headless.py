@@ -26,7 +26,6 @@ from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import Any
 
-from forge import __version__
 from forge.agent.events import (
     ApprovalDecision,
     ApprovalRequested,
@@ -45,7 +44,7 @@ from forge.agent.headless_exit import (
     signal_ending,
 )
 from forge.agent.headless_output import JsonLinesWriter, JsonWriter, OutputWriter, TextWriter
-from forge.agent.headless_result import BudgetGuard, RunRecorder
+from forge.agent.headless_result import BudgetGuard, RunRecorder, make_init_record
 from forge.agent.loop import NO_USER_ANSWER
 from forge.agent.runtime import Runtime, build_runtime, secrets_of
 from forge.agent.sessions import SessionNotFoundError
@@ -313,15 +312,13 @@ def _finish(
 
 def init_record(runtime: Runtime) -> dict[str, Any]:
     """The stream's first record: session, model, tools, mode, Forge's version."""
-    return {
-        "type": "init",
-        "session_id": runtime.session_id,
-        "model": runtime.settings.llm.model,
-        "tools": [spec.name for spec in runtime.registry.specs()],
-        "mode": runtime.policy.mode.value,
-        "forge_version": __version__,
-        "workspace": str(runtime.workspace),
-    }
+    return make_init_record(
+        runtime.session_id,
+        runtime.settings.llm.model,
+        [spec.name for spec in runtime.registry.specs()],
+        runtime.policy.mode.value,
+        str(runtime.workspace),
+    )
 
 
 def _attach_mentions(runtime: Runtime, task: str, writer: OutputWriter) -> str:

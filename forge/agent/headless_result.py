@@ -14,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from forge import __version__
 from forge.agent.costs import CostLedger, TokenTotals
 from forge.agent.events import (
     AgentEvent,
@@ -61,6 +62,21 @@ def _sums(ledger: CostLedger) -> dict[str, int]:
         # Counted once providers report cache writes (Anthropic); 0 until then.
         "cache_write_tokens": sum(int(getattr(t, "cache_write", 0) or 0) for t in totals),
         "output_tokens": sum(t.output for t in totals),
+    }
+
+
+def make_init_record(
+    session_id: str, model: str, tools: list[str], mode: str, workspace: str
+) -> dict[str, Any]:
+    """The `init` record: the stream's first (session, model, tools, mode, Forge's version)."""
+    return {
+        "type": "init",
+        "session_id": session_id,
+        "model": model,
+        "tools": tools,
+        "mode": mode,
+        "forge_version": __version__,
+        "workspace": workspace,
     }
 
 
