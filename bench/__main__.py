@@ -1,7 +1,7 @@
 """`python -m bench [SECTION ...] [--results FILE]`: run benchmark sections, print their
 tables, and (for a full run, or with --results) write the results file.
 
-Sections, in order: replay, parallel, bookkeeping, tui, startup. With no SECTION every one
+Sections, in order: replay, parallel, bookkeeping, tui, startup, fleet. With no SECTION every one
 runs and `bench/RESULTS.md` is written. Exit status 1 when any section raised (a missing
 corpus, no tmux, a missing module) or found a broken invariant; 2 for an unknown section.
 """
@@ -50,6 +50,7 @@ SECTIONS: dict[str, Callable[[], SectionResult]] = {
     "bookkeeping": _section("bench.bookkeeping"),
     "tui": _section("bench.tui"),
     "startup": _section("bench.startup"),
+    "fleet": _section("bench.fleet"),
 }
 TITLES = {
     "replay": "1. Replay",
@@ -57,6 +58,7 @@ TITLES = {
     "bookkeeping": "3. Bookkeeping per LLM call",
     "tui": "4. The TUI",
     "startup": "5. Start-up",
+    "fleet": "6. Fleet",
 }
 
 

@@ -97,9 +97,10 @@ def write_outputs(values: dict[str, str]) -> None:
 
 def main() -> int:
     """Run Forge, write the outputs; Forge's exit code."""
-    stream_dir = Path(
-        _input("STREAM_DIR") or os.environ.get("RUNNER_TEMP") or "."
-    ).expanduser() / "forge-run"
+    stream_dir = (
+        Path(_input("STREAM_DIR") or os.environ.get("RUNNER_TEMP") or ".").expanduser()
+        / "forge-run"
+    )
     stream_dir.mkdir(parents=True, exist_ok=True)
     stream = stream_dir / "stream.jsonl"
     try:

@@ -82,9 +82,7 @@ def test_the_action_reports_a_limit_as_its_exit_code(
 ) -> None:
     (workspace / "a.txt").write_text("a")
     llm_server.responder = lambda request: ToolCalls([Call("read_file", {"path": "a.txt"})])
-    completed, outputs = run_action(
-        llm_server, workspace, tmp_path, prompt="loop", max_turns="2"
-    )
+    completed, outputs = run_action(llm_server, workspace, tmp_path, prompt="loop", max_turns="2")
 
     assert completed.returncode == 3
     assert outputs["exit-code"] == "3"

@@ -32,14 +32,14 @@ def session_files(home: Path) -> list[Path]:
     return list((home / "data" / "forge" / "sessions").glob("*.jsonl"))
 
 
-def test_turn_limit_exits_3_with_error_max_turns(
-    llm_server: OpenAIServer, workspace: Path
-) -> None:
+def test_turn_limit_exits_3_with_error_max_turns(llm_server: OpenAIServer, workspace: Path) -> None:
     (workspace / "a.txt").write_text("a")
     llm_server.responder = lambda request: ToolCalls(
         [Call("read_file", {"path": "a.txt"})], text="Reading again."
     )
-    run = forge_run(llm_server, workspace, "--max-turns", "3", "--output-format", "stream-json", "x")
+    run = forge_run(
+        llm_server, workspace, "--max-turns", "3", "--output-format", "stream-json", "x"
+    )
 
     assert run.returncode == 3, run.stderr
     assert len(llm_server.requests) == 3  # never a fourth: the limit stops, not reports
