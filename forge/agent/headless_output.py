@@ -41,6 +41,8 @@ from forge.context.plan import PLAN_TOOL, checklist, plan_from_meta
 from forge.llm.messages import ToolCall
 
 MASK = "***"
+UNATTENDED_HINT = "allow it with --yes, --mode accept-edits or tools.command_allowlist"
+"""Said to the user (not the model) beside a call no one could approve."""
 
 
 class OutputWriter:
@@ -295,8 +297,11 @@ class TextWriter(OutputWriter):
             self._line(f"■ stopped ({event.reason}){detail}")
 
     def approval_decided(self, call: ToolCall, decision: ApprovalDecision) -> None:
-        """One line saying what was decided for whom."""
+        """One line saying what was decided for whom (and, for a call nobody could approve,
+        how the user can allow it)."""
         reason = f": {decision.reason}" if decision.reason else ""
+        if decision.unattended:
+            reason = f"{reason} — {UNATTENDED_HINT}"
         if decision.verdict is ApprovalVerdict.REJECT:
             self._line(f"✗ not allowed {self.describe(call)}{reason}")
         else:

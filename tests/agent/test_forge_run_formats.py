@@ -105,6 +105,20 @@ def test_text_prints_only_the_final_answer_on_stdout(
     assert "Let me look." in run.stderr and "→ list_files" in run.stderr
 
 
+def test_text_tells_the_user_how_to_allow_a_call_nobody_could_approve(
+    llm_server: OpenAIServer, workspace: Path
+) -> None:
+    llm_server.enqueue(
+        ToolCalls([Call("write_file", {"path": "out.txt", "content": "x"})]), Text("No.")
+    )
+    run = forge_run(llm_server, workspace, "write")
+
+    assert run.returncode == 0, run.stderr
+    assert run.stdout == "No.\n"
+    (line,) = [line for line in run.stderr.splitlines() if line.startswith("✗ not allowed")]
+    assert HEADLESS_REJECTION in line and "--yes" in line
+
+
 def test_task_from_stdin_and_last_message_file(llm_server: OpenAIServer, workspace: Path) -> None:
     llm_server.enqueue(Text(f"Done; the key was {API_KEY}."))
     environment = {
