@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import logging
 import math
 import os
 import signal
@@ -54,6 +55,8 @@ from forge.config.prices import PriceTable, price_table
 from forge.config.settings import Settings
 from forge.config.store import load_settings
 from forge.llm.messages import ToolCall
+
+logger = logging.getLogger(__name__)
 
 __all__ = ["EXIT_COMPLETED", "EXIT_FAILED", "EXIT_USAGE", "SUCCESSFUL_ENDINGS"]
 
@@ -277,6 +280,10 @@ def run_headless(args: argparse.Namespace) -> int:
         ending = signal_ending(received[0])
         with contextlib.suppress(OSError):  # after SIGHUP the terminal may be gone
             writer.interrupted(signal_name(received[0]))
+    except Exception as error:  # a failure outside the turn: still a result record, exit 1
+        logger.exception("forge run failed")
+        writer.write_err(f"forge: error (internal): {error or type(error).__name__}")
+        ending = ending_for("error")
     return _finish(writer, recorder, ending, runtime.session_id, last_message)
 
 
