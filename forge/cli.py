@@ -30,7 +30,7 @@ def _build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--resume", metavar="ID", help="reopen the session with this id")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     run = sub.add_parser("run", help="run one task headless (scripts and CI)")
-    run.add_argument("task", nargs="?", help="the task text")
+    run.add_argument("task", nargs="?", help="the task text ('-': read it from stdin)")
     run.add_argument("--task-file", help="read the task from this file")
     run.add_argument("--yes", "-y", action="store_true", help="auto-approve every tool call")
     run.add_argument(
@@ -45,9 +45,38 @@ def _build_parser() -> argparse.ArgumentParser:
         help="run the workspace's own definitions (.forge/mcp.yaml) for this run, trusted or "
         "not (see `forge trust`)",
     )
-    run.add_argument("--output", choices=("text", "jsonl"), default="text")
-    run.add_argument("--max-turns", type=int, default=50, help="LLM calls at most (default 50)")
-    run.add_argument("--timeout", type=float, default=None, help="seconds before giving up")
+    run.add_argument(
+        "--output-format",
+        choices=("text", "json", "stream-json"),
+        default=None,
+        help="text: the final answer on stdout, progress on stderr (default); json: one "
+        "result object at the end; stream-json: one JSON record per line",
+    )
+    run.add_argument(
+        "--output",
+        choices=("text", "jsonl"),
+        default=None,
+        help="older spelling: jsonl is --output-format stream-json",
+    )
+    run.add_argument(
+        "--output-last-message", metavar="FILE", help="also write the final answer to FILE"
+    )
+    run.add_argument(
+        "--max-turns", type=int, default=50, help="LLM calls at most (default 50; exit 3)"
+    )
+    run.add_argument(
+        "--max-budget-usd",
+        metavar="USD",
+        help="stop once the run's requests have cost this much (exit 4)",
+    )
+    run.add_argument(
+        "--timeout", type=float, default=None, help="seconds before giving up (exit 5)"
+    )
+    run.add_argument(
+        "--ephemeral",
+        action="store_true",
+        help="write nothing that outlives the run: no session, checkpoint, log or cache",
+    )
     run.add_argument("--model", help="override llm.model for this run")
     # Also accepted after `run`; SUPPRESS keeps the subparser from resetting a value given
     # before it (`forge --continue run …`).
@@ -89,7 +118,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         from forge.config.commands import run_config_command
 
         return run_config_command(args.action)
-    if args.command in (None, "run"):
+    ephemeral = args.command == "run" and args.ephemeral  # writes nothing: no dirs needed
+    if args.command in (None, "run") and not ephemeral:
         from forge.config.paths import unusable_directories
 
         # Sessions and logs need these; one clear line beats a traceback mid-run.

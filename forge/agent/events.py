@@ -111,6 +111,9 @@ class ApprovalDecision:
 
     verdict: ApprovalVerdict
     reason: str = ""
+    unattended: bool = False
+    """No one could be asked (a headless run): a rejection's result is `reason` itself, not
+    "rejected by user: …", so the model is not told a person said no."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,14 +1,16 @@
 """`forge run`: one task, the same agent loop, no TUI. For scripts and CI.
 
-Exit codes: 0 when the turn ends with the task completed (`task_completion`) or answered,
-1 when it fails or is stopped (an error, the LLM-call limit, the circuit breaker, the
-timeout), 2 for a usage or configuration error (nothing was run), and 128 + the signal's
-number when SIGINT (130), SIGTERM (143) or SIGHUP (129) ended it (docs/adr/0021).
+Exit codes (binding; `forge.agent.headless_exit`, docs/adr/0015): 0 the task was completed
+or answered; 1 the run failed; 2 a usage or configuration error, found before any request;
+3 `--max-turns`; 4 `--max-budget-usd`; 5 `--timeout`; 128 + N when signal N ended it (130
+SIGINT, 143 SIGTERM, 129 SIGHUP; docs/adr/0021). Whatever the ending, the session is saved
+(unless `--ephemeral`) and the `result` record is written.
 
 `--mode` picks the permission mode (`--yes` is `--mode auto`; docs/adr/0029). Unless the mode
 approves it, a tool call the policy would ask about (a write, a command not on the
-allowlist) is rejected with a reason the model reads, and the run goes on; `ask_question`
-is answered with "no user available". See docs/adr/0015-headless-output.md.
+allowlist) is not run: the model reads "not allowed in this run (no approval possible in
+headless mode)", the call is listed in `permission_denials`, and the run goes on;
+`ask_question` is answered with "no user available". See docs/adr/0015-headless-output.md.
 
 Workspace trust (docs/adr/0034): programs the workspace defines (`.forge/mcp.yaml`) start
 only when the workspace is trusted in the store (`forge trust`) or `--trust-workspace` is
@@ -21,6 +23,9 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import logging
+import math
+import os
 import signal
 import sys
 from collections.abc import Callable, Coroutine
@@ -35,22 +40,36 @@ from forge.agent.events import (
     QuestionAsked,
     TurnFinished,
 )
-from forge.agent.exit_signals import cancel_task_on_signals, exit_code_for, signal_name
-from forge.agent.headless_output import JsonLinesWriter, OutputWriter, TextWriter
+from forge.agent.exit_signals import cancel_task_on_signals, signal_name
+from forge.agent.headless_exit import (
+    EXIT_COMPLETED,
+    EXIT_FAILED,
+    EXIT_USAGE,
+    SUCCESSFUL_ENDINGS,
+    Ending,
+    ending_for,
+    signal_ending,
+)
+from forge.agent.headless_output import JsonLinesWriter, JsonWriter, OutputWriter, TextWriter
+from forge.agent.headless_result import BudgetGuard, RunRecorder, make_init_record
 from forge.agent.loop import NO_USER_ANSWER
 from forge.agent.runtime import Runtime, build_runtime, secrets_of
 from forge.agent.sessions import SessionNotFoundError
 from forge.agent.tools import ToolError
-from forge.config.prices import price_table
+from forge.config.ephemeral import set_ephemeral
+from forge.config.prices import PriceTable, price_table
 from forge.config.settings import Settings
 from forge.config.store import load_settings
 from forge.llm.messages import ToolCall
 
-EXIT_COMPLETED = 0
-EXIT_FAILED = 1
-EXIT_USAGE = 2
-SUCCESSFUL_ENDINGS = frozenset({"completed", "answered"})
-HEADLESS_REJECTION = "not approved in headless mode (use --yes or the allowlist)"
+logger = logging.getLogger(__name__)
+
+__all__ = ["EXIT_COMPLETED", "EXIT_FAILED", "EXIT_USAGE", "SUCCESSFUL_ENDINGS"]
+
+HEADLESS_REJECTION = "not allowed in this run (no approval possible in headless mode)"
+"""What the model reads for a call that needed an approval nobody could give."""
+STDIN_TASK = "-"
+"""`forge run -` reads the task from stdin."""
 PROTECTED_REJECTION = "forge run writes Forge's configuration only in auto mode (--mode auto)"
 
 
@@ -59,7 +78,7 @@ class UsageError(Exception):
 
 
 def read_task(args: argparse.Namespace) -> str:
-    """The task text from the argument or `--task-file` (exactly one of them)."""
+    """The task text from the argument, stdin (`-`) or `--task-file` (exactly one of them)."""
     if args.task and args.task_file:
         raise UsageError("give the task as an argument or with --task-file, not both")
     if args.task_file:
@@ -67,10 +86,17 @@ def read_task(args: argparse.Namespace) -> str:
             text = Path(args.task_file).expanduser().read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as error:
             raise UsageError(f"cannot read task file {args.task_file}: {error}") from None
+    elif args.task == STDIN_TASK:
+        try:
+            text = sys.stdin.read()
+        except (OSError, UnicodeDecodeError, ValueError) as error:
+            raise UsageError(f"cannot read the task from stdin: {error}") from None
     else:
         text = args.task or ""
     if not text.strip():
-        raise UsageError("no task given: forge run 'what to do' (or --task-file FILE)")
+        raise UsageError(
+            "no task given: forge run 'what to do' (or --task-file FILE, or - for stdin)"
+        )
     return text.strip()
 
 
@@ -82,11 +108,64 @@ def permission_mode(args: argparse.Namespace) -> str | None:
     return "auto" if args.yes else mode
 
 
+def output_format(args: argparse.Namespace) -> str:
+    """text, json or stream-json, from `--output-format` or the older `--output`."""
+    chosen: str | None = getattr(args, "output_format", None)
+    older = {"jsonl": "stream-json", "text": "text", None: None}[getattr(args, "output", None)]
+    if chosen and older and chosen != older:
+        raise UsageError(f"--output {args.output} contradicts --output-format {chosen}")
+    return chosen or older or "text"
+
+
+def budget(args: argparse.Namespace) -> float | None:
+    """`--max-budget-usd` as dollars (None: no budget); a positive, finite number."""
+    raw = getattr(args, "max_budget_usd", None)
+    if raw is None:
+        return None
+    try:
+        value = float(raw)
+    except ValueError:
+        raise UsageError(f"--max-budget-usd must be a number of dollars, not {raw!r}") from None
+    if not math.isfinite(value) or value <= 0:
+        raise UsageError(f"--max-budget-usd must be more than 0, not {raw}")
+    return value
+
+
 def _check_limits(args: argparse.Namespace) -> None:
     if args.max_turns < 1:
         raise UsageError("--max-turns must be at least 1")
-    if args.timeout is not None and args.timeout <= 0:
+    if args.timeout is not None and (not math.isfinite(args.timeout) or args.timeout <= 0):
         raise UsageError("--timeout must be a positive number of seconds")
+    if getattr(args, "ephemeral", False) and (
+        getattr(args, "continue_session", False) or getattr(args, "resume", None)
+    ):
+        raise UsageError("--ephemeral keeps no session, so it cannot continue or resume one")
+
+
+def _check_writable(path_text: str | None) -> Path | None:
+    """`--output-last-message FILE`, checked before any request: a file that can be written."""
+    if not path_text:
+        return None
+    path = Path(path_text).expanduser()
+    if path.is_dir():
+        raise UsageError(f"--output-last-message: {path} is a directory")
+    parent = path.parent if str(path.parent) else Path(".")
+    if not parent.is_dir():
+        raise UsageError(f"--output-last-message: no directory {parent}")
+    if not os.access(path if path.exists() else parent, os.W_OK):
+        raise UsageError(f"--output-last-message: cannot write {path}")
+    return path
+
+
+def _check_prices(settings: Settings) -> None:
+    """With a budget, every model the run may call needs a price (else spending is unknown)."""
+    table = price_table(settings.prices)
+    for model in {settings.llm.model, settings.llm.effective_summarization_model}:
+        if table.lookup(model) is None:
+            raise UsageError(
+                f"--max-budget-usd needs a price for model {model!r}, and none is known: "
+                f"add it under `prices:` in the config file"
+            )
 
 
 def _workspace(args: argparse.Namespace) -> Path:
@@ -101,8 +180,8 @@ def _settings(args: argparse.Namespace) -> Settings:
     # The file's key too, even when the environment's overrides it: output may quote it.
     secrets_of(loaded.settings, loaded.file_data)
     if loaded.error is not None:
-        details = "\n".join(f"  {line}" for line in loaded.error.details)
-        raise UsageError(f"invalid configuration ({loaded.path}):\n{details}")
+        details = "\\n".join(f"  {line}" for line in loaded.error.details)
+        raise UsageError(f"invalid configuration ({loaded.path}):\\n{details}")
     settings = loaded.settings
     if args.model:
         llm = settings.llm.model_copy(update={"model": args.model})
@@ -133,20 +212,35 @@ def _expand_custom_command(task: str, workspace: Path, settings: Settings) -> tu
     return text, settings
 
 
+def _make_writer(kind: str, secrets: list[str], runtime: Runtime) -> OutputWriter:
+    if kind == "stream-json":
+        return JsonLinesWriter(sys.stdout, sys.stderr, secrets)
+    if kind == "json":
+        return JsonWriter(sys.stdout, sys.stderr, secrets)
+    return TextWriter(sys.stdout, sys.stderr, secrets, describe=_describer(runtime))
+
+
 def run_headless(args: argparse.Namespace) -> int:
     """Run `forge run` with parsed arguments (see `forge.cli`); returns the exit code."""
     from forge.agent.logs import configure_file_logging
 
     try:
-        task = read_task(args)
         _check_limits(args)
+        if getattr(args, "ephemeral", False):
+            set_ephemeral()  # before anything that could write is built
+        kind = output_format(args)
+        limit = budget(args)
+        last_message = _check_writable(getattr(args, "output_last_message", None))
+        task = read_task(args)
         mode = permission_mode(args)
         workspace = _workspace(args)
         settings = _settings(args)
+        task, settings = _expand_custom_command(task, workspace, settings)
+        if limit is not None:
+            _check_prices(settings)
     except UsageError as error:
         print(f"forge run: {error}", file=sys.stderr)
         return EXIT_USAGE
-    task, settings = _expand_custom_command(task, workspace, settings)
     secrets = secrets_of(settings)
     configure_file_logging(secrets)
     try:
@@ -163,12 +257,14 @@ def run_headless(args: argparse.Namespace) -> int:
     except (SessionNotFoundError, ValueError) as error:
         print(f"forge run: {error}", file=sys.stderr)
         return EXIT_USAGE
-    writer: OutputWriter
-    if args.output == "jsonl":
-        writer = JsonLinesWriter(sys.stdout, sys.stderr, secrets)
-    else:
-        writer = TextWriter(sys.stdout, sys.stderr, secrets, describe=_describer(runtime))
-    writer.cost_report = lambda: runtime.agent.costs.report(price_table(runtime.settings.prices))
+    writer = _make_writer(kind, secrets, runtime)
+    prices = price_table(runtime.settings.prices)
+    writer.cost_report = lambda: runtime.agent.costs.report(prices)
+    recorder = _recorder(runtime, prices)
+    if limit is not None:
+        runtime.agent.stop_check = BudgetGuard(limit, recorder.spent)
+    if isinstance(writer, JsonLinesWriter):
+        writer.early_init = init_record(runtime)
     for problem in runtime.session.problems:  # a resumed file that needed repair
         writer.write_err(f"forge run: warning: session {runtime.session_id}: {problem}")
     if notice := runtime_recache_notice(runtime):
@@ -176,18 +272,70 @@ def run_headless(args: argparse.Namespace) -> int:
     task = _attach_mentions(runtime, task, writer)
     received: list[int] = []
     try:
-        return asyncio.run(
+        ending = asyncio.run(
             _run_until_signal(
-                run_task(runtime, task, writer, yes=bool(args.yes), time_limit=args.timeout),
+                run_task(
+                    runtime,
+                    task,
+                    writer,
+                    yes=bool(args.yes),
+                    time_limit=args.timeout,
+                    recorder=recorder,
+                ),
                 received,
             )
         )
     except (KeyboardInterrupt, asyncio.CancelledError):
         received.append(signal.SIGINT)
-    number = received[0]
+        ending = signal_ending(received[0])
+        with contextlib.suppress(OSError):  # after SIGHUP the terminal may be gone
+            writer.interrupted(signal_name(received[0]))
+    except Exception as error:  # a failure outside the turn: still a result record, exit 1
+        logger.exception("forge run failed")
+        writer.write_err(f"forge: error (internal): {error or type(error).__name__}")
+        ending = ending_for("error")
+    return _finish(writer, recorder, ending, runtime.session_id, last_message)
+
+
+def _recorder(runtime: Runtime, prices: PriceTable) -> RunRecorder:
+    describe = _describer(runtime)
+    return RunRecorder(
+        lambda: runtime.agent.costs,
+        prices,
+        agent_requests=lambda: runtime.agent.turn_llm_calls,
+        describe=describe,
+    )
+
+
+def _finish(
+    writer: OutputWriter,
+    recorder: RunRecorder,
+    ending: Ending,
+    session_id: str,
+    last_message: Path | None,
+) -> int:
+    """Write the `result` record (and `--output-last-message`); the exit code."""
+    result = recorder.result(ending, session_id)
     with contextlib.suppress(OSError):  # after SIGHUP the terminal may be gone
-        writer.write_err(f"forge run: interrupted ({signal_name(number)})")
-    return exit_code_for(number)
+        writer.finish(result)
+    if last_message is not None:
+        try:
+            last_message.write_text(writer.mask(recorder.last_text()), encoding="utf-8")
+        except OSError as error:
+            writer.write_err(f"forge run: cannot write {last_message}: {error}")
+            return ending.exit_code or EXIT_FAILED
+    return ending.exit_code
+
+
+def init_record(runtime: Runtime) -> dict[str, Any]:
+    """The stream's first record: session, model, tools, mode, Forge's version."""
+    return make_init_record(
+        runtime.session_id,
+        runtime.settings.llm.model,
+        [spec.name for spec in runtime.registry.specs()],
+        runtime.policy.mode.value,
+        str(runtime.workspace),
+    )
 
 
 def _attach_mentions(runtime: Runtime, task: str, writer: OutputWriter) -> str:
@@ -205,7 +353,7 @@ def _attach_mentions(runtime: Runtime, task: str, writer: OutputWriter) -> str:
     return expansion.text
 
 
-async def _run_until_signal(work: Coroutine[Any, Any, int], received: list[int]) -> int:
+async def _run_until_signal(work: Coroutine[Any, Any, Ending], received: list[int]) -> Ending:
     """Await `work`; SIGINT, SIGTERM or SIGHUP cancel it (its command's group is killed on
     the way out) and raise `CancelledError` with the signal recorded in `received`."""
     task = asyncio.ensure_future(work)
@@ -214,19 +362,31 @@ async def _run_until_signal(work: Coroutine[Any, Any, int], received: list[int])
 
 
 async def run_task(
-    runtime: Runtime, task: str, writer: OutputWriter, *, yes: bool, time_limit: float | None
-) -> int:
+    runtime: Runtime,
+    task: str,
+    writer: OutputWriter,
+    *,
+    yes: bool,
+    time_limit: float | None,
+    recorder: RunRecorder | None = None,
+) -> Ending:
     """Drive one turn to its end, answering approvals and questions as a headless client;
-    closes the runtime. Returns the exit code."""
-    writer.run_started(runtime.session_id, runtime.settings.llm.model, str(runtime.workspace))
-    _warn_untrusted(runtime, writer)
+    closes the runtime. Returns how the run ended."""
+    if recorder is None:
+        recorder = _recorder(runtime, price_table(runtime.settings.prices))
     reason = "cancelled"
     if runtime.mcp is not None:  # a server failing to start or crashing is said as it happens
         runtime.mcp.subscribe(writer.mcp_notice)
     try:
         async with asyncio.timeout(time_limit):
             await runtime.wait_for_mcp(MCP_STARTUP_WAIT)  # one turn: list the tools first
+            writer.init(init_record(runtime))
+            writer.run_started(
+                runtime.session_id, runtime.settings.llm.model, str(runtime.workspace)
+            )
+            _warn_untrusted(runtime, writer)
             async for event in runtime.agent.run_turn(task):
+                recorder.observe(event)
                 writer.event(event)
                 if isinstance(event, ApprovalRequested):
                     decision = headless_decision(yes, event.protected)
@@ -238,20 +398,22 @@ async def run_task(
                     reason = event.reason
     except TimeoutError:
         writer.timed_out(time_limit or 0)
-        return EXIT_FAILED
+        return ending_for("timeout")
     finally:
         await runtime.aclose()
-    return EXIT_COMPLETED if reason in SUCCESSFUL_ENDINGS else EXIT_FAILED
+    return ending_for(reason)
 
 
 def headless_decision(yes: bool, protected: str = "") -> ApprovalDecision:
-    """Approve with `--yes`; otherwise reject with a reason the model can act on. A write to
-    Forge's configuration (`protected` says why) is rejected unless in auto mode."""
+    """Approve with `--yes`; otherwise say no approval is possible (the model reads why). A
+    write to Forge's configuration (`protected` says why) is refused unless in auto mode."""
     if protected:
-        return ApprovalDecision(ApprovalVerdict.REJECT, f"{protected}; {PROTECTED_REJECTION}")
+        return ApprovalDecision(
+            ApprovalVerdict.REJECT, f"{protected}; {PROTECTED_REJECTION}", unattended=True
+        )
     if yes:
         return ApprovalDecision(ApprovalVerdict.APPROVE_ONCE)
-    return ApprovalDecision(ApprovalVerdict.REJECT, HEADLESS_REJECTION)
+    return ApprovalDecision(ApprovalVerdict.REJECT, HEADLESS_REJECTION, unattended=True)
 
 
 def _warn_untrusted(runtime: Runtime, writer: OutputWriter) -> None:

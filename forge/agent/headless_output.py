@@ -1,11 +1,16 @@
-"""How `forge run` prints a turn: readable text, or one JSON object per line.
+"""How `forge run` prints a run (`--output-format`): text, json or stream-json.
 
-Both writers mask secrets in everything they print, and send errors to stderr as a readable
-line (in jsonl mode the error is also an event on stdout, so a consumer sees it in order).
-The text writer makes everything terminal-safe (`forge.text_safety`): the model's answer, tool
-results and server errors never write a control sequence to the user's terminal; jsonl
-escapes control characters as JSON does (C1 included, see `forge.agent.jsonl.dumps`).
-The jsonl records are documented in docs/adr/0015-headless-output.md.
+- text: progress (tool calls, context events, the ending, the cost) on stderr, and only the
+  final answer on stdout at the end;
+- json: errors on stderr, and one `result` object on stdout at the end;
+- stream-json (`--output jsonl`): one JSON object per line on stdout, `init` first and
+  `result` last.
+
+Every writer masks secrets in everything it prints, and sends errors to stderr as a readable
+line. The text writer makes everything terminal-safe (`forge.text_safety`: the
+answer, tool results and server errors never write a control sequence to the user's
+terminal); stream-json escapes control characters as JSON does (C1 included, see
+`forge.agent.jsonl.dumps`). The records are documented in docs/adr/0015-headless-output.md.
 """
 
 from __future__ import annotations
@@ -39,9 +44,11 @@ from forge.agent.trust.programs import printable
 from forge.config.secrets import redact
 from forge.context.plan import PLAN_TOOL, checklist, plan_from_meta
 from forge.llm.messages import ToolCall
-from forge.text_safety import TerminalSafeStream, terminal_safe
+from forge.text_safety import terminal_safe
 
 MASK = "***"
+UNATTENDED_HINT = "allow it with --yes, --mode accept-edits or tools.command_allowlist"
+"""Said to the user (not the model) beside a call no one could approve."""
 
 
 class OutputWriter:
@@ -76,6 +83,16 @@ class OutputWriter:
     def run_started(self, session_id: str, model: str, workspace: str) -> None:
         """The run began."""
 
+    def init(self, record: dict[str, Any]) -> None:
+        """The run's `init` record (session, model, tools, mode, version): before any other."""
+
+    def interrupted(self, signal_name: str) -> None:
+        """A signal stopped the run."""
+        self.write_err(f"forge run: interrupted ({signal_name})")
+
+    def finish(self, result: dict[str, Any]) -> None:
+        """The run's `result` record (docs/adr/0015): always the last thing written."""
+
     def event(self, event: AgentEvent) -> None:
         """One agent event."""
         if isinstance(event, ErrorEvent):
@@ -104,9 +121,43 @@ class JsonLinesWriter(OutputWriter):
         super().__init__(out, err, secrets)
         self._partial = ""
         """Answer text streamed since the last finished assistant message (for a timeout)."""
+        self._held: list[dict[str, Any]] | None = []
+        """Records written before `init` (an MCP notice while the tools are listed)."""
+        self.early_init: dict[str, Any] | None = None
+        """The `init` record as known before the MCP servers listed their tools: written if
+        the run ends before `init` is (a signal, a timeout while waiting)."""
+        self._started_calls: set[str] = set()
 
     def _record(self, record: dict[str, Any]) -> None:
+        if self._held is not None:
+            self._held.append(record)
+            return
         self.write_out(dumps(record) + "\n")
+
+    def init(self, record: dict[str, Any]) -> None:
+        """The `init` record, then whatever was held back for it."""
+        held, self._held = self._held or [], None
+        self._record(record)
+        for earlier in held:
+            self._record(earlier)
+
+    def finish(self, result: dict[str, Any]) -> None:
+        """The `result` record, last."""
+        if self._held is not None:  # stopped before the tools were listed
+            self.init(self.early_init or {"type": "init"})
+        self._record(result)
+
+    def interrupted(self, signal_name: str) -> None:
+        """The stderr line, and `turn_finished` with reason `signal`."""
+        super().interrupted(signal_name)
+        self._record(
+            {
+                "type": "turn_finished",
+                "reason": "signal",
+                "final_text": self._partial,
+                **self._cost_fields(),
+            }
+        )
 
     def run_started(self, session_id: str, model: str, workspace: str) -> None:
         """A `run_started` record: session id, model, workspace."""
@@ -126,6 +177,11 @@ class JsonLinesWriter(OutputWriter):
             self._partial += event.text
         elif isinstance(event, AssistantMessageDone):
             self._partial = ""
+        elif isinstance(event, ToolCallStarted):
+            self._started_calls.add(event.call.id)
+        elif isinstance(event, ToolCallFinished) and event.call.id not in self._started_calls:
+            # A refused or rejected call did not run; its records still come in pairs.
+            self._record(event_to_dict(ToolCallStarted(event.call)))
         record = event_to_dict(event)
         if isinstance(event, TurnFinished):
             record.update(self._cost_fields())
@@ -190,7 +246,8 @@ class JsonLinesWriter(OutputWriter):
 
 
 class TextWriter(OutputWriter):
-    """Readable text: the streamed answer, one line per tool call and per context event."""
+    """Progress on stderr (what the model says between tool calls, one line per tool call and
+    per context event, the ending, the cost); the final answer alone on stdout at the end."""
 
     def __init__(
         self,
@@ -201,9 +258,10 @@ class TextWriter(OutputWriter):
     ) -> None:
         super().__init__(out, err, secrets)
         self.describe = describe or (lambda call: call.name)
-        self._mid_line = False
-        self._last_answer = ""
-        self._answer = TerminalSafeStream()
+        self._started_calls: set[str] = set()
+
+    def _line(self, text: str) -> None:
+        self.write_err(text)
 
     def write_out(self, text: str) -> None:
         """Write terminal-safe text to stdout (docs/adr/0035)."""
@@ -213,31 +271,21 @@ class TextWriter(OutputWriter):
         """Write one terminal-safe line to stderr."""
         super().write_err(terminal_safe(line))
 
-    def _answer_text(self, text: str) -> None:
-        """Streamed answer text, written as it becomes safe to write."""
-        if text:
-            self.write_out(text)
-            self._mid_line = not text.endswith("\n")
-
-    def _line(self, text: str) -> None:
-        self._answer_text(self._answer.flush())
-        if self._mid_line:
-            self.write_out("\n")
-            self._mid_line = False
-        self.write_out(text + "\n")
-
-    def _end_line(self) -> None:
-        """Close a half-written answer line, so what follows (stderr too) starts on its own."""
-        self._answer_text(self._answer.flush())
-        if self._mid_line:
-            self.write_out("\n")
-            self._mid_line = False
-
     def timed_out(self, seconds: float) -> None:
-        """The partial answer's line closed, then the timeout error."""
-        self._end_line()
+        """The timeout error, then the cost."""
         super().timed_out(seconds)
         self._cost_line()
+
+    def interrupted(self, signal_name: str) -> None:
+        """The interruption, then the cost."""
+        super().interrupted(signal_name)
+        self._cost_line()
+
+    def finish(self, result: dict[str, Any]) -> None:
+        """The final answer on stdout (nothing when there is none)."""
+        text = str(result.get("result") or "")
+        if text:
+            self.write_out(text if text.endswith("\n") else text + "\n")
 
     def _cost_line(self) -> None:
         cost = self.cost()
@@ -245,21 +293,21 @@ class TextWriter(OutputWriter):
             self.write_err(f"forge: {cost.summary_line()}")
 
     def event(self, event: AgentEvent) -> None:
-        """Print the event if it has a readable form (deltas of reasoning, usage and tool
-        output are left to the jsonl mode)."""
-        if isinstance(event, ErrorEvent):
-            self._end_line()
+        """Print the event if it has a readable form (deltas of the answer, reasoning, usage
+        and tool output are left to the stream-json mode)."""
         super().event(event)
-        if isinstance(event, MessageDelta):
-            self._answer_text(self._answer.feed(event.text))
-        elif isinstance(event, AssistantMessageDone):
-            self._last_answer = event.message.content
-            self._end_line()
+        if isinstance(event, AssistantMessageDone):
+            if event.message.tool_calls and event.message.content.strip():
+                self._line(event.message.content.strip())
         elif isinstance(event, ToolCallStarted):
+            self._started_calls.add(event.call.id)
             self._line(f"→ {self.describe(event.call)}")
         elif isinstance(event, ToolCallFinished):
-            if not event.metadata.get("rejected"):  # `approval_decided` said it already
-                self._line(f"  {_result_line(event)}")
+            if event.metadata.get("rejected"):  # `approval_decided` said it already
+                return
+            if event.call.id not in self._started_calls:  # refused by the mode
+                self._line(f"→ {self.describe(event.call)}")
+            self._line(f"  {_result_line(event)}")
             if event.call.name == PLAN_TOOL and not event.is_error:
                 for line in checklist(
                     plan_from_meta(event.metadata.get("plan")) or ()
@@ -274,22 +322,20 @@ class TextWriter(OutputWriter):
                 self._line(line)
 
     def _finished(self, event: TurnFinished) -> None:
-        if event.reason == "completed":
-            self._line(f"✔ completed: {event.final_text}")
-        elif event.reason == "answered":
-            # A plain answer was streamed already; a `converse` reply was not.
-            if event.final_text and event.final_text != self._last_answer:
-                self._line(event.final_text)
-            self._line("✔ answered")
+        if event.reason in ("completed", "answered"):
+            self._line(f"✔ {event.reason}")
         else:
             detail = f": {event.final_text}" if event.final_text else ""
             self._line(f"■ stopped ({event.reason}){detail}")
 
     def approval_decided(self, call: ToolCall, decision: ApprovalDecision) -> None:
-        """One line saying what was decided for whom."""
+        """One line saying what was decided for whom (and, for a call nobody could approve,
+        how the user can allow it)."""
         reason = f": {decision.reason}" if decision.reason else ""
+        if decision.unattended:
+            reason = f"{reason} — {UNATTENDED_HINT}"
         if decision.verdict is ApprovalVerdict.REJECT:
-            self._line(f"✗ rejected {self.describe(call)}{reason}")
+            self._line(f"✗ not allowed {self.describe(call)}{reason}")
         else:
             self._line(f"✓ approved {self.describe(call)}{reason}")
 
@@ -342,3 +388,11 @@ def context_line(event: AgentEvent) -> str:
     if isinstance(event, SummarizerDisabled):
         return f"[context] {event.text}"
     return ""
+
+
+class JsonWriter(OutputWriter):
+    """`--output-format json`: nothing on stdout until the end, then the `result` object."""
+
+    def finish(self, result: dict[str, Any]) -> None:
+        """The `result` record as one JSON object."""
+        self.write_out(dumps(result) + "\n")

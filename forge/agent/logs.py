@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from logging.handlers import RotatingFileHandler
 from pathlib import Path
 
+from forge.config.ephemeral import is_ephemeral
 from forge.config.paths import ensure_dir, log_path
 from forge.config.secrets import redact
 
@@ -39,6 +40,8 @@ def configure_file_logging(
     secrets). Returns the log file's path."""
     target = path if path is not None else log_path()
     root = logging.getLogger("forge")
+    if is_ephemeral():  # `forge run --ephemeral`: no log file
+        return target
     for handler in root.handlers:
         if isinstance(handler, RotatingFileHandler) and Path(handler.baseFilename) == target:
             handler.setFormatter(SecretMaskingFormatter(secrets))

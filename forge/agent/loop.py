@@ -102,6 +102,12 @@ class Agent:
         self.context_window: WindowTracker | None = None
         """Set by the runtime: awaited briefly before a call while the server is asked for
         its window, and taught the window an overflow error states (docs/adr/0019)."""
+        self.stop_check: Callable[[], str | None] | None = None
+        """Set by a client with a limit of its own (`forge run --max-budget-usd`): asked
+        before each LLM request (and after summarizing, before the agent's request); a reason
+        it returns ends the turn with that reason, the in-flight request having finished."""
+        self.turn_llm_calls = 0
+        """The main agent's LLM requests in the current (or last) turn."""
         self.set_system_prompt(system_prompt)
         ensure_valid(self.conversation)
 
@@ -215,10 +221,13 @@ class Agent:
         self, turn: TurnState, pump: EventPump[AgentEvent]
     ) -> AsyncGenerator[AgentEvent, None]:
         breaker = CircuitBreaker()
-        llm_calls = 0
+        llm_calls = self.turn_llm_calls = 0
         while True:
             if llm_calls >= self.max_llm_calls:
                 yield TurnFinished("max_turns")
+                return
+            if (stop := self._stop_reason()) is not None:
+                yield TurnFinished(stop)
                 return
             self.context_manager.set_tools(self.registry.specs())  # counted into the prompt
             self._plan_pin.pin(self.conversation)
@@ -235,7 +244,10 @@ class Agent:
                 # The manager has its own fallbacks; if it still fails, try the call anyway.
                 logger.warning("context management failed: %s", error)
                 yield ErrorEvent(message=str(error), kind=error_kind(error), fatal=False)
-            llm_calls += 1
+            if (stop := self._stop_reason()) is not None:  # summarizing may have spent it
+                yield TurnFinished(stop)
+                return
+            llm_calls = self.turn_llm_calls = llm_calls + 1
             completion: list[llm_stream.Completion] = []
             try:
                 async with aclosing(self._call_model(turn, pump, completion)) as events:
@@ -260,6 +272,9 @@ class Agent:
                         self.conversation.append(cancelled_result(skipped, SKIPPED_RESULT))
                     yield turn.finished
                     return
+
+    def _stop_reason(self) -> str | None:
+        return self.stop_check() if self.stop_check is not None else None
 
     async def _call_model(
         self,

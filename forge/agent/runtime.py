@@ -32,6 +32,7 @@ from forge.agent.sessions import SessionLog, SessionStore
 from forge.agent.system_prompt import build_system_prompt, session_date
 from forge.agent.tools import ToolRegistry, default_registry
 from forge.agent.trust import WorkspaceTrust
+from forge.config.ephemeral import is_ephemeral
 from forge.config.secrets import remember_settings_secrets
 from forge.config.settings import Settings
 from forge.context.conversation import Conversation
@@ -76,11 +77,16 @@ def secrets_of(settings: Settings, file_data: Mapping[str, Any] | None = None) -
     return remember_settings_secrets(settings, file_data)
 
 
+def _summary_dir(store: SessionStore, session_id: str) -> Path | None:
+    """Where summaries are archived; none with `forge run --ephemeral`."""
+    return None if is_ephemeral() else store.summary_dir(session_id)
+
+
 def _make_manager(
     settings: Settings,
     provider: AnyProvider,
     counter: TiktokenCounter,
-    summary_dir: Path,
+    summary_dir: Path | None,
     window: ContextWindow,
 ) -> Manager:
     return Manager(
@@ -189,7 +195,7 @@ class Runtime:
         if rebuild_manager:
             if self.counter.model != new.llm.model:
                 self.counter = TiktokenCounter(new.llm.model)
-            summary_dir = self.store.summary_dir(self.session_id)
+            summary_dir = _summary_dir(self.store, self.session_id)
             manager = _make_manager(
                 new, self.provider, self.counter, summary_dir, self.window.current
             )
@@ -322,7 +328,7 @@ def build_runtime(
     counter = TiktokenCounter(settings.llm.model)
     tracker = make_window_tracker(settings, provider)
     manager = _make_manager(
-        settings, provider, counter, store.summary_dir(session.id), tracker.current
+        settings, provider, counter, _summary_dir(store, session.id), tracker.current
     )
     registry = default_registry()
     registry.add_source(mcp)
@@ -352,14 +358,15 @@ def build_runtime(
         ask_user=ask_user,
         command_timeout=settings.tools.command_timeout,
     )
-    remove_stale_temporaries(session.path.parent)  # left by a kill during a checkpoint write
-    agent.checkpoints = CheckpointStore(
-        checkpoint_dir(session.path),
-        workspace,
-        max_bytes=settings.checkpoints.max_bytes,
-        current=lambda: current_turn(conversation),
-        on_restored=ledger.forget if (ledger := registry.read_ledger()) is not None else None,
-    )
+    if not is_ephemeral():  # `forge run --ephemeral` keeps no checkpoints (nothing to rewind)
+        remove_stale_temporaries(session.path.parent)  # left by a kill during a checkpoint write
+        agent.checkpoints = CheckpointStore(
+            checkpoint_dir(session.path),
+            workspace,
+            max_bytes=settings.checkpoints.max_bytes,
+            current=lambda: current_turn(conversation),
+            on_restored=ledger.forget if (ledger := registry.read_ledger()) is not None else None,
+        )
     if session.costs is not None:  # a resumed session: its cost so far goes on
         agent.costs = CostLedger.from_record(session.costs)
     agent.on_costs = lambda ledger: session.record_costs(ledger.to_record())

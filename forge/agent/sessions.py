@@ -27,6 +27,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, TextIO
 
+from forge.config.ephemeral import is_ephemeral
 from forge.config.paths import ensure_dir, sessions_dir
 from forge.config.secrets import redact
 from forge.context.conversation import Conversation
@@ -184,12 +185,15 @@ class SessionLog:
         self._append_lines([line])
 
     def _start(self) -> None:
-        ensure_dir(self.path.parent)
         self._started = True
         pending, self._pending = self._pending, []
+        if not is_ephemeral():
+            ensure_dir(self.path.parent)
         self._append_lines(pending)
 
     def _append_lines(self, lines: Sequence[str]) -> None:
+        if is_ephemeral():  # `forge run --ephemeral`: the conversation lives in memory only
+            return
         try:
             descriptor = os.open(
                 self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, SESSION_FILE_MODE

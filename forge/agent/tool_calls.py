@@ -136,11 +136,11 @@ async def run_tool_call(
                 yield event
         verdict, reason = decision[0].verdict, decision[0].reason.strip()
         if verdict is ApprovalVerdict.REJECT:
-            result = ToolResult(
-                f"rejected by user: {reason or 'no reason given'}",
-                is_error=True,
-                metadata={"rejected": True},
-            )
+            if decision[0].unattended:
+                text, meta = reason or "not allowed in this run", {"denied": True}
+            else:
+                text, meta = f"rejected by user: {reason or 'no reason given'}", {}
+            result = ToolResult(text, is_error=True, metadata={"rejected": True, **meta})
             yield _record(host.conversation, call, result, turn, breaker)
             return
         if verdict is ApprovalVerdict.APPROVE_ALWAYS and not protected:

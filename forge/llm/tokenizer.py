@@ -9,6 +9,7 @@ tiktoken's own loader (which checks the hash again). See docs/adr/0004-offline-t
 from __future__ import annotations
 
 import asyncio
+import base64
 import functools
 import gzip
 import hashlib
@@ -23,6 +24,7 @@ from pathlib import Path
 import tiktoken
 from tiktoken.load import load_tiktoken_bpe
 
+from forge.config.ephemeral import is_ephemeral
 from forge.config.paths import cache_dir, ensure_dir
 from forge.llm.messages import Message
 from forge.llm.model_info import CL100K_BASE, O200K_BASE, encoding_name_for
@@ -156,15 +158,38 @@ def ensure_encoding_file(name: str) -> Path:
     return extract_encoding_file(name, packaged_data_file(name), path)
 
 
+def _ranks_in_memory(name: str) -> dict[bytes, int]:
+    """The BPE ranks of `name` from the packaged data, checked and parsed without a file."""
+    source = packaged_data_file(name)
+    try:
+        data = gzip.decompress(source.read_bytes())
+    except (OSError, EOFError, gzip.BadGzipFile) as error:
+        raise TokenizerDataError(f"cannot decompress {source}: {error}") from error
+    if hashlib.sha256(data).hexdigest() != ENCODING_SHA256[name]:
+        raise TokenizerDataError(f"{source}: the packaged tokenizer data is damaged")
+    ranks: dict[bytes, int] = {}
+    for line in data.splitlines():  # tiktoken's format: "<base64 token> <rank>" per line
+        if line:
+            token, rank = line.split()
+            ranks[base64.b64decode(token)] = int(rank)
+    return ranks
+
+
 @functools.cache
 def get_encoding(name: str) -> tiktoken.Encoding:
-    """The tiktoken Encoding `name` ("o200k_base" or "cl100k_base"), built once per process."""
-    path = ensure_encoding_file(name)
-    try:
-        mergeable_ranks = load_tiktoken_bpe(str(path), expected_hash=ENCODING_SHA256[name])
-    except ValueError as error:
-        # Only reachable if the file changed between our check and tiktoken's read.
-        raise TokenizerDataError(f"tiktoken rejected {path}: {error}") from error
+    """The tiktoken Encoding `name` ("o200k_base" or "cl100k_base"), built once per process.
+
+    With `forge run --ephemeral` the packaged data is read in memory: nothing is written
+    (tiktoken's own loader keeps a copy under `$TMPDIR/data-gym-cache`)."""
+    if is_ephemeral():
+        mergeable_ranks = _ranks_in_memory(name)
+    else:
+        path = ensure_encoding_file(name)
+        try:
+            mergeable_ranks = load_tiktoken_bpe(str(path), expected_hash=ENCODING_SHA256[name])
+        except ValueError as error:
+            # Only reachable if the file changed between our check and tiktoken's read.
+            raise TokenizerDataError(f"tiktoken rejected {path}: {error}") from error
     return tiktoken.Encoding(
         name,
         pat_str=_PATTERNS[name],

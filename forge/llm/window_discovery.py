@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from forge.config.atomic import atomic_write_bytes
+from forge.config.ephemeral import is_ephemeral
 from forge.config.paths import cache_dir, ensure_dir
 from forge.llm.model_info import context_window as guessed_context_window
 from forge.llm.model_info import normalize_model_name
@@ -222,6 +223,8 @@ class WindowCache:
     def __init__(self, path: Path | None = None, *, max_age: float = CACHE_MAX_AGE) -> None:
         self.path = path if path is not None else cache_dir() / CACHE_FILE_NAME
         self.max_age = max_age
+        self._memory: dict[str, Any] = {}
+        """Entries learned while writing is off (`forge run --ephemeral`)."""
 
     @staticmethod
     def key(base_url: str, model: str) -> str:
@@ -232,8 +235,8 @@ class WindowCache:
         try:
             data = json.loads(self.path.read_text(encoding="utf-8"))
         except (OSError, ValueError):
-            return {}
-        return data if isinstance(data, dict) else {}
+            data = {}
+        return {**data, **self._memory} if isinstance(data, dict) else dict(self._memory)
 
     def get(
         self, base_url: str, model: str, *, now: float | None = None
@@ -260,12 +263,15 @@ class WindowCache:
     ) -> None:
         """Remember `window` (None: the server states none). Failing to write is only logged."""
         data = self._read()
-        data[self.key(base_url, model)] = {
+        data[self.key(base_url, model)] = entry = {
             "tokens": window.tokens if window is not None else None,
             "source": window.source.value if window is not None else None,
             "detail": window.detail if window is not None else "",
             "checked_at": time.time() if now is None else now,
         }
+        if is_ephemeral():  # `forge run --ephemeral`: kept in memory only
+            self._memory[self.key(base_url, model)] = entry
+            return
         try:
             ensure_dir(self.path.parent)
             atomic_write_bytes(

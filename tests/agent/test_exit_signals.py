@@ -115,8 +115,11 @@ def test_a_signal_kills_the_command_group_and_exits_with_its_code(
     assert process.returncode == exit_code_for(number) == 128 + number, stderr
     assert f"interrupted ({number.name})" in stderr
     wait_until(lambda: not live_members(group), "every process of the command's group ended")
-    started = json.loads(stdout.splitlines()[0])
-    assert started["type"] == "run_started"
+    records = [json.loads(line) for line in stdout.splitlines()]
+    assert records[0]["type"] == "init"  # ADR 0015: init first, result last, also on signals
+    assert records[-1]["type"] == "result" and records[-1]["subtype"] == "error_signal"
+    assert records[-1]["exit_code"] == 128 + number
+    started = next(record for record in records if record["type"] == "run_started")
     messages = session_messages(started["session_id"])
     assert messages[-1] == ("tool", CANCELLED_RESULT)
 

@@ -6,6 +6,7 @@ import json
 import sys
 from pathlib import Path
 
+from forge.agent.headless import HEADLESS_REJECTION
 from tests.agent.test_headless import forge_run, jsonl
 from tests.mcp.conftest import SERVER_SCRIPT
 from tests.support.openai_server import Call, OpenAIServer, ToolCalls
@@ -55,7 +56,7 @@ def test_accept_edits_mode_writes_without_asking_but_rejects_commands_headless(
     assert result.returncode == 0, result.stderr
     write, command = _finished(jsonl(result))
     assert not write["is_error"] and (workspace / "new.txt").read_text() == "hello\n"
-    assert command["is_error"] and str(command["result"]).startswith("rejected")
+    assert command["is_error"] and command["result"] == HEADLESS_REJECTION
     assert not (workspace / "made.txt").exists()
 
 

@@ -49,11 +49,20 @@ def forge_run(
     )
 
 
-def jsonl(result: subprocess.CompletedProcess[str]) -> list[dict[str, Any]]:
-    """Every stdout line parsed as one JSON object with a type."""
+def stream_json(result: subprocess.CompletedProcess[str]) -> list[dict[str, Any]]:
+    """Every stdout line parsed as one JSON object with a type; `init` first, `result` last."""
     records = [json.loads(line) for line in result.stdout.splitlines()]
     assert all(isinstance(record, dict) and "type" in record for record in records)
+    assert records[0]["type"] == "init", records[:1]
+    assert records[-1]["type"] == "result", records[-1:]
+    assert [r["type"] for r in records].count("result") == 1
     return records
+
+
+def jsonl(result: subprocess.CompletedProcess[str]) -> list[dict[str, Any]]:
+    """The records between `init` and `result` (checked present): the stream as it was before
+    they were added (ADR 0015)."""
+    return stream_json(result)[1:-1]
 
 
 def types(records: list[dict[str, Any]]) -> list[str]:
@@ -122,7 +131,7 @@ def test_without_yes_writes_are_rejected_with_a_reason_the_model_sees(
     decision = next(r for r in records if r["type"] == "approval_decision")
     assert decision["verdict"] == "reject" and decision["reason"] == HEADLESS_REJECTION
     sent = [m for m in llm_server.requests[1].messages if m["role"] == "tool"]
-    assert sent[-1]["content"] == f"rejected by user: {HEADLESS_REJECTION}"
+    assert sent[-1]["content"] == HEADLESS_REJECTION
     answered = [m for m in llm_server.requests[2].messages if m["role"] == "tool"]
     assert answered[-1]["content"] == NO_USER_ANSWER
     assert "question_asked" not in types(records)
@@ -141,19 +150,21 @@ def test_text_output_and_task_file(llm_server: OpenAIServer, workspace: Path) ->
 
     assert result.returncode == 0, result.stderr
     assert llm_server.requests[0].messages[1]["content"] == "Say hello"
-    lines = result.stdout.splitlines()
+    # Only the final answer on stdout; progress on stderr (ADR 0015).
+    assert result.stdout == "Hello from the model.\n"
+    lines = result.stderr.splitlines()
     assert "Let me look." in lines
     assert any(line.startswith("→ list_files") for line in lines)
     assert any(line.startswith("  ✓") for line in lines)
-    assert "Hello from the model." in lines and lines[-1] == "✔ answered"
+    assert "✔ answered" in lines and "Hello from the model." not in lines
 
 
-def test_max_turns_exits_1(llm_server: OpenAIServer, workspace: Path) -> None:
+def test_max_turns_exits_3(llm_server: OpenAIServer, workspace: Path) -> None:
     (workspace / "a.txt").write_text("a")
     llm_server.responder = lambda request: ToolCalls([Call("read_file", {"path": "a.txt"})])
     result = forge_run(llm_server, workspace, "--max-turns", "2", "--output", "jsonl", "loop")
 
-    assert result.returncode == 1
+    assert result.returncode == 3
     assert jsonl(result)[-1]["reason"] == "max_turns"
     assert len(llm_server.requests) == 2
 
@@ -173,11 +184,11 @@ def test_provider_error_exits_1_on_stderr_without_the_key(
     no_secret_anywhere(result, isolated_environment)
 
 
-def test_timeout_exits_1(llm_server: OpenAIServer, workspace: Path) -> None:
+def test_timeout_exits_5(llm_server: OpenAIServer, workspace: Path) -> None:
     llm_server.enqueue(Text("too late", delay=30))
     result = forge_run(llm_server, workspace, "--timeout", "0.5", "--output", "jsonl", "slow")
 
-    assert result.returncode == 1
+    assert result.returncode == 5
     records = jsonl(result)
     assert records[-2]["kind"] == "timeout"
     final = dict(records[-1])
@@ -253,7 +264,7 @@ def test_summarization_events_in_both_outputs(llm_server: OpenAIServer, workspac
     llm_server.responder = responder_for(script())
     as_text = forge_run(llm_server, workspace, "summarize big.txt")
     assert as_text.returncode == 0, as_text.stderr
-    context_lines = [line for line in as_text.stdout.splitlines() if line.startswith("[context]")]
+    context_lines = [line for line in as_text.stderr.splitlines() if line.startswith("[context]")]
     assert any("summarizing" in line and "overflow" in line for line in context_lines)
     assert len(context_lines) == len([r for r in records if r["type"].startswith("summarization_")])
 

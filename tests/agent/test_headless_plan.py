@@ -26,7 +26,8 @@ def test_text_output_prints_the_checklist_without_asking(
     script(llm_server)
     result = forge_run(llm_server, workspace, "plan the work")  # no --yes: nothing to approve
     assert result.returncode == 0, result.stderr
-    lines = result.stdout.splitlines()
+    lines = result.stderr.splitlines()  # progress: stderr (ADR 0015)
+    assert result.stdout == "All planned.\n"
     assert "→ update_plan: 1/3 done" in lines
     at = lines.index("  ✓ Plan updated (1/3 done):")
     assert lines[at + 1 : at + 4] == [

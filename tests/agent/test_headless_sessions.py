@@ -130,7 +130,7 @@ def test_timeout_kills_the_running_command_and_leaves_a_valid_session(
         llm_server, workspace, "run", "--yes", "--timeout", "3", "--output", "jsonl", "wait"
     )
 
-    assert result.returncode == 1
+    assert result.returncode == 5  # --timeout (ADR 0015)
     records = jsonl(result)
     assert records[-1]["reason"] == "timeout"
     assert process_gone(int((workspace / "pid.txt").read_text()))

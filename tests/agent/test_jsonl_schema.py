@@ -41,7 +41,9 @@ from forge.agent.events import (
     TurnFinished,
     UsageEvent,
 )
+from forge.agent.headless_exit import ending_for
 from forge.agent.headless_output import JsonLinesWriter
+from forge.agent.headless_result import RunRecorder, make_init_record
 from forge.agent.jsonl import event_to_dict
 from forge.agent.mcp.notices import McpServerNotice
 from forge.agent.trust import ProgramSource, TrustStatus, WorkspaceProgram
@@ -125,6 +127,7 @@ async def test_writer_records_are_documented_and_every_row_is_produced() -> None
     out, err = io.StringIO(), io.StringIO()
     writer = JsonLinesWriter(out, err)
     writer.cost_report = lambda: CostLedger().report(price_table())
+    writer.init(make_init_record("20250101-000000-abcdef", "gpt-4o-mini", [], "ask", "/work"))
     writer.run_started("20250101-000000-abcdef", "gpt-4o-mini", "/work")
     for event in sample_events():
         writer.event(event)
@@ -133,6 +136,10 @@ async def test_writer_records_are_documented_and_every_row_is_produced() -> None
     source = ProgramSource(".forge/mcp.yaml", (WorkspaceProgram("x", "sh -c 'echo'"),), "f")
     writer.workspace_untrusted(source, TrustStatus.UNDECIDED)
     writer.timed_out(3)
+    recorder = RunRecorder(
+        CostLedger, price_table(), agent_requests=lambda: 0, describe=lambda call: call.name
+    )
+    writer.finish(recorder.result(ending_for("timeout"), "20250101-000000-abcdef"))
     records: list[dict[str, Any]] = [json.loads(line) for line in out.getvalue().splitlines()]
     produced: set[str] = set()
     for record in records:

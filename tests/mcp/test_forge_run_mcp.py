@@ -12,6 +12,7 @@ import sys
 import time
 from pathlib import Path
 
+from forge.agent.headless import HEADLESS_REJECTION
 from tests.agent.test_headless import REPO_ROOT, forge_run, jsonl
 from tests.mcp.conftest import SERVER_SCRIPT, alive, started_pids
 from tests.support.openai_server import Call, OpenAIServer, Text, ToolCalls
@@ -82,7 +83,7 @@ def test_forge_run_without_yes_rejects_mcp_calls_like_any_mutating_tool(
     assert result.returncode == 0, result.stderr
     finished = [r for r in jsonl(result) if r["type"] == "tool_call_finished"]
     assert finished[0]["name"] == "tools__echo" and finished[0]["is_error"]
-    assert finished[0]["result"].startswith("rejected")
+    assert finished[0]["result"] == HEADLESS_REJECTION  # not "rejected by user" (ADR 0015)
 
 
 def test_a_sigterm_to_forge_run_leaves_no_server_behind(

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from forge.config.atomic import atomic_write_bytes
+from forge.config.ephemeral import is_ephemeral
 from forge.config.file_lock import locked
 from forge.config.paths import ensure_dir, state_dir
 
@@ -132,6 +133,8 @@ class TrustStore:
         return True
 
     def _change(self, key: str, record: TrustRecord | None) -> None:
+        if is_ephemeral():  # `forge run --ephemeral` writes nothing that outlives it
+            return
         ensure_dir(self.path.parent)
         with locked(self.path):
             workspaces, damaged = self._read()

@@ -1,0 +1,173 @@
+"""What `forge run` reports at its end: the `result` record (stream-json's last line, json's
+only object) and the spending `--max-budget-usd` is checked against.
+
+`RunRecorder` watches the run's events and the session's cost ledger from the moment the run
+starts (a resumed session's earlier cost is not this run's): the main agent's requests, the
+usage of every request (summarization included), the dollars, the calls refused for lack of
+approval, and the final text. Fields are documented in docs/adr/0015-headless-output.md.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from forge import __version__
+from forge.agent.costs import CostLedger, TokenTotals
+from forge.agent.events import (
+    AgentEvent,
+    AssistantMessageDone,
+    MessageDelta,
+    ToolCallFinished,
+    TurnFinished,
+)
+from forge.agent.headless_exit import MAX_BUDGET_REASON, Ending
+from forge.config.prices import PriceTable
+
+ARGUMENT_SUMMARY_LIMIT = 200
+"""Characters of a refused call's description kept in `permission_denials`."""
+
+
+@dataclass(frozen=True)
+class PermissionDenial:
+    """A tool call that did not run because no one could approve it (or the mode forbids it)."""
+
+    tool_name: str
+    call_id: str
+    arguments: str
+    """A one-line summary of the call's arguments (the command, the file)."""
+    reason: str
+
+    def to_dict(self) -> dict[str, str]:
+        """The `permission_denials` entry."""
+        return {
+            "tool_name": self.tool_name,
+            "call_id": self.call_id,
+            "arguments": self.arguments,
+            "reason": self.reason,
+        }
+
+
+def _copy(ledger: CostLedger) -> CostLedger:
+    return CostLedger.from_record(ledger.to_record())
+
+
+def _sums(ledger: CostLedger) -> dict[str, int]:
+    totals: list[TokenTotals] = [*ledger.agent.values(), *ledger.summarization.values()]
+    return {
+        "input_tokens": sum(t.prompt for t in totals),
+        "cached_input_tokens": sum(t.cached for t in totals),
+        # Counted once providers report cache writes (Anthropic); 0 until then.
+        "cache_write_tokens": sum(int(getattr(t, "cache_write", 0) or 0) for t in totals),
+        "output_tokens": sum(t.output for t in totals),
+    }
+
+
+def make_init_record(
+    session_id: str, model: str, tools: list[str], mode: str, workspace: str
+) -> dict[str, Any]:
+    """The `init` record: the stream's first (session, model, tools, mode, Forge's version)."""
+    return {
+        "type": "init",
+        "session_id": session_id,
+        "model": model,
+        "tools": tools,
+        "mode": mode,
+        "forge_version": __version__,
+        "workspace": workspace,
+    }
+
+
+class RunRecorder:
+    """The figures of one `forge run`, from its start (`ledger` is the session's, read live)."""
+
+    def __init__(
+        self,
+        ledger: Callable[[], CostLedger],
+        prices: PriceTable,
+        *,
+        agent_requests: Callable[[], int],
+        describe: Callable[[Any], str],
+    ) -> None:
+        self._ledger = ledger
+        self._prices = prices
+        self._agent_requests = agent_requests
+        self._describe = describe
+        self._baseline = _copy(ledger())
+        self._started = time.monotonic()
+        self.denials: list[PermissionDenial] = []
+        self.final_text = ""
+        self._last_answer = ""
+        self._partial = ""
+
+    def observe(self, event: AgentEvent) -> None:
+        """Take note of one event of the run."""
+        if isinstance(event, MessageDelta):
+            self._partial += event.text
+        elif isinstance(event, AssistantMessageDone):
+            self._partial = ""
+            if event.message.content:
+                self._last_answer = event.message.content
+        elif isinstance(event, ToolCallFinished):
+            meta = event.metadata
+            if meta.get("denied") or meta.get("refused"):
+                self.denials.append(
+                    PermissionDenial(
+                        event.call.name,
+                        event.call.id,
+                        self._describe(event.call)[:ARGUMENT_SUMMARY_LIMIT],
+                        event.result,
+                    )
+                )
+        elif isinstance(event, TurnFinished):
+            self.final_text = event.final_text
+
+    def last_text(self) -> str:
+        """The final text: the turn's (a completion's result, an answer), else the last thing
+        the model said, else what it was saying when the run was stopped."""
+        return self.final_text or self._last_answer or self._partial
+
+    def spent(self) -> float | None:
+        """Dollars this run has cost so far, every request counted; None if any is unpriced."""
+        now = self._ledger().report(self._prices).dollars()
+        before = self._baseline.report(self._prices).dollars()
+        return None if now is None or before is None else max(0.0, now - before)
+
+    def usage(self) -> dict[str, int]:
+        """Tokens of this run's requests (agent and summarization)."""
+        now, before = _sums(self._ledger()), _sums(self._baseline)
+        return {key: max(0, now[key] - before[key]) for key in now}
+
+    def result(self, ending: Ending, session_id: str) -> dict[str, Any]:
+        """The `result` record."""
+        spent = self.spent()
+        return {
+            "type": "result",
+            "subtype": ending.subtype,
+            "is_error": ending.is_error,
+            "exit_code": ending.exit_code,
+            "stop_reason": ending.reason,
+            "session_id": session_id,
+            "num_turns": self._agent_requests(),
+            "duration_ms": round((time.monotonic() - self._started) * 1000),
+            "usage": self.usage(),
+            "total_cost_usd": None if spent is None else round(spent, 6),
+            "permission_denials": [denial.to_dict() for denial in self.denials],
+            "result": self.last_text(),
+        }
+
+
+class BudgetGuard:
+    """Stops the run once it has spent `limit` dollars (the agent asks before each request;
+    the request in flight when the limit is crossed finishes)."""
+
+    def __init__(self, limit: float, spent: Callable[[], float | None]) -> None:
+        self.limit = limit
+        self._spent = spent
+
+    def __call__(self) -> str | None:
+        """`max_budget` once the limit is reached (or the spending became unknowable)."""
+        spent = self._spent()
+        return MAX_BUDGET_REASON if spent is None or spent >= self.limit else None

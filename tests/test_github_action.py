@@ -1,0 +1,119 @@
+"""The GitHub Action's script (scripts/action_run.py) run locally as the runner would: inputs
+as INPUT_* variables, a fake `GITHUB_OUTPUT` file, Forge against the loopback server."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import yaml
+
+from tests.agent.test_headless import API_KEY, REPO_ROOT
+from tests.support.openai_server import Call, OpenAIServer, Text, ToolCalls
+
+SCRIPT = REPO_ROOT / "scripts" / "action_run.py"
+
+
+def outputs_of(path: Path) -> dict[str, str]:
+    """`name<<DELIM\\nvalue\\nDELIM` entries, as the runner parses them."""
+    found = {}
+    for match in re.finditer(r"^(\S+)<<(\S+)\n(.*?)\n\2$", path.read_text(), re.M | re.S):
+        found[match.group(1)] = match.group(3)
+    return found
+
+
+def run_action(
+    server: OpenAIServer, workspace: Path, tmp_path: Path, **inputs: str
+) -> tuple[subprocess.CompletedProcess[str], dict[str, str]]:
+    output = tmp_path / "github_output"
+    output.write_text("")
+    environment = dict(os.environ)
+    environment.update(
+        PYTHONPATH=str(REPO_ROOT),
+        GITHUB_OUTPUT=str(output),
+        RUNNER_TEMP=str(tmp_path / "runner_temp"),
+        INPUT_BASE_URL=server.base_url,
+        INPUT_API_KEY=API_KEY,
+        FORGE_LLM__MAX_RETRIES="0",
+    )
+    environment.update({f"INPUT_{k.upper()}": v for k, v in inputs.items()})
+    completed = subprocess.run(
+        [sys.executable, str(SCRIPT)],
+        cwd=workspace,
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    return completed, outputs_of(output)
+
+
+def test_the_action_runs_forge_and_sets_its_outputs(
+    llm_server: OpenAIServer, workspace: Path, tmp_path: Path
+) -> None:
+    llm_server.enqueue(
+        ToolCalls([Call("list_files", {"path": "."})], prompt_tokens=1000),
+        Text(f"Two lines:\nall good (not {API_KEY})", prompt_tokens=1000, completion_tokens=10),
+    )
+    completed, outputs = run_action(
+        llm_server, workspace, tmp_path, prompt="review this", max_turns="5", mode="read-only"
+    )
+
+    assert completed.returncode == 0, completed.stderr
+    assert outputs["exit-code"] == "0"
+    assert outputs["final-message"] == "Two lines:\nall good (not ***)"
+    assert float(outputs["cost"]) > 0
+    stream = Path(outputs["stream-file"])
+    records = [json.loads(line) for line in stream.read_text().splitlines()]
+    assert records[0]["type"] == "init" and records[0]["mode"] == "read-only"
+    assert records[-1]["type"] == "result" and records[-1]["subtype"] == "success"
+    assert llm_server.requests[0].messages[1]["content"] == "review this"
+    everything = completed.stdout + completed.stderr + stream.read_text()
+    assert API_KEY not in everything + str(outputs)
+    assert llm_server.requests[0].headers.get("authorization") == f"Bearer {API_KEY}"
+
+
+def test_the_action_reports_a_limit_as_its_exit_code(
+    llm_server: OpenAIServer, workspace: Path, tmp_path: Path
+) -> None:
+    (workspace / "a.txt").write_text("a")
+    llm_server.responder = lambda request: ToolCalls([Call("read_file", {"path": "a.txt"})])
+    completed, outputs = run_action(llm_server, workspace, tmp_path, prompt="loop", max_turns="2")
+
+    assert completed.returncode == 3
+    assert outputs["exit-code"] == "3"
+    assert len(llm_server.requests) == 2
+
+
+def test_the_action_never_trusts_the_workspace_unless_asked(
+    llm_server: OpenAIServer, workspace: Path, tmp_path: Path
+) -> None:
+    completed, outputs = run_action(
+        llm_server, workspace, tmp_path, prompt="x", args="--definitely-not-a-flag"
+    )
+    assert completed.returncode == 2 and outputs["exit-code"] == "2"  # extra args reach forge
+    assert "--trust-workspace" not in completed.stderr
+    trusted, _ = run_action(
+        llm_server, workspace, tmp_path, prompt="x", trust_workspace="true", args="--bogus"
+    )
+    assert "--trust-workspace" in trusted.stderr  # argparse lists what it was given
+    missing, outputs = run_action(llm_server, workspace, tmp_path)
+    assert missing.returncode == 2 and "prompt" in missing.stderr
+    assert not llm_server.requests
+
+
+def test_action_yml_wires_every_input_to_the_script() -> None:
+    action = yaml.safe_load((REPO_ROOT / "action.yml").read_text())
+    assert action["runs"]["using"] == "composite"
+    step = next(s for s in action["runs"]["steps"] if s.get("id") == "run")
+    wired = {name[len("INPUT_") :].lower().replace("_", "-") for name in step["env"]}
+    assert wired == set(action["inputs"]) - {"python-version", "artifact-name"}
+    assert set(action["outputs"]) == {"final-message", "cost", "exit-code"}
+    assert "inputs." not in step["run"]  # inputs only through env: no script injection
+    upload = action["runs"]["steps"][-1]
+    assert upload["uses"].startswith("actions/upload-artifact") and upload["if"] == "always()"
+    assert action["inputs"]["trust-workspace"]["default"] == "false"
