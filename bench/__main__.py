@@ -2,8 +2,9 @@
 tables, and (for a full run, or with --results) write the results file.
 
 Sections, in order: replay, parallel, bookkeeping, tui, startup, interrupt, fleet. With no
-SECTION every one runs and `bench/RESULTS.md` is written. Exit status 1 when any section raised (a missing
-corpus, no tmux, a missing module) or found a broken invariant; 2 for an unknown section.
+SECTION every one runs and `bench/RESULTS.md` is written. Exit status 1 when any section raised
+(a missing corpus, no tmux, a missing module) or found a broken invariant; 2 for an unknown
+section.
 """
 
 from __future__ import annotations
