@@ -14,6 +14,7 @@ import yaml
 
 from tests.agent.test_headless import API_KEY, REPO_ROOT
 from tests.support.openai_server import Call, OpenAIServer, Text, ToolCalls
+from tests.trust.test_forge_run_trust import hostile
 
 SCRIPT = REPO_ROOT / "scripts" / "action_run.py"
 
@@ -92,18 +93,25 @@ def test_the_action_reports_a_limit_as_its_exit_code(
 def test_the_action_never_trusts_the_workspace_unless_asked(
     llm_server: OpenAIServer, workspace: Path, tmp_path: Path
 ) -> None:
-    completed, outputs = run_action(
+    hostile(workspace)  # a pull request's .forge/mcp.yaml: `sh -c 'echo ran > FLAG'`
+    llm_server.enqueue(ToolCalls([Call("task_completion", {"result": "done"})]))
+    completed, outputs = run_action(llm_server, workspace, tmp_path, prompt="x")
+    assert completed.returncode == 0 and outputs["exit-code"] == "0", completed.stderr
+    assert not (workspace / "FLAG").exists()  # untrusted: the server never started
+    assert "forge trust" in completed.stderr  # and the run said why
+    llm_server.enqueue(ToolCalls([Call("task_completion", {"result": "done"})]))
+    trusted, outputs = run_action(
+        llm_server, workspace, tmp_path, prompt="x", trust_workspace="true"
+    )
+    assert trusted.returncode == 0 and outputs["exit-code"] == "0", trusted.stderr
+    assert (workspace / "FLAG").read_text() == "ran\n"  # opted in: it ran
+    extra, outputs = run_action(
         llm_server, workspace, tmp_path, prompt="x", args="--definitely-not-a-flag"
     )
-    assert completed.returncode == 2 and outputs["exit-code"] == "2"  # extra args reach forge
-    assert "--trust-workspace" not in completed.stderr
-    trusted, _ = run_action(
-        llm_server, workspace, tmp_path, prompt="x", trust_workspace="true", args="--bogus"
-    )
-    assert "--trust-workspace" in trusted.stderr  # argparse lists what it was given
+    assert extra.returncode == 2 and outputs["exit-code"] == "2"  # extra args reach forge
     missing, outputs = run_action(llm_server, workspace, tmp_path)
     assert missing.returncode == 2 and "prompt" in missing.stderr
-    assert not llm_server.requests
+    assert len(llm_server.requests) == 2
 
 
 def test_action_yml_wires_every_input_to_the_script() -> None:

@@ -65,8 +65,8 @@ def test_timeout_ends_a_run_summarizing_a_huge_message(
         )
     except subprocess.TimeoutExpired:
         pytest.fail(f"forge run --timeout 3 still running after {HANG_GUARD:g} s")
-    assert result.returncode == 1, result.stderr
-    assert json.loads(result.stdout.splitlines()[-1])["reason"] == "timeout"
+    assert result.returncode == 5, result.stderr  # the timeout's exit code (ADR 0015)
+    assert json.loads(result.stdout.splitlines()[-1])["subtype"] == "error_timeout"
 
 
 @pytest.mark.parametrize("number", [signal.SIGTERM, signal.SIGINT, signal.SIGHUP])
