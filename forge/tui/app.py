@@ -368,6 +368,8 @@ class ForgeApp(DialogFlows):
         return breaker is not None and breaker.disabled is not None
 
     async def on_agent_event_arrived(self, message: AgentEventArrived) -> None:
+        if self.return_code is not None:
+            return  # exiting: nothing more is shown (the session file has it all)
         event = message.event
         if self._retry_notice is not None and self.busy and self.compaction is None:
             self._show_activity()  # the retry went through: back to "working…"
@@ -416,9 +418,17 @@ class ForgeApp(DialogFlows):
         await self.chat.add_notice(message.text, kind=message.kind)
 
     async def on_turn_ended(self, message: TurnEnded) -> None:
+        if self.return_code is not None:
+            return  # exiting (a signal, Ctrl+C twice): the chat is being taken down
         compaction, self.compaction = self.compaction, None
         self._retry_notice = None
         if compaction is None:
+            if message.reason == "cancelled":
+                from forge.agent.interruption import calls_not_run
+
+                await self.chat.show_calls_not_run(
+                    calls_not_run(self.runtime.agent.conversation.messages)
+                )
             await self.chat.end_turn(
                 message.reason, message.error, queued=self._queued_returned_to_prompt
             )

@@ -56,8 +56,11 @@ UNANSWERED_NOTICE = (
 )
 """Shown under a resumed session whose last turn ended in a tool result."""
 
+INTERRUPTED_NOTE = "Interrupted: you ended the turn before the model's answer."
+"""Said where a turn the user stopped (Esc, Ctrl+C, Esc in its dialog) ended."""
+
 _TURN_END_NOTES = {
-    "cancelled": "Interrupted.",
+    "cancelled": INTERRUPTED_NOTE,
     "max_turns": "Stopped: the turn reached its limit of LLM calls.",
     "circuit_breaker": "Stopped: the same failing call kept repeating.",
 }
@@ -304,6 +307,16 @@ class ChatView(VerticalScroll):
     async def mark_awaiting_approval(self, call: ToolCall) -> None:
         """The call waits for the user's approval."""
         (await self.tool_block(call)).set_status("pending", "awaiting approval")
+
+    async def show_calls_not_run(self, calls: Iterable[tuple[ToolCall, Message]]) -> None:
+        """Calls an interrupted turn never ran (one waiting for approval, those after it):
+        shown cancelled with their recorded result, as a resumed session shows them."""
+        for call, result in calls:
+            if call.name in LOOP_BREAKING_TOOLS:
+                continue
+            block = await self.tool_block(call)
+            block.show_output(result.content)
+            block.set_status(*recorded_tool_outcome(result))
 
     async def end_turn(self, reason: str, error: str = "", *, queued: bool = False) -> None:
         """The turn ended: flush the answer, settle any call still marked running or pending.
