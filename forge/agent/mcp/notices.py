@@ -22,12 +22,15 @@ class McpServerNotice:
     """The server's name ("" for a `reloaded` notice about several)."""
     kind: NoticeKind
     reason: str = ""
-    """Why, in plain words (for `reloaded`: what was started, stopped or restarted)."""
+    """Why, in plain words (for `reloaded`: what was started, stopped or restarted, and which
+    server failed to start and why)."""
+    failed: bool = False
+    """For `reloaded`: a server the reload started failed (its tools are unavailable)."""
 
     @property
     def is_error(self) -> bool:
         """Whether tools became unavailable."""
-        return self.kind != "reloaded"
+        return self.kind != "reloaded" or self.failed
 
     def text(self, hint: str = "see /mcp") -> str:
         """One plain sentence: which server, why, and what happens next (`hint` is where to
@@ -48,6 +51,8 @@ class McpServerNotice:
                 f"MCP server {self.server} is down (crashed twice this session): {self.reason}. "
                 f"Its tools are unavailable for the rest of the session{look}."
             )
+        if self.failed:
+            return f"MCP servers reloaded: {self.reason}. A server that failed has no tools{look}."
         return f"MCP servers reloaded: {self.reason}."
 
 
