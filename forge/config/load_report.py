@@ -50,8 +50,3 @@ def unreadable_file(result: LoadResult) -> ConfigError | None:
         return None
     first = result.problems[0]
     return first if first.source == "file" else None
-
-
-def where_to_fix(error: ConfigError) -> str:
-    """The file and line to fix, for people: "/home/me/.config/forge/config.yaml, line 8"."""
-    return f"{error.path}, line {error.line}" if error.line is not None else str(error.path)

@@ -60,10 +60,10 @@ async def show_start_report(app: ForgeApp, loaded: LoadResult) -> None:
     if broken is not None:
         text = WELCOME_CONFIG_UNREADABLE.format(where=_where(broken), message=_message(broken))
         await app.chat.add_notice(text, kind="error")
-    elif needs_api_key(app.settings):
+    if not needs_api_key(app.settings):
+        await app.chat.add_notice(READY_HINT)  # usable all the same (a key in the environment)
+    elif broken is None:
         await app.chat.add_notice(WELCOME_NO_KEY, kind="welcome")
-    else:
-        await app.chat.add_notice(READY_HINT)
 
 
 def not_sent_text(app: ForgeApp) -> str:
