@@ -187,3 +187,22 @@ async def test_the_session_goes_on_after_a_turn_ended_in_its_dialog(
     sent = llm_server.requests[1].messages
     assert [m["role"] for m in sent] == ["system", "user", "assistant", "tool", "user"]
     assert sent[3]["content"] == NOT_RUN_RESULT
+
+
+async def test_esc_while_typing_a_reason_ends_the_turn_too(
+    llm_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch, workspace: Path
+) -> None:
+    llm_server.enqueue(
+        ToolCalls([Call("write_file", {"path": "x.txt", "content": "x"})]), Text("unused")
+    )
+    app = make_app(configure(llm_server, monkeypatch), workspace)
+    async with app.run_test(size=SIZE) as pilot:
+        await submit(pilot, "write it")
+        await wait_until(pilot, lambda: isinstance(app.screen, ApprovalScreen), "the dialog")
+        await pilot.press("n", *"half a reas")
+        await pilot.press("escape")
+        await wait_idle(pilot)
+        assert not isinstance(app.screen, ApprovalScreen)
+        session_id = app.runtime.session_id
+    assert len(llm_server.requests) == 1
+    assert recorded_results(session_id) == [("write_file", NOT_RUN_RESULT, True, True)]
