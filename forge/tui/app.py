@@ -419,11 +419,7 @@ class ForgeApp(DialogFlows):
         self._retry_notice = None
         if compaction is None:
             if message.reason == "cancelled":
-                from forge.agent.interruption import calls_not_run
-
-                await self.chat.show_calls_not_run(
-                    calls_not_run(self.runtime.agent.conversation.messages)
-                )
+                await self.chat.show_calls_not_run(self.runtime.agent.conversation.messages)
             await self.chat.end_turn(
                 message.reason, message.error, queued=self._queued_returned_to_prompt
             )

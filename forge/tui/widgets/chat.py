@@ -308,10 +308,14 @@ class ChatView(VerticalScroll):
         """The call waits for the user's approval."""
         (await self.tool_block(call)).set_status("pending", "awaiting approval")
 
-    async def show_calls_not_run(self, calls: Iterable[tuple[ToolCall, Message]]) -> None:
-        """Calls an interrupted turn never ran (one waiting for approval, those after it):
-        shown cancelled with their recorded result, as a resumed session shows them."""
-        for call, result in calls:
+    async def show_calls_not_run(self, messages: Sequence[Message]) -> None:
+        """The calls the interrupted turn ending `messages` never ran (one waiting for
+        approval, those after it): shown cancelled with their recorded result, as a resumed
+        session shows them (no event told the chat about them)."""
+        # Imported here: the agent package is not needed for the first frame.
+        from forge.agent.interruption import calls_not_run
+
+        for call, result in calls_not_run(messages):
             if call.name in LOOP_BREAKING_TOOLS:
                 continue
             block = await self.tool_block(call)
