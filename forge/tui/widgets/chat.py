@@ -23,6 +23,7 @@ from forge.agent.events import (
     ToolOutputDelta,
     TurnFinished,
 )
+from forge.agent.shell_escape import USER_COMMAND_TOOL
 from forge.llm.messages import Message, MessageKind, ToolCall
 from forge.tui.widgets.chat_blocks import (
     AssistantBlock,
@@ -58,6 +59,8 @@ UNANSWERED_NOTICE = (
 
 INTERRUPTED_NOTE = "Interrupted: you ended the turn before the model's answer."
 """Said where a turn the user stopped (Esc, Ctrl+C, Esc in its dialog) ended."""
+COMMAND_INTERRUPTED_NOTE = "Interrupted: you stopped your command."
+"""Said instead when what was stopped is the user's own `!command`."""
 
 _TURN_END_NOTES = {
     "cancelled": INTERRUPTED_NOTE,
@@ -329,6 +332,7 @@ class ChatView(VerticalScroll):
         the note says so.
         """
         await self._finish_answer()
+        user_command = any(b.call.name == USER_COMMAND_TOOL for b in self.tool_blocks.values())
         for block in self.tool_blocks.values():
             if block.status in ("running", "pending"):
                 block.set_status("error", "interrupted" if reason == "cancelled" else "unfinished")
@@ -336,6 +340,8 @@ class ChatView(VerticalScroll):
         if error:
             await self.add_notice(f"**Turn failed**: {error}", kind="error")
         elif note := _TURN_END_NOTES.get(reason):
+            if reason == "cancelled" and user_command:
+                note = COMMAND_INTERRUPTED_NOTE
             if reason == "cancelled" and queued:
                 note += " Your queued message is back in the prompt, not sent."
             await self.add_notice(note, kind="error" if reason != "cancelled" else "info")
