@@ -2,7 +2,9 @@
 
 Called from the loop's `finally`, so it must not await: it only appends messages (and, as a
 last resort, rewrites the list with `repair`). The partial answer is kept, marked
-`partial=True`; tool calls without a result get the standard cancelled result.
+`partial=True`; tool calls without a result get a cancelled result (`meta["cancelled"]`). When
+the turn was interrupted (Esc, Ctrl+C, a dialog's Esc, an exit signal) the result says which
+calls never ran (`meta["not_run"]`) and which one was cut off while running.
 """
 
 from __future__ import annotations
@@ -34,15 +36,22 @@ def keep_partial_answer(
     return True
 
 
-def cancelled_result(call: ToolCall, reason: str = CANCELLED_RESULT) -> Message:
-    """The result recorded for a call that never finished."""
-    return Message(
-        role="tool",
-        content=reason,
-        tool_call_id=call.id,
-        name=call.name,
-        meta={"cancelled": True},
-    )
+NOT_RUN_RESULT = "[cancelled: the turn was interrupted before this call ran]"
+"""The result of a call the interrupted turn never started (it waited for approval, or came
+after the one that was waiting): nothing of it happened."""
+
+UNANSWERED_QUESTION_RESULT = "[cancelled: the turn was interrupted before the user answered]"
+"""The result of an `ask_question` whose dialog was open when the turn was interrupted."""
+
+
+def cancelled_result(
+    call: ToolCall, reason: str = CANCELLED_RESULT, *, not_run: bool = False
+) -> Message:
+    """The result recorded for a call that never finished (`not_run`: never started)."""
+    meta: dict[str, object] = {"cancelled": True}
+    if not_run:
+        meta["not_run"] = True
+    return Message(role="tool", content=reason, tool_call_id=call.id, name=call.name, meta=meta)
 
 
 def unanswered_calls(messages: Sequence[Message]) -> list[ToolCall]:
@@ -68,6 +77,38 @@ def answer_pending_calls(conversation: Conversation, reason: str = CANCELLED_RES
     for call in pending:
         conversation.append(cancelled_result(call, reason))
     return len(pending)
+
+
+def answer_interrupted_calls(conversation: Conversation, running_call_id: str | None) -> int:
+    """Give every unanswered call of the last assistant message the result of an interrupted
+    turn: `CANCELLED_RESULT` for the call that was running (`running_call_id`; it may have
+    done part of its work), `UNANSWERED_QUESTION_RESULT` for a question waiting for its
+    answer, `NOT_RUN_RESULT` for the others. Returns how many."""
+    pending = unanswered_calls(conversation.messages)
+    for call in pending:
+        if call.id == running_call_id:
+            conversation.append(cancelled_result(call))
+        elif call.name == "ask_question":
+            conversation.append(cancelled_result(call, UNANSWERED_QUESTION_RESULT))
+        else:
+            conversation.append(cancelled_result(call, NOT_RUN_RESULT, not_run=True))
+    return len(pending)
+
+
+def calls_not_run(messages: Sequence[Message]) -> list[tuple[ToolCall, Message]]:
+    """The calls of the latest turn (after its user message) that an interruption answered
+    as never run, with their results, in call order: what a client shows as cancelled
+    although it saw no event for them."""
+    results: dict[str, Message] = {}
+    calls: list[ToolCall] = []
+    for message in reversed(messages):
+        if message.role == "user":
+            break
+        if message.role == "tool" and message.meta.get("not_run") and message.tool_call_id:
+            results[message.tool_call_id] = message
+        elif message.role == "assistant":
+            calls[:0] = message.tool_calls
+    return [(call, results[call.id]) for call in calls if call.id in results]
 
 
 def ensure_valid(conversation: Conversation) -> bool:

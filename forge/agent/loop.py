@@ -32,7 +32,12 @@ from forge.agent.events import (
     TurnFinished,
     UsageEvent,
 )
-from forge.agent.interruption import cancelled_result, ensure_valid, keep_partial_answer
+from forge.agent.interruption import (
+    answer_interrupted_calls,
+    cancelled_result,
+    ensure_valid,
+    keep_partial_answer,
+)
 
 # NO_USER_ANSWER is re-exported: it belongs to the Agent's documented `ask_user` behaviour.
 from forge.agent.tool_calls import NO_USER_ANSWER as NO_USER_ANSWER
@@ -206,6 +211,8 @@ class Agent:
         if turn.waiting_on is not None and not turn.waiting_on.done():
             turn.waiting_on.cancel()  # tells the client its dialog is moot
         self._keep_partial(turn)
+        if turn.interrupted:
+            answer_interrupted_calls(self.conversation, turn.running_call)
         ensure_valid(self.conversation)
 
     def _keep_partial(self, turn: TurnState) -> None:

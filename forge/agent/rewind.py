@@ -57,9 +57,10 @@ def starts_turn(message: Message) -> bool:
 def ran(result: Message) -> bool:
     """Whether the tool-result message `result` is of a call that actually ran: not one the
     user rejected nor one the permission mode refused (forge.agent.tool_calls marks those),
-    nor one skipped because the turn ended before it started (forge.agent.loop). A call cut
+    nor one skipped because the turn ended before it started (forge.agent.loop), nor one an
+    interrupted turn never started (`not_run`, forge.agent.interruption). A call cut
     off while running counts as run: it may have done something."""
-    if result.meta.get("rejected") or result.meta.get("refused"):
+    if result.meta.get("rejected") or result.meta.get("refused") or result.meta.get("not_run"):
         return False
     return not (result.meta.get("cancelled") and result.content.startswith(SKIPPED_PREFIX))
 

@@ -147,11 +147,13 @@ async def run_tool_call(
             # "Always" for a protected write approves this one: it never widens to the tool.
             host.policy.approve_always(call.name)
     yield ToolCallStarted(call)
+    turn.running_call = call.id
     work = asyncio.ensure_future(host.registry.execute(call, context))
     async with aclosing(pump.while_running(work)) as events:
         async for event in events:
             yield event
     result = work.result()
+    turn.running_call = None
     if loop_breaking and not result.is_error:
         if call.name == "ask_question":
             answer: list[str] = []

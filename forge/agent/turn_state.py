@@ -16,6 +16,8 @@ class TurnState:
     partial_text: list[str] = field(default_factory=list)
     partial_reasoning: list[str] = field(default_factory=list)
     waiting_on: asyncio.Future[Any] | None = None
+    running_call: str | None = None
+    """The id of the call whose tool is executing now (an interruption cuts it off midway)."""
     finished: TurnFinished | None = None
     """Set by a tool call that ends the turn (a loop-breaking tool, the circuit breaker)."""
     settled: bool = False

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from forge.config.errors import ConfigError
 from forge.config.store import LoadResult
 
 MOST_LISTED = 5
@@ -40,3 +41,12 @@ def load_report(result: LoadResult) -> list[str]:
     if hidden:
         lines.append(f"…and {hidden} more: run `forge config validate` to see them all.")
     return lines
+
+
+def unreadable_file(result: LoadResult) -> ConfigError | None:
+    """The problem that kept the whole config file out (it cannot be read or parsed), or None
+    when the file was used (if only in part) or is missing. Saving over such a file is off."""
+    if result.save_blocked is None or not result.problems:
+        return None
+    first = result.problems[0]
+    return first if first.source == "file" else None

@@ -40,6 +40,12 @@ from forge.agent.events import (
 from forge.tui.command_table import ParsedCommand, SlashCommand
 from forge.tui.commands import SlashCommandProvider, SlashCommandRunner
 from forge.tui.compaction import CompactionTracker, is_skip, plain_failure
+from forge.tui.config_problem import (
+    config_reloaded,
+    config_still_unreadable,
+    not_sent_text,
+    show_start_report,
+)
 from forge.tui.delta_batching import batch_deltas
 from forge.tui.dialog_flows import DialogFlows
 from forge.tui.input_flows import (
@@ -61,15 +67,13 @@ from forge.tui.safe_notify import SafeNotifications
 from forge.tui.session_controls import MODE_KEY, cycle_mode, session_state
 from forge.tui.widgets.chat import ChatView
 from forge.tui.widgets.chat_blocks import NoticeBlock, UserMessageBlock
+from forge.tui.widgets.config_banner import ConfigProblemBanner
 from forge.tui.widgets.formatting import display_path
 from forge.tui.widgets.header import ForgeHeader
 from forge.tui.widgets.prompt_input import PromptArea, PromptInput
 from forge.tui.widgets.status import StatusPane
 from forge.tui.widgets.welcome import (
     KEY_ADDED,
-    NOT_SENT_NO_KEY,
-    READY_HINT,
-    WELCOME_NO_KEY,
     needs_api_key,
 )
 
@@ -168,6 +172,7 @@ class ForgeApp(SafeNotifications, DialogFlows):
         yield self.header
         with Horizontal(id="body"):
             with Vertical(id="main"):
+                yield ConfigProblemBanner(id="config-problem")
                 yield self.chat
                 yield PromptArea(id="prompt-area")
             yield self.status
@@ -236,17 +241,7 @@ class ForgeApp(SafeNotifications, DialogFlows):
             await self.chat.show_history(history)
             await self.chat.add_notice(f"Resumed session `{self.runtime.session_id}`.")
             await self._say_recache_cost()
-        from forge.config.load_report import load_report
-
-        loaded = self.config_store.current
-        if report := load_report(loaded):
-            # The stderr lines printed before the screen took over are gone; say it here too.
-            kind = "error" if loaded.problems else "info"
-            await self.chat.add_notice("\n\n".join(report), kind=kind)
-        if needs_api_key(self.settings):
-            await self.chat.add_notice(WELCOME_NO_KEY, kind="welcome")
-        else:
-            await self.chat.add_notice(READY_HINT)
+        await show_start_report(self, self.config_store.current)
         await self.commands_runner.load_custom_commands()
         # A resumed huge message is counted off the loop, not by the gauge on it (ADR 0036).
         await self.runtime.context_manager.count_ahead(self.runtime.agent.conversation)
@@ -289,7 +284,7 @@ class ForgeApp(SafeNotifications, DialogFlows):
         with `model`, that one turn runs on it (a custom command's front matter)."""
         if needs_api_key(self.settings):
             await self.chat.add_user_message(text)
-            await self.chat.add_notice(NOT_SENT_NO_KEY, kind="error")
+            await self.chat.add_notice(not_sent_text(self), kind="error")
             return
         if self.busy:
             block = await self.chat.add_user_message(text, queued=True)
@@ -372,6 +367,8 @@ class ForgeApp(SafeNotifications, DialogFlows):
         return breaker is not None and breaker.disabled is not None
 
     async def on_agent_event_arrived(self, message: AgentEventArrived) -> None:
+        if self.return_code is not None:
+            return  # exiting: nothing more is shown (the session file has it all)
         event = message.event
         if self._retry_notice is not None and self.busy and self.compaction is None:
             self._show_activity()  # the retry went through: back to "working…"
@@ -420,9 +417,13 @@ class ForgeApp(SafeNotifications, DialogFlows):
         await self.chat.add_notice(message.text, kind=message.kind)
 
     async def on_turn_ended(self, message: TurnEnded) -> None:
+        if self.return_code is not None:
+            return  # exiting (a signal, Ctrl+C twice): the chat is being taken down
         compaction, self.compaction = self.compaction, None
         self._retry_notice = None
         if compaction is None:
+            if message.reason == "cancelled":
+                await self.chat.show_calls_not_run(self.runtime.agent.conversation.messages)
             await self.chat.end_turn(
                 message.reason, message.error, queued=self._queued_returned_to_prompt
             )
@@ -588,11 +589,13 @@ class ForgeApp(SafeNotifications, DialogFlows):
     async def on_config_reload_controller_applied(
         self, message: ConfigReloadController.Applied
     ) -> None:
+        config_reloaded(self)
         await self.show_settings(message.settings)
 
     async def on_config_reload_controller_rejected(
         self, message: ConfigReloadController.Rejected
     ) -> None:
+        config_still_unreadable(self, message.error)
         # The toast is short-lived and may cut a long YAML error off: the chat keeps it whole.
         await self.chat.add_notice(
             f"**Config change not applied**: `{message.error}`. The running settings are "

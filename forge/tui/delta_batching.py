@@ -25,6 +25,13 @@ def _joined(pending: list[_Delta]) -> _Delta:
     return kind("".join(delta.text for delta in pending))
 
 
+def _read(task: asyncio.Task[AgentEvent]) -> AgentEvent | None:
+    """The event a finished read produced (None if it was cancelled, failed or ended)."""
+    if not task.done() or task.cancelled() or task.exception() is not None:
+        return None
+    return task.result()
+
+
 async def batch_deltas(
     events: AsyncIterator[AgentEvent],
     *,
@@ -37,7 +44,8 @@ async def batch_deltas(
     event of another kind arrives, or when `events` ends. If the consumer stops or is
     cancelled, the pending read of `events` is cancelled, which stops the source where it is,
     and the batch not yet yielded goes to `unsent` (the agent kept that text in the
-    conversation, so the chat must show it too).
+    conversation, so the chat must show it too), followed by an event the read had already
+    produced.
     """
     pending: list[_Delta] = []
     started = 0.0
@@ -82,3 +90,8 @@ async def batch_deltas(
         if next_event is not None and not next_event.done():
             next_event.cancel()
             await asyncio.wait({next_event})
+        late = _read(next_event) if next_event is not None else None
+        if unsent is not None and late is not None:
+            # Read from the source but not yet taken when the consumer stopped: the agent
+            # has it (a delta is in the kept partial answer), so the chat must show it too.
+            unsent.append(late)

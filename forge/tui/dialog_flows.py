@@ -1,6 +1,10 @@
 """The approval and question dialogs of a running turn (the app's part of them): show the
 dialog in a worker, answer the request's future, and close a dialog the agent no longer waits
-for (an interrupted turn)."""
+for (an interrupted turn).
+
+A dialog dismissed with None (Esc) ends the turn the way Esc does while the agent works: the
+turn worker is cancelled, so the agent records the waiting call and the calls after it as
+cancelled and sends no further request (docs/adr/0031)."""
 
 from __future__ import annotations
 
@@ -10,10 +14,10 @@ from textual import work
 from textual.app import App
 from textual.screen import Screen
 
-from forge.agent.events import ApprovalDecision, ApprovalRequested, ApprovalVerdict, QuestionAsked
+from forge.agent.events import ApprovalRequested, QuestionAsked
 from forge.tui.messages import ApprovalNeeded, QuestionAnswered, QuestionNeeded
 from forge.tui.screens.approval import ApprovalScreen
-from forge.tui.screens.question import DECLINED_ANSWER, QuestionScreen
+from forge.tui.screens.question import QuestionScreen
 from forge.tui.widgets.chat import ChatView
 
 
@@ -21,6 +25,10 @@ class DialogFlows(App[int]):
     """Mixed into `ForgeApp`: the handlers that put a turn's requests to the user."""
 
     chat: ChatView
+
+    def action_interrupt(self) -> None:
+        """Stop the running turn (the app's Esc)."""
+        raise NotImplementedError  # ForgeApp's
 
     async def on_approval_needed(self, message: ApprovalNeeded) -> None:
         await self.chat.mark_awaiting_approval(message.request.call)
@@ -34,7 +42,11 @@ class DialogFlows(App[int]):
         screen = ApprovalScreen(request)
         request.future.add_done_callback(lambda _: self.call_later(self._dismiss_dialog, screen))
         decision = await self.push_screen_wait(screen)
-        if not request.future.done():
+        if request.future.done():
+            return
+        if decision is None:
+            self.action_interrupt()
+        else:
             request.future.set_result(decision)
 
     async def on_question_needed(self, message: QuestionNeeded) -> None:
@@ -49,7 +61,11 @@ class DialogFlows(App[int]):
         screen = QuestionScreen(request)
         request.future.add_done_callback(lambda _: self.call_later(self._dismiss_dialog, screen))
         answer = await self.push_screen_wait(screen)
-        if not request.future.done():
+        if request.future.done():
+            return
+        if answer is None:
+            self.action_interrupt()
+        else:
             request.future.set_result(answer)
             self.post_message(QuestionAnswered(answer))
 
@@ -57,12 +73,10 @@ class DialogFlows(App[int]):
         await self.chat.add_user_message(message.answer)
 
     def _dismiss_dialog(self, screen: Screen[Any]) -> None:
-        """Close a dialog whose request the agent no longer waits for (e.g. interrupted)."""
+        """Close a dialog whose request the agent no longer waits for (e.g. interrupted);
+        its future is done, so what it is dismissed with is not used."""
         if screen.is_current:
-            if isinstance(screen, ApprovalScreen):
-                screen.dismiss(ApprovalDecision(ApprovalVerdict.REJECT, "interrupted"))
-            else:
-                screen.dismiss(DECLINED_ANSWER)
+            screen.dismiss(None)
 
     def _dismiss_dialogs(self) -> None:
         for screen in list(self.screen_stack):

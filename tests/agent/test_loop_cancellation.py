@@ -20,6 +20,7 @@ from forge.agent.events import (
     ToolOutputDelta,
     Trigger,
 )
+from forge.agent.interruption import NOT_RUN_RESULT, UNANSWERED_QUESTION_RESULT
 from forge.context.conversation import CANCELLED_RESULT, Conversation
 from forge.llm.openai_provider import OpenAICompatibleProvider
 from tests.agent.loop_harness import (
@@ -88,7 +89,9 @@ async def test_cancel_mid_command_gives_the_call_a_cancelled_result(
 
         assert agent.conversation.is_valid()
         results = [m for m in agent.conversation if m.role == "tool"]
-        assert [m.content for m in results] == [CANCELLED_RESULT, CANCELLED_RESULT]
+        # The running command was cut off; the write after it never started.
+        assert [m.content for m in results] == [CANCELLED_RESULT, NOT_RUN_RESULT]
+        assert [bool(m.meta.get("not_run")) for m in results] == [False, True]
         assert not (workspace / "never.txt").exists()
         events = await drive(agent.run_turn("never mind"))
     assert finished(events).reason == "answered"
@@ -109,7 +112,8 @@ async def test_cancel_while_waiting_for_approval(llm_server: OpenAIServer, works
     assert not any(isinstance(event, ToolCallStarted) for event in seen)
     assert not (workspace / "x.txt").exists()
     assert agent.conversation.is_valid()
-    assert agent.conversation[-1].content == CANCELLED_RESULT
+    assert agent.conversation[-1].content == NOT_RUN_RESULT, "it never ran"
+    assert agent.conversation[-1].meta == {"cancelled": True, "not_run": True}
 
 
 async def test_cancel_while_waiting_for_an_answer(
@@ -124,6 +128,7 @@ async def test_cancel_while_waiting_for_an_answer(
         await cancel_when(task, reached)
     assert agent.conversation.is_valid()
     assert agent.conversation[-1].name == "ask_question"
+    assert agent.conversation[-1].content == UNANSWERED_QUESTION_RESULT
 
 
 async def test_abandoning_a_turn_without_closing_it_is_settled_by_the_next(

@@ -230,16 +230,20 @@ async def test_only_commands_that_really_ran_mark_a_turn_and_titles_are_what_was
 def test_a_command_skipped_by_an_ended_turn_did_not_run_but_one_cut_off_did(
     tmp_path: Path,
 ) -> None:
-    from forge.agent.interruption import cancelled_result
+    from forge.agent.interruption import NOT_RUN_RESULT, cancelled_result
     from forge.agent.loop import SKIPPED_RESULT
 
     log = SessionStore(tmp_path).create(tmp_path, "test-model")
     conversation = Conversation()
     log.attach(conversation)
     conversation.append(system("system prompt"))
-    for text, result in (("skipped", SKIPPED_RESULT), ("cut off", "[cancelled]")):
+    for text, result, not_run in (
+        ("skipped", SKIPPED_RESULT, False),
+        ("cut off", "[cancelled]", False),
+        ("interrupted while it waited for approval", NOT_RUN_RESULT, True),
+    ):
         conversation.append(user(text))
         call = ToolCall(f"call_{len(conversation)}", "execute_command", '{"command": "ls"}')
         conversation.append(assistant("", tool_calls=(call,)))
-        conversation.append(cancelled_result(call, result))
-    assert [t.ran_commands for t in session_turns(log.path)] == [False, True]
+        conversation.append(cancelled_result(call, result, not_run=not_run))
+    assert [t.ran_commands for t in session_turns(log.path)] == [False, True, False]

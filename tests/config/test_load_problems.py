@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from forge.config.load_report import load_report
+from forge.config.load_report import load_report, unreadable_file
 from forge.config.paths import config_path
 from forge.config.store import load_settings
 
@@ -141,6 +141,14 @@ def test_a_yaml_syntax_error_names_the_line_to_fix(text: str, line: int) -> None
     assert result.save_blocked is not None and "fix it by hand" in result.save_blocked
     assert path.read_text() == text
     assert load_report(result)[0].startswith("Config file not applied: ")
+    unreadable = unreadable_file(result)
+    assert unreadable is not None and (unreadable.path, unreadable.line) == (path, line)
+
+
+def test_a_file_used_in_part_is_not_unreadable() -> None:
+    path = _write(config_path(), "context:\n  warning_threshold: 7\n")
+    result = load_settings(path)
+    assert result.error is not None and unreadable_file(result) is None
 
 
 def test_a_regular_file_where_the_config_directory_belongs_is_named(

@@ -269,3 +269,50 @@ async def test_a_server_removed_during_a_turn_keeps_serving_it_and_stops_after(
         assert not [name for name in runtime.registry.names() if name.startswith("tools__")]
     finally:
         await runtime.aclose()
+
+
+async def test_a_reload_tells_each_server_once_with_its_real_state(tmp_path: Path) -> None:
+    # Issue 18 item 7: the reload said "started broken, time" and then, apart, that broken
+    # had failed to start. One notice now, after the started servers settled.
+    servers = McpServers({}, tmp_path)
+    notices: list[McpServerNotice] = []
+    servers.subscribe(notices.append)
+    try:
+        await servers.wait_settled(60)
+        servers.reconfigure(
+            {"broken": stdio_settings(command="no-such-mcp-command"), "time": stdio_settings()}
+        )
+        description = await servers.reconfigured()
+        assert description == (
+            "started time; broken failed to start: command not found 'no-such-mcp-command'"
+        )
+        (notice,) = notices
+        assert notice.kind == "reloaded" and notice.is_error
+        assert notice.text() == (
+            "MCP servers reloaded: started time; broken failed to start: command not found "
+            "'no-such-mcp-command'. A server that failed has no tools; see /mcp."
+        )
+        assert servers.statuses()["time"].startswith("ready")
+        # The next reload tells its own servers the same way (a failed server that goes is
+        # not "stopped": it was not running).
+        servers.reconfigure({"time": stdio_settings(), "other": stdio_settings(command="nope")})
+        assert await servers.reconfigured() == "other failed to start: command not found 'nope'"
+        assert [n.kind for n in notices] == ["reloaded", "reloaded"]
+    finally:
+        await servers.aclose()
+
+
+async def test_a_reload_that_only_starts_working_servers_is_not_an_error(tmp_path: Path) -> None:
+    servers = McpServers({}, tmp_path)
+    notices: list[McpServerNotice] = []
+    servers.subscribe(notices.append)
+    try:
+        await servers.wait_settled(60)  # the session's servers run (none yet)
+        servers.reconfigure({"time": stdio_settings()})
+        assert await servers.reconfigured() == "started time"
+        assert servers.statuses()["time"].startswith("ready"), "started means running"
+        (notice,) = notices
+        assert not notice.is_error
+        assert notice.text() == "MCP servers reloaded: started time."
+    finally:
+        await servers.aclose()

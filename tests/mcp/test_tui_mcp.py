@@ -81,15 +81,22 @@ async def test_a_failing_server_is_told_in_the_chat_and_config_edits_apply_live(
         await wait_until(
             pilot, lambda: "first__echo" in app.runtime.registry.names(), "first's tools"
         )
-        # An outside edit: `first` removed, `second` added, `github` switched off.
+        # An outside edit: `first` removed, `second` added, `github` switched off, and
+        # `broken` added with a command that does not exist.
         second = {**first, "env": {"FORGE_TEST_START_LOG": str(tmp_path / "second.log")}}
         edited = {
             "mcp_servers": {
                 "github": {"command": "npx-not-installed", "enabled": False},
                 "second": second,
+                "broken": {"command": "mcp-broken-command"},
             }
         }
-        reloaded = "MCP servers reloaded: started second; stopped first."
+        # Each server once, with its real state (issue 18 item 7).
+        reloaded = (
+            "MCP servers reloaded: started second; stopped first; broken failed to start: "
+            "command not found 'mcp-broken-command'. A server that failed has no tools; "
+            "see /mcp."
+        )
         for attempt in range(10):
             # The watcher starts in a worker; an edit made before it watches would be missed.
             store.path.write_text(yaml.safe_dump(edited) + f"# edit {attempt}\n", "utf-8")
@@ -99,6 +106,8 @@ async def test_a_failing_server_is_told_in_the_chat_and_config_edits_apply_live(
             except AssertionError:
                 continue
         assert reloaded in notices(app)
+        await pilot.pause()
+        assert [n for n in notices(app) if "broken" in n] == [reloaded], "told once"
         await wait_until(
             pilot, lambda: "second__echo" in app.runtime.registry.names(), "second's tools"
         )

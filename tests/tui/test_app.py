@@ -13,6 +13,7 @@ from forge.agent.events import MessageDelta, TurnFinished
 from forge.tui.app import ForgeApp
 from forge.tui.messages import TurnEnded
 from forge.tui.settings import SettingsScreen
+from forge.tui.widgets.chat import INTERRUPTED_NOTE
 from forge.tui.widgets.chat_blocks import (
     AssistantBlock,
     NoticeBlock,
@@ -129,7 +130,7 @@ async def test_esc_or_ctrl_c_interrupts_the_running_turn(
         await pilot.press(key)
         await wait_idle(pilot, "the interrupted turn to end")
         assert [m.reason for m in seen if isinstance(m, TurnEnded)] == ["cancelled"]
-        assert "Interrupted." in notices(app)
+        assert INTERRUPTED_NOTE in notices(app)
         assert app.chat.query_one(ToolCallBlock).status_text == "interrupted"
         assert app.is_running, "one Ctrl+C does not quit"
         conversation = app.runtime.agent.conversation
@@ -156,7 +157,7 @@ async def test_interrupt_returns_queued_messages_to_the_prompt(
         assert app.queued == []
         assert app.prompt.text == "follow-up"
         assert notices(app)[-1] == (
-            "Interrupted. Your queued message is back in the prompt, not sent."
+            f"{INTERRUPTED_NOTE} Your queued message is back in the prompt, not sent."
         )
         assert [b.text for b in app.chat.query(UserMessageBlock)] == ["long task"]
     assert len(llm_server.requests) == 1

@@ -20,7 +20,7 @@ from forge.agent.events import (
     TurnFinished,
 )
 from forge.llm.messages import Message, MessageKind, ToolCall
-from forge.tui.widgets.chat import MAX_CHAT_BLOCKS, ChatView
+from forge.tui.widgets.chat import INTERRUPTED_NOTE, MAX_CHAT_BLOCKS, ChatView
 from forge.tui.widgets.chat_blocks import (
     AssistantBlock,
     NoticeBlock,
@@ -166,7 +166,7 @@ async def test_interrupted_turn_settles_running_calls() -> None:
         block = chat.query_one(ToolCallBlock)
         assert (block.status, block.status_text) == ("error", "interrupted")
         notices = [n.text for n in chat.query(NoticeBlock)]
-        assert notices == ["Interrupted."]
+        assert notices == [INTERRUPTED_NOTE]
 
 
 async def test_errors_and_turn_limits_are_reported() -> None:

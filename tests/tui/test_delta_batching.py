@@ -106,3 +106,38 @@ async def test_a_batch_still_waiting_when_the_consumer_is_cancelled_goes_to_unse
     await asyncio.gather(task, return_exceptions=True)
     assert received == []  # the window (60 s) never closed
     assert unsent == [MessageDelta("kept text")]
+
+
+async def test_an_event_read_but_not_yet_taken_when_the_consumer_is_cancelled_goes_to_unsent() -> (
+    None
+):
+    # The source has produced "b" (the agent kept it in the partial answer) and the read is
+    # done, but the consumer is cancelled before it wakes to take it: "b" must not be lost.
+    gate = asyncio.Event()
+    produced = asyncio.Event()
+
+    async def source() -> AsyncIterator[AgentEvent]:
+        yield MessageDelta("a")
+        await gate.wait()
+        produced.set()
+        yield MessageDelta("b")
+        await asyncio.Event().wait()
+
+    unsent: list[AgentEvent] = []
+
+    async def consume() -> None:
+        async with contextlib.aclosing(
+            batch_deltas(source(), interval=60.0, unsent=unsent)
+        ) as batches:
+            async for _ in batches:
+                pass
+
+    task = asyncio.create_task(consume())
+    for _ in range(20):
+        await asyncio.sleep(0)  # "a" is read and waits in the batch; the next read waits
+    gate.set()
+    # Woken by `produced` in the same step that finishes the read, before the consumer is.
+    await produced.wait()
+    task.cancel()  # "b" has been read; the consumer has not run since
+    await asyncio.gather(task, return_exceptions=True)
+    assert "".join(e.text for e in unsent if isinstance(e, MessageDelta)) == "ab"

@@ -25,6 +25,10 @@ NoticeListener = Callable[[McpServerNotice], None]
 
 TURN_POLL_SECONDS = 0.1
 """How often a deferred reconfiguration checks whether the turn has ended."""
+SETTLE_MARGIN_SECONDS = 5.0
+"""Beyond a server's own start-up timeout, how long a reload waits for it to settle."""
+LAUNCHED = frozenset({"started", "restarted"})
+"""The reload changes that start a server process (or connection)."""
 
 
 class McpServers:
@@ -59,6 +63,8 @@ class McpServers:
         self._listeners: list[NoticeListener] = []
         self.told: list[McpServerNotice] = []
         """Every notice of the session so far, oldest first."""
+        self._start_told_by_reload: set[str] = set()
+        """Servers a reload started: their start failure goes in the reload's one notice."""
         self._pending: Mapping[str, McpServerSettings] | None = None
         self._applying: asyncio.Task[str] | None = None
         self._use(configured_servers(user, workspace, self.trust))
@@ -100,6 +106,8 @@ class McpServers:
         return lambda: self._listeners.remove(listener) if listener in self._listeners else None
 
     def _tell(self, notice: McpServerNotice) -> None:
+        if notice.kind == "start_failed" and notice.server in self._start_told_by_reload:
+            return  # the reload's notice tells it, once, with the other servers' states
         logger.info("MCP notice: %s", notice.text(""))
         self.told.append(notice)
         for listener in list(self._listeners):
@@ -140,7 +148,9 @@ class McpServers:
     def reconfigure(self, user: Mapping[str, McpServerSettings]) -> None:
         """Use the user's servers `user` (and the project file as it is now) from the end of
         the running turn on, or now between turns: added servers start, removed and disabled
-        ones stop, changed ones restart. Tells a `reloaded` notice when something changed."""
+        ones stop, changed ones restart. When something changed, tells one `reloaded` notice
+        once the servers it started are ready or failed, naming each server once with its
+        real state (a start failure is in it, not in a notice of its own)."""
         self._pending = dict(user)
         try:
             asyncio.get_running_loop()
@@ -164,17 +174,37 @@ class McpServers:
         # this object can await (the loop owns it), so it is polled.
         while self.in_turn():  # noqa: ASYNC110
             await asyncio.sleep(TURN_POLL_SECONDS)
-        changes: list[str] = []
+        changes: dict[str, str] = {}
         while self._pending is not None:
             user, self._pending = self._pending, None
-            changes.extend(await self._apply(configured_servers(user, self.workspace, self.trust)))
-        description = "; ".join(changes)
+            changes.update(await self._apply(configured_servers(user, self.workspace, self.trust)))
+            await self._settle_started(changes)
+        description, failed = describe_reload(changes, self.connections)
+        self._start_told_by_reload.clear()
         if description:
-            self._tell(McpServerNotice("", "reloaded", description))
+            self._tell(McpServerNotice("", "reloaded", description, failed=failed))
         return description
 
-    async def _apply(self, entries: list[ServerEntry]) -> list[str]:
-        """Move to `entries`: close what went or changed, start what came or changed."""
+    async def _settle_started(self, changes: Mapping[str, str]) -> None:
+        """Wait until every server the reload started is ready or failed (each within its
+        own start-up timeout), so the notice can say which."""
+        launched = [c for c in self.connections if changes.get(c.name) in LAUNCHED]
+        if not self._started:
+            # Nothing runs yet (they start with the first use): each is told when it starts.
+            self._start_told_by_reload.clear()
+            return
+        await asyncio.gather(
+            *(c.wait_settled(c.settings.startup_timeout + SETTLE_MARGIN_SECONDS) for c in launched)
+        )
+        for connection in launched:
+            if connection.state is ServerState.STARTING:
+                # Not settled in time: a later failure is told on its own.
+                self._start_told_by_reload.discard(connection.name)
+
+    async def _apply(self, entries: list[ServerEntry]) -> dict[str, str]:
+        """Move to `entries`: close what went or changed, start what came or changed.
+        Returns what happened to each server that changed: "started", "stopped" or
+        "restarted"."""
         old = {c.name: c for c in self.connections}
         running = {name for name, connection in old.items() if _running(connection)}
         wanted = {e.name: e for e in entries}
@@ -204,6 +234,7 @@ class McpServers:
             connections.append(connection)
             if not entry.settings.enabled:
                 continue
+            self._start_told_by_reload.add(entry.name)
             if entry.name in running:
                 restarted.append(entry.name)
             else:
@@ -217,10 +248,9 @@ class McpServers:
         if self._started:
             for connection in connections:
                 connection.start()
-        changes = []
+        changes: dict[str, str] = {}
         for label, names in (("started", started), ("stopped", stopped), ("restarted", restarted)):
-            if names:
-                changes.append(f"{label} {', '.join(sorted(names))}")
+            changes.update(dict.fromkeys(names, label))
         return changes
 
     # --- tools -------------------------------------------------------------------------------
@@ -317,6 +347,33 @@ def _same(entry: ServerEntry, connection: McpConnection) -> bool:
         entry.settings == connection.settings
         and entry.allowed_variables == connection.allowed_variables
     )
+
+
+def describe_reload(
+    changes: Mapping[str, str], connections: Sequence[McpConnection]
+) -> tuple[str, bool]:
+    """What a reload did, each server named once with its real state: "started a, b;
+    stopped c; restarted d; e failed to start: why; f still starting". Returns the text
+    ("" when nothing changed) and whether a server failed."""
+    state = {c.name: c for c in connections}
+    groups: dict[str, list[str]] = {"started": [], "stopped": [], "restarted": []}
+    troubles: list[str] = []
+    failed = False
+    for name in sorted(changes):
+        label = changes[name]
+        connection = state.get(name)
+        if label in LAUNCHED and connection is not None:
+            if connection.state is ServerState.FAILED:
+                verb = "start" if label == "started" else "restart"
+                troubles.append(f"{name} failed to {verb}: {connection.error}")
+                failed = True
+                continue
+            if connection.state is ServerState.STARTING:
+                troubles.append(f"{name} still starting")
+                continue
+        groups[label].append(name)
+    parts = [f"{label} {', '.join(names)}" for label, names in groups.items() if names]
+    return "; ".join(parts + troubles), failed
 
 
 def _running(connection: McpConnection) -> bool:

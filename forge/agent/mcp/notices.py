@@ -22,13 +22,16 @@ class McpServerNotice:
     """The server's name ("" for a `reloaded` notice about several)."""
     kind: NoticeKind
     reason: str = ""
-    """Why, in plain words (for `reloaded`: what was started, stopped or restarted; for
-    `tools_left_out`: each tool left out and why, joined by "; ")."""
+    """Why, in plain words (for `reloaded`: what was started, stopped or restarted, and which
+    server failed to start and why; for `tools_left_out`: each tool left out and why, joined
+    by "; ")."""
+    failed: bool = False
+    """For `reloaded`: a server the reload started failed (its tools are unavailable)."""
 
     @property
     def is_error(self) -> bool:
         """Whether tools became unavailable."""
-        return self.kind != "reloaded"
+        return self.kind != "reloaded" or self.failed
 
     def text(self, hint: str = "see /mcp") -> str:
         """One plain sentence: which server, why, and what happens next (`hint` is where to
@@ -51,6 +54,8 @@ class McpServerNotice:
             )
         if self.kind == "tools_left_out":
             return f"MCP server {self.server}: tools left out: {self.reason}{look}."
+        if self.failed:
+            return f"MCP servers reloaded: {self.reason}. A server that failed has no tools{look}."
         return f"MCP servers reloaded: {self.reason}."
 
 

@@ -5,7 +5,8 @@ and everything it starts can be signalled at once. stdout and stderr share one p
 interleaving is kept. On timeout or cancellation the whole group gets SIGTERM, then SIGKILL
 after a grace period. When the shell exits, whatever it left running in its group is ended the
 same way: nothing the agent starts outlives the call. If Forge itself ends first — a signal,
-a crash, `kill -9` — `process_guard` ends the group (docs/adr/0021).
+a crash, `kill -9` — `process_guard` ends the group (docs/adr/0021); a group killed that way
+for an exit signal ends the call with CancelledError, so it is recorded as cancelled.
 
 Every secret the process knows (`forge.config.secrets`: API keys, MCP servers' env and header
 values) is masked in the output as it streams, before the model, the screen or the session
@@ -41,6 +42,8 @@ DRAIN_GRACE_SECONDS = 2.0
 """How long to wait for the output pipe to close once the group is gone (a process that left
 the group may still hold it)."""
 _READ_SIZE = 65536
+EXIT_KILL_REASON = "Forge is exiting: the command's process group was killed"
+"""Carried by the CancelledError a call raises when `GUARD.kill_all_now` killed its group."""
 
 HIDDEN_ENVIRONMENT_PREFIXES = ("FORGE_",)
 HIDDEN_ENVIRONMENT_NAMES = frozenset({"OPENAI_API_KEY"})
@@ -148,11 +151,16 @@ class ExecuteCommandTool(Tool):
             if not group_ended:
                 # Cancelled again while cleaning up: leave nothing running all the same.
                 _signal_group(process.pid, signal.SIGKILL)
+            killed_for_exit = GUARD.killed_for_exit(process.pid)
             GUARD.untrack(process.pid)
             reader.cancel()
             transport.close()
         # What the redactor still holds if the pipe never closed (a process outside the group).
         _emit(redactor.flush(), buffer, context)
+        if killed_for_exit:
+            # Forge is exiting (a signal): the kill is not the command's outcome. End as the
+            # turn's cancellation does, whichever of the two reached this task first.
+            raise asyncio.CancelledError(EXIT_KILL_REASON)
         exit_code = process.returncode if process.returncode is not None else -signal.SIGKILL
         return _result(buffer, exit_code, timed_out, timeout)
 

@@ -12,7 +12,11 @@ when the call ends. Two things here cover the cases where Forge itself ends firs
   SIGKILL to every group still live and exits. It ignores SIGINT, SIGTERM and SIGHUP and runs
   in its own session, so the terminal's signals do not end it before it has done its job.
 
-`kill_all_now` is for signal handlers: SIGKILL to every live command group at once.
+`kill_all_now` is for signal handlers: SIGKILL to every live command group at once. The groups
+it kills are marked `killed_for_exit`, so the call that ran the command ends as cancelled (the
+turn is being cancelled for the exit) instead of recording the kill as the command's own
+"[exit code -9]": the cancellation's record must not depend on which of the two the event loop
+happens to run first (docs/adr/0021, addendum).
 
 A process that calls `setsid` itself leaves its group and is not tracked: it may survive.
 """
@@ -99,6 +103,7 @@ class ProcessGroupGuard:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._groups: set[int] = set()
+        self._killed_for_exit: set[int] = set()
         self._watchdog: subprocess.Popen[bytes] | None = None
         self._owner = os.getpid()
 
@@ -118,13 +123,25 @@ class ProcessGroupGuard:
         """A command's process group ended (its number may be reused from now on)."""
         with self._lock:
             self._groups.discard(group)
+            self._killed_for_exit.discard(group)
             self._send(f"remove {group}\n")
 
     def kill_all_now(self) -> None:
-        """SIGKILL every live command group (for a signal handler: Forge is exiting)."""
-        for group in self.live_groups:
+        """SIGKILL every live command group (for a signal handler: Forge is exiting). Each
+        group is marked `killed_for_exit` before its signal is sent."""
+        with self._lock:
+            groups = frozenset(self._groups)
+            self._killed_for_exit |= groups
+        for group in groups:
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(group, signal.SIGKILL)
+
+    def killed_for_exit(self, group: int) -> bool:
+        """Whether `kill_all_now` killed `group` (Forge is exiting): its command did not end
+        by itself, and its call must be recorded as cancelled, not with the kill's exit code.
+        Ask before `untrack`, which forgets it."""
+        with self._lock:
+            return group in self._killed_for_exit
 
     def _send(self, line: str) -> None:
         watchdog = self._ensure_watchdog()

@@ -1,7 +1,9 @@
 """The tool-approval modal: approve once, approve always for this tool, or reject with a reason.
 
 It is pushed with `push_screen_wait` by a worker that then answers the request's future, so
-the agent waits on the future and the UI stays responsive. Esc rejects explicitly.
+the agent waits on the future and the UI stays responsive. Esc (like Ctrl+C) does not reject:
+it dismisses with None, and the app ends the whole turn (docs/adr/0031): this call and the ones
+after it are recorded as cancelled, and the model is not asked again.
 """
 
 from __future__ import annotations
@@ -18,22 +20,21 @@ from forge.agent.events import ApprovalDecision, ApprovalRequested, ApprovalVerd
 from forge.text_safety import terminal_safe
 from forge.tui.widgets.diff_view import DiffView
 
-ESCAPE_REASON = "dismissed with Esc"
-
 
 def _looks_like_diff(text: str) -> bool:
     return text.startswith(("---", "@@", "diff ")) or "\n@@ " in text
 
 
-class ApprovalScreen(ModalScreen[ApprovalDecision]):
-    """Asks whether a tool call may run; dismisses with an `ApprovalDecision`."""
+class ApprovalScreen(ModalScreen[ApprovalDecision | None]):
+    """Asks whether a tool call may run; dismisses with an `ApprovalDecision`, or None when
+    the user ends the turn (Esc)."""
 
     CSS_PATH = "approval.tcss"
     BINDINGS = [
         Binding("y", "approve_once", "Approve once"),
         Binding("a", "approve_always", "Always for this tool"),
         Binding("n", "reject", "Reject with reason"),
-        Binding("escape,ctrl+c", "reject_now", "Reject", show=True),
+        Binding("escape", "end_turn", "End the turn", show=True),
     ]
 
     def __init__(self, request: ApprovalRequested) -> None:
@@ -75,7 +76,7 @@ class ApprovalScreen(ModalScreen[ApprovalDecision]):
                         )
                     yield Button(Content("Reject [n]"), id="reject", variant="error")
                 yield Input(
-                    placeholder="Why? (Enter rejects, Esc rejects without a reason)",
+                    placeholder="Why? (Enter rejects; Esc ends the turn)",
                     id="reject-reason",
                 )
 
@@ -99,10 +100,9 @@ class ApprovalScreen(ModalScreen[ApprovalDecision]):
         self.add_class("-asking-reason")
         self.query_one("#reject-reason", Input).focus()
 
-    def action_reject_now(self) -> None:
-        """Reject at once (Esc): the agent is told, never left waiting."""
-        reason = self.query_one("#reject-reason", Input).value.strip() or ESCAPE_REASON
-        self.dismiss(ApprovalDecision(ApprovalVerdict.REJECT, reason))
+    def action_end_turn(self) -> None:
+        """End the whole turn (Esc), as Esc does while the agent works: nothing of it runs."""
+        self.dismiss(None)
 
     @on(Button.Pressed, "#approve-once")
     def _approve_once_pressed(self) -> None:
@@ -118,5 +118,4 @@ class ApprovalScreen(ModalScreen[ApprovalDecision]):
 
     @on(Input.Submitted, "#reject-reason")
     def _reason_submitted(self, event: Input.Submitted) -> None:
-        reason = event.value.strip() or ESCAPE_REASON
-        self.dismiss(ApprovalDecision(ApprovalVerdict.REJECT, reason))
+        self.dismiss(ApprovalDecision(ApprovalVerdict.REJECT, event.value.strip()))

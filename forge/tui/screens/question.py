@@ -1,6 +1,7 @@
 """The question modal for `ask_question`: the question, suggestions as buttons, free text.
 
-Esc answers explicitly that the user declined, so the agent is never left waiting.
+Esc (like Ctrl+C) ends the whole turn, as it does while the agent works: the screen dismisses
+with None and the app interrupts the turn (docs/adr/0031).
 """
 
 from __future__ import annotations
@@ -16,14 +17,13 @@ from textual.widgets import Button, Input, Label, Markdown
 from forge.agent.events import QuestionAsked
 from forge.text_safety import terminal_safe
 
-DECLINED_ANSWER = "(The user declined to answer.)"
 
-
-class QuestionScreen(ModalScreen[str]):
-    """Shows the agent's question; dismisses with the answer text."""
+class QuestionScreen(ModalScreen[str | None]):
+    """Shows the agent's question; dismisses with the answer text, or None when the user ends
+    the turn (Esc)."""
 
     CSS_PATH = "question.tcss"
-    BINDINGS = [Binding("escape,ctrl+c", "decline", "Decline to answer")]
+    BINDINGS = [Binding("escape", "end_turn", "End the turn")]
 
     def __init__(self, request: QuestionAsked) -> None:
         super().__init__()
@@ -47,9 +47,9 @@ class QuestionScreen(ModalScreen[str]):
     def on_mount(self) -> None:
         self.query_one("#question-answer", Input).focus()
 
-    def action_decline(self) -> None:
-        """Answer that the user declined (Esc)."""
-        self.dismiss(DECLINED_ANSWER)
+    def action_end_turn(self) -> None:
+        """End the whole turn (Esc) instead of answering."""
+        self.dismiss(None)
 
     @on(Button.Pressed, ".suggestion")
     def _suggestion_pressed(self, event: Button.Pressed) -> None:

@@ -23,6 +23,7 @@ from forge.agent.events import (
     ToolOutputDelta,
     TurnFinished,
 )
+from forge.agent.shell_escape import USER_COMMAND_TOOL
 from forge.llm.messages import Message, MessageKind, ToolCall
 from forge.tui.widgets.chat_blocks import (
     AssistantBlock,
@@ -58,8 +59,13 @@ UNANSWERED_NOTICE = (
 )
 """Shown under a resumed session whose last turn ended in a tool result."""
 
+INTERRUPTED_NOTE = "Interrupted: you ended the turn before the model's answer."
+"""Said where a turn the user stopped (Esc, Ctrl+C, Esc in its dialog) ended."""
+COMMAND_INTERRUPTED_NOTE = "Interrupted: you stopped your command."
+"""Said instead when what was stopped is the user's own `!command`."""
+
 _TURN_END_NOTES = {
-    "cancelled": "Interrupted.",
+    "cancelled": INTERRUPTED_NOTE,
     "max_turns": "Stopped: the turn reached its limit of LLM calls.",
     "circuit_breaker": "Stopped: the same failing call kept repeating.",
 }
@@ -308,6 +314,20 @@ class ChatView(VerticalScroll):
         """The call waits for the user's approval."""
         (await self.tool_block(call)).set_status("pending", "awaiting approval")
 
+    async def show_calls_not_run(self, messages: Sequence[Message]) -> None:
+        """The calls the interrupted turn ending `messages` never ran (one waiting for
+        approval, those after it): shown cancelled with their recorded result, as a resumed
+        session shows them (no event told the chat about them)."""
+        # Imported here: the agent package is not needed for the first frame.
+        from forge.agent.interruption import calls_not_run
+
+        for call, result in calls_not_run(messages):
+            if call.name in LOOP_BREAKING_TOOLS:
+                continue
+            block = await self.tool_block(call)
+            block.show_output(result.content)
+            block.set_status(*recorded_tool_outcome(result))
+
     async def end_turn(self, reason: str, error: str = "", *, queued: bool = False) -> None:
         """The turn ended: flush the answer, settle any call still marked running or pending.
 
@@ -315,6 +335,7 @@ class ChatView(VerticalScroll):
         the note says so.
         """
         await self._finish_answer()
+        user_command = any(b.call.name == USER_COMMAND_TOOL for b in self.tool_blocks.values())
         for block in self.tool_blocks.values():
             if block.status in ("running", "pending"):
                 block.set_status("error", "interrupted" if reason == "cancelled" else "unfinished")
@@ -322,6 +343,8 @@ class ChatView(VerticalScroll):
         if error:
             await self.add_notice(f"**Turn failed**: {error}", kind="error")
         elif note := _TURN_END_NOTES.get(reason):
+            if reason == "cancelled" and user_command:
+                note = COMMAND_INTERRUPTED_NOTE
             if reason == "cancelled" and queued:
                 note += " Your queued message is back in the prompt, not sent."
             await self.add_notice(note, kind="error" if reason != "cancelled" else "info")
