@@ -82,10 +82,13 @@ async def test_a_resumed_session_shows_each_tool_calls_true_outcome(
         shown = outcomes(list(resumed.chat.query(ToolCallBlock)))
         told = notices(resumed)
     assert shown[:5] == expected
-    assert shown[5] == ("execute_command", "error", "cancelled"), "the interrupted command"
+    interrupted = ("execute_command", "error", "interrupted")
+    assert live[5] == shown[5] == interrupted, "the command the user stopped, as it was shown"
     assert len(shown) == 6
-    # The session ends in a tool result: the resumed chat says the turn had no answer.
-    assert any(text.startswith("The last turn ended before the model's answer") for text in told)
+    # The user stopped the last turn: the resumed chat says so, as the live one did.
+    resumed_line = f"Resumed session `{resumed.runtime.session_id}`."
+    assert told[told.index(resumed_line) - 1] == "Interrupted."
+    assert not any("ended before the model's answer" in text for text in told)
 
 
 async def test_a_session_cut_off_mid_turn_says_so_to_the_user_and_the_model(

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Self
 
 from textual.app import ComposeResult
 from textual.containers import Vertical
@@ -134,10 +134,30 @@ class AssistantBlock(Vertical):
         self._reasoning_box.display = False
         self._answer = Markdown("", classes="answer")
         self._stream: MarkdownStream | None = None
+        self._recorded = False
+
+    @classmethod
+    def recorded(cls, answer: str, reasoning: str = "", *, show_reasoning: bool = True) -> Self:
+        """A finished reply from a resumed session, built whole before it is mounted (no
+        stream, no awaited update): it looks as the live one did once it was complete."""
+        block = cls(show_reasoning=show_reasoning)
+        block.answer_text = answer
+        block._answer = Markdown(answer, classes="answer")
+        block._recorded = True
+        if reasoning:
+            block.append_reasoning(reasoning)
+            block._reasoning_box.title = "Thought"
+            block._reasoning_box.collapsed = bool(answer)  # live: it steps aside for the answer
+        return block
 
     def compose(self) -> ComposeResult:
         yield self._reasoning_box
         yield self._answer
+
+    def on_markdown_table_of_contents_updated(self, event: Markdown.TableOfContentsUpdated) -> None:
+        # A recorded answer's document has been built (streamed ones are marked in `finish`).
+        if self._recorded and event.markdown is self._answer:
+            mark_markdown_edges(self._answer)
 
     async def append_answer(self, text: str) -> None:
         """Stream more of the answer (batched by Textual's MarkdownStream)."""

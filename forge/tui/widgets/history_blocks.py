@@ -1,0 +1,32 @@
+"""The chat blocks of a resumed conversation's rows (`forge.tui.history`), built whole before
+they are mounted, so a screenful of history mounts in one batch (docs/adr/0032)."""
+
+from __future__ import annotations
+
+from textual.widget import Widget
+
+from forge.tui.history import AnswerRow, HistoryRow, NoticeRow, SummaryRow, ToolRow, UserRow
+from forge.tui.widgets.chat_blocks import (
+    AssistantBlock,
+    NoticeBlock,
+    SummaryBlock,
+    ToolCallBlock,
+    UserMessageBlock,
+)
+
+
+def block_for(row: HistoryRow, *, show_reasoning: bool = True) -> Widget:
+    """The block that shows `row`, as the live chat showed it once its turn was over."""
+    if isinstance(row, UserRow):
+        return UserMessageBlock(row.text)
+    if isinstance(row, AnswerRow):
+        return AssistantBlock.recorded(row.text, row.reasoning, show_reasoning=show_reasoning)
+    if isinstance(row, ToolRow):
+        block = ToolCallBlock(row.call)
+        block.show_output(row.output)
+        block.set_status(row.status, row.status_text)
+        return block
+    if isinstance(row, SummaryRow):
+        return SummaryBlock(row.text, label=row.label, replaced=row.replaced)
+    assert isinstance(row, NoticeRow)
+    return NoticeBlock(row.text, kind=row.kind)
