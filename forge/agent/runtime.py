@@ -338,8 +338,9 @@ def build_runtime(
         current=lambda: current_turn(conversation),
         on_restored=ledger.forget if (ledger := registry.read_ledger()) is not None else None,
     )
-    if session.costs is not None:  # a resumed session: its cost so far goes on
+    if session.costs is not None:  # a resumed session: its cost and token counts go on
         agent.costs = CostLedger.from_record(session.costs)
+        agent.session_prompt_tokens, agent.session_completion_tokens = agent.costs.agent_tokens()
     agent.on_costs = lambda ledger: session.record_costs(ledger.to_record())
     manager.usage_sink = agent.costs.record_summary  # summaries are costed too
     return Runtime(

@@ -469,6 +469,8 @@ class ForgeApp(DialogFlows):
         conversation = self.runtime.agent.conversation
         self.status.gauge.show(manager.current_tokens(conversation), manager.max_tokens)
         self.status.plan.show_messages(conversation.messages)
+        agent = self.runtime.agent  # a resumed session's totals, not only this run's
+        self.status.show_usage(agent.session_prompt_tokens, agent.session_completion_tokens)
         self.status.refresh_session_lines()
 
     def _show_activity(self, working: str = "working…") -> None:

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from forge.tui.app import ForgeApp
 from forge.tui.screens.approval import ApprovalScreen
 from forge.tui.widgets.chat_blocks import ToolCallBlock
 from tests.support.openai_server import Call, OpenAIServer, Text, ToolCalls
@@ -145,3 +146,35 @@ async def test_a_resumed_session_shows_its_context_size_before_the_first_request
         assert gauge.max_tokens > 0
         assert gauge.current_tokens >= live_tokens * 0.9, (gauge.current_tokens, live_tokens)
     assert len(llm_server.requests) == requests, "no request was needed to know it"
+
+
+async def test_a_resumed_session_shows_its_token_and_cost_totals_and_counts_on(
+    llm_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch, workspace: Path
+) -> None:
+    from textual.widgets import Static
+
+    def usage(app: ForgeApp) -> str:
+        return str(app.status.query_one("#usage", Static).render())
+
+    llm_server.enqueue(
+        Text("First.", prompt_tokens=12_000, completion_tokens=300),
+        Text("Second.", prompt_tokens=1_000, completion_tokens=200),
+    )
+    store = configure(llm_server, monkeypatch, config={"llm": {"model": "gpt-4o-mini"}})
+    app = make_app(store, workspace)
+    async with app.run_test(size=SIZE) as pilot:
+        await submit(pilot, "first")
+        await wait_idle(pilot)
+        live_usage, live_cost = usage(app), app.status.cost_view.text
+    assert live_usage == "in  12.0k tokens\nout 300 tokens"
+    assert "?" not in live_cost and "$" in live_cost
+
+    resumed = make_app(store, workspace, resume_latest=True)
+    async with resumed.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: resumed.runtime_ready.is_set(), "the runtime")
+        await pilot.pause()
+        assert usage(resumed) == live_usage, "the session's totals, not this run's zero"
+        assert resumed.status.cost_view.text == live_cost
+        await submit(pilot, "second")
+        await wait_idle(pilot)
+        assert usage(resumed) == "in  13.0k tokens\nout 500 tokens"
