@@ -149,6 +149,8 @@ class ChatView(VerticalScroll):
         self.shown_summary_ids: set[str] = set()
         self.older_rows: list[HistoryRow] = []
         """A resumed conversation's rows not mounted yet, oldest first (see `show_history`)."""
+        self.history_shown: list[HistoryRow] = []
+        """The resumed conversation's rows the chat holds (mounted or in `older_rows`)."""
         self._loading_older = False
 
     def watch_virtual_size(self) -> None:
@@ -207,6 +209,7 @@ class ChatView(VerticalScroll):
         self.tool_blocks.clear()
         self.shown_summary_ids.clear()
         self.older_rows = []
+        self.history_shown = []
         self.anchor(False)
         await self.remove_children()
 
@@ -348,8 +351,22 @@ class ChatView(VerticalScroll):
         from forge.tui.history import history_rows
 
         self.remember_summaries(messages)
+        await self.show_rows(history_rows(messages))
+
+    async def show_rows(self, rows: Sequence[HistoryRow]) -> None:
+        """Show a resumed conversation's `rows` (see `show_history`); rows already on screen
+        (read ahead of the runtime, `forge.tui.history_preview`) stay as they are."""
+        rows = list(rows[-MAX_CHAT_BLOCKS:])
+        shown = self.history_shown
+        if shown and len(shown) <= len(rows) and rows[len(rows) - len(shown) :] == shown:
+            # The newest rows are on screen (read ahead): the rest waits for a scroll up.
+            self.older_rows = rows[: len(rows) - len(shown)] + self.older_rows
+            self.history_shown = rows
+            return
+        if shown:
+            await self.clear_chat()
         self.tool_blocks.clear()
-        rows = history_rows(messages)[-MAX_CHAT_BLOCKS:]
+        self.history_shown = rows
         first = rows[-FIRST_HISTORY_ROWS:]
         self.older_rows = rows[: len(rows) - len(first)]
         await self._mount_rows(first)
