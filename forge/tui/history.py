@@ -233,3 +233,23 @@ def _tool_row(call: ToolCall, result: Message | None, *, interrupted: bool = Fal
     else:
         status, text = recorded_tool_outcome(result)
     return ToolRow(call, status, text, result.content if result is not None else "")
+
+
+def estimated_lines(row: HistoryRow, width: int) -> int:
+    """About how many lines `row` takes in a chat `width` cells wide (its margin included):
+    enough to pick the rows that fill a screen without laying them out."""
+    if isinstance(row, ToolRow | SummaryRow):
+        return 1  # a folded title line
+    text = row.text
+    wrapped = sum(max(1, -(-len(line) // max(width, 1))) for line in text.split("\n"))
+    return wrapped + (2 if isinstance(row, AnswerRow) else 1)
+
+
+def rows_to_fill(rows: Sequence[HistoryRow], lines: int, width: int) -> int:
+    """How many of the newest `rows` it takes to fill `lines` lines (all when they do not)."""
+    total = 0
+    for count, row in enumerate(reversed(rows), start=1):
+        total += estimated_lines(row, width)
+        if total >= lines:
+            return count
+    return len(rows)

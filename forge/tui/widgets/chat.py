@@ -24,7 +24,7 @@ from forge.agent.events import (
     TurnFinished,
 )
 from forge.llm.messages import Message, ToolCall
-from forge.tui.history import LOOP_BREAKING_TOOLS, SUMMARY_KINDS, HistoryRow
+from forge.tui.history import LOOP_BREAKING_TOOLS, SUMMARY_KINDS, HistoryRow, rows_to_fill
 from forge.tui.widgets.chat_blocks import (
     AssistantBlock,
     NoticeBlock,
@@ -36,8 +36,8 @@ from forge.tui.widgets.formatting import shorten
 
 MAX_CHAT_BLOCKS = 150
 """Blocks kept mounted at most; older ones are removed from the screen (not from history)."""
-FIRST_HISTORY_ROWS = 24
-"""Rows of a resumed conversation mounted at once: more than a tall screen shows."""
+MIN_FIRST_ROWS = 8
+"""Rows of a resumed conversation mounted at once, at least (a screenful when more)."""
 OLDER_ROWS_BATCH = 24
 """Older rows mounted each time the user scrolls up to the top of what is shown."""
 OLDER_ROWS_MARGIN = 2
@@ -155,7 +155,7 @@ class ChatView(VerticalScroll):
 
     def watch_virtual_size(self) -> None:
         self._anchor_once_overflowing()
-        if self.older_rows and self.virtual_size.height <= self.size.height:
+        if self.older_rows and 0 < self.virtual_size.height <= self.size.height:
             self._load_older_soon()  # the history shown does not fill the screen yet
 
     def on_resize(self) -> None:
@@ -367,7 +367,10 @@ class ChatView(VerticalScroll):
             await self.clear_chat()
         self.tool_blocks.clear()
         self.history_shown = rows
-        first = rows[-FIRST_HISTORY_ROWS:]
+        # A screenful (the chat is not laid out yet: the screen's size bounds it), at least a few.
+        screen = self.app.size
+        count = max(MIN_FIRST_ROWS, rows_to_fill(rows, screen.height, screen.width))
+        first = rows[-count:]
         self.older_rows = rows[: len(rows) - len(first)]
         await self._mount_rows(first)
         self.scroll_end(animate=False, immediate=True)
@@ -400,12 +403,18 @@ class ChatView(VerticalScroll):
             batch = self.older_rows[-OLDER_ROWS_BATCH:]
             self.older_rows = self.older_rows[: len(self.older_rows) - len(batch)]
             height_before = self.virtual_size.height
+            scrolled_up = height_before > self.size.height and not self.is_anchored
             await self._mount_rows(batch, at_top=True)
-            if batch and not self.is_anchored:
-
+            if batch and scrolled_up:
+                # The user scrolled up to the top: what they read stays where it was.
                 def keep_place() -> None:
                     grown = self.virtual_size.height - height_before
-                    self.scroll_to(y=self.scroll_y + grown, animate=False, immediate=True)
+                    self.scroll_to(
+                        y=self.scroll_y + grown,
+                        animate=False,
+                        immediate=True,
+                        release_anchor=False,
+                    )
 
                 self.call_after_refresh(keep_place)
             return len(batch)

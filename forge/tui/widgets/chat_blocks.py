@@ -5,7 +5,10 @@ from __future__ import annotations
 from typing import Any, Self
 
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.containers import Vertical
+from textual.content import Content
+from textual.geometry import Size
 from textual.markup import escape
 from textual.widget import Widget
 from textual.widgets import Collapsible, Markdown, Static
@@ -203,10 +206,32 @@ class ToolCallBlock(Vertical):
     """
 
     DEFAULT_CLASSES = "chat-block"
+    DEFAULT_CSS = """
+    ToolCallBlock.-folded {
+        background: $surface;
+        border-left: outer $primary 40%;
+        padding: 0 1 0 2;
+        color: $block-cursor-blurred-foreground;
+        text-style: $block-cursor-blurred-text-style;
+        pointer: pointer;
+        &:hover { color: $foreground; }
+        &:focus { text-style: $block-cursor-text-style; }
+        &.-ok { border-left: outer $success 60%; }
+        &.-error { border-left: outer $error; }
+        &.-rejected { border-left: outer $error 50%; color: $text-muted; }
+    }
+    """
+    BINDINGS = [Binding("enter", "unfold", "Open", show=False)]
     _ICONS = {"pending": "?", "running": "●", "ok": "✓", "error": "✗", "rejected": "⊘"}
 
-    def __init__(self, call: ToolCall) -> None:
+    def __init__(self, call: ToolCall, *, folded: bool = False) -> None:
+        """`folded`: a finished call from a resumed session, drawn as its title line alone
+        (one widget, not five: a screenful of history mounts at once) until it is opened
+        (click or Enter), when it becomes the usual row, open."""
         super().__init__()
+        self.folded = folded
+        self.set_class(folded, "-folded")
+        self.can_focus = folded
         self.add_class("-running")
         self.call = call
         self.status = "running"
@@ -219,7 +244,38 @@ class ToolCallBlock(Vertical):
         self._box = QuietCollapsible(self._output, title=self._title(), collapsed=collapsed)
 
     def compose(self) -> ComposeResult:
-        yield self._box
+        if not self.folded:
+            yield self._box
+
+    def render(self) -> Content:
+        # Folded: the title line as the collapsed row shows it; else the children draw.
+        return Content(f"▶ {self._plain_title()}" if self.folded else "")
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        if self.folded:  # no children yet: as tall as its title, wrapped
+            # As Widget does for its own content (RenderStyles serves as the rules map).
+            return self.render().get_height(self.styles, width) if width else 0  # type: ignore[arg-type]
+        return super().get_content_height(container, viewport, width)
+
+    def on_click(self) -> None:
+        self.action_unfold()
+
+    def action_unfold(self) -> None:
+        """Open a folded row: mount the usual collapsible row, expanded."""
+        if not self.folded:
+            return
+        self.folded = False
+        self.can_focus = False
+        self.remove_class("-folded")
+        self._box = QuietCollapsible(self._output, title=self._title(), collapsed=False)
+        self.mount(self._box)
+        self.call_after_refresh(lambda: self._box.query_one("CollapsibleTitle").focus())
+
+    def _plain_title(self) -> str:
+        argument = tool_call_argument_summary(self.call)
+        icon = self._ICONS[self.status]
+        parts = [f"{icon} {self.call.name}", argument, f"· {self.status_text}"]
+        return "  ".join(part for part in parts if part)
 
     def _title(self) -> str:
         argument = tool_call_argument_summary(self.call)
@@ -234,6 +290,8 @@ class ToolCallBlock(Vertical):
         self.status_text = text
         self.add_class(f"-{status}")
         self._box.title = self._title()
+        if self.folded:
+            self.refresh(layout=True)
 
     def append_output(self, text: str) -> None:
         """Add streamed output (keeps the last `MAX_TOOL_OUTPUT_CHARS` characters)."""
