@@ -12,6 +12,7 @@ after one warm-up launch each. Issue 18's target: at most 1.5x the baseline, wha
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 
@@ -27,6 +28,13 @@ RUNS = 5
 ANSWER_MARK = "RESUME-BENCH-LAST-ANSWER"
 """The last answer's last words: on screen means the resumed session is shown."""
 TARGET_RATIO = 1.5
+NOTE = (
+    "Resume: sessions of 300 and 3,000 read_file rounds (each a 40-line file's content), "
+    "ended by task_completion, written with Forge's SessionLog; `forge --continue` launched "
+    "until the last answer is on screen, interleaved with a new session's launch until its "
+    f"prompt is drawn (the baseline); median of {RUNS} launches each after one warm-up. "
+    f"Issue 18's target: at most {TARGET_RATIO}x the baseline, whatever the length."
+)
 FILE_LINES = 40
 
 
@@ -84,14 +92,55 @@ def time_to_screen(
     return at - started
 
 
+def measure(
+    environment_for: Callable[[str], dict[str, str]],
+    workspace: Path,
+    new_session_command: str,
+    resume_command: str,
+    prompt_text: str,
+    size: tuple[int, int],
+    deadline: float,
+) -> tuple[Table, list[str]]:
+    """Write a session of each length in `ROUNDS` (each in its own launch environment from
+    `environment_for(name)`), then launch, interleaved, a new session (until `prompt_text`)
+    and `resume_command` on each session (until `ANSWER_MARK`), `RUNS` + 1 times (the first
+    round warms the caches and is not counted)."""
+    environments = {rounds: environment_for(f"resume-{rounds}") for rounds in ROUNDS}
+    for rounds, environment in environments.items():
+        sessions = Path(environment["XDG_DATA_HOME"]) / "forge" / "sessions"
+        write_long_session(sessions, workspace, environment_model(environment), rounds)
+    new_session: list[float] = []
+    resumed: dict[int, list[float]] = {rounds: [] for rounds in ROUNDS}
+    for number in range(RUNS + 1):
+        fresh = environment_for(f"resume-new-{number}")
+        seconds = time_to_screen(new_session_command, fresh, workspace, prompt_text, size, deadline)
+        if number:
+            new_session.append(seconds)
+        for rounds, environment in environments.items():
+            seconds = time_to_screen(
+                resume_command, environment, workspace, ANSWER_MARK, size, deadline
+            )
+            if number:
+                resumed[rounds].append(seconds)
+    return resume_table(new_session, resumed)
+
+
+def environment_model(environment: dict[str, str]) -> str:
+    """The model the launch environment's config names (the session is recorded on it)."""
+    config = Path(environment["XDG_CONFIG_HOME"]) / "forge" / "config.yaml"
+    for line in config.read_text(encoding="utf-8").splitlines():
+        if line.strip().startswith("model:"):
+            return line.split(":", 1)[1].strip()
+    return "gpt-4o"
+
+
 def resume_table(
     new_session: list[float], resumed: dict[int, list[float]]
 ) -> tuple[Table, list[str]]:
     """The table of medians and ratios, and the violations of the 1.5x target."""
     baseline = median(new_session)
     table = Table(
-        f"Resuming a long session: process start to its last answer on screen (median of "
-        f"{RUNS})",
+        f"Resuming a long session: process start to its last answer on screen (median of {RUNS})",
         ("session", "median", "/ a new session's first frame"),
     )
     table.rows.append(("new session, first frame (baseline)", format_seconds(baseline), "1.00x"))

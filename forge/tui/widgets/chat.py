@@ -403,7 +403,7 @@ class ChatView(VerticalScroll):
             batch = self.older_rows[-OLDER_ROWS_BATCH:]
             self.older_rows = self.older_rows[: len(self.older_rows) - len(batch)]
             height_before = self.virtual_size.height
-            scrolled_up = height_before > self.size.height and not self.is_anchored
+            scrolled_up = self.scroll_y < self.max_scroll_y  # not following the newest output
             await self._mount_rows(batch, at_top=True)
             if batch and scrolled_up:
                 # The user scrolled up to the top: what they read stays where it was.
