@@ -12,6 +12,7 @@ after one warm-up launch each. Issue 18's target: at most 1.5x the baseline, wha
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
@@ -85,11 +86,21 @@ def time_to_screen(
     size: tuple[int, int],
     deadline: float,
 ) -> float:
-    """Seconds from asking tmux to start `command` until `shown` is on its screen."""
+    """Seconds from asking tmux to start `command` until `shown` is on its screen. The app
+    is then ended and waited for, so it does not share the CPU with the next launch."""
     with Terminal(*size) as terminal:
         started = terminal.launch(command, environment, cwd)
+        pid = terminal.pid()
         at, _ = terminal.wait_for(partial(contains, text=shown), deadline)
+    wait_for_exit(pid, deadline)
     return at - started
+
+
+def wait_for_exit(pid: int, timeout: float) -> None:
+    """Wait until process `pid` has ended (its tmux server was killed), at most `timeout` s."""
+    end = time.monotonic() + timeout
+    while Path(f"/proc/{pid}").exists() and time.monotonic() < end:
+        time.sleep(0.05)
 
 
 def measure(

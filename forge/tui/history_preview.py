@@ -15,13 +15,16 @@ once the log file is configured: before that, Python would print them over the s
 
 from __future__ import annotations
 
+import asyncio
 import logging
+from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from forge.agent.sessions import ResumedSession, SessionNotFoundError, SessionStore
 from forge.tui.history import HistoryRow, history_rows
+from forge.tui.widgets.chat_blocks import AssistantBlock
 
 if TYPE_CHECKING:
     from forge.tui.app import ForgeApp
@@ -48,6 +51,8 @@ class HeldLogRecords(logging.Handler):
         self.records.clear()
 
 
+ANSWER_BUILD_WAIT = 1.0
+"""Seconds the first frame waits, at most, for the last answer's markdown to be built."""
 PREVIEW_BYTES = 256 * 1024
 """The end of a long session file read for its first screen (hundreds of rows)."""
 
@@ -98,4 +103,10 @@ async def show_preview(
     preview = read_preview(app.workspace, session_id, resume_latest)
     if preview is not None and preview.rows:
         await app.chat.show_rows(preview.rows)
+        # The answer's document builds in its own task: let it finish before the runtime's
+        # thread starts, which would share the interpreter with it and slow the first frame.
+        answers = app.chat.query(AssistantBlock)
+        if answers and answers.last().answer_text:
+            with suppress(TimeoutError):
+                await asyncio.wait_for(answers.last().built.wait(), ANSWER_BUILD_WAIT)
     return held, preview

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any, Self
 
 from textual.app import ComposeResult
@@ -138,6 +139,8 @@ class AssistantBlock(Vertical):
         self._answer = Markdown("", classes="answer")
         self._stream: MarkdownStream | None = None
         self._recorded = False
+        self.built = asyncio.Event()
+        """Set once a recorded answer's document is built (`recorded`)."""
 
     @classmethod
     def recorded(cls, answer: str, reasoning: str = "", *, show_reasoning: bool = True) -> Self:
@@ -161,6 +164,7 @@ class AssistantBlock(Vertical):
         # A recorded answer's document has been built (streamed ones are marked in `finish`).
         if self._recorded and event.markdown is self._answer:
             mark_markdown_edges(self._answer)
+            self.built.set()
 
     async def append_answer(self, text: str) -> None:
         """Stream more of the answer (batched by Textual's MarkdownStream)."""
@@ -224,24 +228,52 @@ class ToolCallBlock(Vertical):
     BINDINGS = [Binding("enter", "unfold", "Open", show=False)]
     _ICONS = {"pending": "?", "running": "●", "ok": "✓", "error": "✗", "rejected": "⊘"}
 
-    def __init__(self, call: ToolCall, *, folded: bool = False) -> None:
-        """`folded`: a finished call from a resumed session, drawn as its title line alone
-        (one widget, not five: a screenful of history mounts at once) until it is opened
-        (click or Enter), when it becomes the usual row, open."""
-        super().__init__()
+    def __init__(
+        self,
+        call: ToolCall,
+        *,
+        folded: bool = False,
+        status: str = "running",
+        status_text: str = "running",
+    ) -> None:
+        """`folded`: a finished call from a resumed session (`recorded`), drawn as its title
+        line alone — one widget, not five, so a screenful of history mounts at once — until
+        it is opened (click or Enter), when it becomes the usual row, open."""
+        # `classes` replaces DEFAULT_CLASSES; set once here (each add_class restyles).
+        super().__init__(classes=f"chat-block -{status}" + (" -folded" if folded else ""))
         self.folded = folded
-        self.set_class(folded, "-folded")
         self.can_focus = folded
-        self.add_class("-running")
         self.call = call
-        self.status = "running"
-        self.status_text = "running"
+        self.status = status
+        self.status_text = status_text
         self.output = ""
         self.diff_folded = False
-        self._output = Static("", markup=False, classes="tool-output")
         # The user's own `!command` shows its output open: they ran it to see it.
-        collapsed = call.name != USER_COMMAND_TOOL
-        self._box = QuietCollapsible(self._output, title=self._title(), collapsed=collapsed)
+        self._collapsed = call.name != USER_COMMAND_TOOL
+        self._output_widget: Static | None = None
+        self._box_widget: QuietCollapsible | None = None
+
+    @classmethod
+    def recorded(cls, call: ToolCall, status: str, status_text: str, output: str) -> Self:
+        """A finished call of a resumed session, folded, with its recorded outcome."""
+        block = cls(call, folded=True, status=status, status_text=status_text)
+        block.show_output(output)
+        return block
+
+    @property
+    def _box(self) -> QuietCollapsible:
+        """The collapsible row (title over output), built on first use."""
+        if self._box_widget is None:
+            self._box_widget = QuietCollapsible(
+                self._output, title=self._title(), collapsed=self._collapsed
+            )
+        return self._box_widget
+
+    @property
+    def _output(self) -> Static:
+        if self._output_widget is None:
+            self._output_widget = Static(self.output, markup=False, classes="tool-output")
+        return self._output_widget
 
     def compose(self) -> ComposeResult:
         if not self.folded:
@@ -267,7 +299,7 @@ class ToolCallBlock(Vertical):
         self.folded = False
         self.can_focus = False
         self.remove_class("-folded")
-        self._box = QuietCollapsible(self._output, title=self._title(), collapsed=False)
+        self._collapsed = False
         self.mount(self._box)
         self.call_after_refresh(lambda: self._box.query_one("CollapsibleTitle").focus())
 
@@ -289,7 +321,8 @@ class ToolCallBlock(Vertical):
         self.status = status
         self.status_text = text
         self.add_class(f"-{status}")
-        self._box.title = self._title()
+        if self._box_widget is not None:
+            self._box_widget.title = self._title()
         if self.folded:
             self.refresh(layout=True)
 
@@ -302,7 +335,8 @@ class ToolCallBlock(Vertical):
         if len(text) > MAX_TOOL_OUTPUT_CHARS:
             text = "…" + text[-MAX_TOOL_OUTPUT_CHARS:]
         self.output = text
-        self._output.update(text)
+        if self._output_widget is not None:
+            self._output_widget.update(text)
 
     async def show_diff(self, diff: str) -> None:
         """Show an edit's diff in colour: expanded, as edits are what a reviewer wants to see,

@@ -22,10 +22,7 @@ def block_for(row: HistoryRow, *, show_reasoning: bool = True) -> Widget:
     if isinstance(row, AnswerRow):
         return AssistantBlock.recorded(row.text, row.reasoning, show_reasoning=show_reasoning)
     if isinstance(row, ToolRow):
-        block = ToolCallBlock(row.call, folded=True)
-        block.show_output(row.output)
-        block.set_status(row.status, row.status_text)
-        return block
+        return ToolCallBlock.recorded(row.call, row.status, row.status_text, row.output)
     if isinstance(row, SummaryRow):
         return SummaryBlock(row.text, label=row.label, replaced=row.replaced)
     assert isinstance(row, NoticeRow)
