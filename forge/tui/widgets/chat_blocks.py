@@ -303,6 +303,11 @@ class ToolCallBlock(Vertical):
         self.mount(self._box)
         self.call_after_refresh(lambda: self._box.query_one("CollapsibleTitle").focus())
 
+    @property
+    def title_text(self) -> str:
+        """The row's title as shown (icon, name, key argument, status), without markup."""
+        return self._plain_title()
+
     def _plain_title(self) -> str:
         argument = tool_call_argument_summary(self.call)
         icon = self._ICONS[self.status]
@@ -310,10 +315,7 @@ class ToolCallBlock(Vertical):
         return "  ".join(part for part in parts if part)
 
     def _title(self) -> str:
-        argument = tool_call_argument_summary(self.call)
-        icon = self._ICONS[self.status]
-        parts = [f"{icon} {self.call.name}", argument, f"· {self.status_text}"]
-        return escape("  ".join(part for part in parts if part))
+        return escape(self._plain_title())  # the collapsible's title is markup
 
     def set_status(self, status: str, text: str) -> None:
         """Change the status class, icon and the text after the title."""
