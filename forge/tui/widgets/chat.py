@@ -24,7 +24,13 @@ from forge.agent.events import (
     TurnFinished,
 )
 from forge.llm.messages import Message, ToolCall
-from forge.tui.history import LOOP_BREAKING_TOOLS, SUMMARY_KINDS, HistoryRow, rows_to_fill
+from forge.tui.history import (
+    LOOP_BREAKING_TOOLS,
+    SUMMARY_KINDS,
+    HistoryRow,
+    history_rows,
+    rows_to_fill,
+)
 from forge.tui.widgets.chat_blocks import (
     AssistantBlock,
     NoticeBlock,
@@ -348,8 +354,6 @@ class ChatView(VerticalScroll):
         """Render a resumed conversation as the live chat showed it: its newest rows (within
         the block bound) mounted in one batch at the bottom, so the last answer is on screen
         at once; older rows wait in `older_rows` and mount as the user scrolls up to them."""
-        from forge.tui.history import history_rows
-
         self.remember_summaries(messages)
         await self.show_rows(history_rows(messages))
 
