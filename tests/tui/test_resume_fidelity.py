@@ -200,3 +200,33 @@ async def test_a_stopped_turn_says_it_has_no_answer_and_a_completed_one_does_not
     assert shown[1] == "answer: Done at once. | thinking: "
     assert shown[-1].startswith("notice[info]: The last turn ended before the model's answer")
     assert sum("ended before the model's answer" in row for row in shown) == 1
+
+
+async def test_a_forge_run_session_resumed_in_the_tui_shows_its_answer_as_an_answer(
+    llm_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch, workspace: Path
+) -> None:
+    """Issue 18's first report: `forge run` ended with task_completion; `--resume ID` showed
+    a task_completion tool row and the "ended before the model's answer" note."""
+    from tests.agent.test_headless import jsonl
+    from tests.agent.test_headless_sessions import forge
+
+    (workspace / "notes.txt").write_text("one\n", encoding="utf-8")
+    llm_server.enqueue(
+        ToolCalls([Call("read_file", {"path": "notes.txt"})]),
+        ToolCalls([Call("task_completion", {"result": "The notes hold one line."})]),
+    )
+    ran = forge(llm_server, workspace, "run", "--output", "jsonl", "count the notes")
+    assert ran.returncode == 0, ran.stderr
+    session_id = jsonl(ran)[0]["session_id"]
+
+    configure(llm_server, monkeypatch)
+    app = ForgeApp(workspace=workspace, session_id=session_id)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, app.runtime_ready.is_set, "the runtime")
+        await pilot.pause()
+        shown = chat_rows(app)
+    assert shown == [
+        "user: count the notes",
+        "tool: read_file ok done",
+        "answer: The notes hold one line. | thinking: ",
+    ]
