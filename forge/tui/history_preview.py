@@ -29,6 +29,8 @@ from forge.tui.widgets.chat_blocks import AssistantBlock
 if TYPE_CHECKING:
     from forge.tui.app import ForgeApp
 
+logger = logging.getLogger(__name__)
+
 
 class HeldLogRecords(logging.Handler):
     """Holds the `forge` loggers' records until `release` hands them to the real handlers."""
@@ -100,7 +102,11 @@ async def show_preview(
     records held meanwhile (release them once logging is configured) and what was read (the
     runtime is built on it when it holds the whole session)."""
     held = HeldLogRecords()
-    preview = read_preview(app.workspace, session_id, resume_latest)
+    try:
+        preview = read_preview(app.workspace, session_id, resume_latest)
+    except Exception:  # a shortcut only: the runtime reads the session again and shows it
+        logger.exception("could not read the session ahead of the runtime")
+        return held, None
     if preview is not None and preview.rows:
         await app.chat.show_rows(preview.rows)
         # The answer's document builds in its own task: let it finish before the runtime's
