@@ -13,6 +13,7 @@ here (`forge.tui.widgets.history_blocks` builds them), so every rule has a plain
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
@@ -164,6 +165,10 @@ class _HistoryReader:
             self.out.append(NoticeRow(CUT_OFF_NOTICE, kind="error"))
             return
         self._close_turn()
+        command = message.meta.get("user_command")
+        if message.kind is MessageKind.OBSERVATION and isinstance(command, str):
+            self.out.append(_user_command_row(message, command))
+            return
         if message.kind is not MessageKind.OBSERVATION:
             self.turn = "unanswered"
         content = message.content
@@ -219,6 +224,24 @@ class _HistoryReader:
             return
         self.out.append(_tool_row(call, result))
         self.turn = "unanswered"
+
+
+_EXIT_CODE = re.compile(r"\(?exit code (-?\d+)\)?\]$")
+
+
+def _user_command_row(message: Message, command: str) -> ToolRow:
+    """The user's own `!command` (recorded as an observation, ADR 0030): its command row,
+    with the output and exit code the result ended with."""
+    from forge.agent.shell_escape import USER_COMMAND_TOOL
+    from forge.tui.widgets.chat import tool_outcome
+
+    _, _, output = message.content.partition(f"$ {command}\n")
+    found = _EXIT_CODE.search(output)
+    exit_code = int(found.group(1)) if found else None
+    timed_out = output.endswith("]") and "[timed out after" in output.rsplit("\n", 1)[-1]
+    status, text = tool_outcome(output, is_error=timed_out or bool(exit_code), exit_code=exit_code)
+    call = ToolCall(message.id, USER_COMMAND_TOOL, json.dumps({"command": command}))
+    return ToolRow(call, status, text, output)
 
 
 def _question(call: ToolCall) -> NoticeRow:

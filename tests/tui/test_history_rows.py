@@ -184,3 +184,22 @@ def test_the_first_screen_takes_as_many_rows_as_fill_it() -> None:
     assert estimated_lines(answer, 80) == 6 + 2
     assert rows_to_fill(rows, 30, 80) == 1 + 22
     assert rows_to_fill(rows[:3], 30, 80) == 3
+
+
+def test_a_users_own_command_is_its_command_row_with_its_exit_code() -> None:
+    from forge.agent.shell_escape import observation
+
+    rows = history_rows(
+        [
+            observation("make", "built\n[exit code 2]"),
+            observation(
+                "sleep 99",
+                "(no output)\n[timed out after 5 seconds; the command and "
+                "everything it started were killed (exit code -9)]",
+            ),
+        ]
+    )
+    assert described(rows) == ["tool ! error exit 2", "tool ! error exit -9"]
+    first = rows[0]
+    assert isinstance(first, ToolRow) and first.output == "built\n[exit code 2]"
+    assert first.call.parsed_arguments() == {"command": "make"}

@@ -230,3 +230,28 @@ async def test_a_forge_run_session_resumed_in_the_tui_shows_its_answer_as_an_ans
         "tool: read_file ok done",
         "answer: The notes hold one line. | thinking: ",
     ]
+
+
+async def test_the_users_own_commands_reopen_as_the_command_rows_they_were(
+    llm_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch, workspace: Path
+) -> None:
+    llm_server.enqueue(Text("Noted."))
+    store = configure(llm_server, monkeypatch)
+    app = make_app(store, workspace)
+    async with app.run_test(size=SIZE) as pilot:
+        await submit(pilot, "!echo hi")
+        await wait_idle(pilot)
+        await submit(pilot, "!sh -c 'exit 3'")
+        await wait_idle(pilot)
+        await submit(pilot, "what did I run?")
+        await wait_idle(pilot)
+        live = chat_rows(app)
+        live_outputs = [b.output for b in app.chat.query(ToolCallBlock)]
+    assert live[:2] == ["tool: ! ok exit 0", "tool: ! error exit 3"]
+
+    resumed = make_app(store, workspace, resume_latest=True)
+    async with resumed.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: resumed.chat.children, "the history")
+        await pilot.pause()
+        assert chat_rows(resumed) == live
+        assert [b.output for b in resumed.chat.query(ToolCallBlock)] == live_outputs

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from textual.widget import Widget
 
+from forge.agent.shell_escape import USER_COMMAND_TOOL
 from forge.tui.history import AnswerRow, HistoryRow, NoticeRow, SummaryRow, ToolRow, UserRow
 from forge.tui.widgets.chat_blocks import (
     AssistantBlock,
@@ -22,6 +23,10 @@ def block_for(row: HistoryRow, *, show_reasoning: bool = True) -> Widget:
     if isinstance(row, AnswerRow):
         return AssistantBlock.recorded(row.text, row.reasoning, show_reasoning=show_reasoning)
     if isinstance(row, ToolRow):
+        if row.call.name == USER_COMMAND_TOOL:  # the user ran it to see it: shown open
+            block = ToolCallBlock(row.call, status=row.status, status_text=row.status_text)
+            block.show_output(row.output)
+            return block
         return ToolCallBlock.recorded(row.call, row.status, row.status_text, row.output)
     if isinstance(row, SummaryRow):
         return SummaryBlock(row.text, label=row.label, replaced=row.replaced)
