@@ -15,6 +15,8 @@
   requests are in flight.
 - First screen: from asking tmux to start the process until its ready text shows, forge vs the
   minimal app, median of `FIRST_SCREEN_RUNS` launches each (interleaved; one warm-up each).
+- Resume: `forge --continue` on sessions of 300 and 3,000 `read_file` rounds, until the last
+  answer is on screen, against a new session's first frame (`bench/resume.py`).
 """
 
 from __future__ import annotations
@@ -31,6 +33,8 @@ from bench.corpus import load_trajectory
 from bench.measure import format_ratio, format_seconds, median, percentile
 from bench.minimal_app import READY_TEXT
 from bench.results import REPOSITORY, SectionResult, Table
+from bench.resume import NOTE as RESUME_NOTE
+from bench.resume import measure as measure_resume
 from bench.server_process import ServerProcess
 from bench.terminal import Terminal, probe_keys, process_cpu_seconds, require_tmux
 from forge.agent.sessions import SessionStore
@@ -295,6 +299,15 @@ def run() -> SectionResult:
                 server,
             )
             forge_start, forge_ready, minimal_start = first_screens(sandbox, server.base_url)
+            resume, resume_violations = measure_resume(
+                partial(sandbox.environment, server.base_url),
+                sandbox.workspace,
+                forge_command(sandbox.workspace),
+                forge_command(sandbox.workspace, "--continue"),
+                FORGE_PROMPT,
+                (WIDTH, HEIGHT),
+                START_DEADLINE,
+            )
         summary_latencies, summary_timeouts, in_flight = probe_during_summary(sandbox, summary_keys)
     render = Table(
         f"Streaming a {tokens:,}-token markdown answer at {TOKENS_PER_SECOND:.0f} tokens/s "
@@ -360,7 +373,8 @@ def run() -> SectionResult:
             format_ratio(forge_ready, minimal_start),
         )
     )
-    result.tables += [render, keystrokes, start]
+    result.tables += [render, keystrokes, start, resume]
+    result.violations += resume_violations
     if in_flight == 0:
         result.violations.append(
             "the /compact probes outlasted the summary requests: that row does not measure "
@@ -386,4 +400,5 @@ def run() -> SectionResult:
         "Issue 10's targets: render <= 1.15x the stream, keystroke p95 while streaming <= 3x "
         "the minimal app's, first screen <= 1.6x the minimal app's."
     )
+    result.notes.append(RESUME_NOTE)
     return result

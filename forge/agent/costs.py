@@ -91,6 +91,11 @@ class CostLedger:
         if self.removed_tokens:
             self.saved_tokens[model] = self.saved_tokens.get(model, 0) + self.removed_tokens
 
+    def agent_tokens(self) -> tuple[int, int]:
+        """Prompt and output tokens of every agent request so far (all models)."""
+        totals = self.agent.values()
+        return sum(t.prompt for t in totals), sum(t.output for t in totals)
+
     def to_record(self) -> dict[str, Any]:
         """The ledger as JSON-ready data (kept in the session file: a resumed session's cost
         goes on from where it was)."""

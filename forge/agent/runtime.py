@@ -28,7 +28,7 @@ from forge.agent.providers import (
     make_provider,
     make_summarization_provider,
 )
-from forge.agent.sessions import SessionLog, SessionStore
+from forge.agent.sessions import ResumedSession, SessionLog, SessionStore
 from forge.agent.system_prompt import build_system_prompt, session_date
 from forge.agent.tools import ToolRegistry, default_registry
 from forge.agent.trust import WorkspaceTrust
@@ -292,9 +292,11 @@ def build_runtime(
     max_llm_calls: int = 50,
     store: SessionStore | None = None,
     trust_workspace: bool = False,
+    resumed: ResumedSession | None = None,
 ) -> Runtime:
     """A runtime for `workspace`: a new session, or the one named `session_id`, or (with
-    `resume_latest`) the latest of this workspace when there is one.
+    `resume_latest`) the latest of this workspace when there is one, or `resumed`, a session
+    the caller has already read (`SessionStore.open_resumed`; the TUI shows its history first).
 
     Raises `SessionNotFoundError` for an unknown `session_id`, ValueError for a malformed one.
     `ask_user=False` (headless) makes `ask_question` answer itself; `approve_all` approves
@@ -310,12 +312,13 @@ def build_runtime(
     mcp = McpServers(settings.mcp_servers, workspace, trust, limits=settings.mcp)
     redact = sorted({*secrets_of(settings), *mcp.secrets()})
     conversation: Conversation | None = None
-    if session_id is None and resume_latest:
-        latest = store.latest_for(workspace)
-        session_id = latest.id if latest is not None else None
-    if session_id is not None:
-        session_id = store.find(workspace, session_id)  # a unique start or end is enough
-        conversation, session = store.resume(session_id, redact=redact)
+    if resumed is None:
+        # A unique start or end of an id is enough; the latest is found by its header line.
+        resumed = store.open_resumed(workspace, session_id, resume_latest=resume_latest)
+    session_id = resumed.id if resumed is not None else None
+    if resumed is not None:
+        conversation, session = resumed.conversation, resumed.log
+        session.set_redactions(redact)
     else:
         session = store.create(workspace, settings.llm.model, redact=redact)
         conversation = Conversation()
@@ -367,8 +370,9 @@ def build_runtime(
             current=lambda: current_turn(conversation),
             on_restored=ledger.forget if (ledger := registry.read_ledger()) is not None else None,
         )
-    if session.costs is not None:  # a resumed session: its cost so far goes on
+    if session.costs is not None:  # a resumed session: its cost and token counts go on
         agent.costs = CostLedger.from_record(session.costs)
+        agent.session_prompt_tokens, agent.session_completion_tokens = agent.costs.agent_tokens()
     agent.on_costs = lambda ledger: session.record_costs(ledger.to_record())
     manager.usage_sink = agent.costs.record_summary  # summaries are costed too
     return Runtime(

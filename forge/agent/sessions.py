@@ -29,7 +29,6 @@ from typing import Any, TextIO
 
 from forge.config.ephemeral import is_ephemeral
 from forge.config.paths import ensure_dir, sessions_dir
-from forge.config.secrets import redact
 from forge.context.conversation import Conversation
 from forge.llm.messages import Message
 from forge.text_safety import terminal_safe
@@ -75,6 +74,16 @@ class SessionInfo:
     """The first line of the first user message, shortened."""
     problems: tuple[str, ...] = ()
     """What was wrong with the file and skipped or rebuilt (e.g. a torn first line)."""
+
+
+@dataclass(frozen=True)
+class ResumedSession:
+    """A saved session read back: its id, its conversation and the log that appends to it
+    (`SessionStore.open_resumed`); handed to `build_runtime` so the file is read once."""
+
+    id: str
+    conversation: Conversation
+    log: SessionLog
 
 
 class SessionLog:
@@ -174,6 +183,10 @@ class SessionLog:
         return None
 
     def _encode(self, record: dict[str, Any]) -> str:
+        # Imported here: reading a session (a resume's first screen) must not wait for the
+        # settings model this module pulls in (pydantic-settings).
+        from forge.config.secrets import redact
+
         line = json.dumps(record, ensure_ascii=False, default=str)
         return redact(line, REDACTED, self._secrets) + "\n"
 
@@ -267,6 +280,49 @@ class SessionStore:
         log.costs = costs
         return Conversation(messages), log
 
+    def open_resumed(
+        self, workspace: Path | str, session_id: str | None, *, resume_latest: bool = False
+    ) -> ResumedSession | None:
+        """The session `session_id` names (a whole id, or a unique start or end of one of
+        `workspace`'s), or with `resume_latest` the workspace's latest one, read back; None
+        when there is none to resume. SessionNotFoundError or ValueError as `find` raises."""
+        if session_id is None:
+            session_id = self.latest_id_for(workspace) if resume_latest else None
+            if session_id is None:
+                return None
+        session_id = self.find(workspace, session_id)
+        conversation, log = self.resume(session_id)
+        return ResumedSession(session_id, conversation, log)
+
+    def tail_messages(self, session_id: str, max_bytes: int) -> list[Message] | None:
+        """The messages recorded in the last `max_bytes` of session `session_id`'s file, read
+        without replaying the rest: the newest part of a long conversation, for a first
+        screen. None when that part cannot stand alone (it holds a `replace` or `rewind`,
+        which may change older messages) or the file is no longer than that (replay it)."""
+        path = self.path_for(session_id)
+        with path.open("rb") as handle:
+            size = handle.seek(0, os.SEEK_END)
+            if size <= max_bytes:
+                return None
+            handle.seek(size - max_bytes)
+            tail = handle.read().decode("utf-8", errors="replace")
+        messages: list[Message] = []
+        for line in tail.split("\n")[1:]:  # the first piece is the end of a cut line
+            try:
+                record = json.loads(line) if line.strip() else None
+            except json.JSONDecodeError:
+                continue  # a torn line: the replay skips it too
+            if not isinstance(record, dict):
+                continue
+            if record.get("type") in ("replace", "rewind"):
+                return None
+            if record.get("type") == "message" and isinstance(record.get("message"), dict):
+                try:
+                    messages.append(Message.from_record(record["message"]))
+                except (KeyError, TypeError, ValueError):
+                    continue
+        return messages
+
     def load(self, session_id: str) -> Conversation:
         """The conversation recorded in session `session_id` (SessionNotFoundError if none)."""
         conversation, _ = self.resume(session_id)
@@ -303,6 +359,29 @@ class SessionStore:
             f"several sessions match {fragment}: {', '.join(matches[:5])}; give more of the id"
         )
 
+    def latest_id_for(self, workspace: Path | str) -> str | None:
+        """The id of the session `latest_for` finds, reading only the header line of each file
+        newer than it (a whole file only where that line is unreadable): `--continue` stays
+        quick however long the workspace's sessions are."""
+        if not self.directory.is_dir():
+            return None
+        wanted = workspace_key(workspace)
+        candidates = []
+        for path in self.directory.glob(f"*{SESSION_FILE_SUFFIX}"):
+            try:
+                updated = path.stat().st_mtime
+            except OSError:
+                continue
+            candidates.append((updated, path.name.removesuffix(SESSION_FILE_SUFFIX), path))
+        for _, session_id, path in sorted(candidates, reverse=True):
+            workspace_of = _header_workspace(path)
+            if workspace_of is None:
+                info = _read_info(path)
+                workspace_of = info.workspace if info is not None else ""
+            if workspace_of == wanted:
+                return session_id
+        return None
+
     def latest_for(self, workspace: Path | str) -> SessionInfo | None:
         """The most recently updated session of `workspace`, or None."""
         sessions = self.list_sessions(workspace)
@@ -313,6 +392,20 @@ _HEADER_FIELD = re.compile(r'"(workspace|model|created)":\s*("(?:[^"\\]|\\.)*"|[
 """A header field still readable in a torn or partly garbled first line."""
 _WORKSPACE_LINE = re.compile(r"^- Workspace: (.+)$", re.MULTILINE)
 """The workspace line of the system prompt (forge.agent.system_prompt)."""
+
+
+def _header_workspace(path: Path) -> str | None:
+    """The workspace named by the file's first line when that line is a whole header record;
+    None when it is not (torn, garbled, or not a header)."""
+    try:
+        with path.open("r", encoding="utf-8", errors="replace") as handle:
+            first = handle.readline()
+        record = json.loads(first)
+    except (OSError, json.JSONDecodeError):
+        return None
+    if not isinstance(record, dict) or record.get("type") != "header":
+        return None
+    return str(record.get("workspace") or "")
 
 
 def _read_records(path: Path) -> tuple[list[dict[str, Any]], list[str]]:

@@ -82,6 +82,7 @@ if TYPE_CHECKING:
     from forge.agent.runtime import Runtime
     from forge.config.settings import Settings
     from forge.config.store import ConfigStore
+    from forge.tui.history_preview import HeldLogRecords, SessionPreview
     from forge.tui.reload import ConfigReloadController
 
 QUIT_CONFIRM_SECONDS = 2.0
@@ -129,6 +130,8 @@ class ForgeApp(SafeNotifications, DialogFlows):
         self._session_choice = (session_id, resume_latest)
         self.runtime_ready = asyncio.Event()
         """Set once the runtime (settings, provider, tokenizer, session) is loaded."""
+        self._preview: SessionPreview | None = None
+        self._held_logs: HeldLogRecords | None = None
         self._waiting_for_runtime: list[Callable[[], Any]] = []
         self.retry_watcher = RetryWatcher(self)
         self._retry_notice: NoticeBlock | None = None
@@ -191,6 +194,11 @@ class ForgeApp(SafeNotifications, DialogFlows):
             await self._start_session()
         else:
             self.status.show_activity("starting…")
+            if self._session_choice != (None, False):
+                # A resumed session's newest rows are its first frame (docs/adr/0032).
+                from forge.tui.history_preview import show_preview
+
+                self._held_logs, self._preview = await show_preview(self, *self._session_choice)
             # After the first frame: the loading must not delay it.
             self.call_after_refresh(self.load_runtime)
 
@@ -203,18 +211,26 @@ class ForgeApp(SafeNotifications, DialogFlows):
         from forge.agent.sessions import SessionNotFoundError
         from forge.config.store import ConfigStore
 
+        session_id, resume_latest = self._session_choice
         store = ConfigStore()
         settings = store.current.settings
         # Log to the file: anything written to the terminal would tear through the UI.
         configure_file_logging(secrets_of(settings, store.current.file_data))
-        session_id, resume_latest = self._session_choice
+        if self._held_logs is not None:
+            self._held_logs.release()
         try:
             runtime = build_runtime(
-                settings, self.workspace, session_id=session_id, resume_latest=resume_latest
+                settings,
+                self.workspace,
+                session_id=session_id,
+                resume_latest=resume_latest,
+                resumed=self._preview.resumed if self._preview is not None else None,
             )
         except (SessionNotFoundError, ValueError) as error:
             self.post_message(StartupFailed(str(error)))
             return
+        # Count a resumed conversation's tokens here, not in the UI thread (the gauge).
+        runtime.context_manager.current_tokens(runtime.agent.conversation)
         self.post_message(RuntimeLoaded(runtime, store))
 
     async def on_runtime_loaded(self, message: RuntimeLoaded) -> None:
@@ -483,6 +499,8 @@ class ForgeApp(SafeNotifications, DialogFlows):
         conversation = self.runtime.agent.conversation
         self.status.gauge.show(manager.current_tokens(conversation), manager.max_tokens)
         self.status.plan.show_messages(conversation.messages)
+        agent = self.runtime.agent  # a resumed session's totals, not only this run's
+        self.status.show_usage(agent.session_prompt_tokens, agent.session_completion_tokens)
         self.status.refresh_session_lines()
 
     def _show_activity(self, working: str = "working…") -> None:

@@ -155,6 +155,10 @@ def test_listing_latest_and_print(
     latest = store.latest_for(workspace)
     assert latest is not None and latest.id == first
     assert store.latest_for(tmp_path / "nowhere") is None
+    # --continue finds the same one from the files' header lines alone.
+    assert store.latest_id_for(workspace) == first
+    assert store.latest_id_for(other_workspace) not in (first, second, None)
+    assert store.latest_id_for(tmp_path / "nowhere") is None
 
     assert print_sessions(workspace, store=store) == 0
     out = capsys.readouterr().out
@@ -230,7 +234,8 @@ def test_a_broken_first_line_still_lists_and_continues_the_session(
     assert [info.id for info in listed] == [log.id]
     assert listed[0].title == "the task" and listed[0].messages == 5
     assert any("header line is unreadable" in problem for problem in listed[0].problems)
-    assert store.latest_for(workspace) == listed[0]  # what --continue uses
+    assert store.latest_for(workspace) == listed[0]
+    assert store.latest_id_for(workspace) == log.id  # what --continue uses
 
     resumed, resumed_log = store.resume(log.id)
     assert [m.content for m in resumed][-1] == "the answer" and resumed.is_valid()
@@ -276,3 +281,29 @@ def test_a_session_lists_the_model_it_continued_on(tmp_path: Path) -> None:
     assert [r["type"] for r in records(log_file)].count("model") == 1
     assert [info.model for info in store.list_sessions(tmp_path)] == ["other-model"]
     assert len(store.load(session_id)) == len(log)  # the record does not disturb a resume
+
+
+def test_the_tail_of_a_long_session_holds_its_newest_messages(
+    tmp_path: Path, workspace: Path
+) -> None:
+    """A resume's first screen reads only the end of the file (docs/adr/0032)."""
+    store = SessionStore(tmp_path / "sessions")
+    log = store.create(workspace, "test-model")
+    conversation = Conversation()
+    log.attach(conversation)
+    conversation.append(user("read them all"))
+    for number in range(200):
+        call = ToolCall(f"call_{number}", "read_file", json.dumps({"path": f"f{number}.txt"}))
+        conversation.append(assistant(tool_calls=(call,)))
+        conversation.append(tool_result(call, f"contents {number} " * 20))
+    conversation.append(assistant("All read."))
+
+    tail = store.tail_messages(log.id, 8_000)
+    assert tail is not None and 5 < len(tail) < 100
+    assert [m.id for m in tail] == [m.id for m in conversation.messages[-len(tail) :]]
+    assert store.tail_messages(log.id, 10_000_000) is None, "a short file is replayed whole"
+
+    conversation.replace_range(
+        1, 3, [Message(role="user", content="summary", kind=MessageKind.SUMMARY)]
+    )
+    assert store.tail_messages(log.id, 8_000) is None, "a replacement may change older messages"

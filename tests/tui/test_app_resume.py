@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from forge.tui.app import ForgeApp
 from forge.tui.screens.approval import ApprovalScreen
 from forge.tui.widgets.chat_blocks import ToolCallBlock
 from tests.support.openai_server import Call, OpenAIServer, Text, ToolCalls
@@ -82,10 +83,13 @@ async def test_a_resumed_session_shows_each_tool_calls_true_outcome(
         shown = outcomes(list(resumed.chat.query(ToolCallBlock)))
         told = notices(resumed)
     assert shown[:5] == expected
-    assert shown[5] == ("execute_command", "error", "cancelled"), "the interrupted command"
+    interrupted = ("execute_command", "error", "interrupted")
+    assert live[5] == shown[5] == interrupted, "the command the user stopped, as it was shown"
     assert len(shown) == 6
-    # The session ends in a tool result: the resumed chat says the turn had no answer.
-    assert any(text.startswith("The last turn ended before the model's answer") for text in told)
+    # The user stopped the last turn: the resumed chat says so, as the live one did.
+    resumed_line = f"Resumed session `{resumed.runtime.session_id}`."
+    assert told[told.index(resumed_line) - 1] == "Interrupted."
+    assert not any("ended before the model's answer" in text for text in told)
 
 
 async def test_a_session_cut_off_mid_turn_says_so_to_the_user_and_the_model(
@@ -142,3 +146,35 @@ async def test_a_resumed_session_shows_its_context_size_before_the_first_request
         assert gauge.max_tokens > 0
         assert gauge.current_tokens >= live_tokens * 0.9, (gauge.current_tokens, live_tokens)
     assert len(llm_server.requests) == requests, "no request was needed to know it"
+
+
+async def test_a_resumed_session_shows_its_token_and_cost_totals_and_counts_on(
+    llm_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch, workspace: Path
+) -> None:
+    from textual.widgets import Static
+
+    def usage(app: ForgeApp) -> str:
+        return str(app.status.query_one("#usage", Static).render())
+
+    llm_server.enqueue(
+        Text("First.", prompt_tokens=12_000, completion_tokens=300),
+        Text("Second.", prompt_tokens=1_000, completion_tokens=200),
+    )
+    store = configure(llm_server, monkeypatch, config={"llm": {"model": "gpt-4o-mini"}})
+    app = make_app(store, workspace)
+    async with app.run_test(size=SIZE) as pilot:
+        await submit(pilot, "first")
+        await wait_idle(pilot)
+        live_usage, live_cost = usage(app), app.status.cost_view.text
+    assert live_usage == "in  12.0k tokens\nout 300 tokens"
+    assert "?" not in live_cost and "$" in live_cost
+
+    resumed = make_app(store, workspace, resume_latest=True)
+    async with resumed.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: resumed.runtime_ready.is_set(), "the runtime")
+        await pilot.pause()
+        assert usage(resumed) == live_usage, "the session's totals, not this run's zero"
+        assert resumed.status.cost_view.text == live_cost
+        await submit(pilot, "second")
+        await wait_idle(pilot)
+        assert usage(resumed) == "in  13.0k tokens\nout 500 tokens"

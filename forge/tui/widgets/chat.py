@@ -24,7 +24,14 @@ from forge.agent.events import (
     TurnFinished,
 )
 from forge.agent.shell_escape import USER_COMMAND_TOOL
-from forge.llm.messages import Message, MessageKind, ToolCall
+from forge.llm.messages import Message, ToolCall
+from forge.tui.history import (
+    LOOP_BREAKING_TOOLS,
+    SUMMARY_KINDS,
+    HistoryRow,
+    history_rows,
+    rows_to_fill,
+)
 from forge.tui.widgets.chat_blocks import (
     AssistantBlock,
     NoticeBlock,
@@ -34,30 +41,16 @@ from forge.tui.widgets.chat_blocks import (
 )
 from forge.tui.widgets.formatting import shorten
 
-LOOP_BREAKING_TOOLS = frozenset({"converse", "task_completion", "ask_question"})
-"""Tools that talk to the user: shown as answers and questions, not as tool blocks."""
 MAX_REJECTION_STATUS = 200
 """Characters of a rejection's reason shown in its tool row's title."""
 MAX_CHAT_BLOCKS = 150
 """Blocks kept mounted at most; older ones are removed from the screen (not from history)."""
-
-CUT_OFF_NOTICE = (
-    "**The previous turn was cut off**: Forge stopped while it ran. Calls without a result "
-    "are marked cancelled, and the model has been told."
-)
-"""Shown where a resumed session's unfinished turn ended (see `note_cut_off_turn`)."""
-
-SUMMARY_KINDS = (MessageKind.SUMMARY, MessageKind.GOAL_BATCH, MessageKind.PRUNED)
-_KIND_LABELS = {
-    MessageKind.SUMMARY: "Summary",
-    MessageKind.GOAL_BATCH: "Goal batch",
-    MessageKind.PRUNED: "Pruned",
-}
-UNANSWERED_NOTICE = (
-    "The last turn ended before the model's answer (interrupted, or stopped at a limit). "
-    "Send a message to go on."
-)
-"""Shown under a resumed session whose last turn ended in a tool result."""
+MIN_FIRST_ROWS = 8
+"""Rows of a resumed conversation mounted at once, at least (a screenful when more)."""
+OLDER_ROWS_BATCH = 24
+"""Older rows mounted each time the user scrolls up to the top of what is shown."""
+OLDER_ROWS_MARGIN = 2
+"""Lines from the top at which the next batch of older rows is mounted."""
 
 INTERRUPTED_NOTE = "Interrupted: you ended the turn before the model's answer."
 """Said where a turn the user stopped (Esc, Ctrl+C, Esc in its dialog) ended."""
@@ -169,9 +162,16 @@ class ChatView(VerticalScroll):
         self.current_answer: AssistantBlock | None = None
         self.tool_blocks: dict[str, ToolCallBlock] = {}
         self.shown_summary_ids: set[str] = set()
+        self.older_rows: list[HistoryRow] = []
+        """A resumed conversation's rows not mounted yet, oldest first (see `show_history`)."""
+        self.history_shown: list[HistoryRow] = []
+        """The resumed conversation's rows the chat holds (mounted or in `older_rows`)."""
+        self._loading_older = False
 
     def watch_virtual_size(self) -> None:
         self._anchor_once_overflowing()
+        if self.older_rows and 0 < self.virtual_size.height <= self.size.height:
+            self._load_older_soon()  # the history shown does not fill the screen yet
 
     def on_resize(self) -> None:
         # The chat can start to overflow by shrinking too (a small terminal, the status pane
@@ -199,6 +199,7 @@ class ChatView(VerticalScroll):
         excess = len(self.children) - MAX_CHAT_BLOCKS
         if excess > 0:
             old = list(self.children[:excess])
+            self.older_rows = []  # mounting them now would leave a gap where `old` was
             for widget in old:
                 if isinstance(widget, ToolCallBlock):
                     self.tool_blocks.pop(widget.call.id, None)
@@ -222,6 +223,8 @@ class ChatView(VerticalScroll):
         self.current_answer = None
         self.tool_blocks.clear()
         self.shown_summary_ids.clear()
+        self.older_rows = []
+        self.history_shown = []
         self.anchor(False)
         await self.remove_children()
 
@@ -372,46 +375,78 @@ class ChatView(VerticalScroll):
         """Mark the summaries already in `messages` as shown (e.g. when history is rendered)."""
         self.shown_summary_ids.update(m.id for m in messages if m.kind in SUMMARY_KINDS)
 
-    async def _show_user_history(self, content: str) -> None:
-        """A past user message as typed, its attached files as rows (ADR 0030)."""
-        if "\n</attached_file>" not in content:
-            await self.add_user_message(content)
-            return
-        from forge.agent.mentions import split_attachments
-
-        typed, attached = split_attachments(content)
-        await self.add_user_message(typed)
-        for line in attached:
-            await self.add_notice(line, kind="attachment")
-
+    # --- a resumed conversation (docs/adr/0032) -----------------------------------------------
     async def show_history(self, messages: Sequence[Message]) -> None:
-        """Render a resumed conversation: the newest messages, within the block bound."""
-        results = {m.tool_call_id: m for m in messages if m.role == "tool"}
-        for message in messages[-MAX_CHAT_BLOCKS:]:
-            if message.kind in SUMMARY_KINDS:
-                self.shown_summary_ids.add(message.id)
-                label = _KIND_LABELS.get(message.kind, "Summary")
-                await self.add_block(
-                    SummaryBlock(message.content, label=label, replaced=len(message.replaces))
-                )
-            elif message.kind is MessageKind.PLAN:
-                continue  # the status pane shows the plan
-            elif message.role == "user" and message.meta.get("note") == "cut_off":
-                await self.add_notice(CUT_OFF_NOTICE, kind="error")
-            elif message.role == "user":
-                await self._show_user_history(message.content)
-            elif message.role == "assistant":
-                if message.content or message.reasoning:
-                    block = AssistantBlock(show_reasoning=self.show_reasoning)
-                    await self.add_block(block)
-                    if message.reasoning:
-                        block.append_reasoning(message.reasoning)
-                    await block.finish(message.content)
-                for call in message.tool_calls:
-                    block_for_call = await self.tool_block(call)
-                    result = results.get(call.id)
-                    block_for_call.show_output(result.content if result else "")
-                    block_for_call.set_status(*recorded_tool_outcome(result))
+        """Render a resumed conversation as the live chat showed it: its newest rows (within
+        the block bound) mounted in one batch at the bottom, so the last answer is on screen
+        at once; older rows wait in `older_rows` and mount as the user scrolls up to them."""
+        self.remember_summaries(messages)
+        await self.show_rows(history_rows(messages))
+
+    async def show_rows(self, rows: Sequence[HistoryRow]) -> None:
+        """Show a resumed conversation's `rows` (see `show_history`); rows already on screen
+        (read ahead of the runtime, `forge.tui.history_preview`) stay as they are."""
+        rows = list(rows[-MAX_CHAT_BLOCKS:])
+        shown = self.history_shown
+        if shown and len(shown) <= len(rows) and rows[len(rows) - len(shown) :] == shown:
+            # The newest rows are on screen (read ahead): the rest waits for a scroll up.
+            self.older_rows = rows[: len(rows) - len(shown)] + self.older_rows
+            self.history_shown = rows
+            return
+        if shown:
+            await self.clear_chat()
         self.tool_blocks.clear()
-        if messages and messages[-1].role == "tool":
-            await self.add_notice(UNANSWERED_NOTICE)
+        self.history_shown = rows
+        # A screenful (the chat is not laid out yet: the screen's size bounds it), at least a few.
+        screen = self.app.size
+        count = max(MIN_FIRST_ROWS, rows_to_fill(rows, screen.height, screen.width))
+        first = rows[-count:]
+        self.older_rows = rows[: len(rows) - len(first)]
+        await self._mount_rows(first)
+        self.scroll_end(animate=False, immediate=True)
+
+    async def _mount_rows(self, rows: Sequence[HistoryRow], *, at_top: bool = False) -> None:
+        from forge.tui.widgets.history_blocks import block_for
+
+        blocks = [block_for(row, show_reasoning=self.show_reasoning) for row in rows]
+        if not blocks:
+            return
+        if at_top and self.children:
+            await self.mount_all(blocks, before=self.children[0])
+        else:
+            await self.mount_all(blocks)
+
+    def watch_scroll_y(self, old_value: float, new_value: float) -> None:
+        super().watch_scroll_y(old_value, new_value)
+        if new_value <= OLDER_ROWS_MARGIN and self.older_rows:
+            self._load_older_soon()
+
+    def _load_older_soon(self) -> None:
+        if not self._loading_older:
+            self._loading_older = True
+            self.call_later(self.load_older_rows)
+
+    async def load_older_rows(self) -> int:
+        """Mount the next batch of older history above the chat's first block, keeping what
+        the user is looking at in place; returns how many rows were mounted."""
+        try:
+            batch = self.older_rows[-OLDER_ROWS_BATCH:]
+            self.older_rows = self.older_rows[: len(self.older_rows) - len(batch)]
+            height_before = self.virtual_size.height
+            scrolled_up = self.scroll_y < self.max_scroll_y  # not following the newest output
+            await self._mount_rows(batch, at_top=True)
+            if batch and scrolled_up:
+                # The user scrolled up to the top: what they read stays where it was.
+                def keep_place() -> None:
+                    grown = self.virtual_size.height - height_before
+                    self.scroll_to(
+                        y=self.scroll_y + grown,
+                        animate=False,
+                        immediate=True,
+                        release_anchor=False,
+                    )
+
+                self.call_after_refresh(keep_place)
+            return len(batch)
+        finally:
+            self._loading_older = False

@@ -7,11 +7,15 @@ it as Textual markup (docs/adr/0035).
 
 from __future__ import annotations
 
-from typing import Any
+import asyncio
+from typing import Any, Self
 
 from textual import events
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.containers import Vertical
+from textual.content import Content
+from textual.geometry import Size
 from textual.markup import escape
 from textual.widget import Widget
 from textual.widgets import Collapsible, Markdown, Static
@@ -152,10 +156,34 @@ class AssistantBlock(Vertical):
         self._stream: MarkdownStream | None = None
         self._answer_safety = TerminalSafeStream()
         self._reasoning_safety = TerminalSafeStream()
+        self._recorded = False
+        self.built = asyncio.Event()
+        """Set once a recorded answer's document is built (`recorded`)."""
+
+    @classmethod
+    def recorded(cls, answer: str, reasoning: str = "", *, show_reasoning: bool = True) -> Self:
+        """A finished reply from a resumed session, built whole before it is mounted (no
+        stream, no awaited update): it looks as the live one did once it was complete."""
+        block = cls(show_reasoning=show_reasoning)
+        safe = terminal_safe(answer)  # outside text: no control sequence reaches the terminal
+        block.answer_text = safe
+        block._answer = Markdown(safe, classes="answer")
+        block._recorded = True
+        if reasoning:
+            block._add_reasoning(terminal_safe(reasoning))
+            block._reasoning_box.title = "Thought"
+            block._reasoning_box.collapsed = bool(answer)  # live: it steps aside for the answer
+        return block
 
     def compose(self) -> ComposeResult:
         yield self._reasoning_box
         yield self._answer
+
+    def on_markdown_table_of_contents_updated(self, event: Markdown.TableOfContentsUpdated) -> None:
+        # A recorded answer's document has been built (streamed ones are marked in `finish`).
+        if self._recorded and event.markdown is self._answer:
+            mark_markdown_edges(self._answer)
+            self.built.set()
 
     async def append_answer(self, text: str) -> None:
         """Stream more of the answer (batched by Textual's MarkdownStream)."""
@@ -212,33 +240,121 @@ class ToolCallBlock(Vertical):
     """
 
     DEFAULT_CLASSES = "chat-block"
+    DEFAULT_CSS = """
+    ToolCallBlock.-folded {
+        background: $surface;
+        border-left: outer $primary 40%;
+        padding: 0 1 0 2;
+        color: $block-cursor-blurred-foreground;
+        text-style: $block-cursor-blurred-text-style;
+        pointer: pointer;
+        &:hover { color: $foreground; }
+        &:focus { text-style: $block-cursor-text-style; }
+        &.-ok { border-left: outer $success 60%; }
+        &.-error { border-left: outer $error; }
+        &.-rejected { border-left: outer $error 50%; color: $text-muted; }
+    }
+    """
+    BINDINGS = [Binding("enter", "unfold", "Open", show=False)]
     _ICONS = {"pending": "?", "running": "●", "ok": "✓", "error": "✗", "rejected": "⊘"}
 
-    def __init__(self, call: ToolCall) -> None:
-        super().__init__()
-        self.add_class("-running")
+    def __init__(
+        self,
+        call: ToolCall,
+        *,
+        folded: bool = False,
+        status: str = "running",
+        status_text: str = "running",
+    ) -> None:
+        """`folded`: a finished call from a resumed session (`recorded`), drawn as its title
+        line alone — one widget, not five, so a screenful of history mounts at once — until
+        it is opened (click or Enter), when it becomes the usual row, open."""
+        # `classes` replaces DEFAULT_CLASSES; set once here (each add_class restyles).
+        super().__init__(classes=f"chat-block -{status}" + (" -folded" if folded else ""))
+        self.folded = folded
+        self.can_focus = folded
         self.call = call
-        self.status = "running"
-        self.status_text = "running"
+        self.status = status
+        self.status_text = status_text
         self.output = ""
         self.diff_folded = False
         self._title_width: int | None = None
         """Columns for the title text, once the row has a size (None: not laid out yet)."""
-        self._output = Static("", markup=False, classes="tool-output")
         self._output_safety = TerminalSafeStream()
         # The user's own `!command` shows its output open: they ran it to see it.
-        collapsed = call.name != USER_COMMAND_TOOL
-        self._box = QuietCollapsible(self._output, title=self._title(), collapsed=collapsed)
+        self._collapsed = call.name != USER_COMMAND_TOOL
+        self._output_widget: Static | None = None
+        self._box_widget: QuietCollapsible | None = None
+
+    @classmethod
+    def recorded(cls, call: ToolCall, status: str, status_text: str, output: str) -> Self:
+        """A finished call of a resumed session, folded, with its recorded outcome."""
+        block = cls(call, folded=True, status=status, status_text=status_text)
+        block.show_output(output)
+        return block
+
+    @property
+    def _box(self) -> QuietCollapsible:
+        """The collapsible row (title over output), built on first use."""
+        if self._box_widget is None:
+            self._box_widget = QuietCollapsible(
+                self._output, title=self._title(), collapsed=self._collapsed
+            )
+        return self._box_widget
+
+    @property
+    def _output(self) -> Static:
+        if self._output_widget is None:
+            self._output_widget = Static(self.output, markup=False, classes="tool-output")
+        return self._output_widget
 
     def compose(self) -> ComposeResult:
-        yield self._box
+        if not self.folded:
+            yield self._box
 
-    def _title(self) -> str:
-        """Icon, name, argument and status; the argument is shortened to the row's width
-        (never the status: a rejection's reason or a refusal must stay readable)."""
+    def render(self) -> Content:
+        # Folded: the title line as the collapsed row shows it; else the children draw.
+        return Content(f"▶ {self._plain_title()}" if self.folded else "")
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        if self.folded:  # no children yet: as tall as its title, wrapped
+            # As Widget does for its own content (RenderStyles serves as the rules map).
+            return self.render().get_height(self.styles, width) if width else 0  # type: ignore[arg-type]
+        return super().get_content_height(container, viewport, width)
+
+    def on_click(self) -> None:
+        self.action_unfold()
+
+    def action_unfold(self) -> None:
+        """Open a folded row: mount the usual collapsible row, expanded."""
+        if not self.folded:
+            return
+        self.folded = False
+        self.can_focus = False
+        self.remove_class("-folded")
+        self._collapsed = False
+        self.mount(self._box)
+        self.call_after_refresh(lambda: self._box.query_one("CollapsibleTitle").focus())
+
+    def on_resize(self, event: events.Resize) -> None:
+        width = max(0, event.size.width - TITLE_CHROME)
+        if width and width != self._title_width:
+            self._title_width = width
+            if self._box_widget is not None:
+                self._box_widget.title = self._title()
+            elif self.folded:
+                self.refresh(layout=True)
+
+    @property
+    def title_text(self) -> str:
+        """The row's title as shown (icon, name, key argument, status), without markup."""
+        return self._plain_title()
+
+    def _plain_title(self) -> str:
+        """Icon, name, argument and status, terminal-safe; the argument is shortened to the
+        row's width (never the status: a rejection's reason or a refusal must stay readable)."""
         name = f"{self._ICONS[self.status]} {self.call.name}"
         status = f"· {self.status_text}"
-        argument = ""
         if self._title_width is None:
             argument = tool_call_argument_summary(self.call)
         else:
@@ -246,13 +362,10 @@ class ToolCallBlock(Vertical):
             room = self._title_width - len(name) - len(status) - 4  # two "  " separators
             width = min(60, max(room, MIN_ARGUMENT_WIDTH))
             argument = tool_call_argument_summary(self.call, width=width)
-        return escape(terminal_safe("  ".join(part for part in (name, argument, status) if part)))
+        return terminal_safe("  ".join(part for part in (name, argument, status) if part))
 
-    def on_resize(self, event: events.Resize) -> None:
-        width = max(0, event.size.width - TITLE_CHROME)
-        if width and width != self._title_width:
-            self._title_width = width
-            self._box.title = self._title()
+    def _title(self) -> str:
+        return escape(self._plain_title())  # the collapsible's title is markup
 
     def set_status(self, status: str, text: str) -> None:
         """Change the status class, icon and the text after the title."""
@@ -260,7 +373,10 @@ class ToolCallBlock(Vertical):
         self.status = status
         self.status_text = text
         self.add_class(f"-{status}")
-        self._box.title = self._title()
+        if self._box_widget is not None:
+            self._box_widget.title = self._title()
+        if self.folded:
+            self.refresh(layout=True)
 
     def append_output(self, text: str) -> None:
         """Add streamed output (keeps the last `MAX_TOOL_OUTPUT_CHARS` characters)."""
@@ -272,7 +388,8 @@ class ToolCallBlock(Vertical):
         if len(text) > MAX_TOOL_OUTPUT_CHARS:
             text = "…" + text[-MAX_TOOL_OUTPUT_CHARS:]
         self.output = text
-        self._output.update(text)
+        if self._output_widget is not None:
+            self._output_widget.update(text)
 
     async def show_diff(self, diff: str) -> None:
         """Show an edit's diff in colour: expanded, as edits are what a reviewer wants to see,

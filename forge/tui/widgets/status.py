@@ -151,6 +151,12 @@ class StatusPane(Vertical):
             f"out {format_tokens(self.completion_tokens)} tokens"
         )
 
+    def show_usage(self, prompt_tokens: int, completion_tokens: int) -> None:
+        """Show the session's tokens in and out (a resumed session's include earlier runs)."""
+        self.prompt_tokens = prompt_tokens
+        self.completion_tokens = completion_tokens
+        self.query_one("#usage", Static).update(self._usage_text())
+
     def reset_session(self) -> None:
         """A new session started: zero the usage, forget compactions, idle the panel."""
         self.prompt_tokens = self.completion_tokens = 0
@@ -178,9 +184,7 @@ class StatusPane(Vertical):
         if isinstance(event, ContextUsage | ContextWarning):
             self.gauge.show(event.current_tokens, event.max_tokens)
         elif isinstance(event, UsageEvent):
-            self.prompt_tokens = event.session_prompt_tokens
-            self.completion_tokens = event.session_completion_tokens
-            self.query_one("#usage", Static).update(self._usage_text())
+            self.show_usage(event.session_prompt_tokens, event.session_completion_tokens)
         elif isinstance(event, SummarizationStarted):
             self.gauge.show(event.current_tokens, event.max_tokens)
             self.summarization.started(event)

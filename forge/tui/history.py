@@ -1,0 +1,278 @@
+"""What a resumed conversation shows: the chat's rows, derived from the recorded messages.
+
+The live chat renders a turn from its events; a resumed one has only the session's messages
+(docs/adr/0032). `history_rows` turns those into the rows the live chat showed, so reopening a
+session tells the same story: a `task_completion` or `converse` result is the answer (not a
+tool row), an `ask_question` is the question and the user's reply, a call cut short by the
+user reads "interrupted" (calls that never started are not shown, as they were not live), and
+a note follows a turn only where the live chat had one: "Interrupted." where the user stopped
+it, a "no answer" note where it ended without the model's answer. No widgets are built
+here (`forge.tui.widgets.history_blocks` builds them), so every rule has a plain unit test.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from forge.llm.messages import Message, MessageKind, ToolCall
+
+LOOP_BREAKING_TOOLS = frozenset({"converse", "task_completion", "ask_question"})
+"""Tools that talk to the user: shown as answers and questions, not as tool rows."""
+ANSWER_TOOLS = frozenset({"converse", "task_completion"})
+"""Loop-breaking tools whose result is the turn's answer."""
+SUMMARY_KINDS = (MessageKind.SUMMARY, MessageKind.GOAL_BATCH, MessageKind.PRUNED)
+SUMMARY_LABELS = {
+    MessageKind.SUMMARY: "Summary",
+    MessageKind.GOAL_BATCH: "Goal batch",
+    MessageKind.PRUNED: "Pruned",
+}
+
+INTERRUPTED_NOTE = "[interrupted by the user]"
+"""Ends a partial answer the user cut off (`forge.agent.interruption.INTERRUPTED_NOTE`)."""
+SKIPPED_PREFIX = "[skipped"
+"""A call the turn never reached because an earlier one ended it (`forge.agent.loop`)."""
+INTERRUPTED_TURN_NOTE = "Interrupted."
+"""The live chat's note under a turn the user stopped (`ChatView.end_turn`)."""
+UNANSWERED_NOTICE = (
+    "The last turn ended before the model's answer (interrupted, or stopped at a limit). "
+    "Send a message to go on."
+)
+"""Under a resumed session whose last turn has no answer."""
+UNANSWERED_TURN_NOTE = (
+    "This turn ended before the model's answer (interrupted, or stopped by an error or a limit)."
+)
+"""Under an earlier turn that has no answer."""
+CUT_OFF_NOTICE = (
+    "**The previous turn was cut off**: Forge stopped while it ran. Calls without a result "
+    "are marked cancelled, and the model has been told."
+)
+"""Where a resumed session's unfinished turn ended (`forge.agent.interruption`)."""
+
+TurnState = Literal["none", "unanswered", "answered", "interrupted"]
+
+
+@dataclass(frozen=True)
+class UserRow:
+    """What the user typed (or answered to a question)."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class AnswerRow:
+    """The model's text: a plain reply, a partial one, or a `converse`/`task_completion`."""
+
+    text: str
+    reasoning: str = ""
+
+
+@dataclass(frozen=True)
+class ToolRow:
+    """One tool call with the status the live chat ended on and its recorded output."""
+
+    call: ToolCall
+    status: str
+    status_text: str
+    output: str
+
+
+@dataclass(frozen=True)
+class SummaryRow:
+    """A summary (or goal batch, or pruning marker) that replaced earlier messages."""
+
+    text: str
+    label: str
+    replaced: int
+
+
+@dataclass(frozen=True)
+class NoticeRow:
+    """A line from Forge: a question asked, an attached file, how a turn ended."""
+
+    text: str
+    kind: str = "info"
+
+
+HistoryRow = UserRow | AnswerRow | ToolRow | SummaryRow | NoticeRow
+
+
+def history_rows(messages: Sequence[Message]) -> list[HistoryRow]:
+    """The rows the chat shows for `messages`, oldest first, as the live chat showed them."""
+    return _HistoryReader(messages).rows()
+
+
+def call_argument(call: ToolCall, name: str) -> str:
+    """The string argument `name` of `call` ("" when the arguments do not hold one)."""
+    try:
+        arguments = json.loads(call.arguments or "{}")
+    except json.JSONDecodeError:
+        return ""
+    value = arguments.get(name) if isinstance(arguments, dict) else None
+    return value if isinstance(value, str) else ""
+
+
+class _HistoryReader:
+    """One pass over the messages, tracking how the current turn stands."""
+
+    def __init__(self, messages: Sequence[Message]) -> None:
+        self.messages = messages
+        self.results = {m.tool_call_id: m for m in messages if m.role == "tool"}
+        self.out: list[HistoryRow] = []
+        self.turn: TurnState = "none"
+
+    def rows(self) -> list[HistoryRow]:
+        cut_off = self._cut_off_turns()
+        for position, message in enumerate(self.messages):
+            if message.kind in SUMMARY_KINDS:
+                label = SUMMARY_LABELS.get(message.kind, "Summary")
+                self.out.append(SummaryRow(message.content, label, len(message.replaces)))
+                self.turn = "none"  # what it replaced may have ended turns: say nothing
+            elif message.kind is MessageKind.PLAN or message.role in ("system", "tool"):
+                continue  # the status pane shows the plan; results go with their calls
+            elif message.role == "user":
+                self._user(message)
+            elif message.role == "assistant":
+                self._assistant(message, cut_off=cut_off[position])
+        self._close_turn(last=True)
+        return self.out
+
+    def _cut_off_turns(self) -> list[bool]:
+        """Per message: whether the next user message is the cut-off note (Forge was killed
+        in this turn). One pass from the end."""
+        flags = [False] * len(self.messages)
+        cut_off = False
+        for position in range(len(self.messages) - 1, -1, -1):
+            flags[position] = cut_off
+            message = self.messages[position]
+            if message.role == "user" and message.kind is not MessageKind.PLAN:
+                cut_off = message.meta.get("note") == "cut_off"
+        return flags
+
+    def _close_turn(self, *, last: bool = False) -> None:
+        if self.turn == "interrupted":
+            self.out.append(NoticeRow(INTERRUPTED_TURN_NOTE))
+        elif self.turn == "unanswered":
+            self.out.append(NoticeRow(UNANSWERED_NOTICE if last else UNANSWERED_TURN_NOTE))
+        self.turn = "none"
+
+    def _user(self, message: Message) -> None:
+        if message.meta.get("note") == "cut_off":
+            self.turn = "none"  # the cut-off notice says how it ended
+            self.out.append(NoticeRow(CUT_OFF_NOTICE, kind="error"))
+            return
+        self._close_turn()
+        command = message.meta.get("user_command")
+        if message.kind is MessageKind.OBSERVATION and isinstance(command, str):
+            self.out.append(_user_command_row(message, command))
+            return
+        if message.kind is not MessageKind.OBSERVATION:
+            self.turn = "unanswered"
+        content = message.content
+        if "\n</attached_file>" not in content:
+            self.out.append(UserRow(content))
+            return
+        from forge.agent.mentions import split_attachments  # ADR 0030
+
+        typed, attached = split_attachments(content)
+        self.out.append(UserRow(typed))
+        self.out.extend(NoticeRow(line, kind="attachment") for line in attached)
+
+    def _assistant(self, message: Message, *, cut_off: bool) -> None:
+        text = message.content
+        partial = bool(message.meta.get("partial"))
+        interrupted = partial and text.endswith(INTERRUPTED_NOTE)
+        if interrupted:
+            text = text.removesuffix(INTERRUPTED_NOTE).rstrip()
+        if text or message.reasoning:
+            self.out.append(AnswerRow(text, message.reasoning))
+        if interrupted:
+            self.turn = "interrupted"
+        elif text and not message.tool_calls and not partial:
+            self.turn = "answered"
+        else:
+            self.turn = "unanswered"
+        cancelled_seen = False
+        for call in message.tool_calls:
+            result = self.results.get(call.id)
+            cancelled = result is None or bool(result.meta.get("cancelled"))
+            if cancelled and not cut_off:
+                if cancelled_seen or (result and result.content.startswith(SKIPPED_PREFIX)):
+                    continue  # never started: the live chat had no row for it
+                cancelled_seen = True
+                self.turn = "interrupted"
+                if call.name == "ask_question":
+                    self.out.append(_question(call))
+                elif call.name not in LOOP_BREAKING_TOOLS:
+                    self.out.append(_tool_row(call, result, interrupted=True))
+                continue
+            self._call(call, result)
+
+    def _call(self, call: ToolCall, result: Message | None) -> None:
+        ok = result is not None and not result.meta.get("is_error")
+        if call.name in LOOP_BREAKING_TOOLS and ok and result is not None:
+            if call.name == "ask_question":
+                # Live: the question as a notice, the dialog's answer as the user's message.
+                self.out += [_question(call), UserRow(result.content)]
+                self.turn = "unanswered"
+            else:
+                self.out.append(AnswerRow(result.content))
+                self.turn = "answered"
+            return
+        self.out.append(_tool_row(call, result))
+        self.turn = "unanswered"
+
+
+_EXIT_CODE = re.compile(r"\(?exit code (-?\d+)\)?\]$")
+
+
+def _user_command_row(message: Message, command: str) -> ToolRow:
+    """The user's own `!command` (recorded as an observation, ADR 0030): its command row,
+    with the output and exit code the result ended with."""
+    from forge.agent.shell_escape import USER_COMMAND_TOOL
+    from forge.tui.widgets.chat import tool_outcome
+
+    _, _, output = message.content.partition(f"$ {command}\n")
+    found = _EXIT_CODE.search(output)
+    exit_code = int(found.group(1)) if found else None
+    timed_out = output.endswith("]") and "[timed out after" in output.rsplit("\n", 1)[-1]
+    status, text = tool_outcome(output, is_error=timed_out or bool(exit_code), exit_code=exit_code)
+    call = ToolCall(message.id, USER_COMMAND_TOOL, json.dumps({"command": command}))
+    return ToolRow(call, status, text, output)
+
+
+def _question(call: ToolCall) -> NoticeRow:
+    return NoticeRow(f"**Question:** {call_argument(call, 'question')}")
+
+
+def _tool_row(call: ToolCall, result: Message | None, *, interrupted: bool = False) -> ToolRow:
+    from forge.tui.widgets.chat import recorded_tool_outcome
+
+    if interrupted:
+        status, text = "error", "interrupted"  # what `ChatView.end_turn` marked it live
+    else:
+        status, text = recorded_tool_outcome(result)
+    return ToolRow(call, status, text, result.content if result is not None else "")
+
+
+def estimated_lines(row: HistoryRow, width: int) -> int:
+    """About how many lines `row` takes in a chat `width` cells wide (its margin included):
+    enough to pick the rows that fill a screen without laying them out."""
+    if isinstance(row, ToolRow | SummaryRow):
+        return 1  # a folded title line
+    text = row.text
+    wrapped = sum(max(1, -(-len(line) // max(width, 1))) for line in text.split("\n"))
+    return wrapped + (2 if isinstance(row, AnswerRow) else 1)
+
+
+def rows_to_fill(rows: Sequence[HistoryRow], lines: int, width: int) -> int:
+    """How many of the newest `rows` it takes to fill `lines` lines (all when they do not)."""
+    total = 0
+    for count, row in enumerate(reversed(rows), start=1):
+        total += estimated_lines(row, width)
+        if total >= lines:
+            return count
+    return len(rows)

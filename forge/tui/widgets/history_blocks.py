@@ -1,0 +1,34 @@
+"""The chat blocks of a resumed conversation's rows (`forge.tui.history`), built whole before
+they are mounted, so a screenful of history mounts in one batch (docs/adr/0032)."""
+
+from __future__ import annotations
+
+from textual.widget import Widget
+
+from forge.agent.shell_escape import USER_COMMAND_TOOL
+from forge.tui.history import AnswerRow, HistoryRow, NoticeRow, SummaryRow, ToolRow, UserRow
+from forge.tui.widgets.chat_blocks import (
+    AssistantBlock,
+    NoticeBlock,
+    SummaryBlock,
+    ToolCallBlock,
+    UserMessageBlock,
+)
+
+
+def block_for(row: HistoryRow, *, show_reasoning: bool = True) -> Widget:
+    """The block that shows `row`, as the live chat showed it once its turn was over."""
+    if isinstance(row, UserRow):
+        return UserMessageBlock(row.text)
+    if isinstance(row, AnswerRow):
+        return AssistantBlock.recorded(row.text, row.reasoning, show_reasoning=show_reasoning)
+    if isinstance(row, ToolRow):
+        if row.call.name == USER_COMMAND_TOOL:  # the user ran it to see it: shown open
+            block = ToolCallBlock(row.call, status=row.status, status_text=row.status_text)
+            block.show_output(row.output)
+            return block
+        return ToolCallBlock.recorded(row.call, row.status, row.status_text, row.output)
+    if isinstance(row, SummaryRow):
+        return SummaryBlock(row.text, label=row.label, replaced=row.replaced)
+    assert isinstance(row, NoticeRow)
+    return NoticeBlock(row.text, kind=row.kind)
