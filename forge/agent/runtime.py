@@ -20,9 +20,11 @@ from forge.agent.costs import CostLedger
 from forge.agent.interruption import note_cut_off_turn
 from forge.agent.loop import Agent
 from forge.agent.mcp import McpServers
+from forge.agent.recall_archive import SessionArchive
 from forge.agent.sessions import SessionLog, SessionStore
 from forge.agent.system_prompt import build_system_prompt
 from forge.agent.tools import ToolRegistry, default_registry
+from forge.agent.tools.recall import RecallTool
 from forge.config.secrets import remember_settings_secrets
 from forge.config.settings import LLMSettings, Settings
 from forge.context.conversation import Conversation
@@ -310,6 +312,7 @@ def build_runtime(
         settings, provider, counter, store.summary_dir(session.id), tracker.current
     )
     registry = default_registry()
+    registry.register(RecallTool(SessionArchive(session.path)))
     registry.add_source(mcp)
     manager.set_tools(registry.specs())  # a resumed session's gauge is right before a request
     mcp.start()  # a no-op until an event loop runs; then the first turn starts them

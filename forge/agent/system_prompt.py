@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from datetime import date
 from pathlib import Path
 
+from forge.context.recall import RECALL_TOOL
 from forge.llm.protocols import ToolSpec
 
 logger = logging.getLogger(__name__)
@@ -38,6 +39,13 @@ Ending your turn (these tools end it; call exactly one, as the last call of your
 - `converse` to answer or talk to the user when no task needs doing.
 - `ask_question` only when you cannot go on without the user's decision; offer suggestions."""
 
+_RECALL_RULE = """\
+Older tool outputs may be shortened to save context: a placeholder or summary then ends with \
+`recall <id>`. Call `recall` with that id when you need the exact text again (it is cheaper \
+than running the tool again, and gives what you saw then)."""
+"""Constant bytes (the prompt's cacheable prefix never changes for it, across turns and
+`--continue`); present whenever the `recall` tool is (docs/adr/0038-context-engine-v3.md)."""
+
 _HEADLESS_RULES = """\
 No user is watching this run: do not ask questions, make reasonable decisions yourself, and \
 finish with `task_completion`."""
@@ -53,6 +61,8 @@ def build_system_prompt(
     `interactive=False` (headless runs) tells the model nobody can answer questions.
     """
     sections = [_ROLE, _environment(workspace), _TOOL_RULES]
+    if any(spec.name == RECALL_TOOL for spec in tools):
+        sections.append(_RECALL_RULE)
     if tools:
         names = ", ".join(spec.name for spec in tools)
         sections.append(f"Your tools: {names}.")

@@ -24,6 +24,7 @@ from forge.config.settings import ContextSettings
 from forge.context.budget import reached
 from forge.context.conversation import Conversation
 from forge.context.fallback import tool_output_placeholder
+from forge.context.recall import original_id, recall_hint
 from forge.context.strategies.deterministic import (
     AppendCursor,
     DeterministicStrategy,
@@ -160,11 +161,17 @@ def observation_placeholder(message: Message, tokens: int) -> Message:
     """The one-line stand-in for a masked observation (a user-role output)."""
     first_line = message.content.strip().splitlines()[0][:80] if message.content.strip() else ""
     text = f"[{MASK_LABEL}: an output of {len(message.content)} characters (~{tokens} tokens)"
-    text += f' beginning "{first_line}"]' if first_line else "]"
+    text += f' beginning "{first_line}"' if first_line else ""
+    text += f"; {recall_hint(message)}]"
     return Message(
         role=message.role,
         content=text,
         kind=MessageKind.PRUNED,
         replaces=(message.id,),
-        meta={"strategy": MASKING, "step": "mask", "tokens_before": tokens},
+        meta={
+            "strategy": MASKING,
+            "step": "mask",
+            "tokens_before": tokens,
+            "recall": original_id(message),
+        },
     )
