@@ -11,7 +11,6 @@ last one wins, so a code the command itself printed earlier never hides the real
 from __future__ import annotations
 
 import json
-
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field

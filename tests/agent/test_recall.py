@@ -12,8 +12,8 @@ from forge.agent.recall_archive import RecallError, SessionArchive
 from forge.agent.rewind import rewind_conversation
 from forge.agent.runtime import build_runtime
 from forge.agent.sessions import SessionStore
-from forge.agent.tools.recall import RecallTool
 from forge.agent.tools.base import ToolContext
+from forge.agent.tools.recall import RecallTool
 from forge.context.conversation import Conversation
 from forge.llm.messages import ToolCall, assistant, system, tool_result, user
 from tests.agent.loop_harness import drive, finished
