@@ -31,12 +31,14 @@ class IngestCapStrategy(DeterministicStrategy):
 
     name = INGEST_CAP
     forceable = False
+    in_place = True
 
     def __init__(self, settings: ContextSettings, counter: TokenCounter) -> None:
         super().__init__(settings, counter)
-        self._cursor = AppendCursor()
-        self._pending: list[str] = []
-        """Ids of outputs seen over the cap and not yet cut."""
+        self._cursor = AppendCursor(relevant=_never)
+        self._pending: list[tuple[int, str]] = []
+        """(position, id) of outputs seen over the cap and not yet cut. An output replaced in
+        place since (masked) is not news: its id no longer stands at its position."""
         self._limit: int | None = None
         self._excluded_calls: set[str] = set()
 
@@ -55,13 +57,14 @@ class IngestCapStrategy(DeterministicStrategy):
                 _, fresh = self._cursor.new_messages(conversation)
         self._limit = limit
         excluded = set(self.settings.excluded_tools)
-        for message in fresh:
+        first = len(conversation) - len(fresh)
+        for offset, message in enumerate(fresh):
             self._excluded_calls.update(excluded_call_ids([message], excluded))
             if (
                 _cappable(message, excluded, self._excluded_calls)
                 and self.counter.count_message(message) > limit
             ):
-                self._pending.append(message.id)
+                self._pending.append((first + offset, message.id))
         return self._pending
 
     def should_run(self, conversation: Conversation, current_tokens: int, max_tokens: int) -> bool:
@@ -80,11 +83,9 @@ class IngestCapStrategy(DeterministicStrategy):
         self._pending = []
         limit = self.limit(max_tokens)
         cut = 0
-        for message_id in pending:
-            try:
-                index = conversation.index_of(message_id)
-            except ValueError:
-                continue
+        for index, message_id in pending:
+            if index >= len(conversation) or conversation[index].id != message_id:
+                continue  # replaced in place since (masked): nothing left to cut
             if _cut_in_place(conversation, index, limit, self.counter):
                 cut += 1
         self._cursor.new_messages(conversation)  # our own edits are not news
@@ -109,6 +110,11 @@ class IngestCapStrategy(DeterministicStrategy):
         self._cursor.reset()
         self._pending = []
         return cut
+
+
+def _never(message: Message) -> bool:
+    """No in-place replacement concerns the cap: it only ever shrinks an output."""
+    return False
 
 
 def _cappable(message: Message, excluded: Collection[str], kept_calls: Collection[str]) -> bool:

@@ -12,8 +12,10 @@ outputs whose placeholder would not be smaller. When LLM tool-call summaries are
 (`tool_call_summaries`), aging groups go to that tier instead and masking acts only under
 pressure or when summaries are off for the session (a failing summarization model).
 
-Bookkeeping is O(new) per LLM call: candidates are found as messages arrive (`AppendCursor`);
-any other change to the list (a summary swapped in) rebuilds them once.
+Bookkeeping is O(new) per LLM call, masking runs included: candidates are found, by
+position, as messages arrive (`AppendCursor`), and outputs replaced in place by another tier
+are re-judged where they stand; only a change that moves messages (a summary swapped in)
+rebuilds them once.
 """
 
 from __future__ import annotations
@@ -43,6 +45,7 @@ class ObservationMaskingStrategy(DeterministicStrategy):
     """Masks older tool outputs in batches."""
 
     name = MASKING
+    in_place = True
 
     def __init__(
         self,
@@ -54,12 +57,14 @@ class ObservationMaskingStrategy(DeterministicStrategy):
         super().__init__(settings, counter)
         self.summaries_active = summaries_active
         """True while the LLM tool-call tier takes aging groups (see module docstring)."""
-        self._cursor = AppendCursor()
+        self._cursor = AppendCursor(follow=True)
         self._calls: dict[str, ToolCall] = {}
-        self._tool_ids: list[str] = []
-        """Ids of every tool output seen, in order (masked ones too: they count as outputs)."""
-        self._candidates: dict[str, None] = {}
-        """Ids of outputs worth masking once old enough, in order."""
+        self._tool_positions: list[int] = []
+        """Positions of every tool output seen, in order (masked ones too: they count as
+        outputs). Positions hold until a change other than an append or an in-place
+        replacement, which makes the cursor start over."""
+        self._candidates: dict[int, None] = {}
+        """Positions of outputs worth masking once old enough."""
         self._excluded_calls: set[str] = set()
         """Calls in a group with an excluded tool (never masked)."""
 
@@ -68,19 +73,25 @@ class ObservationMaskingStrategy(DeterministicStrategy):
         restarted, fresh = self._cursor.new_messages(conversation)
         if restarted:
             self._calls.clear()
-            self._tool_ids.clear()
+            self._tool_positions.clear()
             self._candidates.clear()
             self._excluded_calls.clear()
         excluded = set(self.settings.excluded_tools)
-        for message in fresh:
+        for position in self._cursor.replaced:  # an output cut or masked by someone else
+            if self._worth_masking(conversation[position], excluded):
+                self._candidates[position] = None
+            else:
+                self._candidates.pop(position, None)
+        first = len(conversation) - len(fresh)
+        for offset, message in enumerate(fresh):
             for call in message.tool_calls:
                 self._calls[call.id] = call
             self._excluded_calls.update(excluded_call_ids([message], excluded))
             if message.role != "tool" and message.kind is not MessageKind.OBSERVATION:
                 continue
-            self._tool_ids.append(message.id)
+            self._tool_positions.append(first + offset)
             if self._worth_masking(message, excluded):
-                self._candidates[message.id] = None
+                self._candidates[first + offset] = None
 
     def _worth_masking(self, message: Message, excluded: set[str]) -> bool:
         if message.kind is MessageKind.OBSERVATION:
@@ -91,15 +102,15 @@ class ObservationMaskingStrategy(DeterministicStrategy):
             return False
         return self.counter.count_message(message) >= 2 * MINIMUM_SAVING_TOKENS
 
-    def _maskable(self) -> list[str]:
+    def _maskable(self) -> list[int]:
         keep = max(3, self.settings.mask_keep_recent)
-        recent = set(self._tool_ids[-keep:])
-        return [message_id for message_id in self._candidates if message_id not in recent]
+        recent = set(self._tool_positions[-keep:])
+        return [position for position in self._candidates if position not in recent]
 
     def _maskable_count(self) -> int:
         """len(self._maskable()) in O(mask_keep_recent): the check before every call."""
         keep = max(3, self.settings.mask_keep_recent)
-        recent = sum(1 for message_id in self._tool_ids[-keep:] if message_id in self._candidates)
+        recent = sum(1 for position in self._tool_positions[-keep:] if position in self._candidates)
         return len(self._candidates) - recent
 
     # --- the strategy --------------------------------------------------------------------
@@ -128,13 +139,9 @@ class ObservationMaskingStrategy(DeterministicStrategy):
         maskable = self._maskable()
         if not maskable:
             return 0
-        positions = {message.id: index for index, message in enumerate(conversation)}
         masked = 0
-        for message_id in maskable:
-            del self._candidates[message_id]
-            index = positions.get(message_id)
-            if index is None:
-                continue
+        for index in maskable:
+            del self._candidates[index]
             message = conversation[index]
             tokens = self.counter.count_message(message)
             placeholder = (
