@@ -92,18 +92,28 @@ class IngestCapStrategy(DeterministicStrategy):
         return cut
 
     def cap_all(
-        self, conversation: Conversation, limit: int, *, excluded_tools: Collection[str]
+        self,
+        conversation: Conversation,
+        limit: int,
+        *,
+        excluded_tools: Collection[str],
+        spare_newest: int = 0,
     ) -> int:
-        """Cut every output above `limit` tokens, the newest included (after an overflow, or
-        when nothing else can make the prompt fit). Returns how many were cut."""
+        """Cut every output above `limit` tokens but the newest `spare_newest` outputs (after
+        an overflow, or when nothing else can make the prompt fit). Returns how many were
+        cut."""
         excluded = set(excluded_tools)
         kept_calls = excluded_call_ids(conversation, excluded)
+        outputs = [
+            index
+            for index in range(len(conversation))
+            if _cappable(conversation[index], excluded, kept_calls)
+        ]
+        if spare_newest:
+            outputs = outputs[:-spare_newest]
         cut = 0
-        for index in range(len(conversation)):
-            message = conversation[index]
-            if not _cappable(message, excluded, kept_calls):
-                continue
-            if self.counter.count_message(message) <= limit:
+        for index in outputs:
+            if self.counter.count_message(conversation[index]) <= limit:
                 continue
             if _cut_in_place(conversation, index, limit, self.counter):
                 cut += 1

@@ -1,0 +1,114 @@
+"""Context engine v3 (issue 23, ADR 0038) against the loopback server: the last resort spares
+the newest three outputs, user instructions stay verbatim within half the budget, and masking
+bookkeeping stays O(new) when masking fires."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from forge.config.settings import ContextSettings
+from forge.context.conversation import Conversation
+from forge.llm.messages import Message, MessageKind, assistant, user
+from forge.llm.tokenizer import CharEstimateCounter
+from tests.context.builders import (
+    conversation,
+    counter,
+    group,
+    make_manager,
+    provider_for,
+    task_start,
+    words,
+)
+from tests.support.openai_server import OpenAIServer, Text
+
+
+def tiers(**changes: Any) -> ContextSettings:
+    values: dict[str, Any] = {"max_tokens": 100_000}
+    values.update(changes)
+    return ContextSettings(**values)
+
+
+def outputs(chat: Conversation) -> list[Message]:
+    return [message for message in chat.messages if message.role == "tool"]
+
+
+async def test_the_last_resort_cuts_older_outputs_before_the_newest_three(
+    llm_server: OpenAIServer,
+) -> None:
+    # Six outputs of 1,500 tokens, each within its share (2,000 of 8,000), all in the recent
+    # tail the fallback keeps: only cutting outputs can make the prompt fit.
+    reads = [
+        group("read_file", words(1500, f"f{n}x"), arguments={"path": f"src/f{n}.py"})
+        for n in range(6)
+    ]
+    chat = conversation(task_start(), *reads)
+    originals = outputs(chat)
+    settings = tiers(max_tokens=8000, observation_masking=False, messages_old_threshold=100)
+    async with provider_for(llm_server) as provider:
+        manager = make_manager(provider, settings)
+        assert manager.current_tokens(chat) > 8000
+        await manager.evaluate_and_summarize(chat)
+        assert manager.current_tokens(chat) <= 8000
+    after = outputs(chat)
+    assert after[-3:] == originals[-3:]  # the newest three word for word
+    assert all(message.meta.get("capped") for message in after[:3])
+    assert chat.is_valid()
+    assert llm_server.requests == []
+
+
+async def test_instructions_within_half_the_budget_stay_verbatim_by_default(
+    llm_server: OpenAIServer,
+) -> None:
+    # A pasted issue of 45 % of the budget (the 0.4 share of context engine v2 condensed it).
+    llm_server.responder = lambda request: Text("condensed")
+    pasted = user("Fix this issue:\n" + words(4500, "iss"))
+    chat = conversation(task_start()[:1], pasted, assistant("On it."), user("go on"))
+    async with provider_for(llm_server) as provider:
+        manager = make_manager(provider, ContextSettings(max_tokens=10_000))
+        assert counter().count_message(pasted) > 0.4 * 10_000
+        await manager.evaluate_and_summarize(chat)
+    assert chat[1] is pasted
+    assert llm_server.requests == []
+
+
+class CountingCounter(CharEstimateCounter):
+    """The exact test counter, counting how many messages it was asked to count."""
+
+    def __init__(self) -> None:
+        super().__init__(4)
+        self.messages_counted = 0
+
+    def count_message(self, message: Message) -> int:
+        self.messages_counted += 1
+        return super().count_message(message)
+
+
+async def test_masking_runs_cost_o_new_not_o_conversation(llm_server: OpenAIServer) -> None:
+    """Each call after masking fires counts a bounded number of messages, however long the
+    conversation: no tier starts over because an output was masked in place."""
+    settings = tiers(max_tokens=100_000_000, threshold_trigger=0.99, auto_summary_threshold=0.99)
+    chat = conversation(task_start())
+    for number in range(1500):
+        chat.extend = None  # type: ignore[attr-defined]  # (not used: appends one by one)
+        for message in group("read_file", words(80, f"r{number % 97:02d}")):
+            chat.append(message)
+    tally = CountingCounter()
+    async with provider_for(llm_server) as provider:
+        manager = make_manager(provider, settings)
+        manager.counter = tally
+        for strategy in manager.strategies:
+            if hasattr(strategy, "counter"):
+                strategy.counter = tally  # type: ignore[union-attr]
+        await manager.evaluate_and_summarize(chat)  # the first look reads everything once
+        counted: list[int] = []
+        masked = 0
+        for number in range(12):
+            for message in group("read_file", words(80, f"n{number:02d}")):
+                chat.append(message)
+            tally.messages_counted = 0
+            before = sum(m.kind is MessageKind.PRUNED for m in chat.messages)
+            await manager.evaluate_and_summarize(chat)
+            masked += sum(m.kind is MessageKind.PRUNED for m in chat.messages) - before
+            counted.append(tally.messages_counted)
+    assert masked >= 9  # masking fired in batches during the timed calls
+    assert max(counted) < 100, counted  # not ~3,000: nothing rescanned the conversation
