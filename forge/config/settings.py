@@ -199,7 +199,7 @@ class ContextSettings(BaseModel):
     prompt's prefix changes rarely and providers' prompt caches keep hitting."""
     tool_call_summaries: bool = False
     """Summarize aging tool calls with the LLM (buffered, in parallel) instead of masking them."""
-    user_instruction_share: Fraction = 0.4
+    user_instruction_share: Fraction = 0.5
     """Share of the budget your own messages may take verbatim; above it the oldest are
     condensed (every instruction kept), never dropped."""
     summarizer: SummarizerSettings = SummarizerSettings()

@@ -39,7 +39,7 @@ def test_defaults_are_the_documented_ones() -> None:
         3,
     )
     assert context.tool_call_summaries is False
-    assert context.user_instruction_share == 0.4
+    assert context.user_instruction_share == 0.5
     assert context.summarizer == SummarizerSettings(
         chunk_size=2048, chunk_overlap=200, max_concurrent=5, token_max=3000, max_collapse_depth=10
     )

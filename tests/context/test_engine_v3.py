@@ -8,6 +8,8 @@ from typing import Any
 
 from forge.config.settings import ContextSettings
 from forge.context.conversation import Conversation
+from forge.context.last_resort import cap_outputs_until
+from forge.context.strategies.ingest_cap import IngestCapStrategy
 from forge.llm.messages import Message, MessageKind, assistant, user
 from forge.llm.tokenizer import CharEstimateCounter
 from tests.context.builders import (
@@ -32,28 +34,31 @@ def outputs(chat: Conversation) -> list[Message]:
     return [message for message in chat.messages if message.role == "tool"]
 
 
-async def test_the_last_resort_cuts_older_outputs_before_the_newest_three(
-    llm_server: OpenAIServer,
-) -> None:
-    # Six outputs of 1,500 tokens, each within its share (2,000 of 8,000), all in the recent
-    # tail the fallback keeps: only cutting outputs can make the prompt fit.
+def test_the_last_resort_cuts_older_outputs_before_the_newest_three() -> None:
+    # Six outputs of 1,200 tokens, each within its share (2,000 of 8,000): cutting the three
+    # older ones is enough to reach the limit, so the newest three stay whole.
     reads = [
-        group("read_file", words(1500, f"f{n}x"), arguments={"path": f"src/f{n}.py"})
+        group("read_file", words(1200, f"f{n}x"), arguments={"path": f"src/f{n}.py"})
         for n in range(6)
     ]
     chat = conversation(task_start(), *reads)
     originals = outputs(chat)
-    settings = tiers(max_tokens=8000, observation_masking=False, messages_old_threshold=100)
-    async with provider_for(llm_server) as provider:
-        manager = make_manager(provider, settings)
-        assert manager.current_tokens(chat) > 8000
-        await manager.evaluate_and_summarize(chat)
-        assert manager.current_tokens(chat) <= 8000
+    exact = counter()
+    limit = exact.count_messages(chat.messages) - 2000
+    cap = IngestCapStrategy(tiers(max_tokens=8000), exact)
+    cut = cap_outputs_until(
+        chat,
+        limit,
+        cap,
+        max_tokens=8000,
+        excluded_tools=(),
+        current=lambda c: exact.count_messages(c.messages),
+    )
+    assert cut and exact.count_messages(chat.messages) <= limit
     after = outputs(chat)
     assert after[-3:] == originals[-3:]  # the newest three word for word
     assert all(message.meta.get("capped") for message in after[:3])
     assert chat.is_valid()
-    assert llm_server.requests == []
 
 
 async def test_instructions_within_half_the_budget_stay_verbatim_by_default(
@@ -89,8 +94,8 @@ async def test_masking_runs_cost_o_new_not_o_conversation(llm_server: OpenAIServ
     settings = tiers(max_tokens=100_000_000, threshold_trigger=0.99, auto_summary_threshold=0.99)
     chat = conversation(task_start())
     for number in range(1500):
-        chat.extend = None  # type: ignore[attr-defined]  # (not used: appends one by one)
-        for message in group("read_file", words(80, f"r{number % 97:02d}")):
+        # Small outputs: never worth masking, so every tier keeps judging them as outputs.
+        for message in group("read_file", words(20, f"r{number % 97:02d}")):
             chat.append(message)
     tally = CountingCounter()
     async with provider_for(llm_server) as provider:
