@@ -235,7 +235,8 @@ async def test_instructions_above_their_share_are_condensed_oldest_first_and_nev
     )
     events: list[ContextEvent] = []
     async with provider_for(llm_server) as provider:
-        manager = make_manager(provider, tiers(max_tokens=5000), events=events)
+        settings = tiers(max_tokens=5000, user_instruction_share=0.4)
+        manager = make_manager(provider, settings, events=events)
         await manager.evaluate_and_summarize(chat)
         assert len(llm_server.requests) == 1  # only the oldest needed condensing
         await manager.evaluate_and_summarize(chat)
