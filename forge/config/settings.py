@@ -198,7 +198,10 @@ class ContextSettings(BaseModel):
     """Masking waits until this many outputs can be masked, then masks them at once, so the
     prompt's prefix changes rarely and providers' prompt caches keep hitting."""
     tool_call_summaries: bool = False
-    """Summarize aging tool calls with the LLM (buffered, in parallel) instead of masking them."""
+    """Summarize aging tool calls with the LLM (buffered, in parallel) instead of masking them.
+    A call is summarized once `messages_old_threshold` messages follow it; when the prompt
+    reaches `threshold_trigger` sooner (a small budget, large outputs), masking still shrinks
+    it first, and few or no summaries are made."""
     user_instruction_share: Fraction = 0.5
     """Share of the budget your own messages may take verbatim; above it the oldest are
     condensed (every instruction kept), never dropped."""

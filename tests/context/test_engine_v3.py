@@ -117,3 +117,26 @@ async def test_masking_runs_cost_o_new_not_o_conversation(llm_server: OpenAIServ
             counted.append(tally.messages_counted)
     assert masked >= 9  # masking fired in batches during the timed calls
     assert max(counted) < 100, counted  # not ~3,000: nothing rescanned the conversation
+
+
+async def test_an_instruction_condensed_in_place_is_never_masked(
+    llm_server: OpenAIServer,
+) -> None:
+    """Masking re-judges messages replaced in place, and only outputs are masked: a condensed
+    user instruction stays a user message (a regression of the v3 bookkeeping)."""
+    condensed = "Fix the parser; keep the API. " + words(300, "cnd")
+    llm_server.responder = lambda request: Text(condensed)
+    first = user("Task 1: fix the parser, keep the API. " + words(2000, "pst"))
+    chat = conversation(task_start()[:1], first, assistant("Done."), user("Task 2: go on"))
+    settings = tiers(max_tokens=5000, user_instruction_share=0.3)
+    async with provider_for(llm_server) as provider:
+        manager = make_manager(provider, settings)
+        await manager.evaluate_and_summarize(chat)  # condenses the first instruction
+        assert chat[1].meta.get("condensed") is True
+        for number in range(6):
+            for message in group("read_file", words(100, f"m{number}x")):
+                chat.append(message)
+            await manager.evaluate_and_summarize(chat)
+    assert chat[1].role == "user" and chat[1].meta.get("condensed") is True
+    assert any(m.kind is MessageKind.PRUNED for m in chat.messages)  # masking did run
+    assert chat.is_valid()

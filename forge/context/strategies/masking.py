@@ -32,6 +32,7 @@ from forge.context.strategies.deterministic import (
     DeterministicStrategy,
     excluded_call_ids,
 )
+from forge.context.strategies.mask_choice import OutputNeeds
 from forge.llm.messages import Message, MessageKind, ToolCall
 from forge.llm.protocols import TokenCounter
 
@@ -67,6 +68,8 @@ class ObservationMaskingStrategy(DeterministicStrategy):
         """Positions of outputs worth masking once old enough."""
         self._excluded_calls: set[str] = set()
         """Calls in a group with an excluded tool (never masked)."""
+        self.needs = OutputNeeds()
+        """What says which outputs will be needed (`forge.context.strategies.mask_choice`)."""
 
     # --- bookkeeping ---------------------------------------------------------------------
     def _update(self, conversation: Conversation) -> None:
@@ -76,9 +79,11 @@ class ObservationMaskingStrategy(DeterministicStrategy):
             self._tool_positions.clear()
             self._candidates.clear()
             self._excluded_calls.clear()
+            self.needs.clear()
         excluded = set(self.settings.excluded_tools)
-        for position in self._cursor.replaced:  # an output cut or masked by someone else
-            if self._worth_masking(conversation[position], excluded):
+        for position in self._cursor.replaced:  # e.g. an output cut by the ingest cap
+            message = conversation[position]
+            if _is_output(message) and self._worth_masking(message, excluded):
                 self._candidates[position] = None
             else:
                 self._candidates.pop(position, None)
@@ -87,8 +92,11 @@ class ObservationMaskingStrategy(DeterministicStrategy):
             for call in message.tool_calls:
                 self._calls[call.id] = call
             self._excluded_calls.update(excluded_call_ids([message], excluded))
-            if message.role != "tool" and message.kind is not MessageKind.OBSERVATION:
+            if message.role == "assistant":
+                self.needs.assistant(message)
+            if not _is_output(message):
                 continue
+            self.needs.output(first + offset, message, self._calls.get(message.tool_call_id or ""))
             self._tool_positions.append(first + offset)
             if self._worth_masking(message, excluded):
                 self._candidates[first + offset] = None
@@ -102,16 +110,20 @@ class ObservationMaskingStrategy(DeterministicStrategy):
             return False
         return self.counter.count_message(message) >= 2 * MINIMUM_SAVING_TOKENS
 
-    def _maskable(self) -> list[int]:
+    def _kept(self) -> set[int]:
+        """The outputs kept now: the newest (unless superseded), the referenced ones, the
+        latest failing run (`OutputNeeds.kept`). O(mask_keep_recent + its window)."""
         keep = max(3, self.settings.mask_keep_recent)
-        recent = set(self._tool_positions[-keep:])
-        return [position for position in self._candidates if position not in recent]
+        return self.needs.kept(self._tool_positions[-keep:])
+
+    def _maskable(self) -> list[int]:
+        kept = self._kept()
+        return [position for position in self._candidates if position not in kept]
 
     def _maskable_count(self) -> int:
-        """len(self._maskable()) in O(mask_keep_recent): the check before every call."""
-        keep = max(3, self.settings.mask_keep_recent)
-        recent = sum(1 for position in self._tool_positions[-keep:] if position in self._candidates)
-        return len(self._candidates) - recent
+        """len(self._maskable()) in O(kept): the check before every call."""
+        kept = self._kept()
+        return len(self._candidates) - sum(1 for position in kept if position in self._candidates)
 
     # --- the strategy --------------------------------------------------------------------
     def should_run(self, conversation: Conversation, current_tokens: int, max_tokens: int) -> bool:
@@ -162,6 +174,11 @@ class ObservationMaskingStrategy(DeterministicStrategy):
             masked += 1
         self._cursor.new_messages(conversation)  # our own edits are not news
         return masked
+
+
+def _is_output(message: Message) -> bool:
+    """A tool result or an observation (a user-role output)."""
+    return message.role == "tool" or message.kind is MessageKind.OBSERVATION
 
 
 def observation_placeholder(message: Message, tokens: int) -> Message:
