@@ -140,3 +140,29 @@ async def test_an_instruction_condensed_in_place_is_never_masked(
     assert chat[1].role == "user" and chat[1].meta.get("condensed") is True
     assert any(m.kind is MessageKind.PRUNED for m in chat.messages)  # masking did run
     assert chat.is_valid()
+
+
+async def test_masking_keeps_what_is_likely_needed_and_masks_superseded_outputs_first(
+    llm_server: OpenAIServer,
+) -> None:
+    referred = group("read_file", words(200, "ref") + " parse_header", arguments={"path": "a.py"})
+    failing = group(
+        "execute_command", words(200, "err") + "\n[exit code 1]", arguments={"command": "pytest"}
+    )
+    stale = group("read_file", words(200, "old"), arguments={"path": "b.py"})
+    chat = conversation(task_start(), referred, assistant("parse_header is the culprit"), failing)
+    older = [group("read_file", words(200, f"n{n}x")) for n in range(3)]
+    # b.py is among the newest three outputs, and is read again right after: masked anyway.
+    for part in (*older, stale, group("read_file", words(200, "n3x"))):
+        for message in part:
+            chat.append(message)
+    for message in group("read_file", words(200, "new"), arguments={"path": "b.py"}):
+        chat.append(message)  # b.py read again: the earlier read is superseded
+    async with provider_for(llm_server) as provider:
+        manager = make_manager(provider, tiers(mask_keep_recent=3, mask_batch=1))
+        await manager.evaluate_and_summarize(chat)
+    by_id = {m.replaces[0] if m.replaces else m.id: m for m in chat.messages}
+    assert by_id[referred[1].id] is referred[1]  # referred to since: kept
+    assert by_id[failing[1].id] is failing[1]  # the latest failing run: kept
+    assert by_id[stale[1].id].kind is MessageKind.PRUNED  # superseded: masked
+    assert chat.is_valid()

@@ -131,7 +131,11 @@ async def test_a_masked_command_keeps_its_exit_code(llm_server: OpenAIServer) ->
     command = group(
         "execute_command", words(300, "log") + "\n[exit code 2]", arguments={"command": "make"}
     )
-    chat = conversation(task_start(), command, reads(4))
+    # A later run of the same command passes: the failing output is no longer kept (ADR 0038).
+    passing = group(
+        "execute_command", words(300, "ok") + "\n[exit code 0]", arguments={"command": "make"}
+    )
+    chat = conversation(task_start(), command, passing, reads(4))
     async with provider_for(llm_server) as provider:
         manager = make_manager(provider, tiers(mask_keep_recent=3, mask_batch=1))
         await manager.evaluate_and_summarize(chat)
