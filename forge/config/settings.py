@@ -187,7 +187,7 @@ class ContextSettings(BaseModel):
     slow summarizer must not hold up the agent)."""
     summary_max_retries: NonNegativeCount = 1
     """Retries for one failed summarization request (rate limits, server errors, timeouts)."""
-    ingest_max_share: Fraction = 0.25
+    ingest_max_share: Fraction = 0.5
     """Largest share of the budget one tool output may take; above it, only its head and tail
     are kept, with the elided size and how to read the rest."""
     observation_masking: bool = True

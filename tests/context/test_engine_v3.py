@@ -108,7 +108,7 @@ async def test_masking_runs_cost_o_new_not_o_conversation(llm_server: OpenAIServ
         counted: list[int] = []
         masked = 0
         for number in range(12):
-            for message in group("read_file", words(80, f"n{number:02d}")):
+            for message in group("read_file", words(250, f"n{number:02d}")):
                 chat.append(message)
             tally.messages_counted = 0
             before = sum(m.kind is MessageKind.PRUNED for m in chat.messages)
@@ -134,7 +134,7 @@ async def test_an_instruction_condensed_in_place_is_never_masked(
         await manager.evaluate_and_summarize(chat)  # condenses the first instruction
         assert chat[1].meta.get("condensed") is True
         for number in range(6):
-            for message in group("read_file", words(100, f"m{number}x")):
+            for message in group("read_file", words(300, f"m{number}x")):
                 chat.append(message)
             await manager.evaluate_and_summarize(chat)
     assert chat[1].role == "user" and chat[1].meta.get("condensed") is True

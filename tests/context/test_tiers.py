@@ -67,7 +67,8 @@ async def test_an_output_above_its_share_keeps_head_and_tail_and_says_how_to_rea
     big = group("read_file", numbered_file(700), arguments={"path": "src/big.py"})
     chat = conversation(task_start(), big)
     async with provider_for(llm_server) as provider:
-        manager = make_manager(provider, tiers(max_tokens=8000), events=events)
+        settings = tiers(max_tokens=8000, ingest_max_share=0.25)
+        manager = make_manager(provider, settings, events=events)
         await manager.evaluate_and_summarize(chat)
     cut = chat[-1]
     assert cut.role == "tool" and cut.tool_call_id == big[1].tool_call_id

@@ -38,7 +38,7 @@ from forge.llm.protocols import TokenCounter
 
 MASKING = "masking"
 MASK_LABEL = "output masked to save context"
-MINIMUM_SAVING_TOKENS = 25
+MINIMUM_SAVING_TOKENS = 100
 """An output is worth masking only if its placeholder saves at least this many tokens."""
 
 
