@@ -46,7 +46,7 @@ class IngestCapStrategy(DeterministicStrategy):
         """The most tokens one output may take under this budget."""
         return max(MINIMUM_CAP_TOKENS, int(self.settings.ingest_max_share * max_tokens))
 
-    def _scan(self, conversation: Conversation, max_tokens: int) -> list[str]:
+    def _scan(self, conversation: Conversation, max_tokens: int) -> list[tuple[int, str]]:
         limit = self.limit(max_tokens)
         restarted, fresh = self._cursor.new_messages(conversation)
         if restarted or limit != self._limit:
