@@ -40,9 +40,8 @@ Ending your turn (these tools end it; call exactly one, as the last call of your
 - `ask_question` only when you cannot go on without the user's decision; offer suggestions."""
 
 _RECALL_RULE = """\
-Older tool outputs may be shortened to save context: a placeholder or summary then ends with \
-`recall <id>`. Call `recall` with that id when you need the exact text again (it is cheaper \
-than running the tool again, and gives what you saw then)."""
+A shortened older output ends with `recall <id>`: call `recall` with that id for its exact text \
+(cheaper than running the tool again)."""
 """Constant bytes (the prompt's cacheable prefix never changes for it, across turns and
 `--continue`); present whenever the `recall` tool is (docs/adr/0038-context-engine-v3.md)."""
 

@@ -24,16 +24,15 @@ class RecallTool(Tool):
     spec = ToolSpec(
         name=RECALL_TOOL,
         description=(
-            "Get back, word for word, an earlier tool output that was shortened to save "
-            "context: pass the id its placeholder or summary names (e.g. `recall 3f9a2c` -> "
-            "id '3f9a2c'). Optionally only lines start_line..end_line (1-based) of it."
+            "The exact text of an output shortened to save context, by the id its placeholder "
+            "names (`recall <id>`); optionally only lines start_line..end_line."
         ),
         parameters={
             "type": "object",
             "properties": {
-                "id": {"type": "string", "description": "The id the placeholder names."},
-                "start_line": {"type": "integer", "description": "First line (1-based)."},
-                "end_line": {"type": "integer", "description": "Last line (inclusive)."},
+                "id": {"type": "string"},
+                "start_line": {"type": "integer"},
+                "end_line": {"type": "integer"},
             },
             "required": ["id"],
         },
