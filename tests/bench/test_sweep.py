@@ -25,7 +25,7 @@ def test_a_constant_is_set_for_the_variant_and_put_back() -> None:
     before = masking.MINIMUM_SAVING_TOKENS
     with sweep.constant("forge.context.strategies.masking:MINIMUM_SAVING_TOKENS", 7):
         assert masking.MINIMUM_SAVING_TOKENS == 7
-    assert masking.MINIMUM_SAVING_TOKENS == before
+    assert before == masking.MINIMUM_SAVING_TOKENS
 
 
 def test_sums_per_group_leave_the_combined_session_out() -> None:
