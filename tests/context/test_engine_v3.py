@@ -166,3 +166,17 @@ async def test_masking_keeps_what_is_likely_needed_and_masks_superseded_outputs_
     assert by_id[failing[1].id] is failing[1]  # the latest failing run: kept
     assert by_id[stale[1].id].kind is MessageKind.PRUNED  # superseded: masked
     assert chat.is_valid()
+
+
+async def test_a_cut_output_names_the_recall_id_of_its_uncut_original(
+    llm_server: OpenAIServer,
+) -> None:
+    lines = "".join(f"{n:6}\tline {n} of the big file\n" for n in range(1, 1500))
+    big = group("read_file", lines, arguments={"path": "src/big.py"})
+    chat = conversation(task_start(), big)
+    async with provider_for(llm_server) as provider:
+        manager = make_manager(provider, tiers(max_tokens=8000))
+        await manager.evaluate_and_summarize(chat)
+    cut = chat[-1]
+    assert cut.meta.get("capped") is True
+    assert f"or recall {big[1].id[:6]} for all of it" in cut.content

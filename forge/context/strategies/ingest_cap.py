@@ -18,6 +18,7 @@ from forge.context.strategies.deterministic import (
     DeterministicStrategy,
     excluded_call_ids,
 )
+from forge.context.recall import recall_hint
 from forge.llm.messages import Message, MessageKind
 from forge.llm.protocols import TokenCounter
 
@@ -143,7 +144,9 @@ def _cut_in_place(
 ) -> bool:
     message = conversation[index]
     tokens = counter.count_message(message)
-    text = head_and_tail(message.content, limit, counter, tool=message.name or "")
+    text = head_and_tail(
+        message.content, limit, counter, tool=message.name or "", recall=recall_hint(message)
+    )
     if text == message.content:
         return False
     meta = dict(message.meta)
@@ -163,9 +166,12 @@ def _cut_in_place(
     return True
 
 
-def head_and_tail(text: str, limit: int, counter: TokenCounter, *, tool: str = "") -> str:
+def head_and_tail(
+    text: str, limit: int, counter: TokenCounter, *, tool: str = "", recall: str = ""
+) -> str:
     """`text` if it fits in `limit` tokens; else its first and last lines (about half the
-    limit each) around a marker saying what was elided and how to read it."""
+    limit each) around a marker saying what was elided and how to read it (`recall`, e.g.
+    "recall 3f9a2c", names the call that returns all of it)."""
     total = counter.count_text(text)
     if total <= limit:
         return text
@@ -175,7 +181,7 @@ def head_and_tail(text: str, limit: int, counter: TokenCounter, *, tool: str = "
     while True:
         head, tail, first_elided, last_elided = _split(lines, text, max(0, budget))
         elided = text[len(head) : len(text) - len(tail)]
-        marker = _marker(elided, first_elided, last_elided, counter, tool)
+        marker = _marker(elided, first_elided, last_elided, counter, tool, recall)
         result = f"{head}{marker}{tail}"
         if counter.count_text(result) <= limit or budget <= 0:
             return result
@@ -209,7 +215,9 @@ def _split(lines: list[str], text: str, budget: int) -> tuple[str, str, int, int
     return "".join(head_lines), "".join(tail_lines), first, last
 
 
-def _marker(elided: str, first: int, last: int, counter: TokenCounter, tool: str) -> str:
+def _marker(
+    elided: str, first: int, last: int, counter: TokenCounter, tool: str, recall: str = ""
+) -> str:
     lines = last - first + 1
     noun = "line" if lines == 1 else "lines"
     tokens = counter.count_text(elided)
@@ -217,6 +225,8 @@ def _marker(elided: str, first: int, last: int, counter: TokenCounter, tool: str
         how = f"read them with read_file start_line/end_line (output lines {first}-{last})"
     else:
         how = "narrow the command, search or path to see them"
+    if recall:
+        how += f", or {recall} for all of it"
     return (
         f"\n[... {lines} {noun} ({len(elided)} characters, ~{tokens} tokens) elided to fit the "
         f"context window; {how} ...]\n"
