@@ -13,12 +13,12 @@ from collections.abc import Collection
 
 from forge.config.settings import ContextSettings
 from forge.context.conversation import Conversation
+from forge.context.recall import recall_hint
 from forge.context.strategies.deterministic import (
     AppendCursor,
     DeterministicStrategy,
     excluded_call_ids,
 )
-from forge.context.recall import recall_hint
 from forge.llm.messages import Message, MessageKind
 from forge.llm.protocols import TokenCounter
 
