@@ -199,9 +199,9 @@ class ContextSettings(BaseModel):
     prompt's prefix changes rarely and providers' prompt caches keep hitting."""
     tool_call_summaries: bool = False
     """Summarize aging tool calls with the LLM (buffered, in parallel) instead of masking them.
-    A call is summarized once `messages_old_threshold` messages follow it (under pressure, every
-    such call at once); calls younger than that when the prompt fills up go to the threshold
-    summary, or are masked at the auto-summary threshold."""
+    A call is summarized once `messages_old_threshold` messages follow it; when the prompt
+    reaches `threshold_trigger` sooner (a small budget, large outputs), masking still shrinks
+    it first, and few or no summaries are made."""
     user_instruction_share: Fraction = 0.5
     """Share of the budget your own messages may take verbatim; above it the oldest are
     condensed (every instruction kept), never dropped."""

@@ -180,27 +180,3 @@ async def test_a_cut_output_names_the_recall_id_of_its_uncut_original(
     cut = chat[-1]
     assert cut.meta.get("capped") is True
     assert f"or recall {big[1].id[:6]} for all of it" in cut.content
-
-
-async def test_tool_call_summaries_take_aged_groups_under_pressure_before_masking(
-    llm_server: OpenAIServer,
-) -> None:
-    """Issue 23 item 5: at a small budget, `tool_call_summaries: true` summarizes (it used to
-    mask under pressure first, leaving the LLM tier outputs already masked)."""
-    from forge.context.events import ContextEvent, SummarizationCompleted
-
-    llm_server.responder = lambda request: Text("Read the file; nothing to change.")
-    events: list[ContextEvent] = []
-    chat = conversation(task_start())
-    settings = ContextSettings(max_tokens=9000, tool_call_summaries=True)
-    async with provider_for(llm_server) as provider:
-        manager = make_manager(provider, settings, events=events)
-        for number in range(30):
-            for message in group("read_file", words(400, f"r{number:02d}")):
-                chat.append(message)
-            await manager.evaluate_and_summarize(chat)
-            assert manager.current_tokens(chat) <= 9000
-    ran = [e.strategy for e in events if isinstance(e, SummarizationCompleted)]
-    assert "tool_call" in ran and "masking" not in ran, ran
-    assert len(llm_server.requests) >= 10
-    assert chat.is_valid()

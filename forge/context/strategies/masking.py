@@ -9,9 +9,8 @@ auto-summary threshold or /compact) it masks whatever it can at once.
 
 Never masked: excluded tools' outputs, outputs already masked, pruned or summarized, and
 outputs whose placeholder would not be smaller. When LLM tool-call summaries are on
-(`tool_call_summaries`), aging groups go to that tier instead (under pressure too: it then
-summarizes every buffered group) and masking acts only at the auto-summary threshold, when
-forced, or when summaries are off for the session (a failing summarization model).
+(`tool_call_summaries`), aging groups go to that tier instead and masking acts only under
+pressure or when summaries are off for the session (a failing summarization model).
 
 Bookkeeping is O(new) per LLM call, masking runs included: candidates are found, by
 position, as messages arrive (`AppendCursor`), and outputs replaced in place by another tier
@@ -135,13 +134,9 @@ class ObservationMaskingStrategy(DeterministicStrategy):
         maskable = self._maskable_count()
         if not maskable:
             return False
-        if not self.summaries_active():
-            if reached(current_tokens, max_tokens, self.settings.threshold_trigger):
-                return True
-            return maskable >= self.settings.mask_batch
-        # LLM tool-call summaries take aging groups, under pressure too; masking steps in at
-        # the auto-summary threshold (and when forced), when they were not enough.
-        return reached(current_tokens, max_tokens, self.settings.auto_summary_threshold)
+        if reached(current_tokens, max_tokens, self.settings.threshold_trigger):
+            return True
+        return not self.summaries_active() and maskable >= self.settings.mask_batch
 
     def pending_items(
         self, conversation: Conversation, max_tokens: int, *, force: bool = False

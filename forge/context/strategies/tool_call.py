@@ -25,7 +25,6 @@ from __future__ import annotations
 from collections.abc import Awaitable, Sequence
 
 from forge.context.adaptive import SummaryLevel, SummaryResult
-from forge.context.budget import reached
 from forge.context.conversation import Conversation
 from forge.context.errors import PartialSummarizationError, SummarizationError
 from forge.context.groups import ToolCallGroup, tool_call_groups
@@ -92,15 +91,12 @@ class ToolCallSummarizationStrategy(SummarizationStrategy):
         return aged - len(waiting), eligible.groups[oldest]
 
     def should_run(self, conversation: Conversation, current_tokens: int, max_tokens: int) -> bool:
-        """Enough buffered groups, the oldest buffered group far enough back, or any buffered
-        group once the prompt reaches the threshold trigger (before masking would act)."""
+        """Enough buffered groups, or the oldest buffered group is far enough back."""
         count, oldest = self.buffer_state(conversation)
         if oldest is None:
             return False
         if count >= self.settings.min_tool_calls_to_summarize:
             return True
-        if reached(current_tokens, max_tokens, self.settings.threshold_trigger):
-            return True  # under pressure: summarize what is buffered before masking may act
         return oldest.age(len(conversation)) >= self.settings.max_tool_call_distance
 
     def pending_items(self, conversation: Conversation, *, force: bool = False) -> int:
