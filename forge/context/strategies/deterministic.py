@@ -20,7 +20,7 @@ from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass
 
 from forge.config.settings import ContextSettings
-from forge.context.conversation import Conversation
+from forge.context.conversation import Conversation, same_shape
 from forge.llm.messages import Message
 from forge.llm.protocols import TokenCounter
 
@@ -79,6 +79,8 @@ class AppendCursor:
                 position = edit.start + offset
                 if position >= seen.length:
                     continue  # appended since: among the fresh messages anyway
+                if not same_shape(old, conversation[position]):
+                    return False  # not an output masked or cut: e.g. a rewind of equal length
                 if self._follow:
                     replaced[position] = None
                     continue
