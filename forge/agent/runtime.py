@@ -28,9 +28,11 @@ from forge.agent.providers import (
     make_provider,
     make_summarization_provider,
 )
+from forge.agent.recall_archive import SessionArchive
 from forge.agent.sessions import ResumedSession, SessionLog, SessionStore
 from forge.agent.system_prompt import build_system_prompt, session_date
 from forge.agent.tools import ToolRegistry, default_registry
+from forge.agent.tools.recall import RecallTool
 from forge.agent.trust import WorkspaceTrust
 from forge.config.ephemeral import is_ephemeral
 from forge.config.secrets import remember_settings_secrets
@@ -334,6 +336,7 @@ def build_runtime(
         settings, provider, counter, _summary_dir(store, session.id), tracker.current
     )
     registry = default_registry()
+    registry.register(RecallTool(SessionArchive(session.path)))
     registry.add_source(mcp)
     summarization_provider = make_summarization_provider(settings.llm)
     manager.set_summarization_provider(summarization_provider)

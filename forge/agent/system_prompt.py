@@ -11,6 +11,7 @@ from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 
+from forge.context.recall import RECALL_TOOL
 from forge.llm.protocols import ToolSpec
 
 logger = logging.getLogger(__name__)
@@ -39,6 +40,12 @@ Ending your turn (these tools end it; call exactly one, as the last call of your
 - `converse` to answer or talk to the user when no task needs doing.
 - `ask_question` only when you cannot go on without the user's decision; offer suggestions."""
 
+_RECALL_RULE = """\
+A shortened older output ends with `recall <id>`: call `recall` with that id for its exact text \
+(cheaper than running the tool again)."""
+"""Constant bytes (the prompt's cacheable prefix never changes for it, across turns and
+`--continue`); present whenever the `recall` tool is (docs/adr/0038-context-engine-v3.md)."""
+
 _HEADLESS_RULES = """\
 No user is watching this run: do not ask questions, make reasonable decisions yourself, and \
 finish with `task_completion`."""
@@ -60,6 +67,8 @@ def build_system_prompt(
     tells the model nobody can answer questions.
     """
     sections = [_ROLE, _environment(workspace, today or date.today()), _TOOL_RULES]
+    if any(spec.name == RECALL_TOOL for spec in tools):
+        sections.append(_RECALL_RULE)
     if tools:
         names = ", ".join(spec.name for spec in tools)
         sections.append(f"Your tools: {names}.")

@@ -280,7 +280,7 @@ class ContextSettings(BaseModel):
     slow summarizer must not hold up the agent)."""
     summary_max_retries: NonNegativeCount = 1
     """Retries for one failed summarization request (rate limits, server errors, timeouts)."""
-    ingest_max_share: Fraction = 0.25
+    ingest_max_share: Fraction = 0.5
     """Largest share of the budget one tool output may take; above it, only its head and tail
     are kept, with the elided size and how to read the rest."""
     observation_masking: bool = True
@@ -291,8 +291,11 @@ class ContextSettings(BaseModel):
     """Masking waits until this many outputs can be masked, then masks them at once, so the
     prompt's prefix changes rarely and providers' prompt caches keep hitting."""
     tool_call_summaries: bool = False
-    """Summarize aging tool calls with the LLM (buffered, in parallel) instead of masking them."""
-    user_instruction_share: Fraction = 0.4
+    """Summarize aging tool calls with the LLM (buffered, in parallel) instead of masking them.
+    A call is summarized once `messages_old_threshold` messages follow it; when the prompt
+    reaches `threshold_trigger` sooner (a small budget, large outputs), masking still shrinks
+    it first, and few or no summaries are made."""
+    user_instruction_share: Fraction = 0.5
     """Share of the budget your own messages may take verbatim; above it the oldest are
     condensed (every instruction kept), never dropped."""
     summarizer: SummarizerSettings = SummarizerSettings()

@@ -6,7 +6,9 @@ one way (agent -> context). Observers (the session log) hear every append and re
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from typing import Protocol
 
 from forge.llm.messages import Message, MessageKind
@@ -25,6 +27,36 @@ class ConversationObserver(Protocol):
 
 
 CANCELLED_RESULT = "[cancelled: the tool call did not run to completion]"
+EDIT_LOG_LENGTH = 256
+"""Replacements a conversation remembers (`edits_since`); a reader further behind rescans."""
+
+
+@dataclass(frozen=True, slots=True)
+class Edit:
+    """One replacement: at `version`, messages[start:start + len(removed)] became `inserted`
+    messages (appends are not logged: they are what the versions not logged did)."""
+
+    version: int
+    start: int
+    removed: tuple[Message, ...]
+    inserted: int
+
+    @property
+    def in_place(self) -> bool:
+        """As many messages in as out: every later position is unchanged."""
+        return len(self.removed) == self.inserted
+
+
+def same_shape(old: Message, new: Message) -> bool:
+    """Whether replacing `old` by `new` leaves the list exactly as valid as it was (same role,
+    same tool call answered, same calls made, not an empty assistant message): a masked,
+    pruned or cut output stands where its original stood."""
+    return (
+        old.role == new.role
+        and old.tool_call_id == new.tool_call_id
+        and [call.id for call in old.tool_calls] == [call.id for call in new.tool_calls]
+        and (new.role != "assistant" or bool(new.content or new.tool_calls))
+    )
 
 
 class Conversation:
@@ -35,6 +67,9 @@ class Conversation:
         self._observers: list[ConversationObserver] = []
         self.version = 0
         """Increments on every change; a background job compares it before swapping results."""
+        self._edits: deque[Edit] = deque(maxlen=EDIT_LOG_LENGTH)
+        self._forgotten = 0
+        """The version of the newest edit that fell out of the log."""
 
     # --- reading -------------------------------------------------------------------------
     @property
@@ -89,12 +124,45 @@ class Conversation:
         removed = self._messages[start:end]
         self._messages[start:end] = list(inserted)
         self.version += 1
+        if len(self._edits) == EDIT_LOG_LENGTH:
+            self._forgotten = self._edits[0].version
+        self._edits.append(Edit(self.version, start, tuple(removed), len(inserted)))
         for observer in self._observers:
             observer.on_replace(removed, list(inserted))
 
     def replace_message(self, index: int, message: Message) -> None:
         """Replace one message in place."""
         self.replace_range(index, index + 1, [message])
+
+    def edits_since(self, version: int) -> list[Edit] | None:
+        """The replacements made after `version`, oldest first (appends are the other
+        changes), or None when the log no longer reaches back that far. O(edits returned)."""
+        if version < self._forgotten:
+            return None
+        edits: list[Edit] = []
+        for edit in reversed(self._edits):
+            if edit.version <= version:
+                break
+            edits.append(edit)
+        edits.reverse()
+        return edits
+
+    def kept_shape_since(self, version: int) -> bool:
+        """Whether every change since `version` was an append or an in-place replacement of
+        same-shaped messages (`same_shape`): a list valid then is valid now. O(edits)."""
+        edits = self.edits_since(version)
+        if edits is None:
+            return False
+        for edit in edits:
+            if not edit.in_place:
+                return False
+            for offset, old in enumerate(edit.removed):
+                # Compared with what stands there now: all edits being in place, positions
+                # hold, and a chain A -> B -> C keeps the shape when A and B match C.
+                position = edit.start + offset
+                if position >= len(self._messages) or not same_shape(old, self._messages[position]):
+                    return False
+        return True
 
     # --- validity ------------------------------------------------------------------------
     def problems(self) -> list[str]:

@@ -22,7 +22,8 @@ from dataclasses import dataclass
 
 from forge.context.conversation import Conversation, safe_boundaries
 from forge.context.groups import head_end, protected_positions, tool_call_groups, units
-from forge.context.ledger import collect_ledger, command_of, describe_call, exit_code_of
+from forge.context.ledger import collect_ledger, command_of, exit_code_of, key_arguments
+from forge.context.recall import original_id, recall_hint
 from forge.llm.messages import Message, MessageKind, ToolCall
 from forge.llm.protocols import TokenCounter
 
@@ -71,21 +72,26 @@ def tool_output_placeholder(
     label: str = "output pruned to save context",
 ) -> Message:
     """The one-line stand-in for a pruned (or masked) tool output: the tool, its arguments
-    (path, command, pattern), the size removed and, for a command, its exit code (in the text
-    and in meta, so ledgers built later from the placeholder still know it)."""
+    (path, command, pattern), the size removed, for a command its exit code (in the text and
+    in meta, so ledgers built later from the placeholder still know it), and the recall key
+    of the original (`forge.context.recall`; its full id in meta["recall"])."""
     what = (
-        describe_call(call, limit=PLACEHOLDER_ARGUMENTS_LIMIT)
+        key_arguments(call, limit=PLACEHOLDER_ARGUMENTS_LIMIT)
         if call is not None
         else (result.name or "tool")
     )
     exit_code = exit_code_of(result) if call is not None and command_of(call) else None
     status = f", exit code {exit_code}" if exit_code is not None else ""
     size = int(result.meta.get("characters_before", len(result.content)))
-    text = f"[{label}: {what} returned {size} characters (~{tokens} tokens){status}]"
+    text = (
+        f"[{label}: {what} returned {size} characters (~{tokens} tokens){status}; "
+        f"{recall_hint(result)}]"
+    )
     meta: dict[str, object] = {
         "strategy": strategy,
         "step": step,
         "tokens_before": tokens,
+        "recall": original_id(result),
     }
     if exit_code is not None:
         meta["exit_code"] = exit_code

@@ -23,6 +23,10 @@ logger = logging.getLogger(__name__)
 INSTRUCTION_SHARE = 0.1
 """What an old instruction keeps (head and tail) at the last resort: a share of the budget."""
 
+SPARED_OUTPUTS = 3
+"""The newest tool outputs the last resort cuts only when cutting the others is not enough
+(issue 23: the newest three stay verbatim unless one alone exceeds its share)."""
+
 CurrentTokens = Callable[[Conversation], int]
 
 
@@ -36,14 +40,18 @@ def cap_outputs_until(
     current: CurrentTokens,
 ) -> int:
     """Cut tool outputs with a per-output cap that halves until the prompt fits `limit` or
-    the cap reaches its floor; the outputs cut."""
-    per_output = max(MINIMUM_CAP_TOKENS, int(cap.limit(max_tokens)))
+    the cap reaches its floor; the outputs cut. The newest `SPARED_OUTPUTS` outputs (the ones
+    the model is working from) are cut only if that is still not enough."""
     total = 0
-    while current(conversation) > limit:
-        total += cap.cap_all(conversation, per_output, excluded_tools=excluded_tools)
-        if per_output <= MINIMUM_CAP_TOKENS:
-            break
-        per_output = max(MINIMUM_CAP_TOKENS, per_output // 2)
+    for spared in (SPARED_OUTPUTS, 0):
+        per_output = max(MINIMUM_CAP_TOKENS, int(cap.limit(max_tokens)))
+        while current(conversation) > limit:
+            total += cap.cap_all(
+                conversation, per_output, excluded_tools=excluded_tools, spare_newest=spared
+            )
+            if per_output <= MINIMUM_CAP_TOKENS:
+                break
+            per_output = max(MINIMUM_CAP_TOKENS, per_output // 2)
     return total
 
 

@@ -10,6 +10,7 @@ last one wins, so a code the command itself printed earlier never hides the real
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -155,6 +156,31 @@ def describe_call(call: ToolCall, limit: int = 160) -> str:
     if len(arguments) > limit:
         arguments = arguments[: limit - 1] + "…"
     return f"{call.name} {arguments}"
+
+
+def key_arguments(call: ToolCall, limit: int = 100) -> str:
+    """The tool and its argument values without the JSON around them ("read_file src/a.py 10
+    40"): what a placeholder needs to name the call, in as few tokens as the values allow.
+    Multi-line values (a file's content, a diff) become "…"; the whole is cut at `limit`
+    characters. Arguments that are not a JSON object fall back to `describe_call`."""
+    try:
+        arguments = call.parsed_arguments()
+    except ValueError:
+        return describe_call(call, limit)
+    values: list[str] = []
+    for value in arguments.values():
+        if isinstance(value, bool) or value is None:
+            continue
+        if isinstance(value, int | float):
+            values.append(str(value))
+        elif isinstance(value, str):
+            values.append("…" if "\n" in value.strip() else _one_line(value))
+        else:
+            values.append(_one_line(json.dumps(value, ensure_ascii=False)))
+    text = " ".join(values)
+    if len(text) > limit:
+        text = text[: limit - 1] + "…"
+    return f"{call.name} {text}".rstrip()
 
 
 def command_of(call: ToolCall) -> str | None:

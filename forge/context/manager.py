@@ -414,9 +414,12 @@ class Manager:
             )
         )
         started = time.monotonic()
-        was_valid = conversation.is_valid()
+        version = conversation.version
+        # An in-place tier's edits are checked, not the whole list (O(edits), ADR 0038).
+        was_valid = strategy.in_place or conversation.is_valid()
         done = strategy.apply(conversation, self.max_tokens, force=force)
-        if was_valid:
+        changed_shape = not strategy.in_place or not conversation.kept_shape_since(version)
+        if changed_shape and was_valid:
             self._ensure_valid(conversation)
         self._emit(
             SummarizationCompleted(

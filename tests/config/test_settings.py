@@ -32,14 +32,14 @@ def test_defaults_are_the_documented_ones() -> None:
     assert context.threshold_trigger == 0.80
     assert context.excluded_tools == ["task_completion", "ask_question", "converse"]
     assert (context.goal_batch_min_turns, context.goal_batch_max_turns) == (2, 6)
-    assert context.ingest_max_share == 0.25
+    assert context.ingest_max_share == 0.5
     assert (context.observation_masking, context.mask_keep_recent, context.mask_batch) == (
         True,
         3,
         3,
     )
     assert context.tool_call_summaries is False
-    assert context.user_instruction_share == 0.4
+    assert context.user_instruction_share == 0.5
     assert context.summarizer == SummarizerSettings(
         chunk_size=2048, chunk_overlap=200, max_concurrent=5, token_max=3000, max_collapse_depth=10
     )

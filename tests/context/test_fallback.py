@@ -145,7 +145,7 @@ def test_a_pruned_command_output_keeps_its_exit_code_for_later_ledgers() -> None
     prune_tool_outputs(chat, exact, target_tokens=0, excluded_tools=EXCLUDED, keep_recent=2)
     command_placeholder, read_placeholder = chat[3], chat[5]
     assert command_placeholder.kind is MessageKind.PRUNED
-    assert command_placeholder.content.endswith("exit code 2]")
+    assert f"exit code 2; recall {chat[3].replaces[0][:6]}]" in command_placeholder.content
     assert command_placeholder.meta["exit_code"] == 2
     assert "exit code" not in read_placeholder.content  # only commands have exit codes
     ledger = collect_ledger(chat.messages)

@@ -67,7 +67,8 @@ async def test_an_output_above_its_share_keeps_head_and_tail_and_says_how_to_rea
     big = group("read_file", numbered_file(700), arguments={"path": "src/big.py"})
     chat = conversation(task_start(), big)
     async with provider_for(llm_server) as provider:
-        manager = make_manager(provider, tiers(max_tokens=8000), events=events)
+        settings = tiers(max_tokens=8000, ingest_max_share=0.25)
+        manager = make_manager(provider, settings, events=events)
         await manager.evaluate_and_summarize(chat)
     cut = chat[-1]
     assert cut.role == "tool" and cut.tool_call_id == big[1].tool_call_id
@@ -131,7 +132,11 @@ async def test_a_masked_command_keeps_its_exit_code(llm_server: OpenAIServer) ->
     command = group(
         "execute_command", words(300, "log") + "\n[exit code 2]", arguments={"command": "make"}
     )
-    chat = conversation(task_start(), command, reads(4))
+    # A later run of the same command passes: the failing output is no longer kept (ADR 0038).
+    passing = group(
+        "execute_command", words(300, "ok") + "\n[exit code 0]", arguments={"command": "make"}
+    )
+    chat = conversation(task_start(), command, passing, reads(4))
     async with provider_for(llm_server) as provider:
         manager = make_manager(provider, tiers(mask_keep_recent=3, mask_batch=1))
         await manager.evaluate_and_summarize(chat)
@@ -235,7 +240,8 @@ async def test_instructions_above_their_share_are_condensed_oldest_first_and_nev
     )
     events: list[ContextEvent] = []
     async with provider_for(llm_server) as provider:
-        manager = make_manager(provider, tiers(max_tokens=5000), events=events)
+        settings = tiers(max_tokens=5000, user_instruction_share=0.4)
+        manager = make_manager(provider, settings, events=events)
         await manager.evaluate_and_summarize(chat)
         assert len(llm_server.requests) == 1  # only the oldest needed condensing
         await manager.evaluate_and_summarize(chat)

@@ -47,3 +47,42 @@ async def test_masking_and_the_ingest_cap_run_without_summary_blocks(
         assert any(m.kind is MessageKind.PRUNED for m in messages), "outputs were masked"
         assert not app.chat.query(SummaryBlock), "no summary block for masking or the cap"
         assert any("cut to its head and tail" in text for text in notices(app))
+
+
+async def test_the_model_recalls_a_masked_output_in_the_app_without_approval(
+    llm_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch, workspace: Path
+) -> None:
+    import re
+
+    from forge.agent.events import ApprovalRequested
+
+    write_data_files(workspace, count=6)
+    reads = [ToolCalls([Call("read_file", {"path": f"data{n}.txt"})]) for n in range(1, 7)]
+    llm_server.enqueue(*reads)
+    recalled: list[str] = []
+
+    def respond(request: object) -> Text | ToolCalls:
+        for message in request.messages:  # type: ignore[attr-defined]
+            found = re.search(r"; recall ([0-9a-f]{6})\]", str(message.get("content")))
+            if found and not recalled:
+                recalled.append(found.group(1))
+                return ToolCalls([Call("recall", {"id": found.group(1)})])
+        return Text("Recalled it.")
+
+    llm_server.responder = respond
+    config = {"context": {"mask_keep_recent": 3, "mask_batch": 3}}
+    app = make_app(configure(llm_server, monkeypatch, config=config), workspace)
+    seen: list[Message] = []
+    try:
+        async with app.run_test(size=SIZE, message_hook=seen.append) as pilot:
+            await submit(pilot, "read the data files")
+            await wait_idle(pilot)
+            assert recalled, "masking did not fire"
+            assert not events_of(seen, ApprovalRequested)  # read-only: no approval
+            messages = app.runtime.agent.conversation.messages
+    finally:
+        llm_server.responder = None
+    first_read = next(m for m in llm_server.requests[1].messages if m["role"] == "tool")
+    answer = [m for m in messages if m.role == "tool" and m.name == "recall"][-1]
+    assert answer.content == first_read["content"]  # word for word, from the session file
+    assert "record 1-79" in answer.content

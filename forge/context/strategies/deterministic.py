@@ -5,17 +5,22 @@ request, cannot fail on a provider, and run before any LLM strategy. The manager
 the same started/completed events as a summary run, with model "none".
 
 `AppendCursor` lets a tier look only at what was appended since its last look (O(new) per LLM
-call); any other change (a summary swapped in, a pruned output) makes it start over once.
+call); a change that moves messages (a summary swapped in) makes it start over once, while an
+output masked or cut in place need not (the tier says which in-place changes concern it).
+
+`in_place` tiers (ingest cap, masking) only replace an output by a same-shaped one, so the
+manager checks their edits (`Conversation.kept_shape_since`, O(edits)) instead of validating the
+whole list around each run.
 """
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Collection, Iterable
+from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass
 
 from forge.config.settings import ContextSettings
-from forge.context.conversation import Conversation
+from forge.context.conversation import Conversation, same_shape
 from forge.llm.messages import Message
 from forge.llm.protocols import TokenCounter
 
@@ -25,32 +30,65 @@ class _Seen:
     conversation_id: int
     version: int
     length: int
-    last_id: str | None
 
 
 class AppendCursor:
-    """Tells what was appended to a conversation since the last call of `new_messages`."""
+    """Tells what was appended to a conversation since the last call of `new_messages`.
 
-    def __init__(self) -> None:
+    Any change other than appends makes the next call start over (`restarted`), except
+    in-place replacements (one message for one, e.g. an output masked or cut) that the reader
+    says it can take: with `relevant`, a replacement where neither the old nor the new message
+    is relevant is not news; with `follow`, in-place replacements of messages already seen are
+    listed in `replaced` (their positions) for the reader to handle. Both cost O(edits)."""
+
+    def __init__(
+        self, relevant: Callable[[Message], bool] | None = None, *, follow: bool = False
+    ) -> None:
         self._seen: _Seen | None = None
+        self._relevant = relevant
+        self._follow = follow
+        self.replaced: list[int] = []
+        """With `follow`: positions (< the length seen last time) replaced in place since."""
 
     def new_messages(self, conversation: Conversation) -> tuple[bool, list[Message]]:
         """(restarted, messages): the messages appended since the last call, or every message
         with `restarted` True when anything else changed (or on the first call)."""
         seen = self._seen
         length = len(conversation)
-        appended_only = (
-            seen is not None
-            and seen.conversation_id == id(conversation)
-            and length >= seen.length
-            and conversation.version - seen.version == length - seen.length
-            and (seen.length == 0 or conversation[seen.length - 1].id == seen.last_id)
-        )
+        self.replaced = []
+        appended_only = seen is not None and self._appended_only(conversation, seen)
         start = seen.length if appended_only and seen is not None else 0
         fresh = [conversation[index] for index in range(start, length)]
-        last_id = conversation[length - 1].id if length else None
-        self._seen = _Seen(id(conversation), conversation.version, length, last_id)
+        self._seen = _Seen(id(conversation), conversation.version, length)
         return not appended_only, fresh
+
+    def _appended_only(self, conversation: Conversation, seen: _Seen) -> bool:
+        length = len(conversation)
+        if seen.conversation_id != id(conversation) or length < seen.length:
+            return False
+        edits = conversation.edits_since(seen.version)
+        if edits is None:
+            return False
+        if conversation.version - seen.version - len(edits) != length - seen.length:
+            return False
+        replaced: dict[int, None] = {}
+        for edit in edits:
+            if not edit.in_place:
+                return False
+            for offset, old in enumerate(edit.removed):
+                position = edit.start + offset
+                if position >= seen.length:
+                    continue  # appended since: among the fresh messages anyway
+                if not same_shape(old, conversation[position]):
+                    return False  # not an output masked or cut: e.g. a rewind of equal length
+                if self._follow:
+                    replaced[position] = None
+                    continue
+                relevant = self._relevant
+                if relevant is None or relevant(old) or relevant(conversation[position]):
+                    return False
+        self.replaced = list(replaced)
+        return True
 
     def reset(self) -> None:
         """Forget what was seen: the next call returns every message."""
@@ -74,6 +112,8 @@ class DeterministicStrategy(ABC):
     forceable: bool = True
     """Whether /compact and the auto-summary threshold may run it regardless of its trigger."""
     token_triggered: bool = False
+    in_place: bool = False
+    """Whether `apply` only replaces messages one for one by same-shaped ones (see module)."""
 
     def __init__(self, settings: ContextSettings, counter: TokenCounter) -> None:
         self.settings = settings

@@ -53,10 +53,10 @@ class GoalBatchCompactionStrategy(SummarizationStrategy):
         super().__init__(services)
         self.cooldown = Cooldown()
         """Batches (keyed by their last message's id) that failed or would not help."""
-        self._cursor = AppendCursor()
+        self._cursor = AppendCursor(relevant=_shapes_turns)
         self._quiet_until: int | None = None
         """While only plain messages arrive, no batch can form before this length."""
-        self._examined = AppendCursor()
+        self._examined = AppendCursor(relevant=_shapes_turns)
         self._frontier = 0
         """Index (among the user-turn starts) of the first turn that may still join a batch."""
         self._scan_index = 0
@@ -257,3 +257,10 @@ class GoalBatchCompactionStrategy(SummarizationStrategy):
         for index, (start, end) in enumerate(reversed(located)):
             conversation.replace_range(start, end, [message] if index == 0 else [])
         return True
+
+
+def _shapes_turns(message: Message) -> bool:
+    """Whether replacing this message in place may change where turns start and end or
+    whether they finished: an output masked or cut in place does not (a turn's cached work is
+    then an upper bound)."""
+    return message.role != "tool" and message.kind is not MessageKind.OBSERVATION

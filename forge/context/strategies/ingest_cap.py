@@ -13,6 +13,7 @@ from collections.abc import Collection
 
 from forge.config.settings import ContextSettings
 from forge.context.conversation import Conversation
+from forge.context.recall import recall_hint
 from forge.context.strategies.deterministic import (
     AppendCursor,
     DeterministicStrategy,
@@ -31,12 +32,14 @@ class IngestCapStrategy(DeterministicStrategy):
 
     name = INGEST_CAP
     forceable = False
+    in_place = True
 
     def __init__(self, settings: ContextSettings, counter: TokenCounter) -> None:
         super().__init__(settings, counter)
-        self._cursor = AppendCursor()
-        self._pending: list[str] = []
-        """Ids of outputs seen over the cap and not yet cut."""
+        self._cursor = AppendCursor(relevant=_never)
+        self._pending: list[tuple[int, str]] = []
+        """(position, id) of outputs seen over the cap and not yet cut. An output replaced in
+        place since (masked) is not news: its id no longer stands at its position."""
         self._limit: int | None = None
         self._excluded_calls: set[str] = set()
 
@@ -44,7 +47,7 @@ class IngestCapStrategy(DeterministicStrategy):
         """The most tokens one output may take under this budget."""
         return max(MINIMUM_CAP_TOKENS, int(self.settings.ingest_max_share * max_tokens))
 
-    def _scan(self, conversation: Conversation, max_tokens: int) -> list[str]:
+    def _scan(self, conversation: Conversation, max_tokens: int) -> list[tuple[int, str]]:
         limit = self.limit(max_tokens)
         restarted, fresh = self._cursor.new_messages(conversation)
         if restarted or limit != self._limit:
@@ -55,13 +58,14 @@ class IngestCapStrategy(DeterministicStrategy):
                 _, fresh = self._cursor.new_messages(conversation)
         self._limit = limit
         excluded = set(self.settings.excluded_tools)
-        for message in fresh:
+        first = len(conversation) - len(fresh)
+        for offset, message in enumerate(fresh):
             self._excluded_calls.update(excluded_call_ids([message], excluded))
             if (
                 _cappable(message, excluded, self._excluded_calls)
                 and self.counter.count_message(message) > limit
             ):
-                self._pending.append(message.id)
+                self._pending.append((first + offset, message.id))
         return self._pending
 
     def should_run(self, conversation: Conversation, current_tokens: int, max_tokens: int) -> bool:
@@ -80,35 +84,48 @@ class IngestCapStrategy(DeterministicStrategy):
         self._pending = []
         limit = self.limit(max_tokens)
         cut = 0
-        for message_id in pending:
-            try:
-                index = conversation.index_of(message_id)
-            except ValueError:
-                continue
+        for index, message_id in pending:
+            if index >= len(conversation) or conversation[index].id != message_id:
+                continue  # replaced in place since (masked): nothing left to cut
             if _cut_in_place(conversation, index, limit, self.counter):
                 cut += 1
         self._cursor.new_messages(conversation)  # our own edits are not news
         return cut
 
     def cap_all(
-        self, conversation: Conversation, limit: int, *, excluded_tools: Collection[str]
+        self,
+        conversation: Conversation,
+        limit: int,
+        *,
+        excluded_tools: Collection[str],
+        spare_newest: int = 0,
     ) -> int:
-        """Cut every output above `limit` tokens, the newest included (after an overflow, or
-        when nothing else can make the prompt fit). Returns how many were cut."""
+        """Cut every output above `limit` tokens but the newest `spare_newest` outputs (after
+        an overflow, or when nothing else can make the prompt fit). Returns how many were
+        cut."""
         excluded = set(excluded_tools)
         kept_calls = excluded_call_ids(conversation, excluded)
+        outputs = [
+            index
+            for index in range(len(conversation))
+            if _cappable(conversation[index], excluded, kept_calls)
+        ]
+        if spare_newest:
+            outputs = outputs[:-spare_newest]
         cut = 0
-        for index in range(len(conversation)):
-            message = conversation[index]
-            if not _cappable(message, excluded, kept_calls):
-                continue
-            if self.counter.count_message(message) <= limit:
+        for index in outputs:
+            if self.counter.count_message(conversation[index]) <= limit:
                 continue
             if _cut_in_place(conversation, index, limit, self.counter):
                 cut += 1
         self._cursor.reset()
         self._pending = []
         return cut
+
+
+def _never(message: Message) -> bool:
+    """No in-place replacement concerns the cap: it only ever shrinks an output."""
+    return False
 
 
 def _cappable(message: Message, excluded: Collection[str], kept_calls: Collection[str]) -> bool:
@@ -127,7 +144,9 @@ def _cut_in_place(
 ) -> bool:
     message = conversation[index]
     tokens = counter.count_message(message)
-    text = head_and_tail(message.content, limit, counter, tool=message.name or "")
+    text = head_and_tail(
+        message.content, limit, counter, tool=message.name or "", recall=recall_hint(message)
+    )
     if text == message.content:
         return False
     meta = dict(message.meta)
@@ -147,9 +166,12 @@ def _cut_in_place(
     return True
 
 
-def head_and_tail(text: str, limit: int, counter: TokenCounter, *, tool: str = "") -> str:
+def head_and_tail(
+    text: str, limit: int, counter: TokenCounter, *, tool: str = "", recall: str = ""
+) -> str:
     """`text` if it fits in `limit` tokens; else its first and last lines (about half the
-    limit each) around a marker saying what was elided and how to read it."""
+    limit each) around a marker saying what was elided and how to read it (`recall`, e.g.
+    "recall 3f9a2c", names the call that returns all of it)."""
     total = counter.count_text(text)
     if total <= limit:
         return text
@@ -159,7 +181,7 @@ def head_and_tail(text: str, limit: int, counter: TokenCounter, *, tool: str = "
     while True:
         head, tail, first_elided, last_elided = _split(lines, text, max(0, budget))
         elided = text[len(head) : len(text) - len(tail)]
-        marker = _marker(elided, first_elided, last_elided, counter, tool)
+        marker = _marker(elided, first_elided, last_elided, counter, tool, recall)
         result = f"{head}{marker}{tail}"
         if counter.count_text(result) <= limit or budget <= 0:
             return result
@@ -193,7 +215,9 @@ def _split(lines: list[str], text: str, budget: int) -> tuple[str, str, int, int
     return "".join(head_lines), "".join(tail_lines), first, last
 
 
-def _marker(elided: str, first: int, last: int, counter: TokenCounter, tool: str) -> str:
+def _marker(
+    elided: str, first: int, last: int, counter: TokenCounter, tool: str, recall: str = ""
+) -> str:
     lines = last - first + 1
     noun = "line" if lines == 1 else "lines"
     tokens = counter.count_text(elided)
@@ -201,6 +225,8 @@ def _marker(elided: str, first: int, last: int, counter: TokenCounter, tool: str
         how = f"read them with read_file start_line/end_line (output lines {first}-{last})"
     else:
         how = "narrow the command, search or path to see them"
+    if recall:
+        how += f", or {recall} for all of it"
     return (
         f"\n[... {lines} {noun} ({len(elided)} characters, ~{tokens} tokens) elided to fit the "
         f"context window; {how} ...]\n"

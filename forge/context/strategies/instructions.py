@@ -39,7 +39,7 @@ class InstructionCondensationStrategy(SummarizationStrategy):
 
     def __init__(self, services: StrategyServices) -> None:
         super().__init__(services)
-        self._cursor = AppendCursor()
+        self._cursor = AppendCursor(relevant=is_instruction)  # an output masked is not news
         self._tokens = 0
         """Tokens of every instruction seen (the latest included)."""
         self._latest_tokens = 0

@@ -12,8 +12,10 @@ outputs whose placeholder would not be smaller. When LLM tool-call summaries are
 (`tool_call_summaries`), aging groups go to that tier instead and masking acts only under
 pressure or when summaries are off for the session (a failing summarization model).
 
-Bookkeeping is O(new) per LLM call: candidates are found as messages arrive (`AppendCursor`);
-any other change to the list (a summary swapped in) rebuilds them once.
+Bookkeeping is O(new) per LLM call, masking runs included: candidates are found, by
+position, as messages arrive (`AppendCursor`), and outputs replaced in place by another tier
+are re-judged where they stand; only a change that moves messages (a summary swapped in)
+rebuilds them once.
 """
 
 from __future__ import annotations
@@ -24,17 +26,19 @@ from forge.config.settings import ContextSettings
 from forge.context.budget import reached
 from forge.context.conversation import Conversation
 from forge.context.fallback import tool_output_placeholder
+from forge.context.recall import original_id, recall_hint
 from forge.context.strategies.deterministic import (
     AppendCursor,
     DeterministicStrategy,
     excluded_call_ids,
 )
+from forge.context.strategies.mask_choice import OutputNeeds
 from forge.llm.messages import Message, MessageKind, ToolCall
 from forge.llm.protocols import TokenCounter
 
 MASKING = "masking"
 MASK_LABEL = "output masked to save context"
-MINIMUM_SAVING_TOKENS = 25
+MINIMUM_SAVING_TOKENS = 100
 """An output is worth masking only if its placeholder saves at least this many tokens."""
 
 
@@ -42,6 +46,7 @@ class ObservationMaskingStrategy(DeterministicStrategy):
     """Masks older tool outputs in batches."""
 
     name = MASKING
+    in_place = True
 
     def __init__(
         self,
@@ -53,33 +58,48 @@ class ObservationMaskingStrategy(DeterministicStrategy):
         super().__init__(settings, counter)
         self.summaries_active = summaries_active
         """True while the LLM tool-call tier takes aging groups (see module docstring)."""
-        self._cursor = AppendCursor()
+        self._cursor = AppendCursor(follow=True)
         self._calls: dict[str, ToolCall] = {}
-        self._tool_ids: list[str] = []
-        """Ids of every tool output seen, in order (masked ones too: they count as outputs)."""
-        self._candidates: dict[str, None] = {}
-        """Ids of outputs worth masking once old enough, in order."""
+        self._tool_positions: list[int] = []
+        """Positions of every tool output seen, in order (masked ones too: they count as
+        outputs). Positions hold until a change other than an append or an in-place
+        replacement, which makes the cursor start over."""
+        self._candidates: dict[int, None] = {}
+        """Positions of outputs worth masking once old enough."""
         self._excluded_calls: set[str] = set()
         """Calls in a group with an excluded tool (never masked)."""
+        self.needs = OutputNeeds()
+        """What says which outputs will be needed (`forge.context.strategies.mask_choice`)."""
 
     # --- bookkeeping ---------------------------------------------------------------------
     def _update(self, conversation: Conversation) -> None:
         restarted, fresh = self._cursor.new_messages(conversation)
         if restarted:
             self._calls.clear()
-            self._tool_ids.clear()
+            self._tool_positions.clear()
             self._candidates.clear()
             self._excluded_calls.clear()
+            self.needs.clear()
         excluded = set(self.settings.excluded_tools)
-        for message in fresh:
+        for position in self._cursor.replaced:  # e.g. an output cut by the ingest cap
+            message = conversation[position]
+            if _is_output(message) and self._worth_masking(message, excluded):
+                self._candidates[position] = None
+            else:
+                self._candidates.pop(position, None)
+        first = len(conversation) - len(fresh)
+        for offset, message in enumerate(fresh):
             for call in message.tool_calls:
                 self._calls[call.id] = call
             self._excluded_calls.update(excluded_call_ids([message], excluded))
-            if message.role != "tool" and message.kind is not MessageKind.OBSERVATION:
+            if message.role == "assistant":
+                self.needs.assistant(message)
+            if not _is_output(message):
                 continue
-            self._tool_ids.append(message.id)
+            self.needs.output(first + offset, message, self._calls.get(message.tool_call_id or ""))
+            self._tool_positions.append(first + offset)
             if self._worth_masking(message, excluded):
-                self._candidates[message.id] = None
+                self._candidates[first + offset] = None
 
     def _worth_masking(self, message: Message, excluded: set[str]) -> bool:
         if message.kind is MessageKind.OBSERVATION:
@@ -90,16 +110,20 @@ class ObservationMaskingStrategy(DeterministicStrategy):
             return False
         return self.counter.count_message(message) >= 2 * MINIMUM_SAVING_TOKENS
 
-    def _maskable(self) -> list[str]:
+    def _kept(self) -> set[int]:
+        """The outputs kept now: the newest (unless superseded), the referenced ones, the
+        latest failing run (`OutputNeeds.kept`). O(mask_keep_recent + its window)."""
         keep = max(3, self.settings.mask_keep_recent)
-        recent = set(self._tool_ids[-keep:])
-        return [message_id for message_id in self._candidates if message_id not in recent]
+        return self.needs.kept(self._tool_positions[-keep:])
+
+    def _maskable(self) -> list[int]:
+        kept = self._kept()
+        return [position for position in self._candidates if position not in kept]
 
     def _maskable_count(self) -> int:
-        """len(self._maskable()) in O(mask_keep_recent): the check before every call."""
-        keep = max(3, self.settings.mask_keep_recent)
-        recent = sum(1 for message_id in self._tool_ids[-keep:] if message_id in self._candidates)
-        return len(self._candidates) - recent
+        """len(self._maskable()) in O(kept): the check before every call."""
+        kept = self._kept()
+        return len(self._candidates) - sum(1 for position in kept if position in self._candidates)
 
     # --- the strategy --------------------------------------------------------------------
     def should_run(self, conversation: Conversation, current_tokens: int, max_tokens: int) -> bool:
@@ -127,13 +151,9 @@ class ObservationMaskingStrategy(DeterministicStrategy):
         maskable = self._maskable()
         if not maskable:
             return 0
-        positions = {message.id: index for index, message in enumerate(conversation)}
         masked = 0
-        for message_id in maskable:
-            del self._candidates[message_id]
-            index = positions.get(message_id)
-            if index is None:
-                continue
+        for index in maskable:
+            del self._candidates[index]
             message = conversation[index]
             tokens = self.counter.count_message(message)
             placeholder = (
@@ -156,15 +176,26 @@ class ObservationMaskingStrategy(DeterministicStrategy):
         return masked
 
 
+def _is_output(message: Message) -> bool:
+    """A tool result or an observation (a user-role output)."""
+    return message.role == "tool" or message.kind is MessageKind.OBSERVATION
+
+
 def observation_placeholder(message: Message, tokens: int) -> Message:
     """The one-line stand-in for a masked observation (a user-role output)."""
     first_line = message.content.strip().splitlines()[0][:80] if message.content.strip() else ""
     text = f"[{MASK_LABEL}: an output of {len(message.content)} characters (~{tokens} tokens)"
-    text += f' beginning "{first_line}"]' if first_line else "]"
+    text += f' beginning "{first_line}"' if first_line else ""
+    text += f"; {recall_hint(message)}]"
     return Message(
         role=message.role,
         content=text,
         kind=MessageKind.PRUNED,
         replaces=(message.id,),
-        meta={"strategy": MASKING, "step": "mask", "tokens_before": tokens},
+        meta={
+            "strategy": MASKING,
+            "step": "mask",
+            "tokens_before": tokens,
+            "recall": original_id(message),
+        },
     )

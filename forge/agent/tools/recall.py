@@ -1,0 +1,68 @@
+"""`recall`: the exact text of an earlier tool output that was masked, cut or summarized.
+
+Placeholders and summaries name the original by a short id (`forge.context.recall`); this
+read-only tool (no approval) returns it from the session file (`SessionArchive`), so it works
+after `--continue`. `start_line`/`end_line` page through a long original. Its own output is an
+ordinary tool output: masked like any other once old. An unknown id, or one removed by
+/rewind, is a tool error the model can read.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from forge.agent.recall_archive import RecallError, SessionArchive
+from forge.agent.tools.base import Tool, ToolContext, ToolError, ToolResult
+from forge.context.recall import RECALL_TOOL
+from forge.llm.protocols import ToolSpec
+
+
+class RecallTool(Tool):
+    """Returns an original output by the id its placeholder names."""
+
+    spec = ToolSpec(
+        name=RECALL_TOOL,
+        description=(
+            "The exact text of an output shortened to save context, by the id its placeholder "
+            "names (`recall <id>`); optionally only lines start_line..end_line."
+        ),
+        parameters={
+            "type": "object",
+            "properties": {
+                "id": {"type": "string"},
+                "start_line": {"type": "integer"},
+                "end_line": {"type": "integer"},
+            },
+            "required": ["id"],
+        },
+    )
+
+    def __init__(self, archive: SessionArchive) -> None:
+        self.archive = archive
+
+    def describe(self, arguments: Mapping[str, Any]) -> str:
+        """E.g. "recall: 3f9a2c"."""
+        return f"{RECALL_TOOL}: {str(arguments.get('id') or '').strip()}".rstrip(": ")
+
+    async def run(self, arguments: dict[str, Any], context: ToolContext) -> ToolResult:
+        """The original's text (or the lines asked for)."""
+        key = str(arguments.get("id") or "")
+        try:
+            recalled = self.archive.find(key)
+        except RecallError as error:
+            raise ToolError(str(error)) from None
+        text = recalled.message.content
+        start, end = arguments.get("start_line"), arguments.get("end_line")
+        if start is not None or end is not None:
+            text = _lines(text, start, end)
+        return ToolResult(content=text, metadata={"recalled": recalled.id})
+
+
+def _lines(text: str, start: int | None, end: int | None) -> str:
+    lines = text.splitlines(keepends=True)
+    first = max(1, start or 1)
+    last = min(len(lines), end if end is not None else len(lines))
+    if first > last:
+        raise ToolError(f"lines {first}-{last} are empty: the original has {len(lines)} lines")
+    return "".join(lines[first - 1 : last])
