@@ -5,7 +5,7 @@ The live chat renders a turn from its events; a resumed one has only the session
 session tells the same story: a `task_completion` or `converse` result is the answer (not a
 tool row), an `ask_question` is the question and the user's reply, a call cut short by the
 user reads "interrupted" (calls that never started are not shown, as they were not live), and
-a note follows a turn only where the live chat had one: "Interrupted." where the user stopped
+a note follows a turn only where the live chat had one: "Interrupted: …" where the user stopped
 it, a "no answer" note where it ended without the model's answer. No widgets are built
 here (`forge.tui.widgets.history_blocks` builds them), so every rule has a plain unit test.
 """
@@ -35,7 +35,7 @@ INTERRUPTED_NOTE = "[interrupted by the user]"
 """Ends a partial answer the user cut off (`forge.agent.interruption.INTERRUPTED_NOTE`)."""
 SKIPPED_PREFIX = "[skipped"
 """A call the turn never reached because an earlier one ended it (`forge.agent.loop`)."""
-INTERRUPTED_TURN_NOTE = "Interrupted."
+INTERRUPTED_TURN_NOTE = "Interrupted: you ended the turn before the model's answer."
 """The live chat's note under a turn the user stopped (`ChatView.end_turn`)."""
 UNANSWERED_NOTICE = (
     "The last turn ended before the model's answer (interrupted, or stopped at a limit). "
@@ -199,6 +199,12 @@ class _HistoryReader:
         for call in message.tool_calls:
             result = self.results.get(call.id)
             cancelled = result is None or bool(result.meta.get("cancelled"))
+            if cancelled and result is not None and result.meta.get("not_run"):
+                # Ended from its dialog (Esc) before it ran: live showed it cancelled.
+                self.turn = "interrupted"
+                if call.name not in LOOP_BREAKING_TOOLS:
+                    self.out.append(_tool_row(call, result))
+                continue
             if cancelled and not cut_off:
                 if cancelled_seen or (result and result.content.startswith(SKIPPED_PREFIX)):
                     continue  # never started: the live chat had no row for it

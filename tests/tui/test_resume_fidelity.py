@@ -17,6 +17,7 @@ from textual.widget import Widget
 from forge.agent.circuit_breaker import DEFAULT_IDENTICAL_ERROR_LIMIT
 from forge.agent.modes import PermissionMode
 from forge.tui.app import ForgeApp
+from forge.tui.history import INTERRUPTED_TURN_NOTE
 from forge.tui.screens.approval import ApprovalScreen
 from forge.tui.screens.question import QuestionScreen
 from forge.tui.widgets.chat_blocks import (
@@ -157,7 +158,7 @@ async def test_the_resumed_chat_matches_the_live_chat_turn_by_turn(
     assert "user: notes.txt" in live
     assert "tool: execute_command error exit 3" in live
     assert "tool: execute_command error interrupted" in live
-    assert live.count("notice[info]: Interrupted.") == 2
+    assert live.count(f"notice[info]: {INTERRUPTED_TURN_NOTE}") == 2
     assert not any("task_completion" in row or "converse" in row for row in live)
 
     resumed = make_app(store, workspace, resume_latest=True)

@@ -26,6 +26,7 @@ from forge.agent.events import (
 from forge.agent.shell_escape import USER_COMMAND_TOOL
 from forge.llm.messages import Message, ToolCall
 from forge.tui.history import (
+    INTERRUPTED_TURN_NOTE,
     LOOP_BREAKING_TOOLS,
     SUMMARY_KINDS,
     HistoryRow,
@@ -52,7 +53,7 @@ OLDER_ROWS_BATCH = 24
 OLDER_ROWS_MARGIN = 2
 """Lines from the top at which the next batch of older rows is mounted."""
 
-INTERRUPTED_NOTE = "Interrupted: you ended the turn before the model's answer."
+INTERRUPTED_NOTE = INTERRUPTED_TURN_NOTE
 """Said where a turn the user stopped (Esc, Ctrl+C, Esc in its dialog) ended."""
 COMMAND_INTERRUPTED_NOTE = "Interrupted: you stopped your command."
 """Said instead when what was stopped is the user's own `!command`."""
