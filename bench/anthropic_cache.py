@@ -10,9 +10,11 @@ a replay is taken to come within the cache's 5-minute lifetime, so nothing expir
 
 A request is the replay's list of segments (`bench.cache_model`): the tools block, one segment
 per message (the system prompt first when there is one), the reply priming. Blocks are those
-segments. Where the breakpoints go is one function, `breakpoints`, so it can follow Forge's
-Anthropic provider once that exists: until then, the tools, the system prompt and the newest
-two messages.
+segments. Where the breakpoints go: given the request's roles, where Forge's Anthropic provider
+puts them (`provider_breakpoints`, from `forge.llm.anthropic_cache`): the tools, the system
+prompt, and the newest and third-newest messages once consecutive same-role messages are
+merged as the API requires (tool results are user turns); without roles, `breakpoints`: the
+tools, the system prompt and the newest two messages.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from bench.cache_model import Segment
+from forge.llm.anthropic_cache import message_breakpoints
 
 MINIMUM = 1024
 """A breakpoint whose prefix is shorter than this is not cached (Claude Sonnet's minimum)."""
@@ -42,6 +45,30 @@ def breakpoints(segments: Sequence[Segment], has_system: bool) -> list[int]:
     if has_system and len(messages):
         marks.add(1)
     marks.update(list(messages)[-2:])
+    return sorted(marks)
+
+
+def provider_breakpoints(
+    segments: Sequence[Segment], has_system: bool, roles: Sequence[str]
+) -> list[int]:
+    """Where Forge's Anthropic provider puts the breakpoints of a request whose messages
+    (the system prompt first when `has_system`) have `roles`: the tools block, the system
+    prompt, and the last part of the merged messages `message_breakpoints` names."""
+    marks = {0} if segments and segments[0] else set()
+    first = 0
+    if has_system and roles:
+        marks.add(1)
+        first = 1
+    ends: list[int] = []  # per merged message, the index (into roles) of its last part
+    previous = ""
+    for index in range(first, len(roles)):
+        role = "user" if roles[index] == "tool" else roles[index]
+        if ends and role == previous:
+            ends[-1] = index
+        else:
+            ends.append(index)
+            previous = role
+    marks.update(1 + ends[merged] for merged in message_breakpoints(len(ends)))
     return sorted(marks)
 
 
@@ -79,18 +106,32 @@ class AnthropicCache:
             ends.append(length)
         return keys, ends
 
-    def peek(self, segments: Sequence[Segment], has_system: bool) -> Charge:
+    def peek(
+        self, segments: Sequence[Segment], has_system: bool, roles: Sequence[str] | None = None
+    ) -> Charge:
         """What the request would cost in reads and writes, without changing the cache."""
-        return self._charge(segments, has_system, commit=False)
+        return self._charge(segments, has_system, roles, commit=False)
 
-    def charge(self, segments: Sequence[Segment], has_system: bool) -> Charge:
-        """What the request costs; its breakpoints' prefixes are cached afterwards."""
-        return self._charge(segments, has_system, commit=True)
+    def charge(
+        self, segments: Sequence[Segment], has_system: bool, roles: Sequence[str] | None = None
+    ) -> Charge:
+        """What the request costs; its breakpoints' prefixes are cached afterwards. With the
+        messages' `roles`, the breakpoints are the provider's (`provider_breakpoints`)."""
+        return self._charge(segments, has_system, roles, commit=True)
 
-    def _charge(self, segments: Sequence[Segment], has_system: bool, commit: bool) -> Charge:
+    def _charge(
+        self,
+        segments: Sequence[Segment],
+        has_system: bool,
+        roles: Sequence[str] | None,
+        commit: bool,
+    ) -> Charge:
         keys, ends = self._prefixes(segments)
         total = ends[-1] if ends else 0
-        marks = self.placement(segments, has_system)
+        if roles is None:
+            marks = self.placement(segments, has_system)
+        else:
+            marks = provider_breakpoints(segments, has_system, roles)
         read = 0
         for mark in marks:
             for block in range(mark, max(-1, mark - LOOKBACK - 1), -1):

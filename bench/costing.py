@@ -56,17 +56,19 @@ class CostMeter:
         segments: Sequence[Segment],
         has_system: bool,
         lost_outputs: Sequence[Segment] = (),
+        roles: Sequence[str] | None = None,
     ) -> int:
         """Bill one agent request and its re-fetches; returns its OpenAI-cached tokens."""
         size = prompt_tokens(segments)
         hit = cached_tokens(common_prefix(self._previous, segments)) if self._previous else 0
-        charge = self._anthropic.charge(segments, has_system)
+        charge = self._anthropic.charge(segments, has_system, roles)
         self.agent.add(_tokens(size, hit, charge))
         self._previous = segments
         for output in lost_outputs:
             extra = [*segments[:-1], output, segments[-1]]
             extra_hit = cached_tokens(common_prefix(segments, extra))
-            extra_charge = self._anthropic.peek(extra, has_system)
+            extra_roles = None if roles is None else [*roles, "tool"]
+            extra_charge = self._anthropic.peek(extra, has_system, extra_roles)
             self.recall.add(_tokens(prompt_tokens(extra), extra_hit, extra_charge))
             self.recall_requests += 1
         return hit

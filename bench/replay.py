@@ -226,6 +226,7 @@ class Replay:
                     segments,
                     bool(request) and request[0].role == "system",
                     [self.tokenizer.message(session.messages[i]) for i in lost],
+                    roles=[message.role for message in request],
                 )
                 policy.sent(size)
                 requests += 1

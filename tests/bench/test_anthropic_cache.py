@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
-from bench.anthropic_cache import LOOKBACK, MINIMUM, AnthropicCache, breakpoints
+from bench.anthropic_cache import (
+    LOOKBACK,
+    MINIMUM,
+    AnthropicCache,
+    breakpoints,
+    provider_breakpoints,
+)
 from bench.prices import anthropic_cost
 
 
@@ -78,3 +84,14 @@ def test_anthropic_cost_prices_reads_writes_and_input() -> None:
     )
     # 0.3 read + 3.75 write + 3 input + 15 output + Haiku 1 in + 5 out
     assert round(dollars, 6) == round(0.3 + 3.75 + 3 + 15 + 1 + 5, 6)
+
+
+def test_the_provider_breakpoints_fall_where_forge_s_anthropic_provider_puts_them() -> None:
+    # tools, system, user, assistant(tool_use), tool, tool, assistant(tool_use), tool, priming:
+    # merged: user, assistant, user(tool, tool), assistant, user(tool) -> newest and third-newest
+    roles = ["system", "user", "assistant", "tool", "tool", "assistant", "tool"]
+    segments = [("tools",), *[(role,) for role in roles], ("priming",)]
+    marks = provider_breakpoints(segments, True, roles)
+    # tools (0), system (1), the last tool of the merged user turn (segment 5), the newest (7)
+    assert marks == [0, 1, 5, 7]
+    assert provider_breakpoints(segments, False, ["user"]) == [0, 1]
