@@ -206,14 +206,18 @@ async def test_a_masking_batch_invalidates_the_cache_once_not_every_turn(
     request after each batch and nowhere else, so each batch costs one re-write."""
     from forge.context.events import SummarizationCompleted
 
-    (workspace / "big.txt").write_text("a line of text to read back\n" * 40)
+    # Ten different files: a re-read of the same file would be masked at once as superseded
+    # (ADR 0038), which is not what this test is about.
+    for number in range(10):
+        (workspace / f"big{number}.txt").write_text(f"line {number} of text to read back\n" * 40)
 
     def respond(request: MessagesRequestRecord) -> Reply:
         results = sum(
             1 for entry in request.blocks() if entry.get("block", {}).get("type") == "tool_result"
         )
         if results < 10:
-            return Answer(f"Read {results + 1}.", calls=[Use("read_file", {"path": "big.txt"})])
+            path = f"big{results}.txt"
+            return Answer(f"Read {results + 1}.", calls=[Use("read_file", {"path": path})])
         return Answer("", calls=[Use("task_completion", {"result": "done"})])
 
     anthropic_server.responder = respond
@@ -221,7 +225,7 @@ async def test_a_masking_batch_invalidates_the_cache_once_not_every_turn(
         settings_for(anthropic_server, mask_keep_recent=3, mask_batch=3), workspace
     )
     try:
-        events = await drive(runtime.agent.run_turn("read big.txt ten times"))
+        events = await drive(runtime.agent.run_turn("read the ten big files"))
     finally:
         await runtime.aclose()
     assert finished(events).reason == "completed"
