@@ -32,6 +32,7 @@ MAX_HELD_CHARACTERS = 64
 
 _CSI = r"\x1b\[[\x30-\x3f]*[\x20-\x2f]*[\x40-\x7e]"
 _UNSAFE = re.compile(rf"{_CSI}|\r\n?|[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 # The end of a chunk that may be the start of a CSI sequence or of a "\r\n".
 _INCOMPLETE_TAIL = re.compile(r"(?:\x1b(?:\[[\x30-\x3f]*[\x20-\x2f]*)?|\r)\Z")
 
@@ -59,6 +60,19 @@ def terminal_safe(text: str) -> str:
     if not _UNSAFE.search(text):
         return text
     return _UNSAFE.sub(lambda match: _visible(match.group()), text)
+
+
+def terminal_visible(text: str) -> str:
+    """`text` with every control character shown and nothing removed: for text the user
+    approves before it runs (a command, a file's new content). `terminal_safe` removes CSI
+    sequences, and with them the characters inside them (`ESC [ ' m` holds a quote a shell
+    obeys), so a command shown that way is not the command that runs. Here ESC shows as `␛`
+    followed by the rest as text, a CR as `␍`, other controls as in `terminal_safe`."""
+    if not _CONTROL.search(text):
+        return text
+    return _CONTROL.sub(
+        lambda match: "\u240d" if match.group() == "\r" else _visible(match.group()), text
+    )
 
 
 def has_terminal_controls(text: str) -> bool:

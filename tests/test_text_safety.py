@@ -12,6 +12,7 @@ from forge.text_safety import (
     TerminalSafeStream,
     has_terminal_controls,
     terminal_safe,
+    terminal_visible,
 )
 
 OSC_52 = "\x1b]52;c;cHduZWQ=\x07"  # write "pwned" to the clipboard
@@ -98,3 +99,15 @@ def test_a_stream_holds_back_only_a_short_possible_sequence_start() -> None:
     long = "\x1b[" + "1;" * MAX_HELD_CHARACTERS
     shown = stream.feed(long)
     assert shown.startswith("␛[1;") and not has_terminal_controls(shown)
+
+
+def test_text_to_approve_shows_every_control_and_removes_nothing() -> None:
+    # Removed, `ESC [ ' m` would hide a quote: `echo ' a; rm -rf ~; b'` would show, and the
+    # shell would run `rm -rf ~`.
+    command = "echo '\x1b['m a; rm -rf ~; b'"
+    assert terminal_safe(command) == "echo ' a; rm -rf ~; b'"
+    assert terminal_visible(command) == "echo '␛['m a; rm -rf ~; b'"
+    assert terminal_visible("a\rb\r\nc\x00\x9b") == "a␍b␍\nc␀␛["
+    for sequence in HOSTILE:
+        assert_inert(terminal_visible(sequence))
+    assert terminal_visible("col\tcol\nrow") == "col\tcol\nrow"

@@ -4,11 +4,13 @@ overflow retry that is always smaller — against the loopback server."""
 
 from __future__ import annotations
 
+import re
 from itertools import pairwise
 from typing import Any
 
 import pytest
 
+from forge.agent.tools.read_file import numbered_lines
 from forge.config.settings import ContextSettings
 from forge.context.conversation import Conversation
 from forge.context.errors import SummarizationSkipped
@@ -81,6 +83,27 @@ async def test_an_output_above_its_share_keeps_head_and_tail_and_says_how_to_rea
     assert [s.strategy for s in events if isinstance(s, SummarizationStarted)] == ["ingest_cap"]
     assert llm_server.requests == []  # no LLM call
     assert chat.is_valid()
+
+
+async def test_a_cut_read_file_output_names_the_file_lines_it_elided(
+    llm_server: OpenAIServer,
+) -> None:
+    # read_file's output has a header line first and may have elided lines itself: the hint
+    # must name the file's line numbers, not the output's.
+    data = "".join(f"line {n} {words(12, 'w')}\n" for n in range(1, 3001)).encode()
+    output = numbered_lines(data, "big.txt", None, None)
+    assert output.elided  # read_file's own cap took lines out of the middle already
+    big = group("read_file", output.text, arguments={"path": "big.txt"})
+    chat = conversation(task_start(), big)
+    async with provider_for(llm_server) as provider:
+        manager = make_manager(provider, tiers(max_tokens=8000, ingest_max_share=0.25))
+        await manager.evaluate_and_summarize(chat)
+    cut = chat[-1].content
+    head, _, tail = cut.partition("elided to fit the context window")
+    shown = [int(n) for n in re.findall(r"^ *(\d+) \| ", cut, re.MULTILINE)]
+    last_head = max(n for n in shown if f"{n:>4} | " in head)
+    first_tail = min(n for n in shown if f"{n:>4} | " in tail)
+    assert f"read_file start_line={last_head + 1} end_line={first_tail - 1}" in cut
 
 
 async def test_outputs_within_the_cap_and_excluded_tools_outputs_are_never_cut(

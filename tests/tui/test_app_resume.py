@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from forge.tui.app import ForgeApp
+from forge.tui.history import INTERRUPTED_TURN_NOTE
 from forge.tui.screens.approval import ApprovalScreen
 from forge.tui.widgets.chat_blocks import ToolCallBlock
 from tests.support.openai_server import Call, OpenAIServer, Text, ToolCalls
@@ -88,7 +89,7 @@ async def test_a_resumed_session_shows_each_tool_calls_true_outcome(
     assert len(shown) == 6
     # The user stopped the last turn: the resumed chat says so, as the live one did.
     resumed_line = f"Resumed session `{resumed.runtime.session_id}`."
-    assert told[told.index(resumed_line) - 1] == "Interrupted."
+    assert told[told.index(resumed_line) - 1] == INTERRUPTED_TURN_NOTE
     assert not any("ended before the model's answer" in text for text in told)
 
 

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from textual.app import App, ComposeResult
 from textual.content import Content
 from textual.widgets import Collapsible, Label, Markdown
 from textual.widgets.markdown import MarkdownFence
 
+import forge.tui
 from forge.agent.events import (
     AssistantMessageDone,
     ErrorEvent,
@@ -34,6 +36,12 @@ from forge.tui.widgets.diff_view import DiffView
 class ChatHost(App[None]):
     def compose(self) -> ComposeResult:
         yield ChatView()
+
+
+class StyledChatHost(ChatHost):
+    """The chat with the app's own styles (borders and padding as Forge draws them)."""
+
+    CSS_PATH = str(Path(forge.tui.__file__).parent / "app.tcss")
 
 
 def command_call(command: str, call_id: str = "call_1") -> ToolCall:
@@ -333,3 +341,27 @@ async def test_a_call_without_arguments_has_no_gap_in_its_row() -> None:
         await chat.show_event(ToolCallFinished(call, "[image]", False))
         title = str(chat.query_one(ToolCallBlock).query_one(Collapsible).title)
     assert title == "✓ tools__picture  · done"
+
+
+async def test_a_resumed_tool_row_lines_up_with_the_live_row() -> None:
+    # A resumed row is drawn folded (its title line alone) until opened; its title must sit
+    # where the live, collapsed row's does, or the resumed chat looks shifted.
+    resumed_call = command_call("ls", "call_resumed")
+    history = [
+        Message(role="user", content="list files"),
+        Message(role="assistant", content="", tool_calls=(resumed_call,)),
+        Message(role="tool", content="a.py", tool_call_id="call_resumed", name="execute_command"),
+    ]
+    app = StyledChatHost()
+    async with app.run_test(size=(80, 24)) as pilot:
+        chat = app.query_one(ChatView)
+        await chat.show_history(history)
+        await chat.show_event(ToolCallFinished(command_call("ls", "call_live"), "a.py", False, 0))
+        await pilot.pause()
+        rows = [
+            "".join(segment.text for segment in strip)
+            for strip in app.screen._compositor.render_strips()
+        ]
+        titles = [row for row in rows if "execute_command" in row]
+        assert len(titles) == 2, rows
+        assert titles[0].index("▶") == titles[1].index("▶"), titles

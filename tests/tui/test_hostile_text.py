@@ -77,6 +77,35 @@ async def test_model_text_and_command_output_reach_the_screen_inert(
         assert screen_controls(app) == []
 
 
+HIDDEN_QUOTE = "\x1b['m"
+"""A CSI sequence holding a quote: removed from view, it would hide a character a shell obeys."""
+
+
+async def test_the_approval_dialog_shows_the_command_and_content_that_would_run(
+    llm_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch, workspace: Path
+) -> None:
+    command = f"echo '{HIDDEN_QUOTE} a; rm -rf ~; b'"
+    llm_server.enqueue(
+        ToolCalls([Call("execute_command", {"command": command})]),
+        ToolCalls([Call("write_file", {"path": "run.sh", "content": f"{command}\n"})]),
+        Text("done"),
+    )
+    store = configure(llm_server, monkeypatch)
+    app = make_app(store, workspace)
+    async with app.run_test(size=SIZE) as pilot:
+        await submit(pilot, "go")
+        for _ in ("command", "write"):
+            await wait_until(pilot, lambda: isinstance(app.screen, ApprovalScreen), "approval")
+            await pilot.pause()
+            dialog = app.screen
+            shown = "\n".join(str(s.render()) for s in dialog.query("#approval-preview *"))
+            assert "echo '␛['m a; rm -rf ~; b'" in shown
+            assert screen_controls(app) == []
+            await pilot.press("n", "enter")
+            await wait_until(pilot, lambda d=dialog: app.screen is not d, "the dialog closed")
+        await wait_idle(pilot)
+
+
 MARKUP = ("[/b]", "[link=https://evil.example/]x[/link]", "[@click=app.quit]y[/]", "[b]bold")
 
 

@@ -9,6 +9,7 @@ reaches outputs already checked — the newest included — so the retry is smal
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection
 
 from forge.config.settings import ContextSettings
@@ -21,6 +22,9 @@ from forge.context.strategies.deterministic import (
 )
 from forge.llm.messages import Message, MessageKind
 from forge.llm.protocols import TokenCounter
+
+_NUMBERED_LINE = re.compile(r"^ *(\d+) \| ", re.MULTILINE)
+"""A line of `read_file` output: the file's line number, right-aligned, then ` | `."""
 
 MINIMUM_CAP_TOKENS = 256
 """No output is ever cut below this many tokens."""
@@ -221,7 +225,12 @@ def _marker(
     lines = last - first + 1
     noun = "line" if lines == 1 else "lines"
     tokens = counter.count_text(elided)
-    if tool == "read_file":
+    numbers = _NUMBERED_LINE.findall(elided) if tool == "read_file" else []
+    if numbers:
+        # The file's own line numbers: the output's count differently (a header line first,
+        # and read_file's own cap may have elided lines in between).
+        how = f"read them with read_file start_line={numbers[0]} end_line={numbers[-1]}"
+    elif tool == "read_file":
         how = f"read them with read_file start_line/end_line (output lines {first}-{last})"
     else:
         how = "narrow the command, search or path to see them"

@@ -17,7 +17,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Static
 
 from forge.agent.events import ApprovalDecision, ApprovalRequested, ApprovalVerdict
-from forge.text_safety import terminal_safe
+from forge.text_safety import terminal_safe, terminal_visible
 from forge.tui.widgets.diff_view import DiffView
 
 
@@ -42,8 +42,9 @@ class ApprovalScreen(ModalScreen[ApprovalDecision | None]):
         self.request = request
 
     def compose(self) -> ComposeResult:
-        # The model wrote the command or edit (and a server named the tool): shown, never obeyed.
-        preview = terminal_safe(self.request.preview or self.request.summary)
+        # The model wrote the command or edit (and a server named the tool): shown, never obeyed,
+        # and whole: a control sequence removed from view would hide characters that run.
+        preview = terminal_visible(self.request.preview or self.request.summary)
         is_diff = _looks_like_diff(preview)
         with Vertical(id="approval-dialog"):
             title = f"Allow {terminal_safe(self.request.call.name)}?"
@@ -56,7 +57,7 @@ class ApprovalScreen(ModalScreen[ApprovalDecision | None]):
             if is_diff:
                 # A diff needs its one-line summary (which file, how many blocks); a command
                 # preview is the command itself, and the summary would only repeat it.
-                summary = terminal_safe(self.request.summary)
+                summary = terminal_visible(self.request.summary)
                 yield Static(summary, id="approval-summary", markup=False)
             with VerticalScroll(id="approval-preview"):
                 if is_diff:

@@ -244,7 +244,7 @@ class ToolCallBlock(Vertical):
     ToolCallBlock.-folded {
         background: $surface;
         border-left: outer $primary 40%;
-        padding: 0 1 0 2;
+        padding: 0 1;  /* the title where the live row's collapsible draws it */
         color: $block-cursor-blurred-foreground;
         text-style: $block-cursor-blurred-text-style;
         pointer: pointer;

@@ -9,6 +9,9 @@ from textual.widget import Widget
 
 from forge.text_safety import terminal_safe
 
+MIN_WORKSPACE_CHARACTERS = 8
+"""The workspace's path is shortened to fit, never below this many characters (then cut)."""
+
 
 class ForgeHeader(Widget):
     """Shows where Forge works and which models it talks to; updates on every reload."""
@@ -53,15 +56,34 @@ class ForgeHeader(Widget):
         return self.summarization_model.strip() or "same as model"
 
     def render(self) -> RenderResult:
-        return Content.assemble(
+        workspace = terminal_safe(self.workspace)  # a directory name is anyone's
+        summaries: str | None = self.summarization_label
+        room = self.content_size.width
+        line = self._line(workspace, summaries)
+        if room and line.cell_length > room and not self.summarization_model.strip():
+            # Too wide (80 columns, a long path or model name): the default goes first...
+            if not self.summaries_off:
+                summaries = None
+            line = self._line(workspace, summaries)
+        over = line.cell_length - room if room else 0
+        if over > 0:
+            # ...then the start of the workspace's path, so both models stay whole.
+            keep = max(MIN_WORKSPACE_CHARACTERS, len(workspace) - over - 1)
+            if keep < len(workspace):
+                line = self._line("…" + workspace[-keep:], summaries)
+        return line
+
+    def _line(self, workspace: str, summaries: str | None) -> Content:
+        parts: list[str | tuple[str, str]] = [
             ("forge", "bold $accent"),
             "  ",
-            (terminal_safe(self.workspace), "$text-muted"),  # a directory name is anyone's
+            (workspace, "$text-muted"),
             "  │  model ",
             (terminal_safe(self.model), "bold"),
-            "  │  summaries ",
-            (self.summarization_label, self._label_style),
-        )
+        ]
+        if summaries is not None:
+            parts += ["  │  summaries ", (summaries, self._label_style)]
+        return Content.assemble(*parts)
 
     @property
     def _label_style(self) -> str:
