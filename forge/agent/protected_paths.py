@@ -71,7 +71,9 @@ def protected_reason(
     if name is None and real.is_relative_to(root):
         name = _named_part(real.relative_to(root).parts)
     if name is not None:
-        return f"{path} is in Forge's configuration ({name}): writing it {PROTECTED_REASON}"
+        # `AGENTS.md` is itself the configuration; `.forge/x.yaml` is inside `.forge`.
+        where = "is" if PurePosixPath(path).name == name.rstrip("/") else f"is in {name},"
+        return f"{path} {where} part of Forge's configuration: writing it {PROTECTED_REASON}"
     if user_directories is None:
         user_directories = user_protected_directories()
     for directory in user_directories:

@@ -166,3 +166,13 @@ def test_the_policy_asks_for_a_protected_write_whatever_allows_the_tool() -> Non
         assert policy.decide(call, tool, why) == "ask"
     assert ApprovalPolicy(mode="auto").decide(call, tool, why) == "allow"
     assert ApprovalPolicy(mode="read-only").decide(call, tool, why) == "refuse"
+
+
+def test_the_reason_names_the_file_once(tmp_path: Path) -> None:
+    own = protected_reason(tmp_path, "AGENTS.md", user_directories=())
+    assert own == f"AGENTS.md is part of Forge's configuration: writing it {PROTECTED_REASON}"
+    inside = protected_reason(tmp_path, ".forge/mcp.yaml", user_directories=())
+    assert inside == (
+        f".forge/mcp.yaml is in .forge/, part of Forge's configuration: writing it "
+        f"{PROTECTED_REASON}"
+    )
