@@ -37,7 +37,8 @@ Placement = Callable[[Sequence[Segment], bool], list[int]]
 
 
 def breakpoints(segments: Sequence[Segment], has_system: bool) -> list[int]:
-    """Breakpoints on the tools block, the system prompt and the newest two messages.
+    """Breakpoints on the tools block, the system prompt and the newest two messages (the
+    stand-in used before the provider existed; requests without roles).
 
     Segment 0 is the tools block, the last is the reply priming (never a breakpoint)."""
     messages = range(1, len(segments) - 1)

@@ -65,8 +65,8 @@ def section(rows: Sequence[Row], policies: Sequence[str]) -> list[str]:
         "",
         f"OpenAI-style: automatic prefix caching, {MAIN.model} ({MAIN.input} input, "
         f"{MAIN.cached_input} cached, {MAIN.output} output), summaries on {SUMMARIZATION.model}. "
-        f"Anthropic-style: breakpoints on the tools, the system prompt and the newest two "
-        f"messages, writes {WRITE_MULTIPLIER}x input, reads {READ_MULTIPLIER}x, {LOOKBACK}-block "
+        f"Anthropic-style: breakpoints where Forge's Anthropic provider puts them (tools, system "
+        f"prompt, newest and third-newest merged messages), writes {WRITE_MULTIPLIER}x input, reads {READ_MULTIPLIER}x, {LOOKBACK}-block "
         f"lookback, {MINIMUM:,}-token minimum, nothing expires; {ANTHROPIC_MAIN.model} "
         f"({ANTHROPIC_MAIN.input} input, {ANTHROPIC_MAIN.output} output), summaries on "
         f"{ANTHROPIC_SUMMARIZATION.model} ({ANTHROPIC_SUMMARIZATION.input}/"
