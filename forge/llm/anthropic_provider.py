@@ -33,6 +33,7 @@ from forge.llm.http_errors import error_from_response, error_from_stream_payload
 from forge.llm.messages import Message
 from forge.llm.model_info import MAXIMUM_REPLY_HEADROOM, max_output_tokens
 from forge.llm.protocols import ToolSpec
+from forge.llm.provider_identity import ProviderIdentity
 from forge.llm.retry import RetryPolicy
 from forge.llm.stream import Completion, StreamEvent, StreamFinished
 
@@ -103,7 +104,7 @@ def _quiet_sdk_warnings() -> None:
     )
 
 
-class AnthropicProvider:
+class AnthropicProvider(ProviderIdentity):
     """A `Provider` and `ModelCloner` for the Anthropic Messages API (or a gateway speaking it).
 
     `thinking_budget` > 0 turns on extended thinking with that many tokens; `cache_ttl` is the
@@ -147,16 +148,6 @@ class AnthropicProvider:
 
     # --- identity ----------------------------------------------------------------------------
     @property
-    def model(self) -> str:
-        """The model name sent with every request."""
-        return self._model
-
-    @property
-    def base_url(self) -> str:
-        """The server's base URL (without `/v1`)."""
-        return self._base_url
-
-    @property
     def thinking_budget(self) -> int:
         """Tokens of extended thinking per request (0 = off)."""
         return self._thinking_budget
@@ -165,13 +156,6 @@ class AnthropicProvider:
     def cache_ttl(self) -> CacheTtl:
         """The prompt-cache lifetime of the breakpoints this provider places."""
         return self._cache_ttl
-
-    def __repr__(self) -> str:
-        key = "<set>" if self._api_key else "<none>"
-        return (
-            f"{type(self).__name__}(model={self._model!r}, base_url={self._base_url!r}, "
-            f"api_key={key})"
-        )
 
     def clone_with_model(
         self,
@@ -197,12 +181,6 @@ class AnthropicProvider:
         """Close the SDK client if this provider created it (clones never do)."""
         if self._owns_client:
             await self._client.close()
-
-    async def __aenter__(self) -> AnthropicProvider:
-        return self
-
-    async def __aexit__(self, *exc_info: object) -> None:
-        await self.aclose()
 
     async def fetch_json(self, method: str, url: str, body: dict[str, Any] | None = None) -> Any:
         """Always None: the Messages API states no context window, so the window comes from the

@@ -32,6 +32,7 @@ from forge.llm.http_errors import (
 )
 from forge.llm.messages import Message
 from forge.llm.protocols import ToolSpec
+from forge.llm.provider_identity import ProviderIdentity
 from forge.llm.retry import RetryPolicy
 from forge.llm.sse_assembly import StreamAssembler
 from forge.llm.sse_reader import read_events
@@ -86,7 +87,7 @@ def _transport_error(error: httpx.HTTPError, base_url: str) -> TransportError:
     return TransportError(f"Connection to {base_url} failed: {detail}")
 
 
-class OpenAICompatibleProvider:
+class OpenAICompatibleProvider(ProviderIdentity):
     """A `Provider` and `ModelCloner` for any OpenAI-compatible `/chat/completions` endpoint.
 
     `client` lets several providers share one connection pool; when omitted the provider
@@ -120,23 +121,6 @@ class OpenAICompatibleProvider:
         self._quirks = _ServerQuirks()
 
     # --- identity ----------------------------------------------------------------------------
-    @property
-    def model(self) -> str:
-        """The model name sent with every request."""
-        return self._model
-
-    @property
-    def base_url(self) -> str:
-        """The server's base URL (without a trailing slash)."""
-        return self._base_url
-
-    def __repr__(self) -> str:
-        key = "<set>" if self._api_key else "<none>"
-        return (
-            f"{type(self).__name__}(model={self._model!r}, base_url={self._base_url!r}, "
-            f"api_key={key})"
-        )
-
     def clone_with_model(
         self,
         model: str,
@@ -159,12 +143,6 @@ class OpenAICompatibleProvider:
         """Close the HTTP client if this provider created it (clones never do)."""
         if self._owns_client:
             await self._client.aclose()
-
-    async def __aenter__(self) -> OpenAICompatibleProvider:
-        return self
-
-    async def __aexit__(self, *exc_info: object) -> None:
-        await self.aclose()
 
     # --- requests ----------------------------------------------------------------------------
     def _headers(self, *, streaming: bool = False) -> dict[str, str]:
