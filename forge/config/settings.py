@@ -27,7 +27,6 @@ from pydantic import (
 from pydantic.fields import FieldInfo
 from pydantic_settings import (
     BaseSettings,
-    EnvSettingsSource,
     PydanticBaseSettingsSource,
     SettingsConfigDict,
 )
@@ -546,15 +545,3 @@ class Settings(BaseSettings):
             environment_source = _FileDataSource(settings_cls, inputs.environment_data)
             return init_settings, environment_source, file_source
         return init_settings, env_settings, OpenAIEnvironmentSource(settings_cls), file_source
-
-
-def environment_values() -> dict[str, Any]:
-    """The nested values the environment supplies right now, `FORGE_*` over `OPENAI_*`."""
-    forge_values = EnvSettingsSource(Settings)()
-    merged: dict[str, Any] = OpenAIEnvironmentSource(Settings)()
-    for section, value in forge_values.items():
-        if isinstance(value, dict) and isinstance(merged.get(section), dict):
-            merged[section] = {**merged[section], **value}
-        else:
-            merged[section] = value
-    return merged

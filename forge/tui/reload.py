@@ -21,8 +21,10 @@ from textual.app import App
 from textual.message import Message
 from textual.worker import Worker
 
-from forge.config import ConfigError, LoadResult, Settings
+from forge.config.errors import ConfigError
 from forge.config.keys import leaf_values
+from forge.config.settings import Settings
+from forge.config.store import LoadResult
 from forge.config.watcher import WatchableStore, watch_store
 
 logger = logging.getLogger(__name__)

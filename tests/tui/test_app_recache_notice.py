@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from forge.agent.runtime import build_runtime
-from forge.config import ConfigStore
+from forge.config.store import ConfigStore
 from tests.agent.loop_harness import drive
 from tests.support.anthropic_server import Answer, AnthropicServer
 from tests.tui.test_app_helpers import make_app, notices, wait_until

@@ -25,8 +25,8 @@ from textual.worker import WorkerCancelled, WorkerState
 
 from forge.agent.events import TurnFinished
 from forge.agent.runtime import Runtime, build_runtime
-from forge.config import ConfigStore
 from forge.config.paths import config_path
+from forge.config.store import ConfigStore
 from forge.tui.reload import ConfigReloadController, describe_changes
 from tests.support.openai_server import OpenAIServer
 

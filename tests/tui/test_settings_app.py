@@ -20,8 +20,8 @@ from textual.pilot import Pilot
 from textual.widgets import Input
 
 from forge.agent.runtime import Runtime, build_runtime
-from forge.config import ConfigStore
 from forge.config.paths import config_path
+from forge.config.store import ConfigStore
 from forge.llm.anthropic_provider import AnthropicProvider
 from forge.tui.app import ForgeApp
 from forge.tui.messages import TurnEnded

@@ -22,8 +22,8 @@ from textual.notifications import Notify
 from textual.pilot import Pilot
 from textual.widgets import Input
 
-from forge.config import ConfigStore, LoadResult
 from forge.config.paths import config_path
+from forge.config.store import ConfigStore, LoadResult
 from forge.tui.settings import SettingsScreen
 from forge.tui.settings.confirm import DiscardChangesScreen
 

@@ -18,9 +18,8 @@ from textual.pilot import Pilot
 from textual.widgets import Checkbox, Input, Static
 
 from forge.agent.runtime import build_runtime
-from forge.config import ConfigStore
 from forge.config.settings import ContextSettings
-from forge.config.store import load_settings
+from forge.config.store import ConfigStore, load_settings
 from forge.tui.app import ForgeApp
 from forge.tui.settings import SettingsScreen
 from forge.tui.settings.fields import all_fields

@@ -15,8 +15,8 @@ from textual.app import App
 from textual.pilot import Pilot
 from textual.widgets import Input
 
-from forge.config import ConfigStore, LoadResult
 from forge.config.paths import config_path
+from forge.config.store import ConfigStore, LoadResult
 from forge.tui.settings import SettingsScreen
 
 SIZE = (100, 40)

@@ -20,7 +20,7 @@ from textual.widget import Widget
 from textual.widgets import Input
 
 from forge.agent.events import ApprovalRequested, QuestionAsked
-from forge.config import ConfigStore
+from forge.config.store import ConfigStore
 from forge.llm.messages import ToolCall
 from forge.tui.screens.approval import ApprovalScreen
 from forge.tui.screens.question import QuestionScreen

@@ -14,7 +14,7 @@ from typing import Any
 
 from pydantic import BaseModel, SecretStr
 
-from forge.config import Settings
+from forge.config.settings import Settings
 
 
 class FieldKind(Enum):

@@ -27,8 +27,10 @@ from textual.screen import ModalScreen
 from textual.widget import Widget
 from textual.widgets import Button, Checkbox, Input, Label, Static
 
-from forge.config import ConfigSaveError, LoadResult, Settings
+from forge.config.errors import ConfigSaveError
 from forge.config.keys import leaf_values
+from forge.config.settings import Settings
+from forge.config.store import LoadResult
 from forge.text_safety import terminal_safe
 from forge.tui.settings.confirm import DiscardChangesScreen
 from forge.tui.settings.fields import (

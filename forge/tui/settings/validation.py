@@ -14,7 +14,7 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 from textual.validation import ValidationResult, Validator
 
-from forge.config import Settings
+from forge.config.settings import Settings
 from forge.tui.settings.fields import FieldParseError, SettingField
 
 _PYDANTIC_VALUE_ERROR_PREFIX = "Value error, "
