@@ -117,7 +117,8 @@ async def _plan_scene(pilot: Pilot[object]) -> None:
     app = pilot.app
     assert isinstance(app, ForgeApp)
     call = ToolCall("call_plan", PLAN_TOOL, json.dumps({"plan": LONG}))
-    result = await UpdatePlanTool().run({"plan": LONG}, ToolContext(Path(".")))
+    tool = UpdatePlanTool()
+    result = await tool.run(tool.parse_arguments({"plan": LONG}), ToolContext(Path(".")))
     await play(
         pilot,
         (

@@ -32,12 +32,15 @@ ALL_TOOLS = [
 ]
 
 
-class BrokenTool(Tool):
+class BrokenTool(Tool[dict[str, Any]]):
     """A tool with a bug: it raises something other than ToolError."""
 
     spec = ToolSpec(name="broken", description="Always fails.", parameters={"type": "object"})
 
-    async def run(self, arguments: dict[str, Any], context: ToolContext) -> ToolResult:
+    def parse_arguments(self, arguments: dict[str, Any]) -> dict[str, Any]:
+        return arguments
+
+    async def run(self, args: dict[str, Any], context: ToolContext) -> ToolResult:
         raise ZeroDivisionError("division by zero")
 
 
