@@ -14,7 +14,7 @@ from textual.content import Content
 from textual.pilot import Pilot
 
 from forge.agent.events import ToolCallFinished, ToolCallStarted
-from forge.agent.tools import ToolContext
+from forge.agent.tools.base import ToolContext
 from forge.agent.tools.update_plan import UpdatePlanTool
 from forge.context.plan import PLAN_TOOL, PlanStatus, parse_plan
 from forge.llm.messages import ToolCall

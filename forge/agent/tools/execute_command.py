@@ -62,7 +62,7 @@ class ExecuteCommandArgs(ToolArguments):
 
     command: str = Field(description="The shell command to run.")
     timeout: Number | None = Field(
-        None, description="Seconds before the command is killed (default 120)."
+        default=None, description="Seconds before the command is killed (default 120)."
     )
 
 

@@ -23,10 +23,10 @@ class ListFilesArgs(ToolArguments):
     """`list_files`'s arguments."""
 
     path: str | None = Field(
-        None, description="Directory to list, relative to the workspace (default '.')."
+        default=None, description="Directory to list, relative to the workspace (default '.')."
     )
     recursive: Boolean | None = Field(
-        None, description="List everything below the directory too (default false)."
+        default=None, description="List everything below the directory too (default false)."
     )
 
 

@@ -23,7 +23,7 @@ class AskQuestionArgs(ToolArguments):
 
     question: str = Field(description="The question, in full.")
     suggestions: list[str] | None = Field(
-        None, description="Likely answers the user can pick (optional)."
+        default=None, description="Likely answers the user can pick (optional)."
     )
 
 

@@ -32,9 +32,11 @@ class ReadFileArgs(ToolArguments):
     """`read_file`'s arguments."""
 
     path: str = Field(description="File path, relative to the workspace.")
-    start_line: Integer | None = Field(None, description="First line to read, 1-based (default 1).")
+    start_line: Integer | None = Field(
+        default=None, description="First line to read, 1-based (default 1)."
+    )
     end_line: Integer | None = Field(
-        None, description="Last line to read, inclusive (default: the end of the file)."
+        default=None, description="Last line to read, inclusive (default: the end of the file)."
     )
 
 

@@ -47,11 +47,11 @@ class SearchFilesArgs(ToolArguments):
 
     regex: str = Field(description="The regular expression to find.")
     path: str | None = Field(
-        None,
+        default=None,
         description="Directory or file to search, relative to the workspace (default '.').",
     )
     include: str | None = Field(
-        None,
+        default=None,
         description="Only search files matching this glob, e.g. '*.py' or "
         "'src/**/*.ts' (gitignore-style).",
     )

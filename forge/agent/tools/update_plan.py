@@ -41,7 +41,7 @@ class UpdatePlanArgs(ToolArguments):
         description="The whole plan, in order.", json_schema_extra=description_first
     )
     explanation: str | None = Field(
-        None, description="Optional: why the plan changed, in one sentence."
+        default=None, description="Optional: why the plan changed, in one sentence."
     )
 
 

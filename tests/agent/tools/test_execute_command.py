@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from forge.agent.tools import ToolContext
+from forge.agent.tools.base import ToolContext
 from forge.agent.tools.execute_command import (
     HEAD_CHARACTERS,
     ExecuteCommandArgs,

@@ -7,14 +7,8 @@ from typing import Any
 
 import pytest
 
-from forge.agent.tools import (
-    Tool,
-    ToolContext,
-    ToolError,
-    ToolRegistry,
-    ToolResult,
-    default_registry,
-)
+from forge.agent.tools.base import Tool, ToolContext, ToolError, ToolResult
+from forge.agent.tools.registry import ToolRegistry, default_registry
 from forge.llm.messages import ToolCall
 from forge.llm.protocols import ToolSpec
 

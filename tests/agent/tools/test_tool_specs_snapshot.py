@@ -29,4 +29,3 @@ def test_tool_definitions_are_byte_identical_to_the_snapshot(tmp_path: Path) -> 
     if os.environ.get("UPDATE_TOOL_SNAPSHOT"):
         SNAPSHOT.write_text(text, encoding="utf-8")
     assert text == SNAPSHOT.read_text(encoding="utf-8")
-
