@@ -4,8 +4,8 @@ An MCP tool has no pydantic model, only its server's `inputSchema`; `jsonschema`
 `mcp` SDK itself depends on) checks the arguments against it before Forge asks the user or
 calls the server, so a bad call costs no approval and no round trip, and the model reads the
 problems in the same words as for a built-in tool ("missing required argument 'path'").
-The leniency is the built-in tools' too: a null for an argument that is not required means
-"not given", and a numeric string or "true"/"false" is taken where the schema wants a number
+The leniency is the built-in tools' too: a null for an argument whose schema has no null
+means "not given" (a required one is then missing), and a numeric string or "true"/"false" is taken where the schema wants a number
 or a boolean. A schema that is itself broken checks nothing: the server judges the call.
 See docs/adr/0040-tool-arguments-as-models.md.
 """
@@ -67,17 +67,27 @@ def _coerce(schema: Any, value: Any) -> Any:
         value = lenient_value(expected, value)
     if isinstance(value, dict):
         properties = schema.get("properties")
-        required = schema.get("required") or ()
         coerced: dict[str, Any] = {}
         for name, item in value.items():
-            if item is None and name not in required:
-                continue  # a null for an optional argument means "not given"
             inner = properties.get(name) if isinstance(properties, dict) else None
+            if item is None and not _allows_null(inner):
+                continue  # "not given" (a required argument is then missing)
             coerced[name] = _coerce(inner, item)
         return coerced
     if isinstance(value, list) and isinstance(schema.get("items"), dict):
         return [_coerce(schema["items"], item) for item in value]
     return value
+
+
+def _allows_null(schema: Any) -> bool:
+    """Whether `schema` (a property's) says null is a value of its own."""
+    if not isinstance(schema, dict):
+        return False
+    kind = schema.get("type")
+    if kind == "null" or (isinstance(kind, list) and "null" in kind):
+        return True
+    choices = [*(schema.get("anyOf") or ()), *(schema.get("oneOf") or ())]
+    return any(_allows_null(choice) for choice in choices)
 
 
 def _problems(errors: Any) -> list[str]:
