@@ -5,9 +5,9 @@ An MCP tool has no pydantic model, only its server's `inputSchema`; `jsonschema`
 calls the server, so a bad call costs no approval and no round trip, and the model reads the
 problems in the same words as for a built-in tool ("missing required argument 'path'").
 The leniency is the built-in tools' too: a null for an argument whose schema has no null
-means "not given" (a required one is then missing), and a numeric string or "true"/"false" is taken where the schema wants a number
-or a boolean. A schema that is itself broken checks nothing: the server judges the call.
-See docs/adr/0040-tool-arguments-as-models.md.
+means "not given" (a required one is then missing), and a numeric string or "true"/"false"
+is taken where the schema wants a number or a boolean. A schema that is itself broken checks
+nothing: the server judges the call. See docs/adr/0040-tool-arguments-as-models.md.
 """
 
 from __future__ import annotations
