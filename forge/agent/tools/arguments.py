@@ -140,8 +140,9 @@ def tool_schema(model: type[ToolArguments]) -> dict[str, Any]:
 
 def _tidy(schema: dict[str, Any], definitions: dict[str, Any]) -> dict[str, Any]:
     reference = schema.get("$ref")
-    if isinstance(reference, str):
-        return _tidy(definitions[reference.rsplit("/", 1)[-1]], definitions)
+    if isinstance(reference, str):  # a nested model, inlined (with the field's own keys)
+        siblings = {key: value for key, value in schema.items() if key != "$ref"}
+        return _tidy({**definitions[reference.rsplit("/", 1)[-1]], **siblings}, definitions)
     tidy: dict[str, Any] = {}
     if "type" in schema:
         tidy["type"] = schema["type"]

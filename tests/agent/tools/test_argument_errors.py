@@ -159,3 +159,13 @@ def test_the_generated_schema_keeps_the_hand_written_shape() -> None:
         },
         "required": ["colour", "coats"],
     }
+
+
+class CornerArgs(ToolArguments):
+    at: PaintArgs = Field(description="Where.")
+
+
+def test_a_nested_model_is_inlined_with_the_fields_description() -> None:
+    at = tool_schema(CornerArgs)["properties"]["at"]
+    assert at["type"] == "object" and at["description"] == "Where."
+    assert at["required"] == ["colour", "coats"] and "$ref" not in str(tool_schema(CornerArgs))
