@@ -55,7 +55,7 @@ from forge.agent.headless_result import BudgetGuard, RunRecorder, make_init_reco
 from forge.agent.loop import NO_USER_ANSWER
 from forge.agent.runtime import Runtime, build_runtime, secrets_of
 from forge.agent.sessions import SessionNotFoundError
-from forge.agent.tools import ToolError
+from forge.agent.tools.base import ToolError
 from forge.config.ephemeral import set_ephemeral
 from forge.config.prices import PriceTable, price_table
 from forge.config.settings import Settings

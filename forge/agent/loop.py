@@ -42,8 +42,8 @@ from forge.agent.interruption import (
 # NO_USER_ANSWER is re-exported: it belongs to the Agent's documented `ask_user` behaviour.
 from forge.agent.tool_calls import NO_USER_ANSWER as NO_USER_ANSWER
 from forge.agent.tool_calls import run_tool_call
-from forge.agent.tools import ToolRegistry
 from forge.agent.tools.base import FileChangeRecorder
+from forge.agent.tools.registry import ToolRegistry
 from forge.agent.turn_state import TurnState
 from forge.context.conversation import Conversation
 from forge.context.groups import is_pinned

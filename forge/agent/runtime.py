@@ -31,8 +31,8 @@ from forge.agent.providers import (
 from forge.agent.recall_archive import SessionArchive
 from forge.agent.sessions import ResumedSession, SessionLog, SessionStore
 from forge.agent.system_prompt import build_system_prompt, session_date
-from forge.agent.tools import ToolRegistry, default_registry
 from forge.agent.tools.recall import RecallTool
+from forge.agent.tools.registry import ToolRegistry, default_registry
 from forge.agent.trust import WorkspaceTrust
 from forge.config.ephemeral import is_ephemeral
 from forge.config.secrets import remember_settings_secrets

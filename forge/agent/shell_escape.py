@@ -65,7 +65,7 @@ async def run_shell_escape(
     command is appended to it as an observation. Cancelling the consumer ends the command's
     whole process group and adds nothing to the conversation."""
     from forge.agent.tools.base import ToolContext, ToolError, ToolResult
-    from forge.agent.tools.execute_command import ExecuteCommandTool
+    from forge.agent.tools.execute_command import ExecuteCommandArgs, ExecuteCommandTool
 
     call = ToolCall(
         id=f"{CALL_ID_PREFIX}{uuid.uuid4().hex[:12]}",
@@ -79,7 +79,9 @@ async def run_shell_escape(
         on_output=lambda text: pump.put(ToolOutputDelta(call.id, text)),
         command_timeout=command_timeout,
     )
-    work = asyncio.ensure_future(ExecuteCommandTool().run({"command": command}, context))
+    work = asyncio.ensure_future(
+        ExecuteCommandTool().run(ExecuteCommandArgs(command=command), context)
+    )
     async with aclosing(pump.while_running(work)) as events:
         async for event in events:
             yield event

@@ -33,9 +33,9 @@ from forge.agent.events import (
 )
 from forge.agent.modes import refusal_text
 from forge.agent.protected_paths import protected_write
-from forge.agent.tools import PreparedCall, ToolContext, ToolError, ToolRegistry, ToolResult
-from forge.agent.tools.base import FileChangeRecorder
+from forge.agent.tools.base import FileChangeRecorder, ToolContext, ToolError, ToolResult
 from forge.agent.tools.diffs import diff_stats
+from forge.agent.tools.registry import PreparedCall, ToolRegistry
 from forge.agent.turn_state import TurnState
 from forge.context.conversation import Conversation
 from forge.llm.messages import Message, ToolCall, tool_result

@@ -25,7 +25,7 @@ from forge.agent.events import (
     TurnFinished,
 )
 from forge.agent.loop import Agent
-from forge.agent.tools import default_registry
+from forge.agent.tools.registry import default_registry
 from forge.context.conversation import Conversation
 from forge.context.protocols import ContextManagerProtocol, NullContextManager
 from forge.llm.messages import Message, MessageKind

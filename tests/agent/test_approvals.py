@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from forge.agent.approvals import ApprovalPolicy
-from forge.agent.tools import default_registry
+from forge.agent.tools.registry import default_registry
 from forge.llm.messages import ToolCall
 
 REGISTRY = default_registry()

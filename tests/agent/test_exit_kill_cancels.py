@@ -17,8 +17,8 @@ import pytest
 
 from forge.agent.approvals import ApprovalPolicy
 from forge.agent.events import AgentEvent, ToolOutputDelta
-from forge.agent.tools import ToolContext
-from forge.agent.tools.execute_command import ExecuteCommandTool
+from forge.agent.tools.base import ToolContext
+from forge.agent.tools.execute_command import ExecuteCommandArgs, ExecuteCommandTool
 from forge.agent.tools.process_guard import GUARD
 from forge.context.conversation import CANCELLED_RESULT
 from tests.agent.loop_harness import make_agent, make_provider
@@ -32,7 +32,9 @@ async def test_a_group_killed_for_an_exit_ends_the_call_as_cancelled(workspace: 
     context = ToolContext(
         workspace=workspace, on_output=lambda text: started.set() if "started" in text else None
     )
-    task = asyncio.create_task(ExecuteCommandTool().run({"command": COMMAND}, context))
+    task = asyncio.create_task(
+        ExecuteCommandTool().run(ExecuteCommandArgs(command=COMMAND), context)
+    )
     await asyncio.wait_for(started.wait(), 30)
     GUARD.kill_all_now()  # what the exit-signal handler does; the task is not cancelled
     with pytest.raises(asyncio.CancelledError):
@@ -49,12 +51,16 @@ async def test_a_command_that_ends_by_itself_still_reports_its_exit_code(
     context = ToolContext(
         workspace=workspace, on_output=lambda text: started.set() if "started" in text else None
     )
-    killed = asyncio.create_task(ExecuteCommandTool().run({"command": COMMAND}, context))
+    killed = asyncio.create_task(
+        ExecuteCommandTool().run(ExecuteCommandArgs(command=COMMAND), context)
+    )
     await asyncio.wait_for(started.wait(), 30)
     GUARD.kill_all_now()
     with pytest.raises(asyncio.CancelledError):
         await killed
-    result = await ExecuteCommandTool().run({"command": "exit 3"}, ToolContext(workspace))
+    result = await ExecuteCommandTool().run(
+        ExecuteCommandArgs(command="exit 3"), ToolContext(workspace)
+    )
     assert result.exit_code == 3
 
 

@@ -11,8 +11,8 @@ from pydantic import SecretStr
 from forge.agent.approvals import ApprovalPolicy
 from forge.agent.modes import MODE_ORDER, PermissionMode, is_read_only, next_mode
 from forge.agent.runtime import build_runtime
-from forge.agent.tools import default_registry
 from forge.agent.tools.base import Tool
+from forge.agent.tools.registry import default_registry
 from forge.config.settings import LLMSettings, Settings, ToolsSettings
 from forge.llm.messages import ToolCall
 from tests.support.openai_server import OpenAIServer

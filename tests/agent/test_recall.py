@@ -13,7 +13,7 @@ from forge.agent.rewind import rewind_conversation
 from forge.agent.runtime import build_runtime
 from forge.agent.sessions import SessionStore
 from forge.agent.tools.base import ToolContext
-from forge.agent.tools.recall import RecallTool
+from forge.agent.tools.recall import RecallArgs, RecallTool
 from forge.context.conversation import Conversation
 from forge.llm.messages import ToolCall, assistant, system, tool_result, user
 from tests.agent.loop_harness import drive, finished
@@ -129,7 +129,7 @@ async def test_an_output_removed_by_rewind_is_a_clear_error(tmp_path: Path) -> N
     conversation.append(gone)
     tool = RecallTool(SessionArchive(log.path))
     context = ToolContext(workspace=tmp_path)
-    assert (await tool.run({"id": gone.id[:6]}, context)).content == "B" * 50
+    assert (await tool.run(RecallArgs(id=gone.id[:6]), context)).content == "B" * 50
 
     rewind_conversation(conversation, log, second_turn.id)
     archive = SessionArchive(log.path)  # as after --continue: read from the file afresh
@@ -141,5 +141,5 @@ async def test_an_output_removed_by_rewind_is_a_clear_error(tmp_path: Path) -> N
             assert "removed from this conversation by /rewind" in str(error)
         else:
             raise AssertionError("a rewound output was recalled")
-    lines = await tool.run({"id": kept.id, "start_line": 1, "end_line": 1}, context)
+    lines = await tool.run(RecallArgs(id=kept.id, start_line=1, end_line=1), context)
     assert lines.content == "A" * 50

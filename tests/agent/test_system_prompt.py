@@ -9,7 +9,7 @@ from forge.agent.system_prompt import (
     build_system_prompt,
     read_project_instructions,
 )
-from forge.agent.tools import default_registry
+from forge.agent.tools.registry import default_registry
 
 TOOLS = default_registry().specs()
 

@@ -17,7 +17,7 @@ from forge.agent.events import (
     ToolCallFinished,
 )
 from forge.agent.protected_paths import PROTECTED_REASON, protected_reason
-from forge.agent.tools import default_registry
+from forge.agent.tools.registry import default_registry
 from forge.config.paths import config_path
 from forge.llm.messages import ToolCall
 from tests.agent.loop_harness import drive, make_agent, make_provider

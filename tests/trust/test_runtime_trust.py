@@ -12,7 +12,7 @@ import pytest
 from pydantic import SecretStr
 
 from forge.agent.runtime import build_runtime
-from forge.agent.tools import ToolError
+from forge.agent.tools.base import ToolError
 from forge.agent.trust.sources import workspace_sources
 from forge.config.settings import LLMSettings, Settings, TrustSettings
 from tests.mcp.conftest import SERVER_SCRIPT, stdio_settings

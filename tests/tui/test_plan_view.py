@@ -14,7 +14,7 @@ from textual.content import Content
 from textual.pilot import Pilot
 
 from forge.agent.events import ToolCallFinished, ToolCallStarted
-from forge.agent.tools import ToolContext
+from forge.agent.tools.base import ToolContext
 from forge.agent.tools.update_plan import UpdatePlanTool
 from forge.context.plan import PLAN_TOOL, PlanStatus, parse_plan
 from forge.llm.messages import ToolCall
@@ -117,7 +117,8 @@ async def _plan_scene(pilot: Pilot[object]) -> None:
     app = pilot.app
     assert isinstance(app, ForgeApp)
     call = ToolCall("call_plan", PLAN_TOOL, json.dumps({"plan": LONG}))
-    result = await UpdatePlanTool().run({"plan": LONG}, ToolContext(Path(".")))
+    tool = UpdatePlanTool()
+    result = await tool.run(tool.parse_arguments({"plan": LONG}), ToolContext(Path(".")))
     await play(
         pilot,
         (

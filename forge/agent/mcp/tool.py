@@ -8,6 +8,7 @@ from typing import Any
 
 import mcp.types as types
 
+from forge.agent.mcp.arguments import SchemaArguments
 from forge.agent.mcp.connection import McpConnection
 from forge.agent.mcp.naming import SEPARATOR, tool_name
 from forge.agent.tools.base import Tool, ToolContext, ToolError, ToolResult, first_line
@@ -23,7 +24,7 @@ SUMMARY_LIMIT = 160
 """Characters of the one-line summary of a call."""
 
 
-class McpTool(Tool):
+class McpTool(Tool[dict[str, Any]]):
     """A tool of an MCP server. It mutates as far as Forge knows, so it asks for approval
     unless `tools.auto_approve` names it or its server (`server__*`). `read_only` is what the
     server's `readOnlyHint` annotation says; only read-only mode looks at it (docs/adr/0029)."""
@@ -41,18 +42,23 @@ class McpTool(Tool):
             description=(tool.description or tool.title or tool.name).strip(),
             parameters=dict(tool.input_schema) or {"type": "object"},
         )
+        self._arguments = SchemaArguments(self._spec.name, self._spec.parameters)
 
     @property
     def spec(self) -> ToolSpec:  # type: ignore[override]
         """The tool as the model sees it."""
         return self._spec
 
-    async def run(self, arguments: dict[str, Any], context: ToolContext) -> ToolResult:
+    def parse_arguments(self, arguments: dict[str, Any]) -> dict[str, Any]:
+        """The arguments checked against the server's schema (`forge.agent.mcp.arguments`)."""
+        return self._arguments.check(arguments)
+
+    async def run(self, args: dict[str, Any], context: ToolContext) -> ToolResult:
         """Call the tool on its server; faults come back as `ToolError` (a server that is down
         names itself and why, so the model does not retry blindly)."""
         if self.connection.unavailable_reason() is not None:
             raise ToolError(self.connection.unavailable_message(self.name))
-        return await self.connection.call(self.remote_name, arguments)
+        return await self.connection.call(self.remote_name, args)
 
     def describe(self, arguments: Mapping[str, Any]) -> str:
         """`server__tool` and every argument on one line (`a=1, b=2`), cut to a readable length.

@@ -6,7 +6,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from forge.agent.tools.base import Tool, ToolContext, ToolError, ToolResult
+from pydantic import Field
+
+from forge.agent.tools.arguments import ModelTool, ToolArguments, description_first, tool_schema
+from forge.agent.tools.base import ToolContext, ToolError, ToolResult
 from forge.agent.tools.diffs import diff_stats, unified_diff
 from forge.agent.tools.read_ledger import FileReadLedger
 from forge.agent.tools.text_files import read_text_for_edit, write_text
@@ -24,7 +27,23 @@ class PlannedEdit:
     diff: str
 
 
-class ApplyDiffTool(Tool):
+class DiffBlock(ToolArguments):
+    """One search/replace edit of `apply_diff`."""
+
+    search: str = Field(description="Exact text to find.")
+    replace: str = Field(description="Text to put there.")
+
+
+class ApplyDiffArgs(ToolArguments):
+    """`apply_diff`'s arguments."""
+
+    path: str = Field(description="File path, relative to the workspace.")
+    blocks: list[DiffBlock] = Field(
+        description="The edits, applied in order.", json_schema_extra=description_first
+    )
+
+
+class ApplyDiffTool(ModelTool[ApplyDiffArgs]):
     """Applies search/replace blocks; each search must match the file exactly once."""
 
     spec = ToolSpec(
@@ -36,26 +55,9 @@ class ApplyDiffTool(Tool):
             "Blocks apply in order; if any block fails, nothing is written. Include enough "
             "surrounding lines to make each search unique."
         ),
-        parameters={
-            "type": "object",
-            "properties": {
-                "path": {"type": "string", "description": "File path, relative to the workspace."},
-                "blocks": {
-                    "type": "array",
-                    "description": "The edits, applied in order.",
-                    "items": {
-                        "type": "object",
-                        "properties": {
-                            "search": {"type": "string", "description": "Exact text to find."},
-                            "replace": {"type": "string", "description": "Text to put there."},
-                        },
-                        "required": ["search", "replace"],
-                    },
-                },
-            },
-            "required": ["path", "blocks"],
-        },
+        parameters=tool_schema(ApplyDiffArgs),
     )
+    arguments_model = ApplyDiffArgs
     mutates = True
 
     def __init__(self, ledger: FileReadLedger | None = None) -> None:
@@ -87,18 +89,19 @@ class ApplyDiffTool(Tool):
             return None
         return None
 
-    async def run(self, arguments: dict[str, Any], context: ToolContext) -> ToolResult:
+    async def run(self, args: ApplyDiffArgs, context: ToolContext) -> ToolResult:
         """Apply every block or none; the result's metadata holds the diff and the path."""
-        plan = plan_edit(context, arguments["path"], arguments["blocks"])
+        blocks = [block.model_dump() for block in args.blocks]
+        plan = plan_edit(context, args.path, blocks)
         metadata = {"path": plan.shown_path, "diff": plan.diff}
-        count = len(arguments["blocks"])
+        count = len(blocks)
         noun = "block" if count == 1 else "blocks"
         if not plan.diff:
             return ToolResult(
                 content=f"applied {count} {noun} to {plan.shown_path}; the content is unchanged",
                 metadata=metadata,
             )
-        path = resolve_in_workspace(context.workspace, arguments["path"])
+        path = resolve_in_workspace(context.workspace, args.path)
         if context.changes is not None:
             context.changes.before_change(path)
         try:

@@ -1,10 +1,12 @@
 """What every tool is made of: its result, its context, its error, and the `Tool` base class.
 
 A tool is a small object with a JSON-schema `spec` the model sees (native OpenAI function
-calling), an async `run` that does the work, and two cheap, side-effect-free views of a call for
-people: `describe` (one line) and `preview` (the diff or the full command an approval dialog
-shows). Errors the model should read are raised as `ToolError`; the registry turns them into an
-error `ToolResult`, so a bad call never ends a turn.
+calling), `parse_arguments` that checks a call's arguments (the built-in tools' are pydantic
+models, `forge.agent.tools.arguments`), an async `run` that does the work with them, and two
+cheap, side-effect-free views of a call for people: `describe` (one line) and `preview` (the
+diff or the full command an approval dialog shows). Errors the model should read are raised as
+`ToolError`; the registry turns them into an error `ToolResult`, so a bad call never ends a
+turn.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar, Protocol
+from typing import Any, ClassVar, Generic, Protocol, TypeVar
 
 from forge.llm.protocols import ToolSpec
 
@@ -65,14 +67,18 @@ class ToolContext:
     changes: FileChangeRecorder | None = None
 
 
-class Tool(ABC):
-    """A function the model may call.
+ArgsT = TypeVar("ArgsT")
+
+
+class Tool(ABC, Generic[ArgsT]):
+    """A function the model may call, with arguments of type `ArgsT` once checked.
 
     Subclasses set `spec` (name, description, JSON schema of the arguments) and implement
-    `run`. `mutates` is true for tools that write files or run commands: the approval policy
-    asks the user before running them unless told otherwise. `loop_breaking` is true for the
-    tools that end the agent's turn (`ask_question`, `converse`, `task_completion`); the loop
-    handles those itself.
+    `parse_arguments` and `run` (the built-in tools derive from `ModelTool`, whose arguments
+    are a pydantic model the schema is generated from). `mutates` is true for tools that write
+    files or run commands: the approval policy asks the user before running them unless told
+    otherwise. `loop_breaking` is true for the tools that end the agent's turn (`ask_question`,
+    `converse`, `task_completion`); the loop handles those itself.
     """
 
     spec: ClassVar[ToolSpec]
@@ -85,8 +91,13 @@ class Tool(ABC):
         return self.spec.name
 
     @abstractmethod
-    async def run(self, arguments: dict[str, Any], context: ToolContext) -> ToolResult:
-        """Do the work. `arguments` were validated against `spec`; raise `ToolError` on failure."""
+    def parse_arguments(self, arguments: dict[str, Any]) -> ArgsT:
+        """The call's arguments checked against `spec`; `ToolError` names every problem on
+        one line ("invalid arguments for read_file: missing required argument 'path'")."""
+
+    @abstractmethod
+    async def run(self, args: ArgsT, context: ToolContext) -> ToolResult:
+        """Do the work with `args` from `parse_arguments`; raise `ToolError` on failure."""
 
     def describe(self, arguments: Mapping[str, Any]) -> str:
         """One readable line for approval dialogs and tool blocks, e.g. "read_file: a.py".

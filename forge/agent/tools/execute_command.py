@@ -23,7 +23,10 @@ import signal
 from collections.abc import Mapping
 from typing import Any
 
-from forge.agent.tools.base import Tool, ToolContext, ToolError, ToolResult, first_line
+from pydantic import Field
+
+from forge.agent.tools.arguments import ModelTool, Number, ToolArguments, tool_schema
+from forge.agent.tools.base import ToolContext, ToolError, ToolResult, first_line
 from forge.agent.tools.output import HeadTailBuffer
 from forge.agent.tools.process_guard import GUARD, pdeathsig_preexec
 from forge.agent.tools.workspace import workspace_root
@@ -54,7 +57,16 @@ EXTRA_ENVIRONMENT = {"PAGER": "cat", "GIT_PAGER": "cat", "GIT_TERMINAL_PROMPT": 
 """Nobody can answer a pager or a password prompt: stdin is /dev/null."""
 
 
-class ExecuteCommandTool(Tool):
+class ExecuteCommandArgs(ToolArguments):
+    """`execute_command`'s arguments."""
+
+    command: str = Field(description="The shell command to run.")
+    timeout: Number | None = Field(
+        default=None, description="Seconds before the command is killed (default 120)."
+    )
+
+
+class ExecuteCommandTool(ModelTool[ExecuteCommandArgs]):
     """Runs `/bin/sh -c command` in the workspace with a timeout and bounded output."""
 
     spec = ToolSpec(
@@ -64,18 +76,9 @@ class ExecuteCommandTool(Tool):
             "are merged; stdin is empty, so interactive prompts fail. Long output is cut to "
             "its head and tail. The result ends with the exit code."
         ),
-        parameters={
-            "type": "object",
-            "properties": {
-                "command": {"type": "string", "description": "The shell command to run."},
-                "timeout": {
-                    "type": "number",
-                    "description": "Seconds before the command is killed (default 120).",
-                },
-            },
-            "required": ["command"],
-        },
+        parameters=tool_schema(ExecuteCommandArgs),
     )
+    arguments_model = ExecuteCommandArgs
     mutates = True
 
     def __init__(
@@ -95,12 +98,12 @@ class ExecuteCommandTool(Tool):
         command = arguments.get("command")
         return command if isinstance(command, str) else self.describe(arguments)
 
-    async def run(self, arguments: dict[str, Any], context: ToolContext) -> ToolResult:
+    async def run(self, args: ExecuteCommandArgs, context: ToolContext) -> ToolResult:
         """Run the command; the result holds the (capped) output and the exit code."""
-        command: str = arguments["command"]
+        command = args.command
         if not command.strip():
             raise ToolError("command is empty")
-        timeout = float(arguments.get("timeout") or context.command_timeout)
+        timeout = float(args.timeout or context.command_timeout)
         if timeout <= 0:
             raise ToolError("timeout must be a positive number of seconds")
         timeout = min(timeout, MAX_TIMEOUT_SECONDS)

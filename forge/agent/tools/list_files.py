@@ -7,7 +7,10 @@ from collections.abc import Mapping
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from forge.agent.tools.base import Tool, ToolContext, ToolError, ToolResult
+from pydantic import Field
+
+from forge.agent.tools.arguments import Boolean, ModelTool, ToolArguments, tool_schema
+from forge.agent.tools.base import ToolContext, ToolError, ToolResult
 from forge.agent.tools.ignore import IgnoreRules, walk
 from forge.agent.tools.workspace import display_path, resolve_in_workspace, workspace_root
 from forge.llm.protocols import ToolSpec
@@ -16,7 +19,18 @@ MAX_ENTRIES = 500
 """Entries listed before the rest is summarized as "... N more"."""
 
 
-class ListFilesTool(Tool):
+class ListFilesArgs(ToolArguments):
+    """`list_files`'s arguments."""
+
+    path: str | None = Field(
+        default=None, description="Directory to list, relative to the workspace (default '.')."
+    )
+    recursive: Boolean | None = Field(
+        default=None, description="List everything below the directory too (default false)."
+    )
+
+
+class ListFilesTool(ModelTool[ListFilesArgs]):
     """Lists a directory (optionally recursively), respecting .gitignore."""
 
     spec = ToolSpec(
@@ -25,31 +39,20 @@ class ListFilesTool(Tool):
             "List files and directories (directories end with '/'), relative to the workspace. "
             "Entries ignored by .gitignore and the .git directory are skipped."
         ),
-        parameters={
-            "type": "object",
-            "properties": {
-                "path": {
-                    "type": "string",
-                    "description": "Directory to list, relative to the workspace (default '.').",
-                },
-                "recursive": {
-                    "type": "boolean",
-                    "description": "List everything below the directory too (default false).",
-                },
-            },
-        },
+        parameters=tool_schema(ListFilesArgs),
     )
+    arguments_model = ListFilesArgs
 
     def describe(self, arguments: Mapping[str, Any]) -> str:
         """E.g. "list_files: src (recursive)"."""
         suffix = " (recursive)" if arguments.get("recursive") is True else ""
         return f"list_files: {arguments.get('path') or '.'}{suffix}"
 
-    async def run(self, arguments: dict[str, Any], context: ToolContext) -> ToolResult:
+    async def run(self, args: ListFilesArgs, context: ToolContext) -> ToolResult:
         """The entries, one per line, capped at `MAX_ENTRIES`."""
-        directory = resolve_in_workspace(context.workspace, arguments.get("path") or ".")
+        directory = resolve_in_workspace(context.workspace, args.path or ".")
         shown = display_path(context.workspace, directory)
-        recursive = bool(arguments.get("recursive", False))
+        recursive = bool(args.recursive)
         root = workspace_root(context.workspace)
         content = await asyncio.to_thread(_list, root, directory, shown, recursive)
         return ToolResult(content=content, metadata={"path": shown})

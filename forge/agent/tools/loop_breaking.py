@@ -9,13 +9,37 @@ the parts the loop needs in `metadata`.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar
 
-from forge.agent.tools.base import Tool, ToolContext, ToolError, ToolResult, first_line
+from pydantic import Field
+
+from forge.agent.tools.arguments import ModelTool, ToolArguments, tool_schema
+from forge.agent.tools.base import ToolContext, ToolError, ToolResult, first_line
 from forge.llm.protocols import ToolSpec
 
 
-class AskQuestionTool(Tool):
+class AskQuestionArgs(ToolArguments):
+    """`ask_question`'s arguments."""
+
+    question: str = Field(description="The question, in full.")
+    suggestions: list[str] | None = Field(
+        default=None, description="Likely answers the user can pick (optional)."
+    )
+
+
+class ConverseArgs(ToolArguments):
+    """`converse`'s arguments."""
+
+    message: str = Field(description="Your reply.")
+
+
+class TaskCompletionArgs(ToolArguments):
+    """`task_completion`'s arguments."""
+
+    result: str = Field(description="Summary of the outcome.")
+
+
+class AskQuestionTool(ModelTool[AskQuestionArgs]):
     """Asks the user a question; the loop supplies the answer as this call's result."""
 
     spec = ToolSpec(
@@ -25,19 +49,9 @@ class AskQuestionTool(Tool):
             "information. Offer likely answers as suggestions. The user's answer comes back "
             "as this tool's result."
         ),
-        parameters={
-            "type": "object",
-            "properties": {
-                "question": {"type": "string", "description": "The question, in full."},
-                "suggestions": {
-                    "type": "array",
-                    "items": {"type": "string"},
-                    "description": "Likely answers the user can pick (optional).",
-                },
-            },
-            "required": ["question"],
-        },
+        parameters=tool_schema(AskQuestionArgs),
     )
+    arguments_model = AskQuestionArgs
     loop_breaking = True
 
     def describe(self, arguments: Mapping[str, Any]) -> str:
@@ -45,37 +59,31 @@ class AskQuestionTool(Tool):
         question = arguments.get("question")
         return f"ask_question: {first_line(question) if isinstance(question, str) else '?'}"
 
-    async def run(self, arguments: dict[str, Any], context: ToolContext) -> ToolResult:
+    async def run(self, args: AskQuestionArgs, context: ToolContext) -> ToolResult:
         """Echo the question; metadata holds "question" and "suggestions" (a list)."""
-        question = _non_empty(arguments, "question")
-        suggestions = [item for item in arguments.get("suggestions") or [] if item.strip()]
+        question = _non_empty(args.question, "question")
+        suggestions = [item for item in args.suggestions or [] if item.strip()]
         return ToolResult(
             content=question, metadata={"question": question, "suggestions": suggestions}
         )
 
 
-class _TextEndingTool(Tool):
+_TextArgsT = TypeVar("_TextArgsT", ConverseArgs, TaskCompletionArgs)
+
+
+class _TextEndingTool(ModelTool[_TextArgsT]):
     """A turn-ending tool with one required text argument, `argument`, echoed back."""
 
     argument: ClassVar[str]
     loop_breaking = True
 
-    async def run(self, arguments: dict[str, Any], context: ToolContext) -> ToolResult:
+    async def run(self, args: _TextArgsT, context: ToolContext) -> ToolResult:
         """Echo the argument; metadata holds it under its own name."""
-        text = _non_empty(arguments, self.argument)
+        text = _non_empty(getattr(args, self.argument), self.argument)
         return ToolResult(content=text, metadata={self.argument: text})
 
 
-def _one_text_parameter(name: str, description: str) -> dict[str, Any]:
-    """The JSON schema of an object with one required string property."""
-    return {
-        "type": "object",
-        "properties": {name: {"type": "string", "description": description}},
-        "required": [name],
-    }
-
-
-class ConverseTool(_TextEndingTool):
+class ConverseTool(_TextEndingTool[ConverseArgs]):
     """Replies to the user and ends the turn (a plain answer, no task to carry out).
 
     `run` echoes the message; metadata holds "message"."""
@@ -86,12 +94,13 @@ class ConverseTool(_TextEndingTool):
             "Reply to the user when the message needs an answer rather than work in the "
             "workspace (a greeting, a question about concepts). Ends your turn."
         ),
-        parameters=_one_text_parameter("message", "Your reply."),
+        parameters=tool_schema(ConverseArgs),
     )
+    arguments_model = ConverseArgs
     argument = "message"
 
 
-class TaskCompletionTool(_TextEndingTool):
+class TaskCompletionTool(_TextEndingTool[TaskCompletionArgs]):
     """Reports that the task is done, with a summary; ends the turn.
 
     `run` echoes the result; metadata holds "result"."""
@@ -102,13 +111,13 @@ class TaskCompletionTool(_TextEndingTool):
             "Call when the task is complete (verified where possible), with a short summary "
             "of what you did and anything the user should know. Ends your turn."
         ),
-        parameters=_one_text_parameter("result", "Summary of the outcome."),
+        parameters=tool_schema(TaskCompletionArgs),
     )
+    arguments_model = TaskCompletionArgs
     argument = "result"
 
 
-def _non_empty(arguments: Mapping[str, Any], name: str) -> str:
-    value = arguments.get(name)
-    if not isinstance(value, str) or not value.strip():
+def _non_empty(value: str, name: str) -> str:
+    if not value.strip():
         raise ToolError(f"'{name}' must be non-empty text")
     return value

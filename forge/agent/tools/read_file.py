@@ -7,7 +7,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from forge.agent.tools.base import Tool, ToolContext, ToolError, ToolResult
+from pydantic import Field
+
+from forge.agent.tools.arguments import Integer, ModelTool, ToolArguments, tool_schema
+from forge.agent.tools.base import ToolContext, ToolError, ToolResult
 from forge.agent.tools.output import head_and_tail_lines
 from forge.agent.tools.read_ledger import FileReadLedger
 from forge.agent.tools.text_files import read_regular_bytes
@@ -25,7 +28,19 @@ BINARY_SNIFF_BYTES = 8192
 """A NUL byte in this many leading bytes marks a file as binary, as git decides."""
 
 
-class ReadFileTool(Tool):
+class ReadFileArgs(ToolArguments):
+    """`read_file`'s arguments."""
+
+    path: str = Field(description="File path, relative to the workspace.")
+    start_line: Integer | None = Field(
+        default=None, description="First line to read, 1-based (default 1)."
+    )
+    end_line: Integer | None = Field(
+        default=None, description="Last line to read, inclusive (default: the end of the file)."
+    )
+
+
+class ReadFileTool(ModelTool[ReadFileArgs]):
     """Reads a text file, numbering its lines; refuses binary files, anything that is not a
     regular file, and paths outside. Each read is recorded in the ledger `write_file` checks."""
 
@@ -36,22 +51,9 @@ class ReadFileTool(Tool):
             "and ' | ' (the prefix is not part of the file). Large files come back as head and "
             "tail; read the elided part with start_line/end_line."
         ),
-        parameters={
-            "type": "object",
-            "properties": {
-                "path": {"type": "string", "description": "File path, relative to the workspace."},
-                "start_line": {
-                    "type": "integer",
-                    "description": "First line to read, 1-based (default 1).",
-                },
-                "end_line": {
-                    "type": "integer",
-                    "description": "Last line to read, inclusive (default: the end of the file).",
-                },
-            },
-            "required": ["path"],
-        },
+        parameters=tool_schema(ReadFileArgs),
     )
+    arguments_model = ReadFileArgs
 
     def __init__(self, ledger: FileReadLedger | None = None) -> None:
         """`ledger` records what the model read (shared with the edit tools of a session)."""
@@ -65,12 +67,12 @@ class ReadFileTool(Tool):
             line += f" (lines {start or 1}-{end if end is not None else 'end'})"
         return line
 
-    async def run(self, arguments: dict[str, Any], context: ToolContext) -> ToolResult:
+    async def run(self, args: ReadFileArgs, context: ToolContext) -> ToolResult:
         """The numbered lines asked for, or a `ToolError` naming what is wrong."""
-        path = resolve_in_workspace(context.workspace, arguments["path"])
+        path = resolve_in_workspace(context.workspace, args.path)
         shown = display_path(context.workspace, path)
         data, content = await run_in_daemon_thread(
-            _read_numbered, path, shown, arguments.get("start_line"), arguments.get("end_line")
+            _read_numbered, path, shown, args.start_line, args.end_line
         )
         self.ledger.record(path, data)
         return ToolResult(content=content, metadata={"path": shown})

@@ -12,13 +12,24 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from pydantic import Field
+
 from forge.agent.recall_archive import RecallError, SessionArchive
-from forge.agent.tools.base import Tool, ToolContext, ToolError, ToolResult
+from forge.agent.tools.arguments import Integer, ModelTool, ToolArguments, tool_schema
+from forge.agent.tools.base import ToolContext, ToolError, ToolResult
 from forge.context.recall import RECALL_TOOL
 from forge.llm.protocols import ToolSpec
 
 
-class RecallTool(Tool):
+class RecallArgs(ToolArguments):
+    """`recall`'s arguments."""
+
+    id: str = Field()
+    start_line: Integer | None = None
+    end_line: Integer | None = None
+
+
+class RecallTool(ModelTool[RecallArgs]):
     """Returns an original output by the id its placeholder names."""
 
     spec = ToolSpec(
@@ -27,16 +38,9 @@ class RecallTool(Tool):
             "The exact text of an output shortened to save context, by the id its placeholder "
             "names (`recall <id>`); optionally only lines start_line..end_line."
         ),
-        parameters={
-            "type": "object",
-            "properties": {
-                "id": {"type": "string"},
-                "start_line": {"type": "integer"},
-                "end_line": {"type": "integer"},
-            },
-            "required": ["id"],
-        },
+        parameters=tool_schema(RecallArgs),
     )
+    arguments_model = RecallArgs
 
     def __init__(self, archive: SessionArchive) -> None:
         self.archive = archive
@@ -45,15 +49,15 @@ class RecallTool(Tool):
         """E.g. "recall: 3f9a2c"."""
         return f"{RECALL_TOOL}: {str(arguments.get('id') or '').strip()}".rstrip(": ")
 
-    async def run(self, arguments: dict[str, Any], context: ToolContext) -> ToolResult:
+    async def run(self, args: RecallArgs, context: ToolContext) -> ToolResult:
         """The original's text (or the lines asked for)."""
-        key = str(arguments.get("id") or "")
+        key = args.id
         try:
             recalled = self.archive.find(key)
         except RecallError as error:
             raise ToolError(str(error)) from None
         text = recalled.message.content
-        start, end = arguments.get("start_line"), arguments.get("end_line")
+        start, end = args.start_line, args.end_line
         if start is not None or end is not None:
             text = _lines(text, start, end)
         return ToolResult(content=text, metadata={"recalled": recalled.id})

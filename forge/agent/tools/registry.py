@@ -15,6 +15,10 @@ The agent loop uses it like this::
         # (prepared.tool.loop_breaking) are handled by the loop itself.
         result = await registry.execute(call, context)
 
+`prepare` checks the arguments with the tool's `parse_arguments` (a built-in tool's pydantic
+model, an MCP tool's server schema): `prepared.args` is what `run` takes, and
+`prepared.arguments` the same as a plain dict for the views (describe, preview, refusal).
+
 `execute` never raises for a bad call or a failing tool — the model reads an error result and
 can correct itself. Only cancellation (`asyncio.CancelledError`) propagates.
 """
@@ -25,8 +29,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from pydantic import BaseModel
+
 from forge.agent.tools.apply_diff import ApplyDiffTool
-from forge.agent.tools.arguments import validate_arguments
 from forge.agent.tools.base import Tool, ToolContext, ToolError, ToolResult
 from forge.agent.tools.execute_command import ExecuteCommandTool
 from forge.agent.tools.list_files import ListFilesTool
@@ -42,11 +47,16 @@ from forge.llm.protocols import ToolSpec
 
 @dataclass(frozen=True, slots=True)
 class PreparedCall:
-    """A tool call whose tool exists and whose arguments passed the tool's schema."""
+    """A tool call whose tool exists and whose arguments passed the tool's check.
+
+    `args` is what the tool's `run` takes (a built-in tool's arguments model); `arguments` is
+    the same as a plain dict (a null optional argument left out) for `describe`, `preview`,
+    `refusal` and the protected-write check."""
 
     call: ToolCall
-    tool: Tool
+    tool: Tool[Any]
     arguments: dict[str, Any]
+    args: Any
 
 
 class ToolSource(Protocol):
@@ -129,13 +139,14 @@ class ToolRegistry:
             raw = call.parsed_arguments()
         except ValueError as error:
             raise ToolError(f"{call.name}: {error}") from None
-        return PreparedCall(call=call, tool=tool, arguments=validate_arguments(tool.spec, raw))
+        args = tool.parse_arguments(raw)
+        return PreparedCall(call=call, tool=tool, arguments=_as_dict(args), args=args)
 
     async def execute(self, call: ToolCall, context: ToolContext) -> ToolResult:
         """Run one call. Every failure becomes an error result the model can read."""
         try:
             prepared = self.prepare(call)
-            return await prepared.tool.run(prepared.arguments, context)
+            return await prepared.tool.run(prepared.args, context)
         except ToolError as error:
             return ToolResult(content=str(error), is_error=True)
         except Exception as error:
@@ -146,6 +157,12 @@ class ToolRegistry:
                 is_error=True,
                 metadata={"exception": type(error).__name__},
             )
+
+
+def _as_dict(args: Any) -> dict[str, Any]:
+    if isinstance(args, BaseModel):
+        return args.model_dump(exclude_none=True)
+    return dict(args)
 
 
 def default_registry() -> ToolRegistry:

@@ -16,8 +16,10 @@ from typing import Any
 
 import re2
 from pathspec import GitIgnoreSpec
+from pydantic import Field
 
-from forge.agent.tools.base import Tool, ToolContext, ToolError, ToolResult
+from forge.agent.tools.arguments import ModelTool, ToolArguments, tool_schema
+from forge.agent.tools.base import ToolContext, ToolError, ToolResult
 from forge.agent.tools.ignore import IgnoreRules, WorkspaceEntry, walk
 from forge.agent.tools.text_files import not_regular_error, read_regular_bytes
 from forge.agent.tools.threads import run_in_daemon_thread
@@ -40,7 +42,22 @@ MAX_PATTERN_MEMORY = 64 << 20
 """RE2's memory budget for one compiled pattern; a pattern needing more is refused."""
 
 
-class SearchFilesTool(Tool):
+class SearchFilesArgs(ToolArguments):
+    """`search_files`'s arguments."""
+
+    regex: str = Field(description="The regular expression to find.")
+    path: str | None = Field(
+        default=None,
+        description="Directory or file to search, relative to the workspace (default '.').",
+    )
+    include: str | None = Field(
+        default=None,
+        description="Only search files matching this glob, e.g. '*.py' or "
+        "'src/**/*.ts' (gitignore-style).",
+    )
+
+
+class SearchFilesTool(ModelTool[SearchFilesArgs]):
     """Finds lines matching a regular expression (RE2, linear time), respecting .gitignore."""
 
     spec = ToolSpec(
@@ -50,24 +67,9 @@ class SearchFilesTool(Tool):
             "backreferences or look-around), reporting 'path:line: text' for each matching "
             "line. Ignored files, .git, binary files and files over 5 MB are skipped."
         ),
-        parameters={
-            "type": "object",
-            "properties": {
-                "regex": {"type": "string", "description": "The regular expression to find."},
-                "path": {
-                    "type": "string",
-                    "description": "Directory or file to search, relative to the workspace "
-                    "(default '.').",
-                },
-                "include": {
-                    "type": "string",
-                    "description": "Only search files matching this glob, e.g. '*.py' or "
-                    "'src/**/*.ts' (gitignore-style).",
-                },
-            },
-            "required": ["regex"],
-        },
+        parameters=tool_schema(SearchFilesArgs),
     )
+    arguments_model = SearchFilesArgs
 
     def describe(self, arguments: Mapping[str, Any]) -> str:
         """E.g. "search_files: /def main/ in src (*.py)"."""
@@ -75,12 +77,12 @@ class SearchFilesTool(Tool):
         include = arguments.get("include")
         return f"{line} ({include})" if include else line
 
-    async def run(self, arguments: dict[str, Any], context: ToolContext) -> ToolResult:
+    async def run(self, args: SearchFilesArgs, context: ToolContext) -> ToolResult:
         """The matching lines, capped at `MAX_MATCHES`."""
-        pattern = compile_pattern(arguments["regex"])
-        target = resolve_in_workspace(context.workspace, arguments.get("path") or ".")
+        pattern = compile_pattern(args.regex)
+        target = resolve_in_workspace(context.workspace, args.path or ".")
         shown = display_path(context.workspace, target)
-        include = arguments.get("include") or None
+        include = args.include or None
         root = workspace_root(context.workspace)
         content = await run_in_daemon_thread(_search, root, target, shown, pattern, include)
         return ToolResult(content=content, metadata={"path": shown})

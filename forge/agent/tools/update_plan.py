@@ -10,7 +10,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from forge.agent.tools.base import Tool, ToolContext, ToolError, ToolResult
+from pydantic import Field
+
+from forge.agent.tools.arguments import ModelTool, ToolArguments, description_first, tool_schema
+from forge.agent.tools.base import ToolContext, ToolError, ToolResult
 from forge.context.plan import (
     MAX_PLAN_STEPS,
     PLAN_TOOL,
@@ -22,7 +25,27 @@ from forge.context.plan import (
 from forge.llm.protocols import ToolSpec
 
 
-class UpdatePlanTool(Tool):
+class PlanStepArgs(ToolArguments):
+    """One step of `update_plan`'s plan."""
+
+    step: str = Field(description="One short step.")
+    # No enum: aliases such as "completed" are accepted too (forge.context.plan.parse_status),
+    # so the check is there.
+    status: str = Field(description="pending, in_progress or done.")
+
+
+class UpdatePlanArgs(ToolArguments):
+    """`update_plan`'s arguments."""
+
+    plan: list[PlanStepArgs] = Field(
+        description="The whole plan, in order.", json_schema_extra=description_first
+    )
+    explanation: str | None = Field(
+        default=None, description="Optional: why the plan changed, in one sentence."
+    )
+
+
+class UpdatePlanTool(ModelTool[UpdatePlanArgs]):
     """Replaces the plan with the given steps; echoes it as a checklist."""
 
     spec = ToolSpec(
@@ -34,34 +57,9 @@ class UpdatePlanTool(Tool):
             "current plan stays visible to you after the latest user message; an empty "
             "list clears it. Skip it for simple one-step requests."
         ),
-        parameters={
-            "type": "object",
-            "properties": {
-                "plan": {
-                    "type": "array",
-                    "description": "The whole plan, in order.",
-                    "items": {
-                        "type": "object",
-                        "properties": {
-                            "step": {"type": "string", "description": "One short step."},
-                            "status": {
-                                "type": "string",
-                                # No "enum": aliases such as "completed" are accepted too
-                                # (forge.context.plan.parse_status), so the check is there.
-                                "description": "pending, in_progress or done.",
-                            },
-                        },
-                        "required": ["step", "status"],
-                    },
-                },
-                "explanation": {
-                    "type": "string",
-                    "description": "Optional: why the plan changed, in one sentence.",
-                },
-            },
-            "required": ["plan"],
-        },
+        parameters=tool_schema(UpdatePlanArgs),
     )
+    arguments_model = UpdatePlanArgs
 
     def describe(self, arguments: Mapping[str, Any]) -> str:
         """E.g. "update_plan: 2/5 done"."""
@@ -71,14 +69,14 @@ class UpdatePlanTool(Tool):
         except ValueError:
             return self.name
 
-    async def run(self, arguments: dict[str, Any], context: ToolContext) -> ToolResult:
+    async def run(self, args: UpdatePlanArgs, context: ToolContext) -> ToolResult:
         """Validate the plan; the result is the checklist, metadata holds "plan" (a list of
         {step, status}) and "explanation"."""
         try:
-            plan = parse_plan(arguments.get("plan"))
+            plan = parse_plan([step.model_dump() for step in args.plan])
         except ValueError as error:
             raise ToolError(f"update_plan: {error}") from None
-        explanation = str(arguments.get("explanation") or "").strip()
+        explanation = (args.explanation or "").strip()
         if not plan:
             content = "Plan cleared."
         else:

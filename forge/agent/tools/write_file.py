@@ -5,7 +5,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from forge.agent.tools.base import Tool, ToolContext, ToolError, ToolResult
+from pydantic import Field
+
+from forge.agent.tools.arguments import ModelTool, ToolArguments, tool_schema
+from forge.agent.tools.base import ToolContext, ToolError, ToolResult
 from forge.agent.tools.diffs import diff_stats, unified_diff
 from forge.agent.tools.read_ledger import FileReadLedger
 from forge.agent.tools.text_files import read_regular_bytes, write_text
@@ -13,7 +16,14 @@ from forge.agent.tools.workspace import display_path, resolve_in_workspace
 from forge.llm.protocols import ToolSpec
 
 
-class WriteFileTool(Tool):
+class WriteFileArgs(ToolArguments):
+    """`write_file`'s arguments."""
+
+    path: str = Field(description="File path, relative to the workspace.")
+    content: str = Field(description="The complete new file content.")
+
+
+class WriteFileTool(ModelTool[WriteFileArgs]):
     """Writes a file's whole content, creating missing parent directories.
 
     An existing file is replaced only if the model has read it (or written it) this session
@@ -27,15 +37,9 @@ class WriteFileTool(Tool):
             "An existing file must have been read with read_file first (and not changed "
             "since). To change part of an existing file prefer apply_diff."
         ),
-        parameters={
-            "type": "object",
-            "properties": {
-                "path": {"type": "string", "description": "File path, relative to the workspace."},
-                "content": {"type": "string", "description": "The complete new file content."},
-            },
-            "required": ["path", "content"],
-        },
+        parameters=tool_schema(WriteFileArgs),
     )
+    arguments_model = WriteFileArgs
     mutates = True
 
     def __init__(self, ledger: FileReadLedger | None = None) -> None:
@@ -72,11 +76,11 @@ class WriteFileTool(Tool):
             return None
         return None
 
-    async def run(self, arguments: dict[str, Any], context: ToolContext) -> ToolResult:
+    async def run(self, args: WriteFileArgs, context: ToolContext) -> ToolResult:
         """Write the file; the result's metadata holds the diff and the path."""
-        diff, shown, existed = self._plan(context, arguments["path"], arguments["content"])
-        path = resolve_in_workspace(context.workspace, arguments["path"])
-        content: str = arguments["content"]
+        diff, shown, existed = self._plan(context, args.path, args.content)
+        path = resolve_in_workspace(context.workspace, args.path)
+        content = args.content
         metadata = {"path": shown, "diff": diff}
         if existed and not diff:
             self.ledger.record(path, content.encode("utf-8"))

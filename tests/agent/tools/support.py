@@ -7,7 +7,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from forge.agent.tools import ToolContext, ToolRegistry, ToolResult, default_registry
+from forge.agent.tools.base import ToolContext, ToolResult
+from forge.agent.tools.registry import ToolRegistry, default_registry
 from forge.llm.messages import ToolCall
 
 

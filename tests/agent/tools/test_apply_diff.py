@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from forge.agent.tools import ToolContext
 from forge.agent.tools.apply_diff import ApplyDiffTool
+from forge.agent.tools.base import ToolContext
 from tests.agent.tools.support import call_tool
 
 SOURCE = """def add(a, b):

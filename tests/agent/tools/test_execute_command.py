@@ -9,8 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from forge.agent.tools import ToolContext
-from forge.agent.tools.execute_command import HEAD_CHARACTERS, ExecuteCommandTool
+from forge.agent.tools.base import ToolContext
+from forge.agent.tools.execute_command import (
+    HEAD_CHARACTERS,
+    ExecuteCommandArgs,
+    ExecuteCommandTool,
+)
 from tests.agent.tools.support import call_tool
 
 # A child in the background that would leave a marker file a little later, while the shell
@@ -135,7 +139,7 @@ async def test_cancellation_kills_the_group_and_propagates(workspace: Path) -> N
     tool = ExecuteCommandTool()
     context = ToolContext(workspace=workspace, on_output=on_output)
     task = asyncio.create_task(
-        tool.run({"command": DELAYED_MARKER + "echo started; sleep 30"}, context)
+        tool.run(ExecuteCommandArgs(command=DELAYED_MARKER + "echo started; sleep 30"), context)
     )
     await asyncio.wait_for(started.wait(), 30)
     task.cancel()

@@ -7,14 +7,8 @@ from typing import Any
 
 import pytest
 
-from forge.agent.tools import (
-    Tool,
-    ToolContext,
-    ToolError,
-    ToolRegistry,
-    ToolResult,
-    default_registry,
-)
+from forge.agent.tools.base import Tool, ToolContext, ToolError, ToolResult
+from forge.agent.tools.registry import ToolRegistry, default_registry
 from forge.llm.messages import ToolCall
 from forge.llm.protocols import ToolSpec
 
@@ -32,12 +26,15 @@ ALL_TOOLS = [
 ]
 
 
-class BrokenTool(Tool):
+class BrokenTool(Tool[dict[str, Any]]):
     """A tool with a bug: it raises something other than ToolError."""
 
     spec = ToolSpec(name="broken", description="Always fails.", parameters={"type": "object"})
 
-    async def run(self, arguments: dict[str, Any], context: ToolContext) -> ToolResult:
+    def parse_arguments(self, arguments: dict[str, Any]) -> dict[str, Any]:
+        return arguments
+
+    async def run(self, args: dict[str, Any], context: ToolContext) -> ToolResult:
         raise ZeroDivisionError("division by zero")
 
 

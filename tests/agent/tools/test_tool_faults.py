@@ -9,8 +9,8 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from forge.agent.tools import default_registry
 from forge.agent.tools.execute_command import HEAD_CHARACTERS, TAIL_CHARACTERS
+from forge.agent.tools.registry import default_registry
 from tests.agent.tools.support import call_tool
 
 DEADLINE = 120.0

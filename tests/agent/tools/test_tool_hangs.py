@@ -16,7 +16,7 @@ from typing import TypeVar
 
 import pytest
 
-from forge.agent.tools import ToolResult
+from forge.agent.tools.base import ToolResult
 from forge.agent.tools.threads import run_in_daemon_thread
 from tests.agent.tools.support import call_tool
 

@@ -7,7 +7,8 @@ import json
 from pathlib import Path
 
 from forge.agent.approvals import ApprovalPolicy
-from forge.agent.tools import ToolContext, default_registry
+from forge.agent.tools.base import ToolContext
+from forge.agent.tools.registry import default_registry
 from forge.llm.messages import ToolCall
 
 PLAN = [

@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from forge.agent.tools import ToolError, resolve_in_workspace
+from forge.agent.tools.base import ToolError
+from forge.agent.tools.workspace import resolve_in_workspace
 from tests.agent.tools.support import call_tool
 
 

@@ -6,8 +6,9 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from forge.agent.tools import ToolContext, default_registry
+from forge.agent.tools.base import ToolContext
 from forge.agent.tools.read_ledger import FileReadLedger
+from forge.agent.tools.registry import default_registry
 from forge.agent.tools.write_file import WriteFileTool
 from tests.agent.tools.support import call_tool
 
