@@ -92,7 +92,7 @@ def _explicit(event: AgentEvent) -> dict[str, Any] | None:
 
 def _from_fields(event: AgentEvent) -> dict[str, Any]:
     record: dict[str, Any] = {}
-    for field in fields(event):  # type: ignore[arg-type]
+    for field in fields(event):
         value = getattr(event, field.name)
         if isinstance(value, asyncio.Future):
             continue
