@@ -1,4 +1,12 @@
-"""Agent events: what a client (TUI or headless) sees of a turn. One vocabulary with context."""
+"""Agent events: what a client (TUI or headless) sees of a turn, and `AgentEvent`, the union of
+every event a client can receive.
+
+One class per idea, defined in the lowest layer that emits it (docs/adr/0013): the stream
+events (`MessageDelta`, `ReasoningDelta`, `RetryScheduled`) come from `forge.llm.stream` and
+reach the client as the very objects the provider yielded; the context events come from
+`forge.context.events`; the turn-level events are defined here. All are re-exported, so a
+client imports its whole vocabulary from this module.
+"""
 
 from __future__ import annotations
 
@@ -19,7 +27,13 @@ from forge.context.events import (
     Trigger,
 )
 from forge.llm.messages import Message, ToolCall
-from forge.llm.stream import Usage
+from forge.llm.stream import (
+    ClientStreamEvent,
+    MessageDelta,
+    ReasoningDelta,
+    RetryScheduled,
+    Usage,
+)
 
 __all__ = [
     "AgentEvent",
@@ -27,6 +41,7 @@ __all__ = [
     "ApprovalRequested",
     "ApprovalVerdict",
     "AssistantMessageDone",
+    "ClientStreamEvent",
     "ContextEvent",
     "ContextUsage",
     "ContextWarning",
@@ -34,6 +49,7 @@ __all__ = [
     "MessageDelta",
     "QuestionAsked",
     "ReasoningDelta",
+    "RetryScheduled",
     "SummarizationCompleted",
     "SummarizationFailed",
     "SummarizationProgress",
@@ -43,23 +59,10 @@ __all__ = [
     "ToolCallStarted",
     "ToolOutputDelta",
     "Trigger",
+    "TurnEvent",
     "TurnFinished",
     "UsageEvent",
 ]
-
-
-@dataclass(frozen=True, slots=True)
-class MessageDelta:
-    """A piece of the assistant's streamed answer."""
-
-    text: str
-
-
-@dataclass(frozen=True, slots=True)
-class ReasoningDelta:
-    """A piece of the model's streamed reasoning."""
-
-    text: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -171,10 +174,8 @@ class TurnFinished:
     final_text: str = ""
 
 
-AgentEvent = (
-    MessageDelta
-    | ReasoningDelta
-    | AssistantMessageDone
+TurnEvent = (
+    AssistantMessageDone
     | ToolCallStarted
     | ToolOutputDelta
     | ToolCallFinished
@@ -183,5 +184,8 @@ AgentEvent = (
     | UsageEvent
     | ErrorEvent
     | TurnFinished
-    | ContextEvent
 )
+"""The events the agent itself makes of a turn."""
+
+AgentEvent = ClientStreamEvent | TurnEvent | ContextEvent
+"""Every event a client can receive: the provider's stream events, the turn's, the context's."""

@@ -37,7 +37,7 @@ from forge.agent.events import (
     ToolCallStarted,
     TurnFinished,
 )
-from forge.agent.jsonl import dumps, event_to_dict
+from forge.agent.jsonl import dumps, event_to_dict, has_record
 from forge.agent.mcp.notices import McpServerNotice
 from forge.agent.trust import ProgramSource, TrustStatus
 from forge.agent.trust.programs import printable
@@ -171,8 +171,10 @@ class JsonLinesWriter(OutputWriter):
         )
 
     def event(self, event: AgentEvent) -> None:
-        """The event's record (errors also go to stderr)."""
+        """The event's record (errors also go to stderr); a retry has none (ADR 0015)."""
         super().event(event)
+        if not has_record(event):
+            return
         if isinstance(event, MessageDelta):
             self._partial += event.text
         elif isinstance(event, AssistantMessageDone):

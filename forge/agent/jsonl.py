@@ -1,13 +1,19 @@
 """Agent events as plain dicts with stable field names (for `forge run --output jsonl`).
 
-Every dict has a `type`; the other fields are documented in docs/adr/0015-headless-output.md.
-Futures (approval, question) are never serialized; the client's answer is its own record.
+Every record has a `type` (`RECORD_TYPES`: one name per event class) followed by the event's
+dataclass fields, in their order, with three plain rules: a tool call becomes its `call_id`,
+`name` and `arguments`; a `Usage` becomes its token fields; an enum becomes its value. A future
+(approval, question) is never written; the client's answer is its own record. The few records
+whose fields differ from their class on purpose say so in `_EXTRA_FIELDS` and `_explicit`.
+The records are documented in docs/adr/0015-headless-output.md; a golden test holds them
+(tests/agent/test_jsonl_golden.py).
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
-from dataclasses import asdict
+from dataclasses import fields
 from enum import Enum
 from typing import Any
 
@@ -21,6 +27,7 @@ from forge.agent.events import (
     MessageDelta,
     QuestionAsked,
     ReasoningDelta,
+    RetryScheduled,
     SummarizationCompleted,
     SummarizationFailed,
     SummarizationProgress,
@@ -33,100 +40,96 @@ from forge.agent.events import (
     UsageEvent,
 )
 from forge.llm.messages import ToolCall
+from forge.llm.stream import Usage
 
-_CONTEXT_EVENT_TYPES: dict[type, str] = {
+RECORD_TYPES: dict[type, str] = {
+    MessageDelta: "message_delta",
+    ReasoningDelta: "reasoning_delta",
+    AssistantMessageDone: "assistant_message",
+    ToolCallStarted: "tool_call_started",
+    ToolOutputDelta: "tool_output_delta",
+    ToolCallFinished: "tool_call_finished",
+    ApprovalRequested: "approval_requested",
+    QuestionAsked: "question_asked",
+    UsageEvent: "usage",
+    ErrorEvent: "error",
+    TurnFinished: "turn_finished",
     ContextWarning: "context_warning",
     ContextUsage: "context_usage",
     SummarizationStarted: "summarization_started",
     SummarizationProgress: "summarization_progress",
     SummarizationCompleted: "summarization_completed",
     SummarizationFailed: "summarization_failed",
+    SummarizerDisabled: "summarizer_disabled",
 }
+"""The record name of each event class that has a record."""
+
+UNRECORDED: frozenset[type] = frozenset({RetryScheduled})
+"""Events with no record: the provider's retries were never part of the stream's records
+(ADR 0015), so a run's records stay as they were; the `result` tells how the run ended."""
+
+_EXTRA_FIELDS: dict[type, tuple[str, ...]] = {SummarizerDisabled: ("text",)}
+"""Properties written after the fields (the notice's readable line)."""
 
 
 def _call_fields(call: ToolCall) -> dict[str, Any]:
     return {"call_id": call.id, "name": call.name, "arguments": call.arguments}
 
 
-def event_to_dict(event: AgentEvent) -> dict[str, Any]:
-    """The event as a JSON-ready dict: `{"type": "message_delta", "text": "..."}` and so on."""
-    if isinstance(event, MessageDelta):
-        return {"type": "message_delta", "text": event.text}
-    if isinstance(event, ReasoningDelta):
-        return {"type": "reasoning_delta", "text": event.text}
+def _explicit(event: AgentEvent) -> dict[str, Any] | None:
+    """The records not made from the class's fields: an assistant message is its message's
+    id, content, reasoning and tool calls, not the `Message` object."""
     if isinstance(event, AssistantMessageDone):
         message = event.message
         return {
-            "type": "assistant_message",
             "id": message.id,
             "content": message.content,
             "reasoning": message.reasoning,
-            "tool_calls": [
-                {"call_id": c.id, "name": c.name, "arguments": c.arguments}
-                for c in message.tool_calls
-            ],
+            "tool_calls": [_call_fields(call) for call in message.tool_calls],
         }
-    if isinstance(event, ToolCallStarted):
-        return {"type": "tool_call_started", **_call_fields(event.call)}
-    if isinstance(event, ToolOutputDelta):
-        return {"type": "tool_output_delta", "call_id": event.call_id, "text": event.text}
-    if isinstance(event, ToolCallFinished):
-        return {
-            "type": "tool_call_finished",
-            **_call_fields(event.call),
-            "result": event.result,
-            "is_error": event.is_error,
-            "exit_code": event.exit_code,
-            "metadata": event.metadata,
-        }
-    if isinstance(event, ApprovalRequested):
-        return {
-            "type": "approval_requested",
-            **_call_fields(event.call),
-            "summary": event.summary,
-            "preview": event.preview,
-            "protected": event.protected,
-        }
-    if isinstance(event, QuestionAsked):
-        return {
-            "type": "question_asked",
-            "question": event.question,
-            "suggestions": list(event.suggestions),
-        }
-    if isinstance(event, UsageEvent):
-        return {
-            "type": "usage",
-            **asdict(event.usage),
-            "session_prompt_tokens": event.session_prompt_tokens,
-            "session_completion_tokens": event.session_completion_tokens,
-        }
-    if isinstance(event, ErrorEvent):
-        return {"type": "error", "message": event.message, "kind": event.kind, "fatal": event.fatal}
-    if isinstance(event, TurnFinished):
-        return {"type": "turn_finished", "reason": event.reason, "final_text": event.final_text}
-    if isinstance(event, SummarizerDisabled):
-        return {
-            "type": "summarizer_disabled",
-            "model": event.model,
-            "reason": event.reason,
-            "advice": event.advice,
-            "text": event.text,
-        }
-    event_type = _CONTEXT_EVENT_TYPES.get(type(event))
-    if event_type is not None:
-        fields = {key: _plain(value) for key, value in asdict(event).items()}
-        return {"type": event_type, **fields}
-    raise TypeError(f"not an agent event: {type(event).__name__}")
+    return None
+
+
+def _from_fields(event: AgentEvent) -> dict[str, Any]:
+    record: dict[str, Any] = {}
+    for field in fields(event):
+        value = getattr(event, field.name)
+        if isinstance(value, asyncio.Future):
+            continue
+        if isinstance(value, ToolCall):
+            record.update(_call_fields(value))
+        elif isinstance(value, Usage):
+            record.update({f.name: getattr(value, f.name) for f in fields(value)})
+        else:
+            record[field.name] = _plain(value)
+    for name in _EXTRA_FIELDS.get(type(event), ()):
+        record[name] = getattr(event, name)
+    return record
 
 
 def _plain(value: Any) -> Any:
-    # Enums (Trigger) become their plain string value, so consumers never see a repr.
-    return value.value if isinstance(value, Enum) else value
+    # Enums (Trigger) become their plain string value, so consumers never see a repr; tuples
+    # become lists (as JSON writes them anyway).
+    if isinstance(value, Enum):
+        return value.value
+    if isinstance(value, tuple):
+        return list(value)
+    return value
 
 
-def event_to_json(event: AgentEvent) -> str:
-    """One JSON line (without the newline) for the event."""
-    return dumps(event_to_dict(event))
+def has_record(event: AgentEvent) -> bool:
+    """Whether `event` is written as a record (a retry is not: `UNRECORDED`)."""
+    return type(event) not in UNRECORDED
+
+
+def event_to_dict(event: AgentEvent) -> dict[str, Any]:
+    """The event as a JSON-ready dict: `{"type": "message_delta", "text": "..."}` and so on.
+    Raises TypeError for an event without a record (ask `has_record` first)."""
+    record_type = RECORD_TYPES.get(type(event))
+    if record_type is None:
+        raise TypeError(f"no jsonl record for {type(event).__name__}")
+    explicit = _explicit(event)
+    return {"type": record_type, **(explicit if explicit is not None else _from_fields(event))}
 
 
 _C1_ESCAPES = {code: f"\\u{code:04x}" for code in range(0x7F, 0xA0)}

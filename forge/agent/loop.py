@@ -28,6 +28,7 @@ from forge.agent.events import (
     ErrorEvent,
     MessageDelta,
     ReasoningDelta,
+    RetryScheduled,
     Trigger,
     TurnFinished,
     UsageEvent,
@@ -345,12 +346,15 @@ class Agent:
         stream = self._provider.stream(self.conversation.messages, self.registry.specs())
         try:
             async for item in stream:
-                if isinstance(item, llm_stream.TextDelta):
+                # The stream's own events reach the client as the provider made them.
+                if isinstance(item, MessageDelta):
                     turn.partial_text.append(item.text)
-                    yield MessageDelta(item.text)
-                elif isinstance(item, llm_stream.ReasoningDelta):
+                    yield item
+                elif isinstance(item, ReasoningDelta):
                     turn.partial_reasoning.append(item.text)
-                    yield ReasoningDelta(item.text)
+                    yield item
+                elif isinstance(item, RetryScheduled):
+                    yield item
                 elif isinstance(item, llm_stream.StreamFinished):
                     completion.append(item.completion)
         finally:

@@ -7,6 +7,7 @@ from collections.abc import AsyncIterator, Callable, Sequence
 
 from forge.llm.messages import Message
 from forge.llm.protocols import Provider, ToolSpec
+from forge.llm.retry import RetrySink
 from forge.llm.stream import Completion, StreamEvent, Usage, UsageReported
 
 UsageSink = Callable[[str, Usage], None]
@@ -58,10 +59,13 @@ class CountingProvider:
         tools: Sequence[ToolSpec] | None = None,
         *,
         max_tokens: int | None = None,
+        on_retry: RetrySink | None = None,
     ) -> Completion:
         """Complete through the wrapped provider."""
         self.calls += 1
-        completion = await self.inner.complete(messages, tools, max_tokens=max_tokens)
+        completion = await self.inner.complete(
+            messages, tools, max_tokens=max_tokens, on_retry=on_retry
+        )
         if completion.usage is not None and self.on_usage is not None:
             self.on_usage(self.inner.model, completion.usage)
         return completion

@@ -34,8 +34,8 @@ from forge.llm.messages import Message
 from forge.llm.model_info import MAXIMUM_REPLY_HEADROOM, max_output_tokens
 from forge.llm.protocols import ToolSpec
 from forge.llm.provider_identity import ProviderIdentity
-from forge.llm.retry import RetryPolicy
-from forge.llm.stream import Completion, StreamEvent, StreamFinished
+from forge.llm.retry import RetryPolicy, RetrySink, log_retry
+from forge.llm.stream import Completion, RetryScheduled, StreamEvent, StreamFinished
 
 if TYPE_CHECKING:
     import anthropic
@@ -219,6 +219,14 @@ class AnthropicProvider(ProviderIdentity):
             error.message = error.message.replace(self._api_key, "***")
             error.args = (error.message,)
 
+    def _schedule_retry(self, error: LLMError, retries_done: int) -> RetryScheduled | None:
+        """The retry after `error` (logged), or None when it must not be retried."""
+        if not self._retry.should_retry(error, retries_done):
+            return None
+        retry = self._retry.schedule(error, retries_done, self._model)
+        log_retry(logger, retry, self._base_url)
+        return retry
+
     async def stream(
         self,
         messages: Sequence[Message],
@@ -227,7 +235,8 @@ class AnthropicProvider(ProviderIdentity):
         max_tokens: int | None = None,
     ) -> AsyncGenerator[StreamEvent, None]:
         """Stream one reply; the last event is always `StreamFinished`. Retryable failures are
-        retried only while nothing visible has been yielded."""
+        retried only while nothing visible has been yielded, each announced by a
+        `RetryScheduled` before the wait."""
         body = self.request_body(messages, tools, max_tokens=max_tokens)
         retries_done = 0
         while True:
@@ -239,22 +248,14 @@ class AnthropicProvider(ProviderIdentity):
                 return
             except LLMError as error:
                 self._redact_key(error)
-                if assembler.output_started or not self._retry.should_retry(error, retries_done):
-                    raise
-                delay = self._retry.delay(error, retries_done)
-                logger.info(
-                    "%s from %s (model %s); retry %d of %d in %.3f s: %s",
-                    type(error).__name__,
-                    self._base_url,
-                    self._model,
-                    retries_done + 1,
-                    self._retry.max_retries,
-                    delay,
-                    error.message,
-                    extra={"retry_delay": delay, "retry_number": retries_done + 1},
+                retry = (
+                    None if assembler.output_started else self._schedule_retry(error, retries_done)
                 )
-                await asyncio.sleep(delay)
-                retries_done += 1
+                if retry is None:
+                    raise
+            yield retry  # before the wait, so a client can say "retrying in 4 s"
+            await asyncio.sleep(retry.delay)
+            retries_done += 1
 
     async def _stream_once(
         self, body: dict[str, Any], assembler: MessagesStreamAssembler
@@ -287,10 +288,14 @@ class AnthropicProvider(ProviderIdentity):
         tools: Sequence[ToolSpec] | None = None,
         *,
         max_tokens: int | None = None,
+        on_retry: RetrySink | None = None,
     ) -> Completion:
-        """One whole reply (streamed underneath: the API's long requests want a stream)."""
+        """One whole reply (streamed underneath: the API's long requests want a stream);
+        `on_retry` is told of each retry before the wait."""
         async with aclosing(self.stream(messages, tools, max_tokens=max_tokens)) as events:
             async for event in events:
                 if isinstance(event, StreamFinished):
                     return event.completion
+                if isinstance(event, RetryScheduled) and on_retry is not None:
+                    on_retry(event)
         raise MalformedStreamError("The stream ended without a reply")

@@ -19,9 +19,9 @@ from forge.llm.errors import MalformedStreamError
 from forge.llm.messages import Message, ToolCall
 from forge.llm.stream import (
     Completion,
+    MessageDelta,
     ReasoningDelta,
     StreamEvent,
-    TextDelta,
     ToolCallComplete,
     Usage,
     UsageReported,
@@ -138,7 +138,7 @@ class MessagesStreamAssembler:
             if text:
                 block.text.append(text)
                 self.output_started = True
-                return [TextDelta(text) if block.kind == "text" else ReasoningDelta(text)]
+                return [MessageDelta(text) if block.kind == "text" else ReasoningDelta(text)]
         return []
 
     def _delta(self, event: dict[str, Any]) -> list[StreamEvent]:
@@ -149,7 +149,7 @@ class MessagesStreamAssembler:
             text = str(delta.get("text") or "")
             block.text.append(text)
             self.output_started = self.output_started or bool(text)
-            return [TextDelta(text)] if text else []
+            return [MessageDelta(text)] if text else []
         if kind == "thinking_delta":
             text = str(delta.get("thinking") or "")
             block.text.append(text)

@@ -76,3 +76,28 @@ class StreamError(LLMError):
     """The server reported an error inside an otherwise valid stream."""
 
     retryable = True
+
+
+ERROR_KIND_NAMES = {
+    "AuthenticationError": "authentication",
+    "ModelNotFoundError": "model_not_found",
+    "BadRequestError": "bad_request",
+    "ContextOverflowError": "context_overflow",
+    "RateLimitError": "rate_limited",
+    "QuotaExhaustedError": "quota_exhausted",
+    "ServerError": "server_error",
+    "TransportError": "transport",
+    "MalformedStreamError": "malformed_stream",
+    "StreamError": "stream_error",
+    "EmptyReplyError": "empty_reply",
+}
+"""Error class name → the stable snake_case kind clients switch on (an `ErrorEvent.kind`, a
+`RetryScheduled.error_kind`; docs/adr/0015). Published names never change."""
+
+
+def kind_of(error: BaseException) -> str | None:
+    """The stable kind of `error` (by its class or a base class), or None if it has none."""
+    for cls in type(error).__mro__:
+        if cls.__name__ in ERROR_KIND_NAMES:
+            return ERROR_KIND_NAMES[cls.__name__]
+    return None

@@ -33,15 +33,16 @@ from forge.llm.http_errors import (
 from forge.llm.messages import Message
 from forge.llm.protocols import ToolSpec
 from forge.llm.provider_identity import ProviderIdentity
-from forge.llm.retry import RetryPolicy
+from forge.llm.retry import RetryPolicy, RetrySink, log_retry
 from forge.llm.sse_assembly import StreamAssembler
 from forge.llm.sse_reader import read_events
 from forge.llm.stream import (
     Completion,
+    MessageDelta,
     ReasoningDelta,
+    RetryScheduled,
     StreamEvent,
     StreamFinished,
-    TextDelta,
     ToolCallComplete,
     UsageReported,
 )
@@ -213,22 +214,13 @@ class OpenAICompatibleProvider(ProviderIdentity):
             error.message = error.message.replace(self._api_key, "***")
             error.args = (error.message,)
 
-    async def _wait_before_retry(self, error: LLMError, retries_done: int) -> None:
-        delay = self._retry.delay(error, retries_done)
-        # INFO, not WARNING: without a configured handler Python prints warnings to stderr, which
-        # would tear through the TUI. The message came from the server, with the key masked.
-        logger.info(
-            "%s from %s (model %s); retry %d of %d in %.3f s: %s",
-            type(error).__name__,
-            self._base_url,
-            self._model,
-            retries_done + 1,
-            self._retry.max_retries,
-            delay,
-            error.message,
-            extra={"retry_delay": delay, "retry_number": retries_done + 1},
-        )
-        await asyncio.sleep(delay)
+    def _schedule_retry(self, error: LLMError, retries_done: int) -> RetryScheduled | None:
+        """The retry after `error` (logged), or None when it must not be retried."""
+        if not self._retry.should_retry(error, retries_done):
+            return None
+        retry = self._retry.schedule(error, retries_done, self._model)
+        log_retry(logger, retry, self._base_url)  # the message came from the server, key masked
+        return retry
 
     # --- streaming ---------------------------------------------------------------------------
     async def stream(
@@ -240,8 +232,9 @@ class OpenAICompatibleProvider(ProviderIdentity):
     ) -> AsyncGenerator[StreamEvent, None]:
         """Stream one reply; the last event is always `StreamFinished`.
 
-        Retryable failures are retried only while nothing visible has been yielded; after
-        that the typed error propagates and the caller decides what to keep.
+        Retryable failures are retried only while nothing visible has been yielded; each
+        retry is announced by a `RetryScheduled` before the wait. After visible output the
+        typed error propagates and the caller decides what to keep.
         """
         retries_done = 0
         while True:
@@ -267,10 +260,14 @@ class OpenAICompatibleProvider(ProviderIdentity):
                 continue
             except LLMError as error:
                 self._redact_key(error)
-                if assembler.output_started or not self._retry.should_retry(error, retries_done):
+                retry = (
+                    None if assembler.output_started else self._schedule_retry(error, retries_done)
+                )
+                if retry is None:
                     raise
-                await self._wait_before_retry(error, retries_done)
-                retries_done += 1
+            yield retry  # before the wait, so a client can say "retrying in 4 s"
+            await asyncio.sleep(retry.delay)
+            retries_done += 1
 
     async def _stream_once(
         self,
@@ -340,8 +337,10 @@ class OpenAICompatibleProvider(ProviderIdentity):
         tools: Sequence[ToolSpec] | None = None,
         *,
         max_tokens: int | None = None,
+        on_retry: RetrySink | None = None,
     ) -> Completion:
-        """One whole reply (no streaming), retried like `stream`."""
+        """One whole reply (no streaming), retried like `stream`; `on_retry` is told of each
+        retry before the wait."""
         retries_done = 0
         while True:
             try:
@@ -350,10 +349,13 @@ class OpenAICompatibleProvider(ProviderIdentity):
                 continue
             except LLMError as error:
                 self._redact_key(error)
-                if not self._retry.should_retry(error, retries_done):
+                retry = self._schedule_retry(error, retries_done)
+                if retry is None:
                     raise
-                await self._wait_before_retry(error, retries_done)
-                retries_done += 1
+            if on_retry is not None:
+                on_retry(retry)
+            await asyncio.sleep(retry.delay)
+            retries_done += 1
 
     async def _complete_once(
         self,
@@ -408,7 +410,7 @@ def _events_for_completion(completion: Completion) -> list[StreamEvent]:
     if message.reasoning:
         events.append(ReasoningDelta(message.reasoning))
     if message.content:
-        events.append(TextDelta(message.content))
+        events.append(MessageDelta(message.content))
     events.extend(ToolCallComplete(index, call) for index, call in enumerate(message.tool_calls))
     if completion.usage is not None:
         events.append(UsageReported(completion.usage))

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
 from forge.llm.messages import Message
+from forge.llm.retry import RetrySink
 from forge.llm.stream import Completion, StreamEvent
 
 
@@ -55,8 +56,10 @@ class Provider(Protocol):
         tools: Sequence[ToolSpec] | None = None,
         *,
         max_tokens: int | None = None,
+        on_retry: RetrySink | None = None,
     ) -> Completion:
-        """One whole reply."""
+        """One whole reply; `on_retry` is told of each retry (a `RetryScheduled`, as `stream`
+        yields) before the provider waits to ask again."""
         ...
 
 

@@ -18,10 +18,10 @@ from forge.llm.http_errors import error_from_stream_payload
 from forge.llm.messages import Message, ToolCall
 from forge.llm.stream import (
     Completion,
+    MessageDelta,
     ReasoningDelta,
     StreamEvent,
     StreamFinished,
-    TextDelta,
     ToolCallComplete,
     ToolCallDelta,
     Usage,
@@ -100,7 +100,7 @@ class StreamAssembler:
             text = visible_text_of(delta)
             if text:
                 self._text.append(text)
-                events.append(TextDelta(text))
+                events.append(MessageDelta(text))
             for raw_call in delta.get("tool_calls") or ():
                 if isinstance(raw_call, dict):
                     events.extend(self._feed_tool_call(raw_call))

@@ -1,4 +1,9 @@
-"""Typed events a provider yields while streaming, and the whole-message result."""
+"""Typed events a provider yields while streaming, and the whole-message result.
+
+This is the lowest layer that emits them, so each is defined here once (docs/adr/0013): the
+agent forwards `MessageDelta`, `ReasoningDelta` and `RetryScheduled` to its clients as they
+are (`ClientStreamEvent`), and turns `StreamFinished` into its own turn-level events.
+"""
 
 from __future__ import annotations
 
@@ -24,17 +29,42 @@ class Usage:
 
 
 @dataclass(frozen=True, slots=True)
-class TextDelta:
-    """A piece of the assistant's visible answer."""
+class MessageDelta:
+    """A piece of the assistant's visible (streamed) answer."""
 
     text: str
 
 
 @dataclass(frozen=True, slots=True)
 class ReasoningDelta:
-    """A piece of the model's reasoning (reasoning_content / reasoning)."""
+    """A piece of the model's streamed reasoning (reasoning_content / reasoning / thinking)."""
 
     text: str
+
+
+@dataclass(frozen=True, slots=True)
+class RetryScheduled:
+    """The request failed with a retryable error and will be sent again after `delay` seconds.
+
+    Yielded before the provider sleeps, and only while nothing of the reply was yielded (a
+    retry never repeats visible output). Carries what the server said, with the key masked.
+    """
+
+    attempt: int
+    """Which retry this is: 1 for the first."""
+    max_attempts: int
+    """The most retries the provider makes (`llm.max_retries`)."""
+    delay: float
+    """Seconds until the request is sent again."""
+    error_kind: str
+    """The error's stable name, as an `ErrorEvent.kind`: "server_error", "rate_limited",
+    "transport", "stream_error" (`forge.llm.errors.kind_of`)."""
+    message: str
+    """The error's message (the server's words, key masked)."""
+    status_code: int | None
+    """The HTTP status, when the server answered with one (429, 503, …)."""
+    model: str
+    """The model the request was for (the agent's, or the summarizer's)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,5 +110,15 @@ class StreamFinished:
 
 
 StreamEvent = (
-    TextDelta | ReasoningDelta | ToolCallDelta | ToolCallComplete | UsageReported | StreamFinished
+    MessageDelta
+    | ReasoningDelta
+    | RetryScheduled
+    | ToolCallDelta
+    | ToolCallComplete
+    | UsageReported
+    | StreamFinished
 )
+"""Everything `Provider.stream` yields."""
+
+ClientStreamEvent = MessageDelta | ReasoningDelta | RetryScheduled
+"""The stream events a client (TUI, `forge run`) receives, forwarded by the agent as they are."""

@@ -62,7 +62,7 @@ from forge.tui.messages import (
     TurnEnded,
     message_for_event,
 )
-from forge.tui.retry_notices import RetryScheduled, RetryWatcher
+from forge.tui.retry_notices import RetryNotice
 from forge.tui.safe_notify import SafeNotifications
 from forge.tui.session_controls import MODE_KEY, cycle_mode, session_state
 from forge.tui.widgets.chat import ChatView
@@ -133,7 +133,6 @@ class ForgeApp(SafeNotifications, DialogFlows):
         self._preview: SessionPreview | None = None
         self._held_logs: HeldLogRecords | None = None
         self._waiting_for_runtime: list[Callable[[], Any]] = []
-        self.retry_watcher = RetryWatcher(self)
         self._retry_notice: NoticeBlock | None = None
         """This turn's "retrying in…" line in the chat, updated in place."""
         self.queued: list[tuple[str, UserMessageBlock]] = []
@@ -189,7 +188,6 @@ class ForgeApp(SafeNotifications, DialogFlows):
     async def on_mount(self) -> None:
         # Focus first: keys typed as soon as the screen shows must land in the prompt.
         self.prompt.focus()
-        self.retry_watcher.install()
         if hasattr(self, "runtime"):
             await self._start_session()
         else:
@@ -270,7 +268,6 @@ class ForgeApp(SafeNotifications, DialogFlows):
                 await result
 
     async def on_unmount(self) -> None:
-        self.retry_watcher.uninstall()
         if hasattr(self, "runtime"):
             await self.runtime.aclose()
 
@@ -368,8 +365,8 @@ class ForgeApp(SafeNotifications, DialogFlows):
         finally:
             self.post_message(TurnEnded(reason, error))
 
-    async def on_retry_scheduled(self, message: RetryScheduled) -> None:
-        text = f"Model `{message.model}`: {message.describe()}…"
+    async def on_retry_notice(self, message: RetryNotice) -> None:
+        text = f"Model `{message.retry.model}`: {message.describe()}…"
         if self.busy:
             self._show_activity(f"{message.describe()}…")
         if self._retry_notice is None:

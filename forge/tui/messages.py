@@ -11,7 +11,8 @@ from typing import TYPE_CHECKING
 
 from textual.message import Message
 
-from forge.agent.events import AgentEvent, ApprovalRequested, QuestionAsked
+from forge.agent.events import AgentEvent, ApprovalRequested, QuestionAsked, RetryScheduled
+from forge.tui.retry_notices import RetryNotice
 
 if TYPE_CHECKING:
     from forge.agent.runtime import Runtime
@@ -64,6 +65,8 @@ def message_for_event(event: AgentEvent) -> Message:
         return ApprovalNeeded(event)
     if isinstance(event, QuestionAsked):
         return QuestionNeeded(event)
+    if isinstance(event, RetryScheduled):
+        return RetryNotice(event)
     return AgentEventArrived(event)
 
 

@@ -17,7 +17,7 @@ import pytest
 from bench.server_process import ServerProcess, summarizer_input, summary_limit, summary_of
 from forge.llm.messages import Message
 from forge.llm.openai_provider import OpenAICompatibleProvider
-from forge.llm.stream import TextDelta, UsageReported
+from forge.llm.stream import MessageDelta, UsageReported
 from forge.llm.tokenizer import get_encoding
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -137,7 +137,7 @@ async def test_summarizer_answers_the_last_user_message_with_usage() -> None:
             streamed_text = ""
             streamed_usage = None
             async for event in provider.stream(messages):
-                if isinstance(event, TextDelta):
+                if isinstance(event, MessageDelta):
                     streamed_text += event.text
                 elif isinstance(event, UsageReported):
                     streamed_usage = event.usage

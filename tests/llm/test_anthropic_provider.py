@@ -19,10 +19,11 @@ from forge.llm.messages import Message, assistant, system, tool_result, user
 from forge.llm.protocols import ToolSpec
 from forge.llm.stream import (
     Completion,
+    MessageDelta,
     ReasoningDelta,
+    RetryScheduled,
     StreamEvent,
     StreamFinished,
-    TextDelta,
     ToolCallComplete,
 )
 from tests.support.anthropic_server import (
@@ -66,7 +67,7 @@ async def test_text_streams_and_the_request_has_the_api_shape(
     async with provider(anthropic_server) as client:
         events, completion = await collect(client, [system("Be brief."), user("hi")])
 
-    assert "".join(e.text for e in events if isinstance(e, TextDelta)) == "Hello there, friend."
+    assert "".join(e.text for e in events if isinstance(e, MessageDelta)) == "Hello there, friend."
     assert completion.message.content == "Hello there, friend."
     assert completion.finish_reason == "stop"
     (request,) = anthropic_server.requests
@@ -242,9 +243,16 @@ async def test_a_429_with_retries_used_up_is_a_rate_limit_with_its_hint(
 async def test_529_overloaded_is_retried_with_backoff(anthropic_server: AnthropicServer) -> None:
     anthropic_server.enqueue(Overloaded(), Overloaded(), Answer("finally"))
     async with provider(anthropic_server) as client:
-        _, completion = await collect(client, [user("hi")])
+        events, completion = await collect(client, [user("hi")])
     assert completion.message.content == "finally"
     assert len(anthropic_server.requests) == 3
+    # Each retry is announced in the stream before the wait, before any of the answer.
+    retries = [e for e in events if isinstance(e, RetryScheduled)]
+    assert [(r.attempt, r.max_attempts, r.status_code, r.error_kind) for r in retries] == [
+        (1, 2, 529, "server_error"),
+        (2, 2, 529, "server_error"),
+    ]
+    assert all(not isinstance(e, MessageDelta) for e in events[: events.index(retries[1])])
 
 
 async def test_529_overloaded_past_the_retries_is_a_server_error(
@@ -314,7 +322,7 @@ async def test_an_error_event_mid_answer_ends_the_stream_with_the_servers_messag
     async with provider(anthropic_server) as client:
         with pytest.raises(StreamError, match="Overloaded"):
             async for event in client.stream([user("hi")]):
-                if isinstance(event, TextDelta):
+                if isinstance(event, MessageDelta):
                     seen.append(event.text)
     assert "".join(seen) == "Half an ans"
     assert len(anthropic_server.requests) == 1  # output was shown: not retried

@@ -28,10 +28,10 @@ from forge.llm.messages import ToolCall, user
 from forge.llm.openai_provider import OpenAICompatibleProvider
 from forge.llm.stream import (
     Completion,
+    MessageDelta,
     ReasoningDelta,
     StreamEvent,
     StreamFinished,
-    TextDelta,
     ToolCallComplete,
     Usage,
 )
@@ -148,7 +148,7 @@ async def replay(
     return events, last.completion
 
 
-def joined(events: list[StreamEvent], kind: type[TextDelta] | type[ReasoningDelta]) -> str:
+def joined(events: list[StreamEvent], kind: type[MessageDelta] | type[ReasoningDelta]) -> str:
     return "".join(event.text for event in events if isinstance(event, kind))
 
 
@@ -171,7 +171,7 @@ async def test_every_recorded_stream_assembles_as_recorded(
     message = completion.message
     assert message.content == expected.text
     assert message.reasoning == expected.reasoning
-    assert joined(events, TextDelta) == expected.text
+    assert joined(events, MessageDelta) == expected.text
     assert joined(events, ReasoningDelta) == expected.reasoning
     expected_calls = tuple(
         ToolCall(call_id, name, arguments or "{}")
@@ -253,7 +253,7 @@ async def test_deepseek_reasoning_content_streams_as_reasoning(
     assert completion.message.reasoning.startswith('Hmm, the user just said "Hello".')
     assert len([e for e in events if isinstance(e, ReasoningDelta)]) > 100
     # Reasoning streams first, then the answer.
-    first_text = next(i for i, e in enumerate(events) if isinstance(e, TextDelta))
+    first_text = next(i for i, e in enumerate(events) if isinstance(e, MessageDelta))
     assert all(not isinstance(e, ReasoningDelta) for e in events[first_text:])
     assert completion.usage == Usage(6, 212, 218, cached_tokens=0, reasoning_tokens=198)
     assert completion.model == "deepseek-reasoner"

@@ -113,8 +113,8 @@ async def test_no_log_record_ever_holds_the_key(
 
     retries = [record for record in caplog.records if record.name == "forge.llm.openai_provider"]
     assert [record.getMessage().split(";")[0] for record in retries] == [
-        f"ServerError from {llm_server.base_url} (model m)",
-        f"ServerError from {llm_server.base_url} (model m)",
+        f"server_error from {llm_server.base_url} (model m)",
+        f"server_error from {llm_server.base_url} (model m)",
     ]
     assert all("Incorrect API key provided: ***" in record.getMessage() for record in retries)
     # httpx and httpcore log every request at DEBUG; they must not carry the key either.

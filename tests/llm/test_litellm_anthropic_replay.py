@@ -17,7 +17,7 @@ from forge.llm.anthropic_provider import AnthropicProvider
 from forge.llm.errors import BadRequestError, ContextOverflowError, LLMError, RateLimitError
 from forge.llm.messages import Message, ToolCall, assistant, system, tool_result, user
 from forge.llm.protocols import ToolSpec
-from forge.llm.stream import Completion, StreamFinished, TextDelta
+from forge.llm.stream import Completion, MessageDelta, StreamFinished
 from tests.support.anthropic_server import AnthropicServer
 from tests.support.openai_server import Raw, captured_response
 
@@ -64,7 +64,7 @@ async def completion_of(server: AnthropicServer) -> Completion:
         events = [event async for event in client.stream([user("What is in a.py?")])]
     last = events[-1]
     assert isinstance(last, StreamFinished)
-    streamed = "".join(e.text for e in events if isinstance(e, TextDelta))
+    streamed = "".join(e.text for e in events if isinstance(e, MessageDelta))
     assert streamed == last.completion.message.content
     return last.completion
 

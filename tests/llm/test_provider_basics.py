@@ -14,10 +14,10 @@ from forge.llm.messages import Message, ToolCall, assistant, system, tool_result
 from forge.llm.openai_provider import OpenAICompatibleProvider
 from forge.llm.protocols import ModelCloner, Provider, ToolSpec
 from forge.llm.stream import (
+    MessageDelta,
     ReasoningDelta,
     StreamEvent,
     StreamFinished,
-    TextDelta,
     ToolCallComplete,
     ToolCallDelta,
     UsageReported,
@@ -66,7 +66,7 @@ async def test_streams_text_and_finishes_with_the_whole_message(
     )
     events = await collect(provider, [system("be brief"), user("hi")])
 
-    texts = [event.text for event in events if isinstance(event, TextDelta)]
+    texts = [event.text for event in events if isinstance(event, MessageDelta)]
     assert texts == ["Hello", " ther", "e, wo", "rld!"]
     reasoning = "".join(event.text for event in events if isinstance(event, ReasoningDelta))
     assert reasoning == "think first"

@@ -6,7 +6,6 @@ measure time."""
 from __future__ import annotations
 
 import asyncio
-import logging
 import random
 
 import pytest
@@ -22,7 +21,7 @@ from forge.llm.errors import (
 from forge.llm.messages import user
 from forge.llm.openai_provider import OpenAICompatibleProvider
 from forge.llm.retry import RetryPolicy
-from forge.llm.stream import StreamEvent, StreamFinished, TextDelta
+from forge.llm.stream import MessageDelta, RetryScheduled, StreamEvent, StreamFinished
 from tests.support.openai_server import (
     Disconnect,
     Fault,
@@ -32,8 +31,6 @@ from tests.support.openai_server import (
     Raw,
     Text,
 )
-
-PROVIDER_LOGGER = "forge.llm.openai_provider"
 
 
 def make_provider(server: OpenAIServer, **options: float) -> OpenAICompatibleProvider:
@@ -122,7 +119,7 @@ async def test_no_retry_once_text_reached_the_caller(llm_server: OpenAIServer) -
     with pytest.raises(TransportError):
         async for event in provider.stream([user("hi")]):
             seen.append(event)
-    assert [event.text for event in seen if isinstance(event, TextDelta)] == ["part", "ial "]
+    assert [event.text for event in seen if isinstance(event, MessageDelta)] == ["part", "ial "]
     assert len(llm_server.requests) == 1
     await provider.aclose()
 
@@ -181,62 +178,96 @@ async def test_stream_options_rejection_is_remembered_by_clones(llm_server: Open
     await provider.aclose()
 
 
-def retry_delays(caplog: pytest.LogCaptureFixture) -> list[float]:
-    """The waits the provider announced before each retry, in order."""
-    return [
-        record.__dict__["retry_delay"]
-        for record in caplog.records
-        if record.name == PROVIDER_LOGGER and "retry_delay" in record.__dict__
+def retries(events: list[StreamEvent]) -> list[RetryScheduled]:
+    return [event for event in events if isinstance(event, RetryScheduled)]
+
+
+async def test_a_retry_is_an_event_before_the_answer(llm_server: OpenAIServer) -> None:
+    provider = make_provider(llm_server, backoff_base=0.001, backoff_max=30)
+    llm_server.enqueue(
+        Fault(503, {"error": {"message": "overloaded"}}), RateLimited("0.02"), Text("fine")
+    )
+    events = await drain(provider)
+    scheduled = retries(events)
+    assert [(r.attempt, r.max_attempts, r.status_code, r.error_kind) for r in scheduled] == [
+        (1, 4, 503, "server_error"),
+        (2, 4, 429, "rate_limited"),
     ]
+    assert 0 < scheduled[0].delay <= 0.001  # the jittered backoff of the first retry
+    assert scheduled[1].delay == 0.02  # the server's Retry-After
+    assert "overloaded" in scheduled[0].message and scheduled[0].model == "m"
+    # Both retries come before any of the answer, and the answer follows whole.
+    first_text = next(i for i, e in enumerate(events) if isinstance(e, MessageDelta))
+    assert events.index(scheduled[1]) < first_text
+    assert final_text(events) == "fine"
+    assert len(llm_server.requests) == 3
+    await provider.aclose()
+
+
+async def test_complete_tells_on_retry(llm_server: OpenAIServer) -> None:
+    provider = make_provider(llm_server)
+    llm_server.enqueue(Fault(500, "boom"), Text("whole"))
+    told: list[RetryScheduled] = []
+    completion = await provider.complete([user("hi")], on_retry=told.append)
+    assert completion.message.content == "whole"
+    assert [(r.attempt, r.status_code) for r in told] == [(1, 500)]
+    await provider.aclose()
 
 
 async def test_the_server_hint_sets_the_wait_in_seconds_or_milliseconds(
-    llm_server: OpenAIServer, caplog: pytest.LogCaptureFixture
+    llm_server: OpenAIServer,
 ) -> None:
-    caplog.set_level(logging.INFO, logger=PROVIDER_LOGGER)
     # A jittered backoff would be at most 0.001 s here, so exact values prove the hint won.
     provider = make_provider(llm_server, backoff_base=0.001, backoff_max=30)
     llm_server.enqueue(RateLimited("1"), RateLimited(retry_after_ms="50"), Text("streamed"))
-    assert final_text(await drain(provider)) == "streamed"
+    events = await drain(provider)
+    assert final_text(events) == "streamed"
     llm_server.enqueue(RateLimited(retry_after_ms="20", retry_after="9"), Text("whole"))
-    assert (await provider.complete([user("hi")])).message.content == "whole"
+    told: list[RetryScheduled] = []
+    assert (await provider.complete([user("hi")], on_retry=told.append)).message.content == "whole"
     # retry-after-ms is the more precise of the two, so it wins over Retry-After.
-    assert retry_delays(caplog) == [1.0, 0.05, 0.02]
+    assert [r.delay for r in retries(events) + told] == [1.0, 0.05, 0.02]
     assert len(llm_server.requests) == 5
     await provider.aclose()
 
 
 async def test_quota_exhaustion_is_never_retried_whole_or_mid_stream(
-    llm_server: OpenAIServer, caplog: pytest.LogCaptureFixture
+    llm_server: OpenAIServer,
 ) -> None:
-    caplog.set_level(logging.INFO, logger=PROVIDER_LOGGER)
     provider = make_provider(llm_server)
     quota_event = (
         b'data: {"error": {"message": "You exceeded your current quota",'
         b' "code": "insufficient_quota"}}\n\n'
     )
     llm_server.enqueue(QuotaExhausted(), Raw(quota_event), Text("must not be reached"))
+    told: list[RetryScheduled] = []
     with pytest.raises(QuotaExhaustedError):
-        await provider.complete([user("hi")])
+        await provider.complete([user("hi")], on_retry=told.append)
+    seen: list[StreamEvent] = []
     with pytest.raises(QuotaExhaustedError):
-        await drain(provider)
+        async for event in provider.stream([user("hi")]):
+            seen.append(event)
     assert len(llm_server.requests) == 2
-    assert retry_delays(caplog) == []
+    assert told == [] and retries(seen) == []
     await provider.aclose()
 
 
 async def test_cancelling_during_the_wait_before_a_retry_sends_nothing_more(
-    llm_server: OpenAIServer, caplog: pytest.LogCaptureFixture
+    llm_server: OpenAIServer,
 ) -> None:
-    caplog.set_level(logging.INFO, logger=PROVIDER_LOGGER)
     provider = make_provider(llm_server, backoff_max=600)
     llm_server.enqueue(RateLimited("600"), Text("must not be reached"))
-    task = asyncio.create_task(drain(provider))
-    for _ in range(500):
-        if retry_delays(caplog):
-            break
-        await asyncio.sleep(0.01)
-    assert retry_delays(caplog) == [600.0]
+    seen: list[StreamEvent] = []
+    announced = asyncio.Event()
+
+    async def consume() -> None:
+        async for event in provider.stream([user("hi")]):
+            seen.append(event)
+            announced.set()
+
+    task = asyncio.create_task(consume())
+    await asyncio.wait_for(announced.wait(), 30)
+    assert [r.delay for r in retries(seen)] == [600.0]
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task

@@ -26,7 +26,7 @@ from forge.llm.errors import (
 )
 from forge.llm.messages import Message, ToolCall, user
 from forge.llm.openai_provider import OpenAICompatibleProvider
-from forge.llm.stream import StreamEvent, StreamFinished, TextDelta, Usage
+from forge.llm.stream import MessageDelta, StreamEvent, StreamFinished, Usage
 from tests.support.openai_server import OpenAIServer, Replay, Text, captured_response
 from tests.support.real_servers import (
     CONTENT_NULL_500,
@@ -139,7 +139,7 @@ async def test_every_captured_stream_replays_as_captured(
         assert type(caught.value) is kind
         assert caught.value.status == status
         assert words in str(caught.value)
-        assert "".join(e.text for e in seen if isinstance(e, TextDelta)) != ""
+        assert "".join(e.text for e in seen if isinstance(e, MessageDelta)) != ""
         return
     await collect(provider, seen)
     finished = seen[-1]

@@ -9,7 +9,7 @@ import pytest
 
 from forge.llm.messages import user
 from forge.llm.openai_provider import OpenAICompatibleProvider
-from forge.llm.stream import StreamFinished, TextDelta
+from forge.llm.stream import MessageDelta, StreamFinished
 from tests.support.openai_server import OpenAIServer, Text
 
 LONG_SLOW_REPLY = Text("word " * 400, chunk_size=5, chunk_delay=0.02)
@@ -49,7 +49,7 @@ async def test_cancelling_the_consumer_closes_the_response(
 
     async def consume() -> None:
         async for event in provider.stream([user("write a lot")]):
-            if isinstance(event, TextDelta):
+            if isinstance(event, MessageDelta):
                 received.append(event.text)
                 first_text.set()
 
@@ -70,7 +70,7 @@ async def test_closing_the_stream_generator_closes_the_response(
     llm_server.enqueue(LONG_SLOW_REPLY)
     stream = provider.stream([user("write a lot")])
     async for event in stream:
-        if isinstance(event, TextDelta):
+        if isinstance(event, MessageDelta):
             break
     await stream.aclose()
     await wait_for_server_to_see_cancellation(llm_server)
@@ -85,7 +85,7 @@ async def test_a_clone_cancelled_mid_stream_leaves_the_shared_client_working(
     llm_server.enqueue(LONG_SLOW_REPLY)
     stream = clone.stream([user("summarize")])
     async for event in stream:
-        if isinstance(event, TextDelta):
+        if isinstance(event, MessageDelta):
             break
     await stream.aclose()
     await wait_for_server_to_see_cancellation(llm_server)

@@ -23,10 +23,10 @@ from forge.llm.messages import ToolCall, user
 from forge.llm.openai_provider import OpenAICompatibleProvider
 from forge.llm.stream import (
     Completion,
+    MessageDelta,
     ReasoningDelta,
     StreamEvent,
     StreamFinished,
-    TextDelta,
     ToolCallComplete,
     ToolCallDelta,
     Usage,
@@ -86,7 +86,7 @@ async def test_multibyte_text_and_comment_lines_survive_any_split(
     )
     body = body.replace(b"data: [DONE]", f": keep-alive{newline}data: [DONE]".encode())
     events, completion = await run(provider, llm_server, body, split)
-    assert [e.text for e in events if isinstance(e, TextDelta)] == pieces
+    assert [e.text for e in events if isinstance(e, MessageDelta)] == pieces
     assert completion.message.content == MULTIBYTE
     assert completion.finish_reason == "stop"
     assert completion.model == "served-model"
@@ -257,7 +257,7 @@ async def test_a_server_that_ignores_stream_true_still_streams(
     llm_server.enqueue(Raw(json.dumps(whole).encode(), content_type="application/json"))
     events = [event async for event in provider.stream([user("hi")])]
     assert [type(e).__name__ for e in events] == [
-        "ReasoningDelta", "TextDelta", "ToolCallComplete", "UsageReported", "StreamFinished",
+        "ReasoningDelta", "MessageDelta", "ToolCallComplete", "UsageReported", "StreamFinished",
     ]  # fmt: skip
     last = events[-1]
     assert isinstance(last, StreamFinished)

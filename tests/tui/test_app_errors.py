@@ -8,9 +8,10 @@ from pathlib import Path
 import pytest
 from textual.message import Message
 
-from forge.tui.retry_notices import RetryScheduled
+from forge.llm.stream import RetryScheduled
+from forge.tui.retry_notices import RetryNotice
 from forge.tui.widgets.chat_blocks import AssistantBlock
-from tests.support.openai_server import Fault, OpenAIServer, ServerFault, Text
+from tests.support.openai_server import Fault, OpenAIServer, RateLimited, ServerFault, Text
 from tests.tui.test_app_helpers import configure, make_app, notices, submit, wait_idle
 
 SIZE = (120, 40)
@@ -27,12 +28,33 @@ async def test_a_retried_server_error_is_shown_while_forge_waits(
     async with app.run_test(size=SIZE, message_hook=seen.append) as pilot:
         await submit(pilot, "hello")
         await wait_idle(pilot)
-        retries = [m for m in seen if isinstance(m, RetryScheduled)]
-        assert [(r.reason, r.number, r.max_retries) for r in retries] == [("HTTP 500", 1, 2)]
+        # The provider's own event reached the app (no log record in between).
+        retries = [m.retry for m in seen if isinstance(m, RetryNotice)]
+        assert [(r.status_code, r.error_kind, r.attempt, r.max_attempts) for r in retries] == [
+            (500, "server_error", 1, 2)
+        ]
+        assert isinstance(retries[0], RetryScheduled)
         told = [text for text in notices(app) if "retrying in" in text]
-        assert told and "(HTTP 500, retry 1 of 2)" in told[0]
+        assert len(told) == 1 and "(HTTP 500, retry 1 of 2)" in told[0]
         assert [b.answer_text for b in app.chat.query(AssistantBlock)] == ["fine now"]
     assert len(llm_server.requests) == 2
+
+
+async def test_a_second_retry_updates_the_one_notice_of_the_turn(
+    llm_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch, workspace: Path
+) -> None:
+    llm_server.enqueue(RateLimited("0"), RateLimited("0"), Text("fine now"))
+    app = make_app(
+        configure(llm_server, monkeypatch, config={"llm": {"max_retries": 2}}), workspace
+    )
+    async with app.run_test(size=SIZE) as pilot:
+        await submit(pilot, "hello")
+        await wait_idle(pilot)
+        told = [text for text in notices(app) if "retrying in" in text]
+        assert len(told) == 1, "one line per turn, updated in place"
+        assert "(HTTP 429, retry 2 of 2)" in told[0] and "gpt-4o-mini" in told[0]
+        assert [b.answer_text for b in app.chat.query(AssistantBlock)] == ["fine now"]
+    assert len(llm_server.requests) == 3
 
 
 async def test_a_401_points_at_the_key_and_resending_does_not_duplicate_the_message(
