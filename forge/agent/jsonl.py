@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import asdict
+from dataclasses import fields as dataclass_fields
 from enum import Enum
 from typing import Any
 
@@ -114,7 +115,11 @@ def event_to_dict(event: AgentEvent) -> dict[str, Any]:
         }
     event_type = _CONTEXT_EVENT_TYPES.get(type(event))
     if event_type is not None:
-        fields = {key: _plain(value) for key, value in asdict(event).items()}
+        fields = {  # a field marked not recorded (`context.events.NOT_RECORDED`) stays out
+            field.name: _plain(getattr(event, field.name))
+            for field in dataclass_fields(event)
+            if field.metadata.get("recorded", True)
+        }
         return {"type": event_type, **fields}
     raise TypeError(f"not an agent event: {type(event).__name__}")
 
