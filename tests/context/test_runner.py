@@ -146,3 +146,39 @@ async def test_capabilities_alone_decide_how_a_strategy_runs(llm_server: OpenAIS
     assert [(e.strategy, e.model, e.items) for e in started] == [("drop_notes", "none", 2)]
     assert [m.content for m in chat.messages][1:] == ["Fix the failing test in src/main.py", "go"]
     assert not llm_server.requests
+
+
+class CountedConversation(Conversation):
+    """A conversation that counts its full validity passes."""
+
+    def __init__(self, messages: list[Message]) -> None:
+        super().__init__(messages)
+        self.passes = 0
+
+    def problems(self) -> list[str]:
+        self.passes += 1
+        return super().problems()
+
+
+async def test_back_to_back_runs_check_validity_once(llm_server: OpenAIServer) -> None:
+    llm_server.responder = lambda request: Fault(500, {"error": {"message": "overloaded"}})
+    chat = CountedConversation([*task_start(), *steps(30), user("go on"), *steps(2, "n")])
+    async with provider_for(llm_server) as provider:
+        manager = make_manager(provider, llm_tiers(max_tokens=8_000))
+        strategy = threshold_of(manager.strategies)
+        await manager.runner.run(strategy, chat, Trigger.MANUAL, force=True)
+        # One pass before the failed run; the run changed nothing and the fallback after it
+        # only replaced outputs in place, so no pass after either (there were four before).
+        assert chat.passes == 1
+        manager.runner.run_fallback(chat, Trigger.MANUAL)  # known valid still: no pass
+        assert chat.passes == 1
+    assert chat.is_valid()
+
+
+async def test_a_run_that_moves_messages_is_checked_after_it(llm_server: OpenAIServer) -> None:
+    chat = CountedConversation([*task_start(), assistant("note one"), user("go")])
+    async with provider_for(llm_server) as provider:
+        manager = make_manager(provider, strategies=[DropOldNotes()])
+        await manager.runner.run(DropOldNotes(), chat, Trigger.AUTO)
+    assert chat.passes == 2  # before (nothing known) and after (a message was removed)
+    assert [m.content for m in chat.messages][-1] == "go"
