@@ -133,7 +133,7 @@ async def measure_size(
         provider,
         counter,
         context_window=HUGE,
-        event_sink=events.append,
+        emit=events.append,
     )
     stream = message_stream(sessions)
     conversation = Conversation(take_valid(stream, size))

@@ -132,7 +132,7 @@ async def summarize_once(
         provider,
         counter,
         context_window=128_000,
-        event_sink=events.append,
+        emit=events.append,
         summarizer_window=summarizer_window,
     )
     conversation = conversation_with_groups(texts)

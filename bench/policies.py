@@ -316,7 +316,7 @@ class ForgePolicy:
             counter,
             context_window=context_window,
             summarization_model=summarization_model,
-            event_sink=self._on_event,
+            emit=self._on_event,
         )
         self._appended = 0
 

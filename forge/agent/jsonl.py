@@ -93,6 +93,8 @@ def _explicit(event: AgentEvent) -> dict[str, Any] | None:
 def _from_fields(event: AgentEvent) -> dict[str, Any]:
     record: dict[str, Any] = {}
     for field in fields(event):
+        if not field.metadata.get("recorded", True):
+            continue  # marked not recorded (`context.events.NOT_RECORDED`): a client-only field
         value = getattr(event, field.name)
         if isinstance(value, asyncio.Future):
             continue

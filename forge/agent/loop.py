@@ -45,6 +45,7 @@ from forge.agent.tool_calls import NO_USER_ANSWER as NO_USER_ANSWER
 from forge.agent.tool_calls import run_tool_call
 from forge.agent.tools.base import FileChangeRecorder
 from forge.agent.tools.registry import ToolRegistry
+from forge.agent.turn_events import TurnEvents
 from forge.agent.turn_state import TurnState
 from forge.context.conversation import Conversation
 from forge.context.groups import is_pinned
@@ -67,7 +68,8 @@ class Agent:
     `conversation` is a resumed one, or None for a new one; the system prompt becomes (or
     replaces) its first message. `max_llm_calls` bounds the LLM calls of one turn;
     `ask_user=False` answers `ask_question` with `NO_USER_ANSWER` instead of asking.
-    Run one turn (or `compact`) at a time.
+    `turn_events` is the router whose `emit` the context manager was built with (a new one,
+    which nothing emits into, when omitted). Run one turn (or `compact`) at a time.
     """
 
     def __init__(
@@ -83,9 +85,13 @@ class Agent:
         max_llm_calls: int = 50,
         ask_user: bool = True,
         command_timeout: float = 120,
+        turn_events: TurnEvents | None = None,
     ) -> None:
         self._provider = provider
         self.context_manager = context_manager
+        self.turn_events = turn_events if turn_events is not None else TurnEvents()
+        """The road of context events to the running turn: the context manager was given its
+        `emit` at construction (docs/adr/0039)."""
         self.registry = registry
         self.policy = policy
         self.workspace = workspace
@@ -149,13 +155,12 @@ class Agent:
             # with Up) is that message retried, not a second copy of it.
             self.conversation.append(user(user_text))
         pump: EventPump[AgentEvent] = EventPump()
-        previous_sink = self.context_manager.event_sink
-        self.context_manager.event_sink = pump.put
         try:
-            async with aclosing(self._turn_events(turn, pump)) as events:
-                async for event in events:
-                    self.costs.observe(event)
-                    yield event
+            with self.turn_events.attached(pump.put):
+                async with aclosing(self._turn_events(turn, pump)) as events:
+                    async for event in events:
+                        self.costs.observe(event)
+                        yield event
         except (asyncio.CancelledError, GeneratorExit):
             turn.interrupted = True  # the partial answer kept says so
             raise
@@ -168,8 +173,6 @@ class Agent:
             yield TurnFinished("error")
         finally:
             self._settle(turn)
-            if self.context_manager.event_sink == pump.put:
-                self.context_manager.event_sink = previous_sink
             self._costs_changed()
 
     async def compact(self, instructions: str = "") -> AsyncGenerator[AgentEvent, None]:
@@ -178,24 +181,21 @@ class Agent:
         if self._current_turn is not None:
             self._settle(self._current_turn)
         pump: EventPump[AgentEvent] = EventPump()
-        previous_sink = self.context_manager.event_sink
-        self.context_manager.event_sink = pump.put
         try:
-            work = asyncio.ensure_future(
-                self.context_manager.compact(self.conversation, instructions, Trigger.MANUAL)
-            )
-            async with aclosing(pump.while_running(work)) as events:
-                async for event in events:
-                    self.costs.observe(event)
-                    yield event
+            with self.turn_events.attached(pump.put):
+                work = asyncio.ensure_future(
+                    self.context_manager.compact(self.conversation, instructions, Trigger.MANUAL)
+                )
+                async with aclosing(pump.while_running(work)) as events:
+                    async for event in events:
+                        self.costs.observe(event)
+                        yield event
             error = work.exception()
             if error is not None:
                 logger.warning("compaction failed: %s", error)
                 yield ErrorEvent(message=str(error), kind=error_kind(error), fatal=False)
         finally:
             ensure_valid(self.conversation)
-            if self.context_manager.event_sink == pump.put:
-                self.context_manager.event_sink = previous_sink
             self._costs_changed()
 
     def _costs_changed(self) -> None:

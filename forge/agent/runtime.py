@@ -34,10 +34,13 @@ from forge.agent.system_prompt import build_system_prompt, session_date
 from forge.agent.tools.recall import RecallTool
 from forge.agent.tools.registry import ToolRegistry, default_registry
 from forge.agent.trust import WorkspaceTrust
+from forge.agent.turn_events import TurnEvents
 from forge.config.ephemeral import is_ephemeral
 from forge.config.secrets import remember_settings_secrets
 from forge.config.settings import Settings
 from forge.context.conversation import Conversation
+from forge.context.counting_provider import UsageSink
+from forge.context.events import EventSink
 from forge.context.manager import Manager
 from forge.llm.model_info import context_window, encoding_name_for
 from forge.llm.tokenizer import TiktokenCounter
@@ -90,6 +93,8 @@ def _make_manager(
     counter: TiktokenCounter,
     summary_dir: Path | None,
     window: ContextWindow,
+    emit: EventSink,
+    usage_sink: UsageSink,
 ) -> Manager:
     return Manager(
         settings.context,
@@ -97,6 +102,8 @@ def _make_manager(
         counter,
         context_window=window_tokens(window, settings.llm.model),
         summarization_model=settings.llm.summarization_model,
+        emit=emit,  # the agent's road to the running turn (docs/adr/0039)
+        usage_sink=usage_sink,  # summaries are costed too
         summary_dir=summary_dir,
     )
 
@@ -199,11 +206,9 @@ class Runtime:
                 self.counter = TiktokenCounter(new.llm.model)
             summary_dir = _summary_dir(self.store, self.session_id)
             manager = _make_manager(
-                new, self.provider, self.counter, summary_dir, self.window.current
-            )
-            # A turn running now keeps sending its context events to its client.
-            manager.event_sink = self.context_manager.event_sink
-            manager.usage_sink = self.agent.costs.record_summary
+                new, self.provider, self.counter, summary_dir, self.window.current,
+                self.agent.turn_events.emit, self.agent.costs.record_summary,
+            )  # fmt: skip
             self.context_manager = manager
             self.agent.context_manager = manager
             changes.append("context settings")
@@ -332,9 +337,13 @@ def build_runtime(
     provider = make_provider(settings.llm)
     counter = TiktokenCounter(settings.llm.model)
     tracker = make_window_tracker(settings, provider)
+    # A resumed session's cost and token counts go on.
+    costs = CostLedger.from_record(session.costs) if session.costs is not None else CostLedger()
+    turn_events = TurnEvents()
     manager = _make_manager(
-        settings, provider, counter, _summary_dir(store, session.id), tracker.current
-    )
+        settings, provider, counter, _summary_dir(store, session.id), tracker.current,
+        turn_events.emit, costs.record_summary,
+    )  # fmt: skip
     registry = default_registry()
     registry.register(RecallTool(SessionArchive(session.path)))
     registry.add_source(mcp)
@@ -363,6 +372,7 @@ def build_runtime(
         max_llm_calls=max_llm_calls,
         ask_user=ask_user,
         command_timeout=settings.tools.command_timeout,
+        turn_events=turn_events,
     )
     if not is_ephemeral():  # `forge run --ephemeral` keeps no checkpoints (nothing to rewind)
         remove_stale_temporaries(session.path.parent)  # left by a kill during a checkpoint write
@@ -373,11 +383,10 @@ def build_runtime(
             current=lambda: current_turn(conversation),
             on_restored=ledger.forget if (ledger := registry.read_ledger()) is not None else None,
         )
-    if session.costs is not None:  # a resumed session: its cost and token counts go on
-        agent.costs = CostLedger.from_record(session.costs)
-        agent.session_prompt_tokens, agent.session_completion_tokens = agent.costs.agent_tokens()
+    agent.costs = costs
+    if session.costs is not None:
+        agent.session_prompt_tokens, agent.session_completion_tokens = costs.agent_tokens()
     agent.on_costs = lambda ledger: session.record_costs(ledger.to_record())
-    manager.usage_sink = agent.costs.record_summary  # summaries are costed too
     return Runtime(
         settings=settings,
         workspace=workspace,

@@ -89,10 +89,6 @@ class UsageTracker:
         """The local count of the conversation's messages (without the tool definitions)."""
         return self.tallies.of(conversation).tokens
 
-    def local_prompt_tokens(self, conversation: Conversation) -> int:
-        """The local count of the whole prompt: the messages plus the tool definitions."""
-        return self.local_tokens(conversation) + self.tool_tokens
-
     def _snapshot(self, conversation: Conversation) -> _Snapshot:
         tally = self.tallies.of(conversation)
         return _Snapshot(id(conversation), tally.tokens + self.tool_tokens, tally.replacements)

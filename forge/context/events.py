@@ -6,7 +6,7 @@ The agent re-exports these beside its own events, so the whole core speaks one v
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 
 
@@ -63,9 +63,15 @@ class SummarizationProgress:
     failed: int = 0
 
 
+NOT_RECORDED = {"recorded": False}
+"""Field metadata: the field is for clients in the process, not for `forge run`'s jsonl records
+(whose fields ADR 0015 keeps as they are)."""
+
+
 @dataclass(frozen=True, slots=True)
 class SummarizationCompleted:
-    """A strategy run finished and its summaries were applied."""
+    """A strategy run finished and its summaries were applied: everything a client shows of
+    the result, so none has to read the conversation afterwards."""
 
     run_id: str
     strategy: str
@@ -75,6 +81,9 @@ class SummarizationCompleted:
     tokens_after: int
     duration_s: float
     llm_calls: int
+    summary: str = field(default="", metadata=NOT_RECORDED)
+    """The text of the summaries the run put in, in order, separated by a blank line ("" for
+    a deterministic run: it writes none)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,4 +130,9 @@ ContextEvent = (
 )
 
 EventSink = Callable[[ContextEvent], None]
-"""Where the manager sends events. Must not block; the agent queues them for its client."""
+"""Where the manager sends events (given at its construction). Must not block; the agent
+forwards them to the running turn's client."""
+
+
+def drop_event(event: ContextEvent) -> None:
+    """An `EventSink` for a manager nobody listens to: events go nowhere."""

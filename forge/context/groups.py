@@ -153,8 +153,3 @@ def user_turns(messages: Sequence[Message]) -> list[Turn]:
             end += 1
         turns.append(Turn(start, end))
     return turns
-
-
-def ids_at(messages: Sequence[Message], start: int, end: int) -> tuple[str, ...]:
-    """The ids of messages[start:end]."""
-    return tuple(message.id for message in messages[start:end])

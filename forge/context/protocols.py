@@ -1,6 +1,7 @@
-"""The seams of the context subsystem: what a strategy is, and what the agent needs of the
-manager. The agent codes against `ContextManagerProtocol`; `forge.context.manager.Manager`
-implements it."""
+"""The seam between the agent and context management: the agent codes against
+`ContextManagerProtocol`; `forge.context.manager.Manager` implements it. A manager is given its
+event sink at construction (docs/adr/0039). What a strategy is lives in
+`forge.context.strategies.contract`."""
 
 from __future__ import annotations
 
@@ -8,31 +9,12 @@ from collections.abc import Sequence
 from typing import Protocol
 
 from forge.context.conversation import Conversation
-from forge.context.events import EventSink, Trigger
+from forge.context.events import EventSink, Trigger, drop_event
 from forge.llm.protocols import Provider, ToolSpec
-
-
-class Strategy(Protocol):
-    """One way of shrinking the conversation. Small, ordered, composed by the manager."""
-
-    name: str
-
-    def should_run(self, conversation: Conversation, current_tokens: int, max_tokens: int) -> bool:
-        """Whether this strategy's own trigger fires now."""
-        ...
-
-    async def summarize(
-        self, conversation: Conversation, provider: Provider, events: EventSink
-    ) -> int:
-        """Summarize in place; returns how many items were summarized."""
-        ...
 
 
 class ContextManagerProtocol(Protocol):
     """What the agent loop needs from context management."""
-
-    event_sink: EventSink | None
-    """Where context events go; the agent points it at the running turn."""
 
     @property
     def max_tokens(self) -> int:
@@ -75,13 +57,16 @@ class ContextManagerProtocol(Protocol):
 
 
 class NullContextManager:
-    """Does no summarization; keeps the seam usable before (or without) real management."""
+    """Does no summarization; keeps the seam usable before (or without) real management.
+    `emit` is where a subclass sends the context events it makes."""
 
-    def __init__(self, provider: Provider, max_tokens: int = 128_000) -> None:
+    def __init__(
+        self, provider: Provider, max_tokens: int = 128_000, *, emit: EventSink = drop_event
+    ) -> None:
         self._provider = provider
         self._max_tokens = max_tokens
         self._last_prompt_tokens = 0
-        self.event_sink: EventSink | None = None
+        self.emit = emit
 
     @property
     def max_tokens(self) -> int:

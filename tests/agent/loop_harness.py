@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator, Callable, Sequence
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from forge.agent.approvals import ApprovalPolicy
 from forge.agent.events import (
@@ -26,7 +26,9 @@ from forge.agent.events import (
 )
 from forge.agent.loop import Agent
 from forge.agent.tools.registry import default_registry
+from forge.agent.turn_events import TurnEvents
 from forge.context.conversation import Conversation
+from forge.context.events import EventSink, drop_event
 from forge.context.protocols import ContextManagerProtocol, NullContextManager
 from forge.llm.messages import Message, MessageKind
 from forge.llm.openai_provider import OpenAICompatibleProvider
@@ -60,8 +62,10 @@ def make_agent(
     conversation: Conversation | None = None,
     max_llm_calls: int = 50,
     ask_user: bool = True,
+    turn_events: TurnEvents | None = None,
 ) -> Agent:
-    """An agent with the default tools and the default approval policy (reads auto-approved)."""
+    """An agent with the default tools and the default approval policy (reads auto-approved).
+    `turn_events` is the router the context manager was built with (see `with_manager`)."""
     return Agent(
         provider,
         context_manager or NullContextManager(provider),
@@ -73,7 +77,25 @@ def make_agent(
         max_llm_calls=max_llm_calls,
         ask_user=ask_user,
         command_timeout=30,
+        turn_events=turn_events,
     )
+
+
+ManagerT = TypeVar("ManagerT", bound=ContextManagerProtocol)
+
+
+def with_manager(
+    provider: OpenAICompatibleProvider,
+    workspace: Path,
+    build: Callable[[EventSink], ManagerT],
+    **options: Any,
+) -> tuple[Agent, ManagerT]:
+    """An agent (see `make_agent`) and its context manager, built as the runtime builds them:
+    the agent's event router first, the manager given its `emit`."""
+    road = TurnEvents()
+    manager = build(road.emit)
+    agent = make_agent(provider, workspace, context_manager=manager, turn_events=road, **options)
+    return agent, manager
 
 
 async def drive(
@@ -131,8 +153,8 @@ class KeepLastTurnContextManager(NullContextManager):
     started/completed events the real manager does. Used where a test needs compaction to
     visibly happen without scripting a summarizer."""
 
-    def __init__(self, provider: OpenAICompatibleProvider) -> None:
-        super().__init__(provider)
+    def __init__(self, provider: OpenAICompatibleProvider, *, emit: EventSink = drop_event) -> None:
+        super().__init__(provider, emit=emit)
         self.compactions: list[Trigger] = []
         self.evaluations = 0
 
@@ -145,7 +167,7 @@ class KeepLastTurnContextManager(NullContextManager):
     ) -> None:
         """Replace the older messages with one summary."""
         self.compactions.append(trigger)
-        sink = self.event_sink or (lambda event: None)
+        sink = self.emit
         latest_user = conversation.latest_user_index() or 1
         removed = conversation.messages[1:latest_user]
         sink(SummarizationStarted("run-1", "keep_last_turn", trigger, "none", 0, 0, len(removed)))

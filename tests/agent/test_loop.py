@@ -26,6 +26,7 @@ from tests.agent.loop_harness import (
     make_agent,
     make_provider,
     of_type,
+    with_manager,
 )
 from tests.support.openai_server import Call, OpenAIServer, Text, ToolCalls
 
@@ -254,8 +255,9 @@ async def test_context_manager_runs_before_every_call_and_its_events_reach_the_c
         Text("third done"),
     )
     async with make_provider(llm_server) as provider:
-        manager = KeepLastTurnContextManager(provider)
-        agent = make_agent(provider, workspace, context_manager=manager)
+        agent, manager = with_manager(
+            provider, workspace, lambda emit: KeepLastTurnContextManager(provider, emit=emit)
+        )
         await drive(agent.run_turn("one"))
         assert manager.evaluations == 2
         await drive(agent.run_turn("two"))
@@ -264,7 +266,6 @@ async def test_context_manager_runs_before_every_call_and_its_events_reach_the_c
         events = await drive(agent.run_turn("three"))
 
     assert finished(events).reason == "answered"
-    assert manager.event_sink is None  # restored after the turn
     sent = llm_server.requests[-1].messages
     assert sent[1]["content"] == "[summary of 4 messages]"
     assert "first done" not in json.dumps(sent)

@@ -22,6 +22,7 @@ from forge.agent.events import (
 )
 from forge.agent.interruption import NOT_RUN_RESULT, UNANSWERED_QUESTION_RESULT
 from forge.context.conversation import CANCELLED_RESULT, Conversation
+from forge.context.events import EventSink
 from forge.llm.openai_provider import OpenAICompatibleProvider
 from tests.agent.loop_harness import (
     KeepLastTurnContextManager,
@@ -30,6 +31,7 @@ from tests.agent.loop_harness import (
     finished,
     make_agent,
     make_provider,
+    with_manager,
 )
 from tests.support.openai_server import Call, OpenAIServer, Text, ToolCalls
 
@@ -189,16 +191,16 @@ class SlowSummarizer(KeepLastTurnContextManager):
     """Starts a summarization before every call after the first and hangs in it (until
     `hang` is cleared); records whether its work was cancelled."""
 
-    def __init__(self, provider: OpenAICompatibleProvider) -> None:
-        super().__init__(provider)
+    def __init__(self, provider: OpenAICompatibleProvider, *, emit: EventSink) -> None:
+        super().__init__(provider, emit=emit)
         self.hang = True
         self.cancelled = False
 
     async def evaluate_and_summarize(self, conversation: Conversation) -> None:
         await super().evaluate_and_summarize(conversation)
-        if self.evaluations < 2 or not self.hang or self.event_sink is None:
+        if self.evaluations < 2 or not self.hang:
             return
-        self.event_sink(SummarizationStarted("run-9", "slow", Trigger.AUTO, "m", 9, 10, 2))
+        self.emit(SummarizationStarted("run-9", "slow", Trigger.AUTO, "m", 9, 10, 2))
         try:
             await asyncio.sleep(60)
         except asyncio.CancelledError:
@@ -212,15 +214,15 @@ async def test_cancel_during_summarization_stops_it_and_leaves_a_valid_conversat
     (workspace / "a.txt").write_text("a")
     llm_server.enqueue(ToolCalls([Call("read_file", {"path": "a.txt"})]), Text("after"))
     async with make_provider(llm_server) as provider:
-        manager = SlowSummarizer(provider)
-        agent = make_agent(provider, workspace, context_manager=manager)
+        agent, manager = with_manager(
+            provider, workspace, lambda emit: SlowSummarizer(provider, emit=emit)
+        )
         task, reached, _ = await consume_until(
             agent.run_turn("read"), lambda event: isinstance(event, SummarizationStarted)
         )
         await cancel_when(task, reached)
 
         assert manager.cancelled
-        assert manager.event_sink is None  # the turn's sink was taken down
         assert agent.conversation.is_valid()
         assert [m.role for m in agent.conversation] == ["system", "user", "assistant", "tool"]
         manager.hang = False

@@ -21,6 +21,7 @@ from tests.agent.loop_harness import (
     make_agent,
     make_provider,
     of_type,
+    with_manager,
 )
 from tests.support.openai_server import Call, Disconnect, Fault, OpenAIServer, Text, ToolCalls
 
@@ -93,8 +94,9 @@ async def test_context_overflow_compacts_and_retries_once(
 ) -> None:
     llm_server.enqueue(Text("one"), Text("two"), OVERFLOW, Text("fits now"))
     async with make_provider(llm_server) as provider:
-        manager = KeepLastTurnContextManager(provider)
-        agent = make_agent(provider, workspace, context_manager=manager)
+        agent, manager = with_manager(
+            provider, workspace, lambda emit: KeepLastTurnContextManager(provider, emit=emit)
+        )
         await drive(agent.run_turn("first"))
         await drive(agent.run_turn("second"))
         events = await drive(agent.run_turn("third"))
@@ -115,8 +117,9 @@ async def test_a_second_overflow_ends_the_turn_with_an_error(
 ) -> None:
     llm_server.enqueue(OVERFLOW, OVERFLOW, Text("later"))
     async with make_provider(llm_server) as provider:
-        manager = KeepLastTurnContextManager(provider)
-        agent = make_agent(provider, workspace, context_manager=manager)
+        agent, manager = with_manager(
+            provider, workspace, lambda emit: KeepLastTurnContextManager(provider, emit=emit)
+        )
         events = await drive(agent.run_turn("huge"))
         later = await drive(agent.run_turn("small"))
 
@@ -131,13 +134,11 @@ class WarningContextManager(KeepLastTurnContextManager):
 
     async def evaluate_and_summarize(self, conversation: Conversation) -> None:
         await super().evaluate_and_summarize(conversation)
-        if self.event_sink is not None:
-            self.event_sink(ContextWarning(current_tokens=90, max_tokens=100, threshold=0.85))
+        self.emit(ContextWarning(current_tokens=90, max_tokens=100, threshold=0.85))
 
     def record_usage(self, prompt_tokens: int, conversation: Conversation) -> None:
         super().record_usage(prompt_tokens, conversation)
-        if self.event_sink is not None:
-            self.event_sink(ContextWarning(prompt_tokens, 100, 0.85))
+        self.emit(ContextWarning(prompt_tokens, 100, 0.85))
 
 
 async def test_context_events_are_yielded_in_order_within_the_turn(
@@ -145,7 +146,9 @@ async def test_context_events_are_yielded_in_order_within_the_turn(
 ) -> None:
     llm_server.enqueue(Text("hello", prompt_tokens=42))
     async with make_provider(llm_server) as provider:
-        agent = make_agent(provider, workspace, context_manager=WarningContextManager(provider))
+        agent, _ = with_manager(
+            provider, workspace, lambda emit: WarningContextManager(provider, emit=emit)
+        )
         events = await drive(agent.run_turn("hi"))
 
     kinds = [type(event).__name__ for event in events]

@@ -18,7 +18,14 @@ from forge.context.plan import PLAN_HEADER, PLAN_TOOL, checklist, parse_plan
 from forge.context.plan_pin import current_plan
 from forge.llm.messages import MessageKind
 from forge.llm.openai_provider import OpenAICompatibleProvider
-from tests.agent.loop_harness import drive, finished, make_agent, make_provider, of_type
+from tests.agent.loop_harness import (
+    drive,
+    finished,
+    make_agent,
+    make_provider,
+    of_type,
+    with_manager,
+)
 from tests.context.builders import counter, llm_tiers, provider_for
 from tests.support.openai_server import (
     Call,
@@ -132,10 +139,18 @@ def write_sources(workspace: Path, count: int = 8, lines: int = 30) -> None:
 def agent_with_manager(
     provider: OpenAICompatibleProvider, workspace: Path, settings: ContextSettings
 ) -> tuple[Agent, Manager]:
-    manager = Manager(
-        settings, provider, counter(), context_window=1_000_000, summarization_model=SUMMARIZER
+    return with_manager(
+        provider,
+        workspace,
+        lambda emit: Manager(
+            settings,
+            provider,
+            counter(),
+            context_window=1_000_000,
+            summarization_model=SUMMARIZER,
+            emit=emit,
+        ),
     )
-    return make_agent(provider, workspace, context_manager=manager), manager
 
 
 async def run_turn(agent: Agent, text: str) -> list[AgentEvent]:
@@ -277,15 +292,18 @@ async def test_a_resumed_session_keeps_the_plan(
         conversation, log = store.resume(log.id)
         assert current_plan(conversation.messages) == parse_plan(SECOND)
         assert [m.kind for m in conversation].count(MessageKind.PLAN) == 1
-        manager = Manager(
-            llm_tiers(),
+        resumed, _ = with_manager(
             provider,
-            counter(),
-            context_window=1_000_000,
-            summarization_model=SUMMARIZER,
-        )
-        resumed = make_agent(
-            provider, workspace, context_manager=manager, conversation=conversation
+            workspace,
+            lambda emit: Manager(
+                llm_tiers(),
+                provider,
+                counter(),
+                context_window=1_000_000,
+                summarization_model=SUMMARIZER,
+                emit=emit,
+            ),
+            conversation=conversation,
         )
         log.attach(resumed.conversation)
         text = script.turn("Carry on", read("f1.py"), Text("All done."))

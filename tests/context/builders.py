@@ -108,9 +108,10 @@ def make_manager(
 ) -> Manager:
     """A manager with the exact counter and a large window unless told otherwise; without
     `settings`, the LLM tiers alone (`llm_tiers`)."""
-    sink = events.append if events is not None else None
+    if events is not None:
+        options["emit"] = events.append
     options.setdefault("context_window", 1_000_000)
-    return Manager(settings or llm_tiers(), provider, counter(), event_sink=sink, **options)
+    return Manager(settings or llm_tiers(), provider, counter(), **options)
 
 
 def ids(messages: Sequence[Message]) -> list[str]:

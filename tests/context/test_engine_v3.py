@@ -103,7 +103,7 @@ async def test_masking_runs_cost_o_new_not_o_conversation(llm_server: OpenAIServ
         manager.counter = tally
         for strategy in manager.strategies:
             if hasattr(strategy, "counter"):
-                strategy.counter = tally  # type: ignore[union-attr]
+                strategy.counter = tally
         await manager.evaluate_and_summarize(chat)  # the first look reads everything once
         counted: list[int] = []
         masked = 0

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from forge.agent.tools.base import ToolContext
-from forge.agent.tools.execute_command import ExecuteCommandTool
+from forge.agent.tools.execute_command import ExecuteCommandArgs, ExecuteCommandTool
 from forge.context.ledger import Ledger, build_ledger, collect_ledger, exit_code_in
 from forge.llm.messages import Message, MessageKind, ToolCall, assistant, tool_result
 from tests.conftest import CORPUS
@@ -121,7 +121,7 @@ def test_real_openhands_trajectory_yields_its_commands_and_files() -> None:
 async def _real_command_result(workspace: Path, command: str, limit_seconds: float = 30) -> str:
     """What the agent's own `execute_command` tool returns for `command` (a real subprocess)."""
     result = await ExecuteCommandTool().run(
-        {"command": command, "timeout": limit_seconds}, ToolContext(workspace=workspace)
+        ExecuteCommandArgs(command=command, timeout=limit_seconds), ToolContext(workspace=workspace)
     )
     return result.content
 

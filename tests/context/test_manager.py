@@ -313,10 +313,10 @@ async def test_a_cancelled_evaluation_leaves_the_conversation_untouched(
     chat = conversation(task_start(), steps(10), filler(20))
     before = [m.id for m in chat.messages]
     async with provider_for(llm_server) as provider:
-        manager = make_manager(provider)
         started = asyncio.Event()
-        manager.event_sink = lambda event: (
-            started.set() if isinstance(event, SummarizationStarted) else None
+        manager = make_manager(
+            provider,
+            emit=lambda event: started.set() if isinstance(event, SummarizationStarted) else None,
         )
         work = asyncio.create_task(manager.evaluate_and_summarize(chat))
         await started.wait()

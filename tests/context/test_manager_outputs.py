@@ -1,5 +1,5 @@
 """What the manager leaves behind: summary files, logs naming models (never keys), and the
-`Strategy` protocol for strategies written elsewhere."""
+one strategy contract for strategies written elsewhere."""
 
 from __future__ import annotations
 
@@ -9,12 +9,8 @@ from pathlib import Path
 import pytest
 
 from forge.context.conversation import Conversation
-from forge.context.events import (
-    ContextEvent,
-    EventSink,
-    SummarizationCompleted,
-    SummarizationStarted,
-)
+from forge.context.events import ContextEvent, SummarizationCompleted, SummarizationStarted
+from forge.context.strategies import Capabilities, ContextStrategy, StrategyRun
 from forge.context.summary_archive import read_summary_file
 from forge.llm.messages import Message, MessageKind, assistant
 from forge.llm.protocols import Provider
@@ -78,10 +74,11 @@ async def test_logs_name_the_model_of_each_run_and_never_the_key(
     assert API_KEY not in caplog.text
 
 
-class CountingWordsStrategy:
+class CountingWordsStrategy(ContextStrategy):
     """A strategy written outside forge.context: drops filler, answering via the provider."""
 
     name = "external"
+    capabilities = Capabilities(uses_llm=True)
 
     def __init__(self) -> None:
         self.models: list[str] = []
@@ -89,9 +86,15 @@ class CountingWordsStrategy:
     def should_run(self, conversation: Conversation, current_tokens: int, max_tokens: int) -> bool:
         return any(m.content.startswith("noted") for m in conversation.messages)
 
-    async def summarize(
-        self, conversation: Conversation, provider: Provider, events: EventSink
+    def pending_items(
+        self, conversation: Conversation, max_tokens: int, *, force: bool = False
     ) -> int:
+        return sum(1 for m in conversation.messages if m.content.startswith("noted"))
+
+    async def run(
+        self, conversation: Conversation, provider: Provider | None, run: StrategyRun
+    ) -> int:
+        assert provider is not None  # uses_llm: the runner gives the summarization provider
         self.models.append(provider.model)
         completion = await provider.complete([assistant("say ok")])
         removed = 0
@@ -102,7 +105,7 @@ class CountingWordsStrategy:
         return removed
 
 
-async def test_any_strategy_following_the_protocol_can_be_composed(
+async def test_any_strategy_keeping_the_contract_can_be_composed(
     llm_server: OpenAIServer,
 ) -> None:
     llm_server.responder = lambda request: Text("ok")

@@ -13,7 +13,7 @@ from forge.context.conversation import Conversation
 from forge.context.events import ContextEvent, ContextUsage, SummarizationCompleted
 from forge.context.manager import Manager
 from forge.llm.messages import Message, assistant, user
-from tests.agent.loop_harness import make_agent, make_provider
+from tests.agent.loop_harness import make_provider, with_manager
 from tests.context.builders import (
     conversation,
     counter,
@@ -104,12 +104,14 @@ async def test_tool_definitions_are_counted_in_the_prompt(
     llm_server.enqueue(Text("Hello! Nothing to do."))
     provider = make_provider(llm_server)
     try:
-        events: list[ContextEvent] = []
         exact = counter()
-        manager = Manager(
-            ContextSettings(), provider, exact, context_window=100_000, event_sink=events.append
+        agent, manager = with_manager(
+            provider,
+            workspace,
+            lambda emit: Manager(
+                ContextSettings(), provider, exact, context_window=100_000, emit=emit
+            ),
         )
-        agent = make_agent(provider, workspace, context_manager=manager)
         seen = [event async for event in agent.run_turn("hello")]
     finally:
         await provider.aclose()

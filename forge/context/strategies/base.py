@@ -1,9 +1,10 @@
-"""What every built-in strategy shares: its services, the per-run context, and the safe way to
-swap a summary in.
+"""What every built-in summarizing strategy shares: its services and the safe way to swap a
+summary in.
 
-A built-in strategy implements the `Strategy` protocol (`summarize`) and, for the manager,
-`run` with a `StrategyRun` carrying the run id, trigger, user instructions and whether the
-strategy's own trigger is bypassed (`force`, used by /compact and the auto-summary threshold).
+A summarizing strategy keeps the one contract (`forge.context.strategies.contract`): the runner
+calls `run` with the summarization provider and a `StrategyRun` carrying the run id, trigger,
+user instructions and whether the strategy's own trigger is bypassed (`force`, used by
+/compact and the auto-summary threshold); `run` hands over to `summarize_with`.
 """
 
 from __future__ import annotations
@@ -11,8 +12,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-import uuid
-from abc import ABC, abstractmethod
+from abc import abstractmethod
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
@@ -20,8 +20,10 @@ from typing import TypeVar
 from forge.config.settings import ContextSettings
 from forge.context.adaptive import AdaptiveSummarizer, SummaryResult
 from forge.context.conversation import Conversation
-from forge.context.events import EventSink, SummarizationProgress, Trigger
+from forge.context.errors import SummarizationError
+from forge.context.events import SummarizationProgress
 from forge.context.ledger import Ledger
+from forge.context.strategies.contract import Capabilities, ContextStrategy, StrategyRun
 from forge.context.summary_archive import SummaryArchive, SummaryRecord
 from forge.context.tally import ConversationTally, Tallies
 from forge.llm.messages import Message, MessageKind, Role
@@ -52,24 +54,6 @@ class StrategyServices:
         if self.tallies is None:
             self.tallies = Tallies(self.counter)
         return self.tallies.of(conversation)
-
-
-@dataclass(slots=True)
-class StrategyRun:
-    """One run of a strategy as the manager started it."""
-
-    run_id: str
-    trigger: Trigger
-    events: EventSink
-    instructions: str = ""
-    """The user's instructions (/compact), passed to the summarizer."""
-    force: bool = False
-    """Run even if the strategy's own trigger did not fire."""
-
-
-def new_run_id() -> str:
-    """A short random id for a strategy run."""
-    return uuid.uuid4().hex[:12]
 
 
 def replace_by_ids(
@@ -140,17 +124,11 @@ def with_ledger(text: str, ledger: Ledger) -> str:
     return f"{text.rstrip()}\n\n{rendered}" if rendered else text.rstrip()
 
 
-class SummarizationStrategy(ABC):
-    """Base of the built-in strategies."""
+class SummarizationStrategy(ContextStrategy):
+    """Base of the built-in strategies that ask the summarization model."""
 
     name: str = "strategy"
-    forceable: bool = True
-    """Whether /compact and the auto-summary threshold may run it regardless of its trigger."""
-    token_triggered: bool = False
-    """Whether its trigger is the token count (such runs obey the no-loop governor)."""
-    uses_llm: bool = True
-    """Whether a run asks the summarization model. The manager does not start such a run
-    while the summarizer breaker is open (see `forge.context.summarizer_breaker`)."""
+    capabilities = Capabilities(uses_llm=True)
 
     def __init__(self, services: StrategyServices) -> None:
         self.services = services
@@ -165,20 +143,24 @@ class SummarizationStrategy(ABC):
         """Whether this strategy's own trigger fires now."""
 
     @abstractmethod
-    def pending_items(self, conversation: Conversation, *, force: bool = False) -> int:
+    def pending_items(
+        self, conversation: Conversation, max_tokens: int = 0, *, force: bool = False
+    ) -> int:
         """How many items a run now would summarize."""
 
-    @abstractmethod
-    async def run(self, conversation: Conversation, provider: Provider, run: StrategyRun) -> int:
-        """Summarize in place; returns how many items were summarized."""
-
-    async def summarize(
-        self, conversation: Conversation, provider: Provider, events: EventSink
+    async def run(
+        self, conversation: Conversation, provider: Provider | None, run: StrategyRun
     ) -> int:
-        """The `Strategy` protocol: one automatic run."""
-        return await self.run(
-            conversation, provider, StrategyRun(new_run_id(), Trigger.AUTO, events)
-        )
+        """The contract's entry point: `summarize_with` the summarization provider."""
+        if provider is None:
+            raise SummarizationError(f"{self.name} needs a summarization provider")
+        return await self.summarize_with(conversation, provider, run)
+
+    @abstractmethod
+    async def summarize_with(
+        self, conversation: Conversation, provider: Provider, run: StrategyRun
+    ) -> int:
+        """Summarize in place; returns how many items were summarized."""
 
     def tokens_of(self, messages: Sequence[Message]) -> int:
         """What `messages` cost, each counted as a prompt message (the `tokens_before` of a
@@ -254,7 +236,9 @@ class SummarizationStrategy(ABC):
         run.events(SummarizationProgress(run.run_id, self.name, done, total, failed))
 
     def archive(self, message: Message, run: StrategyRun, result: SummaryResult) -> None:
-        """Write the summary file when the manager has a summary directory."""
+        """Note the summary for the run's completion event, and write the summary file when
+        the manager has a summary directory."""
+        run.summaries.append(message.content)
         if self.services.archive is None:
             return
         record = SummaryRecord(

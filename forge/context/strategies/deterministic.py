@@ -1,28 +1,29 @@
 """What the deterministic tiers share: no LLM call, a trigger, and an `apply` that edits in place.
 
 The ingest cap (tier 0) and observation masking (tier 1) are deterministic: they cost no
-request, cannot fail on a provider, and run before any LLM strategy. The manager runs them with
+request, cannot fail on a provider, and run before any LLM strategy. The runner runs them with
 the same started/completed events as a summary run, with model "none".
 
 `AppendCursor` lets a tier look only at what was appended since its last look (O(new) per LLM
 call); a change that moves messages (a summary swapped in) makes it start over once, while an
 output masked or cut in place need not (the tier says which in-place changes concern it).
 
-`in_place` tiers (ingest cap, masking) only replace an output by a same-shaped one, so the
-manager checks their edits (`Conversation.kept_shape_since`, O(edits)) instead of validating the
-whole list around each run.
+`in_place` tiers (ingest cap, masking; `Capabilities.in_place`) only replace an output by a
+same-shaped one, so the runner checks their edits (`Conversation.kept_shape_since`, O(edits))
+instead of validating the whole list before each run.
 """
 
 from __future__ import annotations
 
-from abc import ABC, abstractmethod
+from abc import abstractmethod
 from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass
 
 from forge.config.settings import ContextSettings
 from forge.context.conversation import Conversation, same_shape
+from forge.context.strategies.contract import ContextStrategy, StrategyRun
 from forge.llm.messages import Message
-from forge.llm.protocols import TokenCounter
+from forge.llm.protocols import Provider, TokenCounter
 
 
 @dataclass(slots=True)
@@ -105,15 +106,10 @@ def excluded_call_ids(messages: Iterable[Message], excluded_tools: Collection[st
     return ids
 
 
-class DeterministicStrategy(ABC):
-    """A tier that shrinks the conversation without an LLM call."""
+class DeterministicStrategy(ContextStrategy):
+    """A tier that shrinks the conversation without an LLM call: `run` is `apply`."""
 
     name: str = "deterministic"
-    forceable: bool = True
-    """Whether /compact and the auto-summary threshold may run it regardless of its trigger."""
-    token_triggered: bool = False
-    in_place: bool = False
-    """Whether `apply` only replaces messages one for one by same-shaped ones (see module)."""
 
     def __init__(self, settings: ContextSettings, counter: TokenCounter) -> None:
         self.settings = settings
@@ -132,3 +128,9 @@ class DeterministicStrategy(ABC):
     @abstractmethod
     def apply(self, conversation: Conversation, max_tokens: int, *, force: bool = False) -> int:
         """Shrink in place; returns how many items were changed."""
+
+    async def run(
+        self, conversation: Conversation, provider: Provider | None, run: StrategyRun
+    ) -> int:
+        """`apply` within the run's budget (no provider is used)."""
+        return self.apply(conversation, run.max_tokens, force=run.force)

@@ -26,12 +26,12 @@ from forge.context.groups import (
 from forge.context.ledger import collect_ledger
 from forge.context.prompts import ContentType
 from forge.context.strategies.base import (
-    StrategyRun,
     StrategyServices,
     SummarizationStrategy,
     prior_summary_before,
     with_ledger,
 )
+from forge.context.strategies.contract import Capabilities, StrategyRun
 from forge.context.strategies.cooldown import Cooldown
 from forge.context.strategies.deterministic import AppendCursor
 from forge.context.transcript import render_messages
@@ -47,7 +47,7 @@ class GoalBatchCompactionStrategy(SummarizationStrategy):
     """Compacts the work of the oldest finished turns into one goal message."""
 
     name = "goal_batch"
-    forceable = False
+    capabilities = Capabilities(uses_llm=True, forceable=False)
 
     def __init__(self, services: StrategyServices) -> None:
         super().__init__(services)
@@ -185,11 +185,15 @@ class GoalBatchCompactionStrategy(SummarizationStrategy):
         self._quiet_until = min([*ageing, length + age])
         return False
 
-    def pending_items(self, conversation: Conversation, *, force: bool = False) -> int:
+    def pending_items(
+        self, conversation: Conversation, max_tokens: int = 0, *, force: bool = False
+    ) -> int:
         """Turns a run now would compact."""
         return len(self.eligible_turns(conversation))
 
-    async def run(self, conversation: Conversation, provider: Provider, run: StrategyRun) -> int:
+    async def summarize_with(
+        self, conversation: Conversation, provider: Provider, run: StrategyRun
+    ) -> int:
         """Compact the eligible turns; returns how many turns were compacted."""
         messages = conversation.messages
         self.cooldown.forget_missing({message.id for message in messages})

@@ -15,6 +15,7 @@ from collections.abc import Collection
 from forge.config.settings import ContextSettings
 from forge.context.conversation import Conversation
 from forge.context.recall import recall_hint
+from forge.context.strategies.contract import Capabilities
 from forge.context.strategies.deterministic import (
     AppendCursor,
     DeterministicStrategy,
@@ -35,8 +36,7 @@ class IngestCapStrategy(DeterministicStrategy):
     """Cuts oversized tool outputs to head + tail as they arrive."""
 
     name = INGEST_CAP
-    forceable = False
-    in_place = True
+    capabilities = Capabilities(forceable=False, in_place=True)
 
     def __init__(self, settings: ContextSettings, counter: TokenCounter) -> None:
         super().__init__(settings, counter)

@@ -19,7 +19,8 @@ from forge.context.conversation import Conversation
 from forge.context.errors import PartialSummarizationError, SummarizationError
 from forge.context.groups import is_instruction
 from forge.context.prompts import ContentType
-from forge.context.strategies.base import StrategyRun, StrategyServices, SummarizationStrategy
+from forge.context.strategies.base import StrategyServices, SummarizationStrategy
+from forge.context.strategies.contract import Capabilities, StrategyRun
 from forge.context.strategies.cooldown import Cooldown
 from forge.context.strategies.deterministic import AppendCursor
 from forge.llm.errors import LLMError
@@ -35,7 +36,7 @@ class InstructionCondensationStrategy(SummarizationStrategy):
     """Condenses the oldest user instructions when they alone outgrow their share."""
 
     name = INSTRUCTIONS
-    forceable = False
+    capabilities = Capabilities(uses_llm=True, forceable=False)
 
     def __init__(self, services: StrategyServices) -> None:
         super().__init__(services)
@@ -92,13 +93,17 @@ class InstructionCondensationStrategy(SummarizationStrategy):
             excess -= tokens // 2  # a condensed instruction keeps about half, at most
         return chosen
 
-    def pending_items(self, conversation: Conversation, *, force: bool = False) -> int:
+    def pending_items(
+        self, conversation: Conversation, max_tokens: int = 0, *, force: bool = False
+    ) -> int:
         """Instructions a run now would condense."""
         if self._max_tokens is None:
             return 0
         return len(self.candidates(conversation.messages, self._max_tokens))
 
-    async def run(self, conversation: Conversation, provider: Provider, run: StrategyRun) -> int:
+    async def summarize_with(
+        self, conversation: Conversation, provider: Provider, run: StrategyRun
+    ) -> int:
         """Condense the chosen instructions, one request each; returns how many were."""
         if self._max_tokens is None:
             return 0

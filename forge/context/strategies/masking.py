@@ -27,6 +27,7 @@ from forge.context.budget import reached
 from forge.context.conversation import Conversation
 from forge.context.fallback import tool_output_placeholder
 from forge.context.recall import original_id, recall_hint
+from forge.context.strategies.contract import Capabilities
 from forge.context.strategies.deterministic import (
     AppendCursor,
     DeterministicStrategy,
@@ -46,7 +47,7 @@ class ObservationMaskingStrategy(DeterministicStrategy):
     """Masks older tool outputs in batches."""
 
     name = MASKING
-    in_place = True
+    capabilities = Capabilities(in_place=True)
 
     def __init__(
         self,
@@ -126,6 +127,10 @@ class ObservationMaskingStrategy(DeterministicStrategy):
         return len(self._candidates) - sum(1 for position in kept if position in self._candidates)
 
     # --- the strategy --------------------------------------------------------------------
+    def enabled(self) -> bool:
+        """Switched by `context.observation_masking`."""
+        return self.settings.observation_masking
+
     def should_run(self, conversation: Conversation, current_tokens: int, max_tokens: int) -> bool:
         """A full batch is ready (or, under pressure, anything is)."""
         if not self.settings.observation_masking:

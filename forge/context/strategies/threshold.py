@@ -29,10 +29,10 @@ from forge.context.groups import head_end, protected_positions, units
 from forge.context.ledger import collect_ledger
 from forge.context.prompts import ContentType
 from forge.context.strategies.base import (
-    StrategyRun,
     SummarizationStrategy,
     with_ledger,
 )
+from forge.context.strategies.contract import Capabilities, StrategyRun
 from forge.context.transcript import render_messages
 from forge.llm.errors import LLMError
 from forge.llm.messages import Message, MessageKind
@@ -48,7 +48,7 @@ class ThresholdSummarizationStrategy(SummarizationStrategy):
     """Summarizes the older part of the conversation into one summary per stretch."""
 
     name = "threshold"
-    token_triggered = True
+    capabilities = Capabilities(uses_llm=True, compacts=True, token_triggered=True)
 
     def should_run(self, conversation: Conversation, current_tokens: int, max_tokens: int) -> bool:
         """At/above `threshold_trigger` of the budget with enough messages."""
@@ -90,11 +90,15 @@ class ThresholdSummarizationStrategy(SummarizationStrategy):
             if end - start >= 2 or _large_single(messages[start], counter.count_message)
         ]
 
-    def pending_items(self, conversation: Conversation, *, force: bool = False) -> int:
+    def pending_items(
+        self, conversation: Conversation, max_tokens: int = 0, *, force: bool = False
+    ) -> int:
         """Stretches a run now would summarize: the unit its progress events count in."""
         return len(self.stretches(conversation.messages))
 
-    async def run(self, conversation: Conversation, provider: Provider, run: StrategyRun) -> int:
+    async def summarize_with(
+        self, conversation: Conversation, provider: Provider, run: StrategyRun
+    ) -> int:
         """Summarize each stretch; returns how many stretches were summarized (the unit of
         `pending_items` and the progress events)."""
         self._fit_summarizer_window(conversation)

@@ -32,12 +32,12 @@ from forge.context.ledger import collect_ledger, describe_call
 from forge.context.prompts import ContentType
 from forge.context.recall import recall_hint
 from forge.context.strategies.base import (
-    StrategyRun,
     StrategyServices,
     SummarizationStrategy,
     prior_summary_before,
     with_ledger,
 )
+from forge.context.strategies.contract import StrategyRun
 from forge.context.strategies.cooldown import Cooldown
 from forge.context.transcript import render_messages
 from forge.llm.errors import LLMError
@@ -90,6 +90,10 @@ class ToolCallSummarizationStrategy(SummarizationStrategy):
             return 0, None
         return aged - len(waiting), eligible.groups[oldest]
 
+    def enabled(self) -> bool:
+        """Switched by `context.tool_call_summaries`."""
+        return self.settings.tool_call_summaries
+
     def should_run(self, conversation: Conversation, current_tokens: int, max_tokens: int) -> bool:
         """Enough buffered groups, or the oldest buffered group is far enough back."""
         count, oldest = self.buffer_state(conversation)
@@ -99,11 +103,15 @@ class ToolCallSummarizationStrategy(SummarizationStrategy):
             return True
         return oldest.age(len(conversation)) >= self.settings.max_tool_call_distance
 
-    def pending_items(self, conversation: Conversation, *, force: bool = False) -> int:
+    def pending_items(
+        self, conversation: Conversation, max_tokens: int = 0, *, force: bool = False
+    ) -> int:
         """The number of buffered groups."""
         return self.buffer_state(conversation)[0]
 
-    async def run(self, conversation: Conversation, provider: Provider, run: StrategyRun) -> int:
+    async def summarize_with(
+        self, conversation: Conversation, provider: Provider, run: StrategyRun
+    ) -> int:
         """Summarize every buffered group; returns how many summaries were applied."""
         messages = conversation.messages
         self.cooldown.forget_missing({message.id for message in messages})
