@@ -31,6 +31,18 @@ _PERMISSION_ORDER: tuple[PermissionDecision, ...] = ("deny", "ask", "allow")
 _TEXT_IS_CONTEXT = frozenset({HookEvent.USER_PROMPT_SUBMIT, HookEvent.SESSION_START})
 
 
+@dataclass(frozen=True, slots=True)
+class HookMessage:
+    """Text a hook has for the user, with the hook's name (shown together in the chat)."""
+
+    hook: str
+    """`HookCommand.name`: its file and command."""
+    text: str
+
+    def __str__(self) -> str:
+        return f"{self.hook}: {self.text}"
+
+
 @dataclass(frozen=True)
 class HookReply:
     """One hook's run, read."""
@@ -60,8 +72,8 @@ class HookOutcome:
     context: str = ""
     """Every hook's `additionalContext` (and, for UserPromptSubmit/SessionStart, plain
     stdout), joined with blank lines: text for the model."""
-    messages: tuple[str, ...] = ()
-    """Text to show the user, each prefixed with the hook's name."""
+    messages: tuple[HookMessage, ...] = ()
+    """Text to show the user, each with the hook's name."""
     warnings: tuple[str, ...] = ()
     """Hooks that failed, timed out, could not start, or disagreed; each names the hook."""
     stop: bool = False
@@ -215,7 +227,7 @@ def aggregate(event: HookEvent, runs: Sequence[HookRun]) -> HookOutcome:
     if event in (HookEvent.STOP, HookEvent.SUBAGENT_STOP):
         return StopOutcome(**common, go_on=bool(blockers), reason=reason)
     # Other events cannot block: a block's stderr is shown to the user.
-    shown = tuple(f"{reply.run.hook.name}: {reply.reason}" for reply in blockers if reply.reason)
+    shown = tuple(HookMessage(r.run.hook.name, r.reason) for r in blockers if r.reason)
     return HookOutcome(**{**common, "messages": common["messages"] + shown})
 
 
@@ -226,7 +238,7 @@ def _common(event: HookEvent, replies: Sequence[HookReply]) -> dict[str, Any]:
         "replies": tuple(replies),
         "context": "\n\n".join(reply.context for reply in replies if reply.context),
         "messages": tuple(
-            f"{reply.run.hook.name}: {reply.message}" for reply in replies if reply.message
+            HookMessage(reply.run.hook.name, reply.message) for reply in replies if reply.message
         ),
         "warnings": tuple(reply.warning for reply in replies if reply.warning),
         "stop": bool(stopping),
