@@ -68,7 +68,7 @@ async def test_updated_input_rewrites_the_command(workspace: Path) -> None:
 
 
 async def test_updated_file_path_comes_back_as_forges_relative_path(workspace: Path) -> None:
-    target = workspace.resolve() / "src" / "moved.py"
+    target = workspace / "src" / "moved.py"
     rewrite = emit({"hookSpecificOutput": {"updatedInput": {"file_path": str(target)}}})
     hooks = user_hooks_engine(workspace, {"PreToolUse": [command_hook(rewrite, matcher="Write")]})
     outcome = await hooks.pre_tool_use(
@@ -141,7 +141,9 @@ async def test_other_exit_codes_and_missing_commands_warn_and_let_the_action_pro
     assert outcome.decision is None
     assert len(outcome.warnings) == 2
     assert any("failed (exit 1): broken" in warning for warning in outcome.warnings)
-    assert any("no-such-hook.sh" in warning and "exit 127" in warning for warning in outcome.warnings)
+    assert any(
+        "no-such-hook.sh" in warning and "exit 127" in warning for warning in outcome.warnings
+    )
 
 
 async def test_plain_stdout_is_shown_and_json_adds_context_and_messages(workspace: Path) -> None:
@@ -208,7 +210,9 @@ async def test_plain_stdout_of_a_prompt_or_session_start_hook_is_context(workspa
     )
     prompt = await hooks.user_prompt_submit(session(workspace), "hi")
     assert (prompt.context, prompt.messages) == ("branch: main", ())
-    start = await hooks.run(HookEvent.SESSION_START, session_start_payload(session(workspace), "startup"))
+    start = await hooks.run(
+        HookEvent.SESSION_START, session_start_payload(session(workspace), "startup")
+    )
     assert start.context == "open issues: 3"
 
 
