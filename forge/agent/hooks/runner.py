@@ -98,18 +98,7 @@ async def run_hook(
 ) -> HookRun:
     """Run one hook to its end or its timeout; never raises for the hook's own failures."""
     try:
-        process = await asyncio.create_subprocess_exec(
-            "/bin/sh",
-            "-c",
-            hook.command,
-            cwd=workspace,
-            stdin=asyncio.subprocess.PIPE,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE,
-            start_new_session=True,
-            env=hook_environment(workspace),
-            preexec_fn=pdeathsig_preexec(),
-        )
+        process = await _start(hook, workspace)
     except OSError as error:
         reason = error.strerror or str(error)
         return HookRun(hook, None, "", "", start_error=f"cannot start /bin/sh: {reason}")
@@ -139,6 +128,34 @@ async def run_hook(
         note = f"[timed out after {hook.timeout:g} s; its process group was killed]"
         return HookRun(hook, None, out, f"{err}\n{note}" if err else note, timed_out=True)
     return HookRun(hook, process.returncode, out, err)
+
+
+async def _start(hook: HookCommand, workspace: Path) -> asyncio.subprocess.Process:
+    """Start the hook's shell as the leader of a new process group. A cancellation while
+    asyncio connects its pipes (the shell already runs) still ends the whole group: asyncio
+    alone would kill only the shell, leaving what it started."""
+    starting = asyncio.ensure_future(
+        asyncio.create_subprocess_exec(
+            "/bin/sh",
+            "-c",
+            hook.command,
+            cwd=workspace,
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+            start_new_session=True,
+            env=hook_environment(workspace),
+            preexec_fn=pdeathsig_preexec(),
+        )
+    )
+    try:
+        return await asyncio.shield(starting)
+    except asyncio.CancelledError:
+        with contextlib.suppress(Exception):
+            process = await starting
+            _kill_group(process.pid)
+            await process.wait()
+        raise
 
 
 async def _feed(process: asyncio.subprocess.Process, data: bytes) -> None:
