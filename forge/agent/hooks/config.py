@@ -113,7 +113,7 @@ def user_hooks(settings: HooksSettings, origin: str) -> HookFile:
     event names there are already reported by the config loader as unknown keys."""
     definitions = {
         name: [group.model_dump(exclude_unset=True) for group in getattr(settings, name)]
-        for name in sorted(EVENT_NAMES)
+        for name in (event.value for event in HookEvent)
         if getattr(settings, name)
     }
     groups, warnings = parse_definitions(definitions, origin, project=False, prefix="hooks")
@@ -244,14 +244,11 @@ def _command(
 def _timeout(value: Any, where: str, warnings: list[str]) -> float:
     if value is None:
         return DEFAULT_TIMEOUT_SECONDS
-    if (
-        isinstance(value, bool)
-        or not isinstance(value, int | float)
-        or not math.isfinite(value)
-        or value <= 0
-    ):
+    number = isinstance(value, int | float) and not isinstance(value, bool)
+    if not number or not math.isfinite(value) or value <= 0:
+        shown = f"{value:g}" if number else repr(value)
         warnings.append(
-            f"{where}.timeout: {value!r} is not a positive number of seconds; the "
+            f"{where}.timeout: {shown} is not a positive number of seconds; the "
             f"hook runs with the default {DEFAULT_TIMEOUT_SECONDS:g} s"
         )
         return DEFAULT_TIMEOUT_SECONDS
