@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from forge.agent.hooks.config import (
     DEFAULT_TIMEOUT_SECONDS,
     read_hook_file,
@@ -126,3 +128,12 @@ def test_a_wrongly_typed_user_entry_is_a_config_problem_not_silence() -> None:
     result = write_user_hooks({"Stop": [{"hooks": [{"command": "x", "timeout": "soon"}]}]})
     assert any(problem.key and problem.key.startswith("hooks.Stop") for problem in result.problems)
     assert result.settings.hooks.Stop == []
+
+
+def test_the_environment_can_turn_hooks_off(
+    workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("FORGE_HOOKS__DISABLED", "true")
+    result = write_user_hooks({"Stop": [command_hook("echo x")]})
+    hooks = Hooks.load(result.settings, workspace, WorkspaceTrust(workspace))
+    assert hooks.disabled and not hooks.active(HookEvent.STOP)
