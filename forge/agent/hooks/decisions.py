@@ -28,6 +28,7 @@ STOP_CONTINUATION_LIMIT = 3
 
 PermissionDecision = Literal["allow", "ask", "deny"]
 _PERMISSION_ORDER: tuple[PermissionDecision, ...] = ("deny", "ask", "allow")
+_LEGACY_DECISIONS: dict[str, PermissionDecision] = {"block": "deny", "approve": "allow"}
 _TEXT_IS_CONTEXT = frozenset({HookEvent.USER_PROMPT_SUBMIT, HookEvent.SESSION_START})
 
 
@@ -176,6 +177,8 @@ def _read_json(event: HookEvent, run: HookRun, data: Mapping[str, Any]) -> HookR
     permission: PermissionDecision | None = None
     reason = _text(data.get("reason"))
     raw_permission = specific.get("permissionDecision")
+    if event is not HookEvent.PRE_TOOL_USE:
+        raw_permission = None  # only PreToolUse decides a permission
     if raw_permission in _PERMISSION_ORDER:
         permission = raw_permission
         reason = _text(specific.get("permissionDecisionReason")) or reason
@@ -183,10 +186,9 @@ def _read_json(event: HookEvent, run: HookRun, data: Mapping[str, Any]) -> HookR
         warnings.append(f"permissionDecision {raw_permission!r} is not allow, deny or ask")
     decision = data.get("decision")
     blocked = decision == "block" or permission == "deny"
-    if decision == "block" and permission is None:
-        permission = "deny"
-    elif decision == "approve" and permission is None:
-        permission = "allow"  # Claude Code's older spelling
+    if event is HookEvent.PRE_TOOL_USE and permission is None:
+        # Claude Code's older spelling of a PreToolUse decision.
+        permission = _LEGACY_DECISIONS.get(decision) if isinstance(decision, str) else None
     updated = specific.get("updatedInput", data.get("updatedInput"))
     if updated is not None and not isinstance(updated, dict):
         warnings.append("updatedInput is not an object; ignored")
@@ -198,7 +200,7 @@ def _read_json(event: HookEvent, run: HookRun, data: Mapping[str, Any]) -> HookR
         run,
         blocked=blocked,
         reason=reason,
-        permission=permission if event is HookEvent.PRE_TOOL_USE else None,
+        permission=permission,
         updated_input=updated,
         context=context,
         message=_text(data.get("systemMessage")),

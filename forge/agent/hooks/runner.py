@@ -5,7 +5,7 @@ The hooks of one event run in parallel, each command once however many groups li
 hook past its timeout, or one whose caller is cancelled (the turn was), has its whole process
 group killed, children included; `process_guard` also kills it if Forge itself dies. Output
 past `OUTPUT_CAP_BYTES` per stream is cut with a note, so a chatty hook cannot fill memory or
-the context.
+the context; every secret Forge knows (`forge.config.secrets`) is masked in what is kept.
 
 A hook whose shell exits while a background child still holds its stdout open is waited for
 until that child ends or the timeout kills the group: hooks that start daemons should
@@ -29,6 +29,7 @@ from forge.agent.tools.execute_command import (
     HIDDEN_ENVIRONMENT_PREFIXES,
 )
 from forge.agent.tools.process_guard import GUARD, pdeathsig_preexec
+from forge.config.secrets import redact
 
 OUTPUT_CAP_BYTES = 64 * 1024
 """Bytes of a hook's stdout (and, separately, stderr) kept; the rest is cut with a note."""
@@ -176,7 +177,8 @@ async def _read_capped(stream: asyncio.StreamReader, cap: int) -> str:
         room = cap - len(kept)
         kept += chunk[:room] if room > 0 else b""
         dropped += max(0, len(chunk) - max(room, 0))
-    text = kept.decode("utf-8", errors="replace")
+    # A hook's output is shown and may reach the model: no known secret goes with it.
+    text = redact(kept.decode("utf-8", errors="replace"))
     if dropped:
         text += f"\n[{dropped} more bytes cut: hook output is limited to {cap} bytes]"
     return text

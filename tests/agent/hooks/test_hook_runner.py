@@ -12,6 +12,7 @@ from forge.agent.hooks.config import HookCommand
 from forge.agent.hooks.events import HookEvent
 from forge.agent.hooks.payloads import stop_payload
 from forge.agent.hooks.runner import run_hook, run_hooks
+from forge.config.secrets import KNOWN_SECRETS
 from tests.agent.hooks.support import alive, command_hook, session, user_hooks_engine
 
 
@@ -118,3 +119,12 @@ async def test_secrets_and_forge_variables_are_not_passed(
     run = await run_hook(hook("env"), b"", workspace)
     assert "sk-canary" not in run.stdout
     assert f"FORGE_PROJECT_DIR={workspace}" in run.stdout
+
+
+async def test_known_secrets_are_masked_in_hook_output(workspace: Path) -> None:
+    KNOWN_SECRETS.add(["sk-hook-canary-123456"])
+    run = await run_hook(
+        hook("echo key=sk-hook-canary-123456; echo sk-hook-canary-123456 >&2"), b"", workspace
+    )
+    assert "sk-hook-canary" not in run.stdout + run.stderr
+    assert run.stdout == "key=[redacted]\n"
