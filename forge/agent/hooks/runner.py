@@ -118,12 +118,13 @@ async def run_hook(
         except TimeoutError:
             timed_out = True
     finally:
-        # Timed out, cancelled, or a background child holds the pipes: end the whole group.
-        if timed_out or process.returncode is None or not (stdout.done() and stderr.done()):
-            _kill_group(group)
-            with contextlib.suppress(ProcessLookupError):
+        try:
+            # Timed out, cancelled, or a child holds the pipes: end the whole group.
+            if timed_out or process.returncode is None or not (stdout.done() and stderr.done()):
+                _kill_group(group)
                 await asyncio.shield(process.wait())
-        GUARD.untrack(group)
+        finally:
+            GUARD.untrack(group)
     out, err = await stdout, await stderr
     if timed_out:
         note = f"[timed out after {hook.timeout:g} s; its process group was killed]"

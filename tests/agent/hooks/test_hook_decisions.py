@@ -244,3 +244,29 @@ async def test_stop_hook_blocks_at_most_three_times_a_turn(workspace: Path) -> N
     assert went_on == 3
     assert turn.stop_hook_active
     assert not StopContinuations().stop_hook_active
+
+
+async def test_a_non_executable_hook_warns_and_the_call_proceeds(workspace: Path) -> None:
+    script = workspace / "guard.sh"
+    script.write_text("#!/bin/sh\nexit 2\n")
+    script.chmod(0o644)
+    hooks = user_hooks_engine(workspace, {"PreToolUse": [command_hook("./guard.sh")]})
+    outcome = await hooks.pre_tool_use(session(workspace), "read_file", {"path": "a"})
+    assert outcome.decision is None
+    (warning,) = outcome.warnings
+    assert "./guard.sh failed (exit 126)" in warning and "Permission denied" in warning
+
+
+async def test_an_unknown_permission_decision_is_a_warning(workspace: Path) -> None:
+    hooks = user_hooks_engine(workspace, {"PreToolUse": [command_hook(permission("maybe"))]})
+    outcome = await hooks.pre_tool_use(session(workspace), "read_file", {"path": "a"})
+    assert outcome.decision is None
+    (warning,) = outcome.warnings
+    assert "permissionDecision 'maybe' is not allow, deny or ask" in warning
+
+
+async def test_stdout_that_is_not_json_is_text_even_when_it_looks_close(workspace: Path) -> None:
+    hooks = user_hooks_engine(workspace, {"PostToolUse": [command_hook("echo '{not json'")]})
+    outcome = await hooks.post_tool_use(session(workspace), "read_file", {"path": "a"})
+    assert [message.text for message in outcome.messages] == ["{not json"]
+    assert not outcome.warnings
