@@ -1,10 +1,12 @@
 """Which hooks a tool call matches, and the tool input a hook reads, in Forge's names and in
 Claude Code's, so a hook written for Claude Code works unchanged (docs/adr/0043).
 
-A matcher is a regular expression that must match a whole name (`Bash` matches Claude's
-`Bash` only, `Edit|Write` either, `mcp__github__.*` every tool of that server). A tool call
-is matched under every name it has: Forge's (`execute_command`, `github__create_issue`) and
-Claude Code's (`Bash`, `mcp__github__create_issue`). An empty matcher or `*` matches all.
+Matchers read as Claude Code reads them: one made only of letters, digits, `_` and `|` is a
+list of exact names (`Bash` matches `Bash` only, `Edit|Write` either, `mcp__github` no tool);
+any other is a regular expression found anywhere in the name (`mcp__github__.*` every tool of
+that server, `Notebook.*`). A tool call is matched under every name it has: Forge's
+(`execute_command`, `github__create_issue`) and Claude Code's (`Bash`,
+`mcp__github__create_issue`). An empty matcher or `*` matches all.
 """
 
 from __future__ import annotations
@@ -32,11 +34,18 @@ MATCH_ALL = frozenset({"", "*"})
 """Matchers that match everything."""
 
 
+_PLAIN_NAMES = re.compile(r"[A-Za-z0-9_|]+")
+
+
 def compile_matcher(matcher: str) -> re.Pattern[str] | None:
-    """The compiled matcher, None for one that matches everything. Raises `re.error`."""
+    """The compiled matcher (use it with `search`), None for one that matches everything.
+    Raises `re.error`."""
     text = matcher.strip()
     if text in MATCH_ALL:
         return None
+    if _PLAIN_NAMES.fullmatch(text):
+        names = [re.escape(name) for name in text.split("|") if name]
+        return re.compile("^(?:" + "|".join(names) + ")$")
     return re.compile(text)
 
 
@@ -50,11 +59,11 @@ def tool_names(tool_name: str) -> tuple[str, ...]:
 
 
 def matches(pattern: re.Pattern[str] | None, names: tuple[str, ...] | str) -> bool:
-    """Whether `pattern` (from `compile_matcher`) matches one of `names` as a whole."""
+    """Whether `pattern` (from `compile_matcher`) matches one of `names`."""
     if pattern is None:
         return True
     candidates = (names,) if isinstance(names, str) else names
-    return any(pattern.fullmatch(name) for name in candidates)
+    return any(pattern.search(name) for name in candidates)
 
 
 def claude_tool_name(tool_name: str) -> str:

@@ -31,7 +31,12 @@ from tests.agent.hooks.support import command_hook, session, user_hooks_engine
         ("Grep", "search_files", True),
         ("Write", "apply_diff", False),
         ("Bash", "write_file", False),
-        ("Write", "NotebookWrite", False),  # a whole-name match, as Claude Code documents
+        ("Write", "NotebookWrite", False),  # plain names match exactly, as in Claude Code
+        ("Notebook.*", "NotebookWrite", True),  # a regex is searched, as in Claude Code
+        ("Bash|Write", "write_file", True),
+        ("mcp__github", "github__create_issue", False),  # a plain prefix matches no tool
+        ("mcp__.*", "github__create_issue", True),
+        ("mcp__.*", "execute_command", False),
         ("", "anything", True),
         ("*", "anything", True),
         ("github__.*", "github__create_issue", True),
