@@ -93,8 +93,9 @@ class PreToolUseOutcome(HookOutcome):
     """Before a tool call. Combine `decision` with the approval policy through
     `forge.agent.hooks.precedence.combine_permission`.
 
-    `updated_input` is Forge's arguments for the call as a hook rewrote them
-    (`matching.forge_arguments`); the caller MUST validate it against the tool's argument
+    `updated_input` is Forge's arguments for the call as a hook rewrote them, as
+    `Hooks.pre_tool_use` returns it (`matching.forge_arguments`; from the generic `Hooks.run`
+    it is the hook's object as written); the caller MUST validate it against the tool's argument
     model as it does a model's call (a bad rewrite is refused with that error), and the
     approval dialog must show the rewritten call."""
 
