@@ -1,6 +1,8 @@
-"""Every file of a workspace that defines programs Forge would start. One today: the MCP
-servers of `.forge/mcp.yaml`. Project hooks and the like join this list, and so the trust
-dialog, `/trust`, `forge trust` and `forge run`'s warnings, without further changes."""
+"""Every file of a workspace that defines programs Forge would start: the MCP servers of
+`.forge/mcp.yaml`, and the project hooks of `.forge/hooks.json` and `.claude/settings.json`'s
+`hooks` key (each listed only when the file exists). A new kind of definition joins this list,
+and so the trust dialog, `/trust`, `forge trust` and `forge run`'s warnings, without further
+changes."""
 
 from __future__ import annotations
 
@@ -11,9 +13,11 @@ from forge.agent.trust.programs import ProgramSource, printable
 
 def workspace_sources(workspace: Path) -> list[ProgramSource]:
     """Each defining file of `workspace` as it is now (a missing file defines nothing)."""
+    from forge.agent.hooks.config import project_hooks
     from forge.agent.mcp.servers import read_project_servers  # the MCP SDK loads only here
 
-    return [read_project_servers(workspace).source]
+    hook_sources = [hook_file.source for hook_file in project_hooks(workspace)]
+    return [read_project_servers(workspace).source, *hook_sources]
 
 
 def describe_programs(source: ProgramSource) -> list[str]:
