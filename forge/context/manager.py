@@ -134,11 +134,12 @@ class Manager:
         strategies: Sequence[AnyStrategy] | None = None,
         summarizer_window: int | None = None,
         breaker: SummarizerBreaker | None = None,
+        usage_sink: UsageSink | None = None,
     ) -> None:
         self.settings = settings
         self.counter = counter
         self.event_sink: EventSink | None = event_sink
-        self.usage_sink: UsageSink | None = None
+        self.usage_sink: UsageSink | None = usage_sink
         """Told the model and usage of every summarization request (the cost ledger)."""
         self._provider = provider
         self._max_tokens = prompt_budget(settings, context_window)

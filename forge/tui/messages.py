@@ -14,8 +14,8 @@ from textual.message import Message
 from forge.agent.events import AgentEvent, ApprovalRequested, QuestionAsked
 
 if TYPE_CHECKING:
-    from forge.agent.runtime import Runtime
     from forge.config.store import ConfigStore
+    from forge.session.core import Session
 
 
 @dataclass
@@ -71,7 +71,7 @@ def message_for_event(event: AgentEvent) -> Message:
 class RuntimeLoaded(Message):
     """The start-up worker loaded the config and built the runtime (after the first frame)."""
 
-    runtime: Runtime
+    runtime: Session
     store: ConfigStore
 
 

@@ -25,6 +25,7 @@ from forge.agent.events import (
     TurnFinished,
 )
 from forge.agent.loop import Agent
+from forge.agent.parts import AgentParts
 from forge.agent.tools import default_registry
 from forge.context.conversation import Conversation
 from forge.context.protocols import ContextManagerProtocol, NullContextManager
@@ -62,17 +63,20 @@ def make_agent(
     ask_user: bool = True,
 ) -> Agent:
     """An agent with the default tools and the default approval policy (reads auto-approved)."""
-    return Agent(
+    parts = AgentParts(
         provider,
         context_manager or NullContextManager(provider),
-        default_registry(),
         policy or ApprovalPolicy(auto_approve=("read_file", "list_files", "search_files")),
+        command_timeout=30,
+    )
+    return Agent(
+        parts,
+        default_registry(),
         workspace,
         system_prompt="You are a test agent.",
         conversation=conversation,
         max_llm_calls=max_llm_calls,
         ask_user=ask_user,
-        command_timeout=30,
     )
 
 
