@@ -35,7 +35,9 @@ from forge.llm.messages import Message
 from forge.llm.tokenizer import TiktokenCounter
 from forge.llm.window_discovery import ContextWindow, WindowTracker
 from forge.session.events import AttachmentsAdded, SessionEvent
+from forge.session.parts import window_tokens
 from forge.session.reports import ContextReport
+from forge.session.settings_apply import apply_settings
 
 if TYPE_CHECKING:
     from forge.agent.mentions import Expansion
@@ -237,8 +239,6 @@ class Session:
     def apply_settings(self, new: Settings) -> str:
         """Switch the running session to `new` settings; returns what changed, in one line
         (see `forge.session.settings_apply`)."""
-        from forge.session.settings_apply import apply_settings
-
         return apply_settings(self, new)
 
     def set_mode(self, mode: PermissionMode) -> None:
@@ -252,8 +252,6 @@ class Session:
         self.agent.context_window = tracker
 
     def _window_changed(self, window: ContextWindow) -> None:
-        from forge.session.parts import window_tokens
-
         self.context_manager.set_provider(
             self.provider, context_window=window_tokens(window, self.settings.llm.model)
         )

@@ -8,18 +8,27 @@ file watcher, `/model`) calls. A part that must change is replaced in the sessio
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from forge.agent.approvals import ApprovalPolicy
+from forge.agent.checkpoints import CheckpointStore
+from forge.agent.loop import Agent
+from forge.agent.mcp import McpServers
+from forge.agent.parts import AgentParts
 from forge.agent.providers import (
     PROVIDER_FIELDS,
     SUMMARIZATION_SERVER_FIELDS,
+    AnyProvider,
     make_provider,
     make_summarization_provider,
 )
+from forge.agent.sessions import SessionLog, SessionStore
+from forge.agent.trust import WorkspaceTrust
 from forge.config.settings import Settings
+from forge.context.manager import Manager
 from forge.llm.model_info import encoding_name_for
 from forge.llm.tokenizer import TiktokenCounter
+from forge.llm.window_discovery import WindowTracker
 from forge.session.parts import (
     make_manager,
     make_window_tracker,
@@ -28,10 +37,42 @@ from forge.session.parts import (
     window_tokens,
 )
 
-if TYPE_CHECKING:
-    from forge.session.core import Session
-
 logger = logging.getLogger(__name__)
+
+
+class Session(Protocol):
+    """What the switch changes of `forge.session.core.Session` (named here, so this module
+    and the one that calls it do not import each other)."""
+
+    settings: Settings
+    parts: AgentParts
+    counter: TiktokenCounter
+    store: SessionStore
+    log: SessionLog
+    agent: Agent
+    window: WindowTracker | None
+    mcp: McpServers | None
+    trust: WorkspaceTrust | None
+    summarization_provider: AnyProvider | None
+    retired_providers: list[AnyProvider]
+    retired_windows: list[WindowTracker]
+
+    @property
+    def provider(self) -> AnyProvider: ...
+
+    @property
+    def context_manager(self) -> Manager: ...
+
+    @property
+    def policy(self) -> ApprovalPolicy: ...
+
+    @property
+    def session_id(self) -> str: ...
+
+    @property
+    def checkpoints(self) -> CheckpointStore | None: ...
+
+    def use_window(self, tracker: WindowTracker) -> None: ...
 
 
 def apply_settings(session: Session, new: Settings) -> str:
