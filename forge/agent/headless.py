@@ -264,7 +264,7 @@ def run_headless(args: argparse.Namespace) -> int:
     writer.cost_report = runtime.cost_report
     recorder = _recorder(runtime, prices)
     if limit is not None:
-        runtime.agent.stop_check = BudgetGuard(limit, recorder.spent)
+        runtime.stop_when(BudgetGuard(limit, recorder.spent))
     if isinstance(writer, JsonLinesWriter):
         writer.early_init = init_record(runtime)
     for problem in runtime.log.problems:  # a resumed file that needed repair
@@ -301,9 +301,9 @@ def run_headless(args: argparse.Namespace) -> int:
 def _recorder(runtime: Session, prices: PriceTable) -> RunRecorder:
     describe = _describer(runtime)
     return RunRecorder(
-        lambda: runtime.agent.costs,
+        lambda: runtime.costs,
         prices,
-        agent_requests=lambda: runtime.agent.turn_llm_calls,
+        agent_requests=lambda: runtime.turn_llm_calls,
         describe=describe,
     )
 

@@ -11,14 +11,14 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncGenerator, Sequence
+from collections.abc import AsyncGenerator, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
 from forge.agent.approvals import ApprovalPolicy
 from forge.agent.checkpoints import CheckpointStore, RestoreOutcome
-from forge.agent.costs import CostReport
+from forge.agent.costs import CostLedger, CostReport
 from forge.agent.events import AgentEvent
 from forge.agent.loop import Agent
 from forge.agent.mcp import McpServers
@@ -117,7 +117,22 @@ class Session:
         store = self.agent.checkpoints
         return store if isinstance(store, CheckpointStore) else None
 
+    @property
+    def costs(self) -> CostLedger:
+        """The session's tokens per model and kind of request (unpriced; see `cost_report`)."""
+        return self.agent.costs
+
+    @property
+    def turn_llm_calls(self) -> int:
+        """The agent's LLM requests in the current (or last) turn."""
+        return self.agent.turn_llm_calls
+
     # --- turns -------------------------------------------------------------------------------
+    def stop_when(self, check: Callable[[], str | None]) -> None:
+        """Ask `check` before each LLM request of every turn; a reason it returns ends the
+        turn with that reason (`forge run --max-budget-usd`)."""
+        self.agent.stop_check = check
+
     def expand_mentions(self, text: str) -> Expansion:
         """`text` with its `@path` mentions attached, with the session's workspace, tokenizer
         and budget (docs/adr/0030). Reads files: call it in a thread."""
@@ -202,10 +217,14 @@ class Session:
             max_tokens=manager.max_tokens,
             tool_tokens=manager.tool_tokens,
             window=window.current.describe() if window is not None else "",
-            window_note=(window.guess_notice() or "") if window is not None else "",
             prompt_tokens=self.agent.session_prompt_tokens,
             completion_tokens=self.agent.session_completion_tokens,
         )
+
+    def window_notice(self) -> str:
+        """Once per window, while the window is a guess from the model's name: a sentence
+        saying so (for `/context`); "" otherwise."""
+        return (self.window.guess_notice() or "") if self.window is not None else ""
 
     async def count_ahead(self) -> None:
         """Count the conversation's tokens off the event loop (a resumed huge message), so

@@ -22,8 +22,6 @@ class ContextReport:
     """What the tool definitions add to every request."""
     window: str
     """The model's context window and where it came from ("" when unknown)."""
-    window_note: str
-    """Said when the window is a guess from the model's name ("" otherwise)."""
     prompt_tokens: int
     """Prompt tokens the agent's requests sent this session (a resumed one's included)."""
     completion_tokens: int

@@ -231,7 +231,7 @@ class SlashCommandRunner(CheckpointCommands):
             max_tokens=context.max_tokens,
             recent_compactions=self.app.status.recent_compactions,
             window=context.window,
-            window_note=context.window_note,
+            window_note=runtime.window_notice(),
         )
         if runtime.mcp is not None and runtime.mcp.connections:
             from forge.agent.mcp.report import tool_tokens_by_server

@@ -19,6 +19,7 @@ from forge.session.build import build_session
 from forge.session.core import Session
 from forge.session.events import AttachmentsAdded, SessionEvent
 from tests.agent.loop_harness import approve_once, finished
+from tests.support.anthropic_server import AnthropicServer
 from tests.support.openai_server import (
     Call,
     Info,
@@ -275,3 +276,29 @@ async def test_rewind_conversation_goes_back_before_a_turn(
     assert [turn.text for turn in turns] == ["first", "second"]
     session.rewind_conversation(turns[1].id)
     assert [message.content for message in session.messages][-2:] == ["first", "one"]
+
+
+async def test_list_models_on_the_anthropic_api_goes_through_the_sdks_client(
+    anthropic_server: AnthropicServer, workspace: Path
+) -> None:
+    llm = LLMSettings.model_validate(
+        {
+            "provider": "anthropic",
+            "model": "claude-haiku-4-5",
+            "base_url": anthropic_server.base_url,
+            "api_key": SecretStr(KEY),
+            "max_retries": 0,
+        }
+    )
+    claude = build_session(Settings(llm=llm), workspace)
+    try:
+        assert await claude.list_models() == ["claude-haiku-4-5", "claude-sonnet-4-5"]
+    finally:
+        await claude.aclose()
+    headers = anthropic_server.models_requests[-1]
+    # The SDK's own request: its API version header and the key the way it sends it.
+    assert "anthropic-version" in headers
+    assert KEY in (
+        headers.get("x-api-key", ""),
+        headers.get("authorization", "").removeprefix("Bearer "),
+    )

@@ -246,3 +246,25 @@ def test_describe_changes_never_shows_the_key(config_file: Path) -> None:
     assert "llm.model: main-model → other" in lines
     assert "llm.api_key changed" in lines
     assert not any("sk-new-secret-value" in line or "sk-test" in line for line in lines)
+
+
+async def test_a_session_only_override_switches_the_agent_and_leaves_the_file(
+    config_file: Path, runtime: Session, llm_server: OpenAIServer
+) -> None:
+    """`/model NAME`'s road: the controller's one path, no file write, no toast."""
+    before = config_file.read_bytes()
+    seen: list[Message] = []
+    app = ReloadHost(ConfigStore(config_file), runtime)
+    async with app.run_test(size=SIZE, message_hook=seen.append) as pilot:
+        await watcher_ready(pilot)
+        llm = runtime.settings.llm.model_copy(update={"model": "override-model"})
+        description = await app.controller.apply_override(
+            runtime.settings.model_copy(update={"llm": llm})
+        )
+        assert "override-model" in description
+        await run_turn(runtime, "hello")
+        await pilot.pause(0.3)
+    assert llm_server.requests[-1].model == "override-model"
+    assert config_file.read_bytes() == before
+    assert notices(seen) == []
+    assert of_type(seen, ConfigReloadController.Applied) == []
