@@ -173,6 +173,20 @@ class Session:
         finally:
             await provider.aclose()
 
+    def run_command(self, command: str) -> AsyncGenerator[AgentEvent, None]:
+        """Run the user's `!command` in the workspace (no approval; cancelling ends its
+        process group); with `tools.bang_to_conversation` the model sees it next turn
+        (docs/adr/0030)."""
+        from forge.agent.shell_escape import run_shell_escape
+
+        tools = self.settings.tools
+        return run_shell_escape(
+            command,
+            self.workspace,
+            command_timeout=tools.command_timeout,
+            conversation=self.agent.conversation if tools.bang_to_conversation else None,
+        )
+
     def compact(self, instructions: str = "") -> AsyncGenerator[AgentEvent, None]:
         """Summarize the conversation now (`/compact`), guided by `instructions`; yields the
         context events it causes."""

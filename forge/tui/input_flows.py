@@ -61,7 +61,7 @@ async def show_attachments(chat: ChatView, message: AttachmentsShown) -> None:
 async def run_user_command(app: ForgeApp, text: str) -> None:
     """Run the "!command" `text` in the workspace in the turn worker (no approval; Esc
     cancels it); with `tools.bang_to_conversation`, the model sees it next turn."""
-    from forge.agent.shell_escape import run_shell_escape, shell_escape_command
+    from forge.agent.shell_escape import shell_escape_command
 
     command = shell_escape_command(text) or ""
     if not command:
@@ -73,16 +73,6 @@ async def run_user_command(app: ForgeApp, text: str) -> None:
             app.prompt.load_text(text)
             app.prompt.move_cursor(app.prompt.document.end)
         return
-    runtime = app.runtime
-    tools = runtime.settings.tools
-    conversation = runtime.agent.conversation if tools.bang_to_conversation else None
     app.busy = True
     app.status.show_activity(f"running !{command[:40]}…")
-    app.run_events(
-        run_shell_escape(
-            command,
-            runtime.workspace,
-            command_timeout=tools.command_timeout,
-            conversation=conversation,
-        )
-    )
+    app.run_events(app.runtime.run_command(command))
