@@ -13,7 +13,7 @@ from pydantic import SecretStr
 
 from forge.agent.events import AgentEvent, ApprovalRequested, MessageDelta, QuestionAsked
 from forge.agent.modes import PermissionMode
-from forge.config.settings import LLMSettings, Settings, ToolsSettings
+from forge.config.settings import ContextSettings, LLMSettings, Settings, ToolsSettings
 from forge.llm.model_list import ModelListError
 from forge.session.build import build_session
 from forge.session.core import Session
@@ -154,6 +154,32 @@ async def test_apply_settings_reaches_the_next_request_and_the_next_summary(
     assert {request.model for request in chat[:2]} == {"configured-model"}
     assert chat[-1].model == "main-b"
     assert summaries and {request.model for request in summaries} == {"cheap-summarizer"}
+
+
+async def test_a_new_context_manager_is_the_agents_too_and_costs_its_summaries(
+    session: Session, llm_server: OpenAIServer, workspace: Path
+) -> None:
+    (workspace / "a.txt").write_text("some text\n" * 40)
+
+    def respond(request: RecordedRequest) -> Text | ToolCalls:
+        if not request.tools:
+            return Text("summary")
+        if request.messages[-1]["role"] == "user":
+            return ToolCalls([Call("read_file", {"path": "a.txt"})])
+        return Text("answer")
+
+    old = session.context_manager
+    changed = session.settings.model_copy(update={"context": ContextSettings(max_tokens=20_000)})
+    assert "context settings" in session.apply_settings(changed)
+    assert session.context_manager is not old
+    assert session.agent.context_manager is session.context_manager
+    assert session.context_manager.max_tokens == 20_000 != old.max_tokens
+    llm_server.responder = respond
+    await drive(session.run_turn("one"))
+    await drive(session.run_turn("two"))
+    await drive(session.compact())
+    kinds = {line.kind for line in session.cost_report().lines}
+    assert "summarization" in kinds  # the new manager reports to the same ledger
 
 
 async def test_apply_settings_replaces_the_policy_once_and_set_mode_changes_it(
