@@ -94,7 +94,7 @@ def test_no_core_source_names_textual_or_rich() -> None:
 def test_the_anthropic_sdk_loads_only_when_an_anthropic_provider_is_made() -> None:
     """It takes seconds to import; an OpenAI-compatible session never needs it (docs/adr/0037)."""
     code = (
-        "import sys, forge.agent.runtime, forge.tui.app\n"
+        "import sys, forge.session.build, forge.tui.app\n"
         "print('anthropic' in sys.modules)\n"
         "from forge.llm.anthropic_provider import AnthropicProvider\n"
         "AnthropicProvider('claude-haiku-4-5', 'http://127.0.0.1:9', 'sk-x')\n"

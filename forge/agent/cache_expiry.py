@@ -9,14 +9,10 @@ again on the first request; Forge says so, with the price, before that request i
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING
 
 from forge.agent.costs import format_dollars
 from forge.config.prices import PER_MILLION, PriceTable
 from forge.context.conversation import Conversation
-
-if TYPE_CHECKING:
-    from forge.agent.runtime import Runtime
 
 TTL_SECONDS = {"5m": 5 * 60, "1h": 60 * 60}
 """Seconds a cache entry lives, by `llm.cache_ttl`."""
@@ -69,21 +65,4 @@ def recache_notice(
     return (
         f"Resuming re-caches {_tokens(prompt_tokens)} prompt tokens ≈ {cost} "
         f"(the prompt cache expired: last request {_ago(idle)})."
-    )
-
-
-def runtime_recache_notice(runtime: Runtime) -> str | None:
-    """`recache_notice` for a runtime just built on a resumed session (None unless it talks
-    to the Anthropic API, whose cache Forge controls)."""
-    from forge.config.prices import price_table
-
-    if runtime.settings.llm.provider != "anthropic":
-        return None
-    conversation = runtime.agent.conversation
-    return recache_notice(
-        conversation,
-        runtime.context_manager.current_tokens(conversation),
-        model=runtime.settings.llm.model,
-        ttl=runtime.settings.llm.cache_ttl,
-        prices=price_table(runtime.settings.prices),
     )

@@ -13,14 +13,9 @@ from __future__ import annotations
 import os
 import re
 import shlex
-from collections.abc import AsyncGenerator, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from forge.agent.events import AgentEvent
-    from forge.agent.runtime import Runtime
 
 APP_DIRECTORY_NAME = "forge"
 """As `forge.config.paths.APP_DIRECTORY_NAME`; not imported, so the TUI's first frame does
@@ -243,26 +238,3 @@ def read_command_file(
         argument_hint=fields["argument-hint"],
         model=fields["model"],
     )
-
-
-async def run_turn_on_model(
-    runtime: Runtime, text: str, model: str
-) -> AsyncGenerator[AgentEvent, None]:
-    """Run one turn for `text` on `model` (same server and key), then go back to the
-    session's provider, however the turn ends; an empty `model` is the session's own."""
-    from forge.agent.runtime import make_provider
-
-    if not model or model == runtime.settings.llm.model:
-        async for event in runtime.agent.run_turn(text):
-            yield event
-        return
-    provider = make_provider(runtime.settings.llm.model_copy(update={"model": model}))
-    previous = runtime.agent.provider
-    runtime.agent.set_provider(provider)
-    try:
-        async for event in runtime.agent.run_turn(text):
-            yield event
-    finally:
-        if runtime.agent.provider is provider:  # not replaced by a settings change meanwhile
-            runtime.agent.set_provider(previous)
-        await provider.aclose()

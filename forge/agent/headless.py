@@ -32,7 +32,6 @@ from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import Any
 
-from forge.agent.cache_expiry import runtime_recache_notice
 from forge.agent.events import (
     ApprovalDecision,
     ApprovalRequested,
@@ -53,7 +52,6 @@ from forge.agent.headless_exit import (
 from forge.agent.headless_output import JsonLinesWriter, JsonWriter, OutputWriter, TextWriter
 from forge.agent.headless_result import BudgetGuard, RunRecorder, make_init_record
 from forge.agent.loop import NO_USER_ANSWER
-from forge.agent.runtime import Runtime, build_runtime, secrets_of
 from forge.agent.sessions import SessionNotFoundError
 from forge.agent.tools.base import ToolError
 from forge.config.ephemeral import set_ephemeral
@@ -61,6 +59,10 @@ from forge.config.prices import PriceTable, price_table
 from forge.config.settings import Settings
 from forge.config.store import load_settings
 from forge.llm.messages import ToolCall
+from forge.session.build import build_session
+from forge.session.core import Session
+from forge.session.events import AttachmentsAdded
+from forge.session.parts import secrets_of
 
 logger = logging.getLogger(__name__)
 
@@ -212,7 +214,7 @@ def _expand_custom_command(task: str, workspace: Path, settings: Settings) -> tu
     return text, settings
 
 
-def _make_writer(kind: str, secrets: list[str], runtime: Runtime) -> OutputWriter:
+def _make_writer(kind: str, secrets: list[str], runtime: Session) -> OutputWriter:
     if kind == "stream-json":
         return JsonLinesWriter(sys.stdout, sys.stderr, secrets)
     if kind == "json":
@@ -244,7 +246,7 @@ def run_headless(args: argparse.Namespace) -> int:
     secrets = secrets_of(settings)
     configure_file_logging(secrets)
     try:
-        runtime = build_runtime(
+        runtime = build_session(
             settings,
             workspace,
             session_id=getattr(args, "resume", None),
@@ -259,17 +261,16 @@ def run_headless(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     writer = _make_writer(kind, secrets, runtime)
     prices = price_table(runtime.settings.prices)
-    writer.cost_report = lambda: runtime.agent.costs.report(prices)
+    writer.cost_report = runtime.cost_report
     recorder = _recorder(runtime, prices)
     if limit is not None:
-        runtime.agent.stop_check = BudgetGuard(limit, recorder.spent)
+        runtime.stop_when(BudgetGuard(limit, recorder.spent))
     if isinstance(writer, JsonLinesWriter):
         writer.early_init = init_record(runtime)
-    for problem in runtime.session.problems:  # a resumed file that needed repair
+    for problem in runtime.log.problems:  # a resumed file that needed repair
         writer.write_err(f"forge run: warning: session {runtime.session_id}: {problem}")
-    if notice := runtime_recache_notice(runtime):
+    if notice := runtime.recache_notice():
         writer.write_err(f"forge run: {notice}")
-    task = _attach_mentions(runtime, task, writer)
     received: list[int] = []
     try:
         ending = asyncio.run(
@@ -297,12 +298,12 @@ def run_headless(args: argparse.Namespace) -> int:
     return _finish(writer, recorder, ending, runtime.session_id, last_message)
 
 
-def _recorder(runtime: Runtime, prices: PriceTable) -> RunRecorder:
+def _recorder(runtime: Session, prices: PriceTable) -> RunRecorder:
     describe = _describer(runtime)
     return RunRecorder(
-        lambda: runtime.agent.costs,
+        lambda: runtime.costs,
         prices,
-        agent_requests=lambda: runtime.agent.turn_llm_calls,
+        agent_requests=lambda: runtime.turn_llm_calls,
         describe=describe,
     )
 
@@ -327,7 +328,7 @@ def _finish(
     return ending.exit_code
 
 
-def init_record(runtime: Runtime) -> dict[str, Any]:
+def init_record(runtime: Session) -> dict[str, Any]:
     """The stream's first record: session, model, tools, mode, Forge's version."""
     return make_init_record(
         runtime.session_id,
@@ -338,19 +339,13 @@ def init_record(runtime: Runtime) -> dict[str, Any]:
     )
 
 
-def _attach_mentions(runtime: Runtime, task: str, writer: OutputWriter) -> str:
-    """The task with its `@path` mentions attached (ADR 0030); says on stderr what was
-    attached and which mentions attached nothing (the task runs without them)."""
-    from forge.agent.mentions import expand_for_runtime, has_mentions
-
-    if not has_mentions(task):
-        return task
-    expansion = expand_for_runtime(runtime, task)
-    for attachment in expansion.attachments:
-        writer.write_err(f"forge run: {attachment.describe()}")
-    for problem in expansion.problems:
+def _say_attachments(event: AttachmentsAdded, writer: OutputWriter) -> None:
+    """Say on stderr what the task's `@path` mentions attached and which attached nothing
+    (the task runs without them; ADR 0030)."""
+    for line in event.attached:
+        writer.write_err(f"forge run: {line}")
+    for problem in event.problems:
         writer.write_err(f"forge run: warning: {problem}")
-    return expansion.text
 
 
 async def _run_until_signal(work: Coroutine[Any, Any, Ending], received: list[int]) -> Ending:
@@ -362,7 +357,7 @@ async def _run_until_signal(work: Coroutine[Any, Any, Ending], received: list[in
 
 
 async def run_task(
-    runtime: Runtime,
+    runtime: Session,
     task: str,
     writer: OutputWriter,
     *,
@@ -385,7 +380,10 @@ async def run_task(
                 runtime.session_id, runtime.settings.llm.model, str(runtime.workspace)
             )
             _warn_untrusted(runtime, writer)
-            async for event in runtime.agent.run_turn(task):
+            async for event in runtime.run_turn(task):
+                if isinstance(event, AttachmentsAdded):
+                    _say_attachments(event, writer)
+                    continue
                 recorder.observe(event)
                 writer.event(event)
                 if isinstance(event, ApprovalRequested):
@@ -416,7 +414,7 @@ def headless_decision(yes: bool, protected: str = "") -> ApprovalDecision:
     return ApprovalDecision(ApprovalVerdict.REJECT, HEADLESS_REJECTION, unattended=True)
 
 
-def _warn_untrusted(runtime: Runtime, writer: OutputWriter) -> None:
+def _warn_untrusted(runtime: Session, writer: OutputWriter) -> None:
     """One warning per workspace file whose programs will not start (not trusted), and one
     when the trust store is unusable."""
     from forge.agent.trust.sources import workspace_sources
@@ -432,7 +430,7 @@ def _warn_untrusted(runtime: Runtime, writer: OutputWriter) -> None:
         writer.write_err(f"forge run: warning: {trust.store_problem}")
 
 
-def _describer(runtime: Runtime) -> Callable[[ToolCall], str]:
+def _describer(runtime: Session) -> Callable[[ToolCall], str]:
     def describe(call: ToolCall) -> str:
         try:
             prepared = runtime.registry.prepare(call)

@@ -39,6 +39,7 @@ from forge.agent.interruption import (
     ensure_valid,
     keep_partial_answer,
 )
+from forge.agent.parts import AgentParts
 
 # NO_USER_ANSWER is re-exported: it belongs to the Agent's documented `ask_user` behaviour.
 from forge.agent.tool_calls import NO_USER_ANSWER as NO_USER_ANSWER
@@ -74,46 +75,45 @@ class Agent:
 
     def __init__(
         self,
-        provider: Provider,
-        context_manager: ContextManagerProtocol,
+        parts: AgentParts,
         registry: ToolRegistry,
-        policy: ApprovalPolicy,
         workspace: Path,
         *,
         system_prompt: str,
         conversation: Conversation | None = None,
         max_llm_calls: int = 50,
         ask_user: bool = True,
-        command_timeout: float = 120,
+        checkpoints: FileChangeRecorder | None = None,
+        costs: CostLedger | None = None,
+        on_costs: Callable[[CostLedger], None] | None = None,
+        context_window: WindowTracker | None = None,
         turn_events: TurnEvents | None = None,
     ) -> None:
-        self._provider = provider
-        self.context_manager = context_manager
+        self.parts = parts
+        """Provider, context manager, policy and command timeout: the Session holds the same
+        object, so a settings switch changes them in one place (docs/adr/0041)."""
         self.turn_events = turn_events if turn_events is not None else TurnEvents()
         """The road of context events to the running turn: the context manager was given its
         `emit` at construction (docs/adr/0039)."""
         self.registry = registry
-        self.policy = policy
         self.workspace = workspace
         self.conversation = conversation if conversation is not None else Conversation()
         self.max_llm_calls = max_llm_calls
         self.ask_user = ask_user
-        self.command_timeout = command_timeout
-        self.session_prompt_tokens = 0
-        self.session_completion_tokens = 0
-        self.costs = CostLedger()
-        """Tokens per model of the agent's and the summarizer's requests (the runtime hands
+        self.costs = costs if costs is not None else CostLedger()
+        """Tokens per model of the agent's and the summarizer's requests (the session hands
         `costs.record_summary` to the context manager)."""
-        self.on_costs: Callable[[CostLedger], None] | None = None
-        """Set by the runtime: called after each turn and compaction (the session keeps the
-        ledger, so a resumed session's cost goes on from where it was)."""
+        self.session_prompt_tokens, self.session_completion_tokens = self.costs.agent_tokens()
+        self.on_costs = on_costs
+        """Called after each turn and compaction (the session log keeps the ledger, so a
+        resumed session's cost goes on from where it was)."""
         self._current_turn: TurnState | None = None
         self._plan_pin = PlanPin()  # the plan once, after the latest user message (ADR 0028)
-        self.checkpoints: FileChangeRecorder | None = None
-        """Set by the runtime: told before and after every file a tool writes (ADR 0027)."""
-        self.context_window: WindowTracker | None = None
-        """Set by the runtime: awaited briefly before a call while the server is asked for
-        its window, and taught the window an overflow error states (docs/adr/0019)."""
+        self.checkpoints = checkpoints
+        """Told before and after every file a tool writes (ADR 0027)."""
+        self.context_window = context_window
+        """Awaited briefly before a call while the server is asked for its window, and taught
+        the window an overflow error states (docs/adr/0019)."""
         self.stop_check: Callable[[], str | None] | None = None
         """Set by a client with a limit of its own (`forge run --max-budget-usd`): asked
         before each LLM request (and after summarizing, before the agent's request); a reason
@@ -123,15 +123,31 @@ class Agent:
         self.set_system_prompt(system_prompt)
         ensure_valid(self.conversation)
 
-    # --- configuration -------------------------------------------------------------------------
+    # --- configuration (read from the shared parts) -------------------------------------------
     @property
     def provider(self) -> Provider:
-        """The provider the next LLM call uses."""
-        return self._provider
+        """The session's provider: what a turn without a model of its own uses."""
+        return self.parts.provider
 
-    def set_provider(self, provider: Provider) -> None:
-        """Use `provider` from the next LLM call on (after a settings change)."""
-        self._provider = provider
+    @property
+    def context_manager(self) -> ContextManagerProtocol:
+        """The session's context manager."""
+        return self.parts.context_manager
+
+    @property
+    def policy(self) -> ApprovalPolicy:
+        """The session's approval policy."""
+        return self.parts.policy
+
+    @property
+    def command_timeout(self) -> float:
+        """Seconds a `run_command` call may take."""
+        return self.parts.command_timeout
+
+    @property
+    def turn_running(self) -> bool:
+        """Whether a turn (or a `compact` run) is in progress."""
+        return self._current_turn is not None
 
     def set_system_prompt(self, text: str) -> None:
         """Make `text` the conversation's first (system) message, replacing an older one."""
@@ -143,12 +159,16 @@ class Agent:
             self.conversation.replace_range(0, 0, [system(text)])
 
     # --- turns ---------------------------------------------------------------------------------
-    async def run_turn(self, user_text: str) -> AsyncGenerator[AgentEvent, None]:
+    async def run_turn(
+        self, user_text: str, *, provider: Provider | None = None
+    ) -> AsyncGenerator[AgentEvent, None]:
         """Run one turn for `user_text`; yields events and ends with `TurnFinished`
-        (unless the consuming task is cancelled, which leaves the conversation valid)."""
+        (unless the consuming task is cancelled, which leaves the conversation valid).
+        `provider` answers this turn's LLM calls instead of the session's (a custom
+        command's model); the next turn uses the session's again."""
         if self._current_turn is not None:
             self._settle(self._current_turn)  # abandoned without being closed
-        turn = self._current_turn = TurnState()
+        turn = self._current_turn = TurnState(provider=provider)
         last = next((m for m in reversed(self.conversation.messages) if not is_pinned(m)), None)
         if not (last is not None and last.role == "user" and last.content == user_text):
             # The same text again right after a turn that failed before any reply (sent again
@@ -281,6 +301,10 @@ class Agent:
                     yield turn.finished
                     return
 
+    def _turn_provider(self, turn: TurnState) -> Provider:
+        """The turn's own provider, else the session's (as the settings now say)."""
+        return turn.provider if turn.provider is not None else self.parts.provider
+
     def _stop_reason(self) -> str | None:
         return self.stop_check() if self.stop_check is not None else None
 
@@ -331,7 +355,7 @@ class Agent:
             self.context_manager.record_usage(usage.prompt_tokens, self.conversation)
             self.session_prompt_tokens += usage.prompt_tokens
             self.session_completion_tokens += usage.completion_tokens
-            self.costs.record_agent(self._provider.model, usage)
+            self.costs.record_agent(self._turn_provider(turn).model, usage)
         self.conversation.append(message)
         turn.clear_partial()
         yield AssistantMessageDone(message)
@@ -343,7 +367,8 @@ class Agent:
     async def _stream_reply(
         self, turn: TurnState, completion: list[llm_stream.Completion]
     ) -> AsyncGenerator[AgentEvent, None]:
-        stream = self._provider.stream(self.conversation.messages, self.registry.specs())
+        provider = self._turn_provider(turn)
+        stream = provider.stream(self.conversation.messages, self.registry.specs())
         try:
             async for item in stream:
                 # The stream's own events reach the client as the provider made them.

@@ -20,10 +20,8 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from forge.agent.tools.base import ToolError
 from forge.agent.tools.read_file import numbered_lines
@@ -31,9 +29,6 @@ from forge.agent.tools.text_files import read_regular_bytes
 from forge.agent.tools.workspace import display_path, resolve_in_workspace
 from forge.context.strategies.ingest_cap import MINIMUM_CAP_TOKENS, head_and_tail
 from forge.llm.protocols import TokenCounter
-
-if TYPE_CHECKING:
-    from forge.agent.runtime import Runtime
 
 MAX_ATTACH_BYTES = 8 * 1024 * 1024
 """A bigger file is not read at all (even for a line range): name a smaller one."""
@@ -280,14 +275,6 @@ def _attach(
     )
 
 
-def expand_for_runtime(runtime: Runtime, text: str) -> Expansion:
-    """`expand_mentions` with the session's workspace, tokenizer and budget."""
-    limit = attachment_limit(
-        runtime.settings.context.ingest_max_share, runtime.context_manager.max_tokens
-    )
-    return expand_mentions(text, runtime.workspace, counter=runtime.counter, limit_tokens=limit)
-
-
 _BLOCK = re.compile(
     r'\n\n<attached_file path="(?P<path>[^"\n]*)" lines="(?P<lines>[\d-]+)" '
     r'total_lines="(?P<total>\d+)">\n.*?\n</attached_file>(?=\n\n<attached_file |\Z)',
@@ -321,10 +308,3 @@ def has_mentions(text: str) -> bool:
         return False
     parsed = parse_mentions(text)
     return bool(parsed.mentions) or parsed.text != text
-
-
-def iter_labels(expansion: Expansion) -> Iterator[str]:
-    """One line per attachment then per problem, for a client to show."""
-    for attachment in expansion.attachments:
-        yield attachment.describe()
-    yield from expansion.problems

@@ -79,7 +79,7 @@ class SessionInfo:
 @dataclass(frozen=True)
 class ResumedSession:
     """A saved session read back: its id, its conversation and the log that appends to it
-    (`SessionStore.open_resumed`); handed to `build_runtime` so the file is read once."""
+    (`SessionStore.open_resumed`); handed to `build_session` so the file is read once."""
 
     id: str
     conversation: Conversation

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from forge.agent.events import TurnFinished
+from forge.llm.protocols import Provider
 
 
 @dataclass
@@ -23,6 +24,9 @@ class TurnState:
     settled: bool = False
     interrupted: bool = False
     """The consumer stopped the turn (the user pressed Esc or Ctrl+C)."""
+    provider: Provider | None = None
+    """The provider this turn's LLM calls go to when it is not the session's (a custom
+    command's model); given to `Agent.run_turn`, gone with the turn."""
 
     def clear_partial(self) -> None:
         """Forget the streamed text (it was appended, or will be streamed again)."""

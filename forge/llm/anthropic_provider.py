@@ -32,6 +32,7 @@ from forge.llm.errors import (
 from forge.llm.http_errors import error_from_response, error_from_stream_payload
 from forge.llm.messages import Message
 from forge.llm.model_info import MAXIMUM_REPLY_HEADROOM, max_output_tokens
+from forge.llm.model_list import MODEL_LIST_TIMEOUT, ModelListError
 from forge.llm.protocols import ToolSpec
 from forge.llm.provider_identity import ProviderIdentity
 from forge.llm.retry import RetryPolicy, RetrySink, log_retry
@@ -186,6 +187,22 @@ class AnthropicProvider(ProviderIdentity):
         """Always None: the Messages API states no context window, so the window comes from the
         model table or `context.max_tokens` (a `JsonFetcher` for window discovery)."""
         return None
+
+    async def list_models(self) -> list[str]:
+        """The ids of the models the Messages API offers (`GET /v1/models` through the SDK,
+        with its own key header); ModelListError saying why when it cannot tell."""
+        import anthropic
+
+        url = f"{sdk_base_url(self._base_url)}/v1/models"
+        try:
+            async with asyncio.timeout(MODEL_LIST_TIMEOUT):
+                return sorted({model.id async for model in self._client.models.list()})
+        except TimeoutError:
+            raise ModelListError(f"could not reach {url} (timeout)") from None
+        except anthropic.APIStatusError as error:
+            raise ModelListError(f"{url} answered HTTP {error.status_code}") from None
+        except anthropic.APIError as error:
+            raise ModelListError(f"could not reach {url} ({type(error).__name__})") from None
 
     # --- requests ----------------------------------------------------------------------------
     def request_body(

@@ -31,6 +31,7 @@ from forge.llm.http_errors import (
     server_message,
 )
 from forge.llm.messages import Message
+from forge.llm.model_list import MODEL_LIST_TIMEOUT, ModelListError, model_ids
 from forge.llm.protocols import ToolSpec
 from forge.llm.provider_identity import ProviderIdentity
 from forge.llm.retry import RetryPolicy, RetrySink, log_retry
@@ -374,6 +375,24 @@ class OpenAICompatibleProvider(ProviderIdentity):
         return self._completion_from_json(response.content)
 
     # --- what the server says about itself -----------------------------------------------------
+    async def list_models(self) -> list[str]:
+        """The ids of the models this server offers (`GET {base_url}/models`, sent with the
+        provider's own headers and key); ModelListError saying why when it cannot tell."""
+        url = f"{self._base_url}/models"
+        try:
+            response = await self._client.get(
+                url, headers=self._headers(), timeout=MODEL_LIST_TIMEOUT
+            )
+        except httpx.HTTPError as error:
+            raise ModelListError(f"could not reach {url} ({type(error).__name__})") from None
+        if response.status_code != 200:
+            raise ModelListError(f"{url} answered HTTP {response.status_code}")
+        try:
+            body = json.loads(response.content)
+        except ValueError:
+            raise ModelListError(f"{url} did not answer with a model list") from None
+        return model_ids(body, url)
+
     async def fetch_json(self, method: str, url: str, body: dict[str, Any] | None = None) -> Any:
         """A JSON answer from an informational endpoint of this server (`/models`, `/props`,
         ...), sent with the provider's headers; None on an error status, a body that is not

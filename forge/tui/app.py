@@ -79,9 +79,9 @@ from forge.tui.widgets.welcome import (
 
 if TYPE_CHECKING:
     # Heavy imports (pydantic-settings, httpx, tiktoken), loaded after the first frame.
-    from forge.agent.runtime import Runtime
     from forge.config.settings import Settings
     from forge.config.store import ConfigStore
+    from forge.session.core import Session
     from forge.tui.history_preview import HeldLogRecords, SessionPreview
     from forge.tui.reload import ConfigReloadController
 
@@ -90,7 +90,7 @@ QUIT_CONFIRM_SECONDS = 2.0
 
 
 class ForgeApp(SafeNotifications, DialogFlows):
-    """Forge's full-screen UI over one `Runtime` (agent, context manager, provider)."""
+    """Forge's full-screen UI over one `Session` (agent, context manager, provider)."""
 
     CSS_PATH = "app.tcss"
     TITLE = "Forge"
@@ -118,7 +118,7 @@ class ForgeApp(SafeNotifications, DialogFlows):
         self,
         *,
         workspace: Path,
-        runtime: Runtime | None = None,
+        runtime: Session | None = None,
         store: ConfigStore | None = None,
         session_id: str | None = None,
         resume_latest: bool = False,
@@ -155,7 +155,7 @@ class ForgeApp(SafeNotifications, DialogFlows):
         if runtime is not None and store is not None:
             self._use_runtime(runtime, store)
 
-    def _use_runtime(self, runtime: Runtime, store: ConfigStore) -> None:
+    def _use_runtime(self, runtime: Session, store: ConfigStore) -> None:
         from forge.tui.reload import ConfigReloadController
 
         self.runtime = runtime
@@ -205,9 +205,10 @@ class ForgeApp(SafeNotifications, DialogFlows):
         """Load the config and build the runtime (provider, tokenizer, session) in a thread;
         posts `RuntimeLoaded`, or `StartupFailed` for an unknown or malformed session id."""
         from forge.agent.logs import configure_file_logging
-        from forge.agent.runtime import build_runtime, secrets_of
         from forge.agent.sessions import SessionNotFoundError
         from forge.config.store import ConfigStore
+        from forge.session.build import build_session
+        from forge.session.parts import secrets_of
 
         session_id, resume_latest = self._session_choice
         store = ConfigStore()
@@ -217,7 +218,7 @@ class ForgeApp(SafeNotifications, DialogFlows):
         if self._held_logs is not None:
             self._held_logs.release()
         try:
-            runtime = build_runtime(
+            runtime = build_session(
                 settings,
                 self.workspace,
                 session_id=session_id,
@@ -228,7 +229,7 @@ class ForgeApp(SafeNotifications, DialogFlows):
             self.post_message(StartupFailed(str(error)))
             return
         # Count a resumed conversation's tokens here, not in the UI thread (the gauge).
-        runtime.context_manager.current_tokens(runtime.agent.conversation)
+        runtime.context_report()
         self.post_message(RuntimeLoaded(runtime, store))
 
     async def on_runtime_loaded(self, message: RuntimeLoaded) -> None:
@@ -250,7 +251,7 @@ class ForgeApp(SafeNotifications, DialogFlows):
         self.reload_controller.start()
         self.mcp_watch.attach(self.runtime)  # notices in the chat; .forge/mcp.yaml watched
         self.runtime.start_background()  # MCP servers connect while the user types
-        history = self.runtime.agent.conversation.messages
+        history = self.runtime.messages
         if any(message.role == "user" for message in history):
             await self.chat.show_history(history)
             await self.chat.add_notice(f"Resumed session `{self.runtime.session_id}`.")
@@ -258,7 +259,7 @@ class ForgeApp(SafeNotifications, DialogFlows):
         await show_start_report(self, self.config_store.current)
         await self.commands_runner.load_custom_commands()
         # A resumed huge message is counted off the loop, not by the gauge on it (ADR 0036).
-        await self.runtime.context_manager.count_ahead(self.runtime.agent.conversation)
+        await self.runtime.count_ahead()
         self.refresh_context_gauge()
         self.runtime_ready.set()
         waiting, self._waiting_for_runtime = self._waiting_for_runtime, []
@@ -324,7 +325,7 @@ class ForgeApp(SafeNotifications, DialogFlows):
         self.busy = True
         self.compaction = CompactionTracker(notice, instructions)
         self._show_activity("compacting…")
-        self.run_events(self.runtime.agent.compact(instructions))
+        self.run_events(self.runtime.compact(instructions))
 
     def invoke_slash_command(self, command: SlashCommand) -> None:
         """From the command palette: run `command`, or start typing it when it needs an
@@ -402,7 +403,7 @@ class ForgeApp(SafeNotifications, DialogFlows):
             await self.chat.add_notice(plain_failure(event), kind="error")
         if isinstance(event, SummarizationCompleted) and event.strategy in QUIET_STRATEGIES:
             # Masking runs every few tool calls: the status pane shows it, the chat stays calm.
-            self.chat.remember_summaries(self.runtime.agent.conversation.messages)
+            self.chat.remember_summaries(self.runtime.messages)
             if event.strategy == "ingest_cap" and event.items:
                 cut = max(0, event.tokens_before - event.tokens_after)
                 await self.chat.add_notice(
@@ -413,7 +414,7 @@ class ForgeApp(SafeNotifications, DialogFlows):
         elif isinstance(event, SummarizationCompleted | SummarizationFailed):
             saved = event.tokens_before - event.tokens_after if event.tokens_before else None
             await self.chat.show_new_summaries(
-                self.runtime.agent.conversation.messages,
+                self.runtime.messages,
                 strategy=event.strategy,
                 tokens_saved=saved,
             )
@@ -436,7 +437,7 @@ class ForgeApp(SafeNotifications, DialogFlows):
         self._retry_notice = None
         if compaction is None:
             if message.reason == "cancelled":
-                await self.chat.show_calls_not_run(self.runtime.agent.conversation.messages)
+                await self.chat.show_calls_not_run(self.runtime.messages)
             await self.chat.end_turn(
                 message.reason, message.error, queued=self._queued_returned_to_prompt
             )
@@ -460,11 +461,11 @@ class ForgeApp(SafeNotifications, DialogFlows):
     async def new_session(self, session_id: str | None = None) -> None:
         """Replace the runtime with a fresh one (new conversation and session file), or with
         the saved session `session_id`."""
-        from forge.agent.runtime import build_runtime
+        from forge.session.build import build_session
 
         old = self.runtime
-        self.runtime = build_runtime(self.settings, self.workspace, session_id=session_id)
-        self.runtime.policy.mode = old.policy.mode  # the mode the user chose stays
+        self.runtime = build_session(self.settings, self.workspace, session_id=session_id)
+        self.runtime.set_mode(old.policy.mode)  # the mode the user chose stays
         self.reload_controller.runtime = self.runtime
         self.mcp_watch.attach(self.runtime)
         await old.aclose()
@@ -477,7 +478,7 @@ class ForgeApp(SafeNotifications, DialogFlows):
     async def resume_session(self, session_id: str) -> None:
         """Switch to the saved session `session_id`, its history shown in the chat."""
         await self.new_session(session_id)
-        await self.chat.show_history(self.runtime.agent.conversation.messages)
+        await self.chat.show_history(self.runtime.messages)
         await self.chat.add_notice(f"Resumed session `{self.runtime.session_id}`.")
         await self._say_recache_cost()
         self.refresh_context_gauge()
@@ -485,19 +486,16 @@ class ForgeApp(SafeNotifications, DialogFlows):
     async def _say_recache_cost(self) -> None:
         """Before the first request of a resumed session: what re-caching its prompt costs,
         when the provider's prompt cache has expired (docs/adr/0037)."""
-        from forge.agent.cache_expiry import runtime_recache_notice
-
-        if notice := runtime_recache_notice(self.runtime):
+        if notice := self.runtime.recache_notice():
             await self.chat.add_notice(notice)
 
     def refresh_context_gauge(self) -> None:
         """Show the context manager's current view of the prompt size."""
-        manager = self.runtime.context_manager
-        conversation = self.runtime.agent.conversation
-        self.status.gauge.show(manager.current_tokens(conversation), manager.max_tokens)
-        self.status.plan.show_messages(conversation.messages)
-        agent = self.runtime.agent  # a resumed session's totals, not only this run's
-        self.status.show_usage(agent.session_prompt_tokens, agent.session_completion_tokens)
+        report = self.runtime.context_report()
+        self.status.gauge.show(report.current_tokens, report.max_tokens)
+        self.status.plan.show_messages(report.messages)
+        # A resumed session's totals, not only this run's.
+        self.status.show_usage(report.prompt_tokens, report.completion_tokens)
         self.status.refresh_session_lines()
 
     def _show_activity(self, working: str = "working…") -> None:

@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     # handlers, after the first frame (tests/tui/test_startup.py).
     from forge.agent.checkpoints import CheckpointStore, RestoreOutcome, RestorePlan
     from forge.agent.rewind import SessionTurn
-    from forge.agent.runtime import Runtime
+    from forge.session.core import Session
     from forge.tui.commands import CommandHost
     from forge.tui.screens.restore_conflict import ConflictAnswer
     from forge.tui.screens.rewind import RewindChoice
@@ -38,12 +38,9 @@ class _PromptHost(Protocol):
     def refresh_context_gauge(self) -> None: ...
 
 
-def checkpoint_store(runtime: Runtime) -> CheckpointStore | None:
+def checkpoint_store(runtime: Session) -> CheckpointStore | None:
     """The session's checkpoint store, if it has one."""
-    from forge.agent.checkpoints import CheckpointStore
-
-    store = runtime.agent.checkpoints
-    return store if isinstance(store, CheckpointStore) else None
+    return runtime.checkpoints
 
 
 class CheckpointCommands:
@@ -82,13 +79,12 @@ class CheckpointCommands:
 
     async def command_rewind(self, argument: str) -> None:
         """List the turns; go back to before the chosen one (files, conversation, or both)."""
-        from forge.agent.rewind import session_turns
         from forge.tui.screens.rewind import RewindScreen, rewind_rows
 
         if await self._refuse_if_busy():
             return
         runtime = self.app.runtime
-        turns = session_turns(runtime.session.path) if runtime.session.started else []
+        turns = runtime.turns()
         if not turns:
             await self.app.chat.add_notice("Nothing to rewind: this session has no turns yet.")
             return
@@ -138,13 +134,10 @@ class CheckpointCommands:
         await self._restore(store, plan, finish, f"Rewinding to before “{title}”")
 
     async def _rewind_conversation(self, turn: SessionTurn) -> None:
-        from forge.agent.rewind import rewind_conversation
-
         runtime = self.app.runtime
-        ledger = runtime.agent.registry.read_ledger()
-        rewind_conversation(runtime.agent.conversation, runtime.session, turn.id, ledger)
+        runtime.rewind_conversation(turn.id)
         await self.app.chat.clear_chat()
-        await self.app.chat.show_history(runtime.agent.conversation.messages)
+        await self.app.chat.show_history(runtime.messages)
         host = cast(_PromptHost, self.app)
         host.prompt.load_text(turn.text)
         host.prompt.move_cursor(host.prompt.document.end)
@@ -171,12 +164,8 @@ class CheckpointCommands:
         self.app.push_screen(RestoreConflictScreen(conflicts, what), callback=answered)
 
 
-def _ran_commands(runtime: Runtime, turn_ids: list[str]) -> bool:
-    from forge.agent.rewind import session_turns
-
-    if not runtime.session.started:
-        return False
-    return any(t.ran_commands for t in session_turns(runtime.session.path) if t.id in turn_ids)
+def _ran_commands(runtime: Session, turn_ids: list[str]) -> bool:
+    return any(t.ran_commands for t in runtime.turns() if t.id in turn_ids)
 
 
 def _short(text: str, limit: int = 60) -> str:

@@ -34,9 +34,9 @@ from forge.tui.widgets.chat_blocks import NoticeBlock
 from forge.tui.widgets.status import StatusPane
 
 if TYPE_CHECKING:
-    from forge.agent.runtime import Runtime
     from forge.config.settings import Settings
     from forge.config.store import ConfigStore
+    from forge.session.core import Session
     from forge.tui.mcp_notices import McpSessionWatch
     from forge.tui.reload import ConfigReloadController
 
@@ -95,7 +95,7 @@ class CommandHost(Protocol):
 
     chat: ChatView
     status: StatusPane
-    runtime: Runtime
+    runtime: Session
     settings: Settings
     config_store: ConfigStore
     reload_controller: ConfigReloadController
@@ -220,19 +220,18 @@ class SlashCommandRunner(CheckpointCommands):
         from forge.tui.widgets.context_report import context_breakdown, context_report_markdown
 
         runtime = self.app.runtime
-        conversation = runtime.agent.conversation
-        manager = runtime.context_manager
+        context = runtime.context_report()
         breakdown = replace(
-            context_breakdown(conversation.messages, runtime.counter),
-            tool_definitions=manager.tool_tokens,
+            context_breakdown(context.messages, runtime.counter),
+            tool_definitions=context.tool_tokens,
         )
         report = context_report_markdown(
             breakdown,
-            current_tokens=manager.current_tokens(conversation),
-            max_tokens=manager.max_tokens,
+            current_tokens=context.current_tokens,
+            max_tokens=context.max_tokens,
             recent_compactions=self.app.status.recent_compactions,
-            window=runtime.window.current.describe() if runtime.window else "",
-            window_note=(runtime.window.guess_notice() or "") if runtime.window else "",
+            window=context.window,
+            window_note=runtime.window_notice(),
         )
         if runtime.mcp is not None and runtime.mcp.connections:
             from forge.agent.mcp.report import tool_tokens_by_server
@@ -283,7 +282,7 @@ class SlashCommandRunner(CheckpointCommands):
         llm = self.app.settings.llm.model_copy(update={"model": argument})
         settings = self.app.settings.model_copy(update={"llm": llm})
         try:
-            self.app.runtime.apply_settings(settings)
+            await self.app.reload_controller.apply_override(settings)
         except Exception as error:  # e.g. a provider that cannot be built
             await self.app.chat.add_notice(f"Could not switch the model: {error}", kind="error")
             return
@@ -292,9 +291,8 @@ class SlashCommandRunner(CheckpointCommands):
 
     async def _list_models(self, current: str) -> None:
         """`/model` alone: the server's models (GET /v1/models) and how to switch."""
-        from forge.config.provider_keys import main_api_key
         from forge.llm.anthropic_provider import sdk_base_url
-        from forge.tui.model_list import ModelListError, fetch_model_ids
+        from forge.llm.model_list import ModelListError
 
         llm = self.app.settings.llm
         base_url = llm.effective_base_url
@@ -302,7 +300,7 @@ class SlashCommandRunner(CheckpointCommands):
             base_url = sdk_base_url(base_url) + "/v1"
         notice = await self.app.chat.add_notice(f"Asking {base_url} for its models…")
         try:
-            ids = await fetch_model_ids(base_url, main_api_key(llm))
+            ids = await self.app.runtime.list_models()
         except ModelListError as error:
             await notice.set_text(
                 f"Could not list the server's models: {error}. Current model: `{current}`. "

@@ -8,7 +8,6 @@ as a turn's do. Heavy modules are imported inside the functions: the first frame
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import AsyncGenerator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -17,7 +16,7 @@ from textual.message import Message
 
 if TYPE_CHECKING:
     from forge.agent.events import AgentEvent
-    from forge.agent.runtime import Runtime
+    from forge.session.core import Session
     from forge.tui.app import ForgeApp
     from forge.tui.widgets.chat import ChatView
 
@@ -37,25 +36,18 @@ class AttachmentsShown(Message):
 
 
 async def turn_events(
-    post: ForgeApp, runtime: Runtime, text: str, model: str = ""
+    post: ForgeApp, runtime: Session, text: str, model: str = ""
 ) -> AsyncGenerator[AgentEvent, None]:
-    """One turn for `text`, its `@` mentions first expanded (in a thread) into attachments;
-    posts `AttachmentsShown` to `post` before the turn's first event when there were any."""
-    from forge.agent.custom_commands import run_turn_on_model
-    from forge.agent.mentions import expand_for_runtime, has_mentions
+    """One turn for `text` on `model` ("" = the session's), its `@` mentions first expanded
+    by the session (in a thread); posts `AttachmentsShown` to `post` before the turn's first
+    event when there were any."""
+    from forge.session.events import AttachmentsAdded
 
-    if has_mentions(text):
-        expansion = await asyncio.to_thread(expand_for_runtime, runtime, text)
-        if expansion.attachments or expansion.problems:
-            post.post_message(
-                AttachmentsShown(
-                    [attachment.describe() for attachment in expansion.attachments],
-                    list(expansion.problems),
-                )
-            )
-        text = expansion.text
-    async for event in run_turn_on_model(runtime, text, model):
-        yield event
+    async for event in runtime.run_turn(text, model=model or None):
+        if isinstance(event, AttachmentsAdded):
+            post.post_message(AttachmentsShown(list(event.attached), list(event.problems)))
+        else:
+            yield event
 
 
 async def show_attachments(chat: ChatView, message: AttachmentsShown) -> None:
@@ -69,7 +61,7 @@ async def show_attachments(chat: ChatView, message: AttachmentsShown) -> None:
 async def run_user_command(app: ForgeApp, text: str) -> None:
     """Run the "!command" `text` in the workspace in the turn worker (no approval; Esc
     cancels it); with `tools.bang_to_conversation`, the model sees it next turn."""
-    from forge.agent.shell_escape import run_shell_escape, shell_escape_command
+    from forge.agent.shell_escape import shell_escape_command
 
     command = shell_escape_command(text) or ""
     if not command:
@@ -81,16 +73,6 @@ async def run_user_command(app: ForgeApp, text: str) -> None:
             app.prompt.load_text(text)
             app.prompt.move_cursor(app.prompt.document.end)
         return
-    runtime = app.runtime
-    tools = runtime.settings.tools
-    conversation = runtime.agent.conversation if tools.bang_to_conversation else None
     app.busy = True
     app.status.show_activity(f"running !{command[:40]}…")
-    app.run_events(
-        run_shell_escape(
-            command,
-            runtime.workspace,
-            command_timeout=tools.command_timeout,
-            conversation=conversation,
-        )
-    )
+    app.run_events(app.runtime.run_command(command))

@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     # The app imports this module before its first frame: nothing heavy (the MCP SDK,
     # pydantic) may load with it.
     from forge.agent.mcp.notices import McpServerNotice
-    from forge.agent.runtime import Runtime
+    from forge.session.core import Session
 
 
 @dataclass
@@ -45,11 +45,11 @@ class McpSessionWatch:
 
         self.app = app
         self._unsubscribe: Callable[[], None] | None = None
-        self._runtime: Runtime | None = None
+        self._runtime: Session | None = None
         self.trust = WorkspaceTrustFlow(app)
         """Asks whether the workspace's own definitions may run; `/trust`."""
 
-    def attach(self, runtime: Runtime) -> None:
+    def attach(self, runtime: Session) -> None:
         """Follow `runtime`'s servers (and stop following the previous runtime's)."""
         if self._unsubscribe is not None:
             self._unsubscribe()

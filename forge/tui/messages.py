@@ -15,8 +15,8 @@ from forge.agent.events import AgentEvent, ApprovalRequested, QuestionAsked, Ret
 from forge.tui.retry_notices import RetryNotice
 
 if TYPE_CHECKING:
-    from forge.agent.runtime import Runtime
     from forge.config.store import ConfigStore
+    from forge.session.core import Session
 
 
 @dataclass
@@ -74,7 +74,7 @@ def message_for_event(event: AgentEvent) -> Message:
 class RuntimeLoaded(Message):
     """The start-up worker loaded the config and built the runtime (after the first frame)."""
 
-    runtime: Runtime
+    runtime: Session
     store: ConfigStore
 
 

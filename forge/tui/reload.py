@@ -3,7 +3,8 @@
 `ConfigReloadController` owns the one path by which new settings are applied: the settings
 screen's result (`apply_saved`) and the file watcher (`start`) both end in `apply`, which hands
 the settings to the runtime (new provider, new summarization model) and tells the app with an
-`Applied` message and a toast. An invalid edit on disk is reported (`Rejected`) and the
+`Applied` message and a toast; `/model NAME`, a change for this session only (not saved), goes
+through `apply_override`. An invalid edit on disk is reported (`Rejected`) and the
 running settings stay. Forge's own saves are recognised by the store's last-written digest, so
 the watcher does not apply them a second time.
 """
@@ -43,7 +44,7 @@ class ReloadableStore(WatchableStore, Protocol):
 
 
 class SettingsRuntime(Protocol):
-    """What the controller needs from `forge.agent.runtime.Runtime`."""
+    """What the controller needs from `forge.session.core.Session`."""
 
     settings: Settings
     """The settings the runtime is running with."""
@@ -168,6 +169,15 @@ class ConfigReloadController:
         self.app.post_message(self.Rejected(error))
 
     # --- applying ----------------------------------------------------------------------------
+    async def apply_override(self, settings: Settings) -> str:
+        """A session-only change (`/model NAME`): the runtime switches to `settings` as for
+        a saved change, but the config file is not written and no toast is shown (the
+        caller says it in the chat). Raises what the runtime raised (the settings stay)."""
+        outcome = self.runtime.apply_settings(settings)
+        description = await outcome if inspect.isawaitable(outcome) else outcome
+        logger.info("session-only settings applied: %s", description)
+        return description
+
     async def apply_saved(self, result: LoadResult | None) -> None:
         """The settings screen's callback: apply a saved load; None (cancelled) does nothing."""
         if result is None:

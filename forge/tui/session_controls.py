@@ -9,7 +9,7 @@ from forge.agent.modes import MODE_DESCRIPTIONS, PermissionMode, next_mode
 
 if TYPE_CHECKING:
     from forge.agent.costs import CostReport
-    from forge.agent.runtime import Runtime
+    from forge.session.core import Session
     from forge.tui.app import ForgeApp
     from forge.tui.widgets.cost_notice import CostDetails
 
@@ -23,28 +23,25 @@ def session_state(app: ForgeApp) -> tuple[PermissionMode, CostReport] | None:
     runtime = getattr(app, "runtime", None)
     if runtime is None:
         return None
-    from forge.config.prices import price_table  # loaded with the runtime, not before
-
-    report = runtime.agent.costs.report(price_table(runtime.settings.prices))
-    return runtime.policy.mode, report
+    return runtime.policy.mode, runtime.cost_report()
 
 
 def cycle_mode(app: ForgeApp) -> None:
     """Switch to the next permission mode; the status pane and a toast say which."""
-    policy = app.runtime.policy
-    policy.mode = next_mode(policy.mode)
+    mode = next_mode(app.runtime.policy.mode)
+    app.runtime.set_mode(mode)
     app.status.refresh_session_lines()
-    app.notify(f"Mode: {policy.mode.value} ({MODE_DESCRIPTIONS[policy.mode]})", timeout=3)
+    app.notify(f"Mode: {mode.value} ({MODE_DESCRIPTIONS[mode]})", timeout=3)
 
 
-def cost_details(runtime: Runtime) -> CostDetails:
+def cost_details(runtime: Session) -> CostDetails:
     """The `/cost` report, as a table and as one block per model, with the prices it used
     and where they come from."""
     from forge.config.prices import price_table
     from forge.tui.widgets.cost_notice import CostDetails, table_width
 
     prices = price_table(runtime.settings.prices)
-    report = runtime.agent.costs.report(prices)
+    report = runtime.cost_report()
     models = {line.model for line in report.lines} | {
         runtime.settings.llm.model,
         runtime.settings.llm.effective_summarization_model,

@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 from textual.app import App
 
 if TYPE_CHECKING:
-    from forge.agent.runtime import Runtime
     from forge.agent.trust import ProgramSource, WorkspaceTrust
+    from forge.session.core import Session
     from forge.tui.screens.trust import TrustChoice
     from forge.tui.widgets.chat import ChatView
 
@@ -45,7 +45,7 @@ class WorkspaceTrustFlow:
 
     def __init__(self, app: App[Any]) -> None:
         self.app = app
-        self.runtime: Runtime | None = None
+        self.runtime: Session | None = None
         self._asking = False
         self._told_problem = ""
         self._told_never = False
@@ -57,7 +57,7 @@ class WorkspaceTrustFlow:
         host: TrustHost = self.app  # type: ignore[assignment]  # ForgeApp is a TrustHost
         return host.chat
 
-    def attach(self, runtime: Runtime) -> None:
+    def attach(self, runtime: Session) -> None:
         """Follow `runtime` (a new session keeps this session's *Not now*), then check."""
         previous = self.runtime.trust if self.runtime is not None else None
         self.runtime = runtime

@@ -25,6 +25,7 @@ from forge.agent.events import (
     TurnFinished,
 )
 from forge.agent.loop import Agent
+from forge.agent.parts import AgentParts
 from forge.agent.tools.registry import default_registry
 from forge.agent.turn_events import TurnEvents
 from forge.context.conversation import Conversation
@@ -66,17 +67,20 @@ def make_agent(
 ) -> Agent:
     """An agent with the default tools and the default approval policy (reads auto-approved).
     `turn_events` is the router the context manager was built with (see `with_manager`)."""
-    return Agent(
+    parts = AgentParts(
         provider,
         context_manager or NullContextManager(provider),
-        default_registry(),
         policy or ApprovalPolicy(auto_approve=("read_file", "list_files", "search_files")),
+        command_timeout=30,
+    )
+    return Agent(
+        parts,
+        default_registry(),
         workspace,
         system_prompt="You are a test agent.",
         conversation=conversation,
         max_llm_calls=max_llm_calls,
         ask_user=ask_user,
-        command_timeout=30,
         turn_events=turn_events,
     )
 

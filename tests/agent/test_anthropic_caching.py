@@ -15,11 +15,12 @@ from pathlib import Path
 
 from pydantic import SecretStr
 
-from forge.agent.runtime import Runtime, build_runtime
 from forge.agent.system_prompt import build_system_prompt, session_date
 from forge.config.settings import ContextSettings, LLMSettings, Settings
 from forge.llm.anthropic_cache import message_breakpoints, with_breakpoints
 from forge.llm.anthropic_wire import MessagesRequest
+from forge.session.build import build_session
+from forge.session.core import Session
 from tests.agent.loop_harness import drive, finished
 from tests.support.anthropic_server import (
     Answer,
@@ -89,7 +90,7 @@ def assert_prefix_repeated(earlier: MessagesRequestRecord, later: MessagesReques
     assert later.prefix_bytes(upto) == earlier.prefix_bytes(upto)
 
 
-async def run_turn(runtime: Runtime, text: str) -> None:
+async def run_turn(runtime: Session, text: str) -> None:
     events = await drive(runtime.agent.run_turn(text))
     assert finished(events).reason == "completed", finished(events)
 
@@ -131,7 +132,7 @@ async def test_each_request_rereads_the_previous_one_across_turns_and_after_cont
     (workspace / "a.txt").write_text("a\n")
     responder = steps(3)
     anthropic_server.responder = responder  # type: ignore[assignment]
-    first = build_runtime(settings_for(anthropic_server), workspace)
+    first = build_session(settings_for(anthropic_server), workspace)
     try:
         await run_turn(first, "look around")
         responder.results_before = 4  # type: ignore[attr-defined]
@@ -140,7 +141,7 @@ async def test_each_request_rereads_the_previous_one_across_turns_and_after_cont
         await first.aclose()
     before_resume = len(chat_requests(anthropic_server))
 
-    resumed = build_runtime(settings_for(anthropic_server), workspace, resume_latest=True)
+    resumed = build_session(settings_for(anthropic_server), workspace, resume_latest=True)
     try:
         assert resumed.session_id == first.session_id
         responder.results_before = 8  # type: ignore[attr-defined]
@@ -174,7 +175,7 @@ async def test_a_resumed_session_keeps_the_date_it_started_on_in_the_system_prom
 ) -> None:
     """The date is the only part of the system prompt that changes by itself; a session resumed
     on another day states the day it started, so the prompt stays the same bytes."""
-    first = build_runtime(settings_for(anthropic_server), workspace)
+    first = build_session(settings_for(anthropic_server), workspace)
     try:
         await drive(first.agent.run_turn("hi"))
     finally:
@@ -186,7 +187,7 @@ async def test_a_resumed_session_keeps_the_date_it_started_on_in_the_system_prom
     header["created"] = ten_days_ago.timestamp()
     path.write_text("\n".join([json.dumps(header), *lines[1:]]) + "\n")
 
-    resumed = build_runtime(settings_for(anthropic_server), workspace, resume_latest=True)
+    resumed = build_session(settings_for(anthropic_server), workspace, resume_latest=True)
     try:
         await drive(resumed.agent.run_turn("hello again"))
     finally:
@@ -221,7 +222,7 @@ async def test_a_masking_batch_invalidates_the_cache_once_not_every_turn(
         return Answer("", calls=[Use("task_completion", {"result": "done"})])
 
     anthropic_server.responder = respond
-    runtime = build_runtime(
+    runtime = build_session(
         settings_for(anthropic_server, mask_keep_recent=3, mask_batch=3), workspace
     )
     try:

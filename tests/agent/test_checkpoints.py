@@ -11,8 +11,9 @@ from pathlib import Path
 from pydantic import SecretStr
 
 from forge.agent.checkpoints import CheckpointStore, checkpoint_dir, describe_outcome
-from forge.agent.runtime import Runtime, build_runtime
 from forge.config.settings import CheckpointSettings, LLMSettings, Settings
+from forge.session.build import build_session
+from forge.session.core import Session
 from tests.agent.loop_harness import drive, finished
 from tests.support.openai_server import Call, OpenAIServer, Text, ToolCalls
 
@@ -24,13 +25,13 @@ def settings_for(server: OpenAIServer, max_bytes: int = 1 << 20) -> Settings:
     return Settings(llm=llm, checkpoints=CheckpointSettings(max_bytes=max_bytes))
 
 
-def store_of(runtime: Runtime) -> CheckpointStore:
+def store_of(runtime: Session) -> CheckpointStore:
     store = runtime.agent.checkpoints
     assert isinstance(store, CheckpointStore)
     return store
 
 
-async def run_turn(runtime: Runtime, text: str) -> None:
+async def run_turn(runtime: Session, text: str) -> None:
     events = await drive(runtime.agent.run_turn(text))
     assert finished(events).reason in {"answered", "completed"}
 
@@ -63,7 +64,7 @@ async def test_undo_restores_every_file_of_the_last_turn_only(
         write("other/deep.txt", "deep\n"),
         Text("turn two done"),
     )
-    runtime = build_runtime(settings_for(llm_server), workspace, approve_all=True)
+    runtime = build_session(settings_for(llm_server), workspace, approve_all=True)
     try:
         await run_turn(runtime, "change app and add new")
         await run_turn(runtime, "change them again")
@@ -106,7 +107,7 @@ async def test_a_file_edited_since_is_a_conflict_and_kept_unless_overwritten(
         write("b.txt", "forge b\n"),
         Text("done"),
     )
-    runtime = build_runtime(settings_for(llm_server), workspace, approve_all=True)
+    runtime = build_session(settings_for(llm_server), workspace, approve_all=True)
     try:
         await run_turn(runtime, "rewrite both")
         (workspace / "b.txt").write_text("my own edit\n")
@@ -125,7 +126,7 @@ async def test_a_file_edited_since_is_a_conflict_and_kept_unless_overwritten(
     # Overwriting on request puts the earlier content back.
     (workspace / "c.txt").write_text("original c\n")
     llm_server.enqueue(read("c.txt"), write("c.txt", "forge c\n"), Text("done"))
-    runtime = build_runtime(settings_for(llm_server), workspace, approve_all=True)
+    runtime = build_session(settings_for(llm_server), workspace, approve_all=True)
     try:
         await run_turn(runtime, "rewrite c")
         (workspace / "c.txt").write_text("edited c\n")
@@ -140,16 +141,16 @@ async def test_a_file_edited_since_is_a_conflict_and_kept_unless_overwritten(
 async def test_checkpoints_survive_a_restart(llm_server: OpenAIServer, workspace: Path) -> None:
     (workspace / "keep.txt").write_text("before\n")
     llm_server.enqueue(read("keep.txt"), write("keep.txt", "after\n"), Text("done"))
-    first = build_runtime(settings_for(llm_server), workspace, approve_all=True)
+    first = build_session(settings_for(llm_server), workspace, approve_all=True)
     try:
         await run_turn(first, "change keep")
-        directory = checkpoint_dir(first.session.path)
+        directory = checkpoint_dir(first.log.path)
     finally:
         await first.aclose()
-    assert directory.is_dir() and directory.parent == first.session.path.parent
+    assert directory.is_dir() and directory.parent == first.log.path.parent
     assert oct(directory.stat().st_mode & 0o777) == "0o700"
 
-    second = build_runtime(settings_for(llm_server), workspace, resume_latest=True)
+    second = build_session(settings_for(llm_server), workspace, resume_latest=True)
     try:
         assert second.session_id == first.session_id
         plan = store_of(second).plan_undo()
@@ -160,7 +161,7 @@ async def test_checkpoints_survive_a_restart(llm_server: OpenAIServer, workspace
         await second.aclose()
 
     # The undo itself was recorded: a third start has nothing left to undo.
-    third = build_runtime(settings_for(llm_server), workspace, resume_latest=True)
+    third = build_session(settings_for(llm_server), workspace, resume_latest=True)
     try:
         assert store_of(third).plan_undo() is None
     finally:
@@ -183,7 +184,7 @@ async def test_the_store_stays_within_max_bytes_dropping_the_oldest_turns(
         write("three.txt", "3"),
         Text("done"),
     )
-    runtime = build_runtime(settings_for(llm_server, max_bytes=900), workspace, approve_all=True)
+    runtime = build_session(settings_for(llm_server, max_bytes=900), workspace, approve_all=True)
     try:
         for name in ("one", "two", "three"):
             await run_turn(runtime, f"shrink {name}")
@@ -200,7 +201,7 @@ async def test_the_store_stays_within_max_bytes_dropping_the_oldest_turns(
         await runtime.aclose()
 
     # After a restart the dropped turn is still known as dropped, the others still undo.
-    again = build_runtime(settings_for(llm_server, max_bytes=900), workspace, resume_latest=True)
+    again = build_session(settings_for(llm_server, max_bytes=900), workspace, resume_latest=True)
     try:
         store = store_of(again)
         assert [t.dropped for t in store.turns()] == [True, False, False]
@@ -221,7 +222,7 @@ async def test_a_file_larger_than_the_bound_is_told_not_restorable(
 ) -> None:
     (workspace / "big.txt").write_text("b" * 2000)
     llm_server.enqueue(read("big.txt"), write("big.txt", "small"), Text("done"))
-    runtime = build_runtime(settings_for(llm_server, max_bytes=1000), workspace, approve_all=True)
+    runtime = build_session(settings_for(llm_server, max_bytes=1000), workspace, approve_all=True)
     try:
         await run_turn(runtime, "shrink big")
         store = store_of(runtime)
@@ -270,7 +271,7 @@ async def test_git_state_is_never_touched(llm_server: OpenAIServer, workspace: P
     before = git_state(workspace)
 
     llm_server.enqueue(read("tracked.txt"), write("tracked.txt", "v3 forge\n"), Text("done"))
-    runtime = build_runtime(settings_for(llm_server), workspace, approve_all=True)
+    runtime = build_session(settings_for(llm_server), workspace, approve_all=True)
     try:
         await run_turn(runtime, "edit tracked")
         plan = store_of(runtime).plan_undo()
@@ -287,7 +288,7 @@ async def test_index_records_are_grouped_by_the_turns_user_message(
     llm_server: OpenAIServer, workspace: Path
 ) -> None:
     llm_server.enqueue(write("a.txt", "a"), write("a.txt", "aa"), Text("done"))
-    runtime = build_runtime(settings_for(llm_server), workspace, approve_all=True)
+    runtime = build_session(settings_for(llm_server), workspace, approve_all=True)
     try:
         await run_turn(runtime, "make a")
         store = store_of(runtime)
@@ -302,7 +303,7 @@ async def test_index_records_are_grouped_by_the_turns_user_message(
 
 async def test_no_api_key_reaches_the_index(llm_server: OpenAIServer, workspace: Path) -> None:
     llm_server.enqueue(write("k.txt", "k"), Text("done"))
-    runtime = build_runtime(settings_for(llm_server), workspace, approve_all=True)
+    runtime = build_session(settings_for(llm_server), workspace, approve_all=True)
     try:
         await run_turn(runtime, f"use the key {KEY} to write k")
         index = store_of(runtime).index_path.read_text()
@@ -314,7 +315,7 @@ async def test_no_api_key_reaches_the_index(llm_server: OpenAIServer, workspace:
 async def test_a_changed_bound_applies_to_the_running_session(
     llm_server: OpenAIServer, workspace: Path
 ) -> None:
-    runtime = build_runtime(settings_for(llm_server, max_bytes=1000), workspace)
+    runtime = build_session(settings_for(llm_server, max_bytes=1000), workspace)
     try:
         runtime.apply_settings(settings_for(llm_server, max_bytes=5000))
         assert store_of(runtime).max_bytes == 5000
@@ -341,7 +342,7 @@ async def test_after_undo_or_a_conversation_rewind_the_model_is_told_to_read_aga
         write("app.py", "v5\n"),  # after the conversation was rewound
         Text("could not write"),
     )
-    runtime = build_runtime(settings_for(llm_server), workspace, approve_all=True)
+    runtime = build_session(settings_for(llm_server), workspace, approve_all=True)
     try:
         await run_turn(runtime, "write v2")
         store = store_of(runtime)
@@ -359,9 +360,9 @@ async def test_after_undo_or_a_conversation_rewind_the_model_is_told_to_read_aga
 
         await run_turn(runtime, "read and write v4")
         assert (workspace / "app.py").read_text() == "v4\n"
-        turns = session_turns(runtime.session.path)
+        turns = session_turns(runtime.log.path)
         ledger = runtime.agent.registry.read_ledger()
-        rewind_conversation(runtime.agent.conversation, runtime.session, turns[-1].id, ledger)
+        rewind_conversation(runtime.agent.conversation, runtime.log, turns[-1].id, ledger)
 
         # The rewound conversation no longer holds the read: the model must read again.
         events = await drive(runtime.agent.run_turn("write v5"))

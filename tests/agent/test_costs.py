@@ -9,13 +9,13 @@ import pytest
 from pydantic import SecretStr
 
 from forge.agent.costs import CostLedger, format_dollars
-from forge.agent.runtime import build_runtime
 from forge.config.prices import DEFAULT_PRICES, ModelPrice, PriceTable, price_table
 from forge.config.settings import LLMSettings, Settings
 from forge.context.events import SummarizationCompleted
 from forge.llm.messages import user
 from forge.llm.openai_provider import OpenAICompatibleProvider
 from forge.llm.stream import StreamFinished, Usage
+from forge.session.build import build_session
 from tests.agent.loop_harness import drive
 from tests.support.openai_server import Call, OpenAIServer, RecordedRequest, Text, ToolCalls
 
@@ -242,7 +242,7 @@ async def test_a_session_tallies_agent_and_summarization_requests(
         return Text("answer", prompt_tokens=1200, completion_tokens=10, cached_tokens=1000)
 
     llm_server.responder = respond
-    runtime = build_runtime(
+    runtime = build_session(
         _settings(llm_server, model="gpt-4o", summarization_model="gpt-4o-mini"), workspace
     )
     try:
@@ -275,7 +275,7 @@ async def test_a_resumed_session_goes_on_from_the_cost_it_had(
         Text("second", prompt_tokens=2000, completion_tokens=20),
     )
     settings = _settings(llm_server, model="gpt-4o")
-    runtime = build_runtime(settings, workspace)
+    runtime = build_session(settings, workspace)
     try:
         await drive(runtime.agent.run_turn("one"))
         before = runtime.agent.costs.to_record()
@@ -284,7 +284,7 @@ async def test_a_resumed_session_goes_on_from_the_cost_it_had(
         await runtime.aclose()
     assert before["agent"]["gpt-4o"]["prompt"] == 1000
 
-    resumed = build_runtime(settings, workspace, session_id=session_id)
+    resumed = build_session(settings, workspace, session_id=session_id)
     try:
         assert resumed.agent.costs.to_record() == before, "the cost so far came back"
         await drive(resumed.agent.run_turn("two"))

@@ -10,11 +10,11 @@ from pydantic import SecretStr
 
 from forge.agent.approvals import ApprovalPolicy
 from forge.agent.modes import MODE_ORDER, PermissionMode, is_read_only, next_mode
-from forge.agent.runtime import build_runtime
 from forge.agent.tools.base import Tool
 from forge.agent.tools.registry import default_registry
 from forge.config.settings import LLMSettings, Settings, ToolsSettings
 from forge.llm.messages import ToolCall
+from forge.session.build import build_session
 from tests.support.openai_server import OpenAIServer
 
 REGISTRY = default_registry()
@@ -128,7 +128,7 @@ async def test_a_settings_reload_keeps_the_chosen_mode_unless_tools_mode_changed
             "max_retries": 0,
         }
     )
-    runtime = build_runtime(Settings(llm=llm, tools=ToolsSettings(mode="accept-edits")), workspace)
+    runtime = build_session(Settings(llm=llm, tools=ToolsSettings(mode="accept-edits")), workspace)
     try:
         assert runtime.policy.mode is PermissionMode.ACCEPT_EDITS
         runtime.policy.mode = PermissionMode.READ_ONLY  # the user pressed the mode key

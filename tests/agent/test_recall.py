@@ -10,12 +10,12 @@ from pathlib import Path
 
 from forge.agent.recall_archive import RecallError, SessionArchive
 from forge.agent.rewind import rewind_conversation
-from forge.agent.runtime import build_runtime
 from forge.agent.sessions import SessionStore
 from forge.agent.tools.base import ToolContext
 from forge.agent.tools.recall import RecallArgs, RecallTool
 from forge.context.conversation import Conversation
 from forge.llm.messages import ToolCall, assistant, system, tool_result, user
+from forge.session.build import build_session
 from tests.agent.loop_harness import drive, finished
 from tests.agent.test_headless_sessions import forge
 from tests.agent.test_runtime import settings_for
@@ -68,7 +68,7 @@ async def test_the_model_recalls_a_masked_output_word_for_word(
         return Text("done")
 
     llm_server.responder = respond
-    runtime = build_runtime(settings_for(llm_server), workspace)
+    runtime = build_session(settings_for(llm_server), workspace)
     try:
         events = await drive(runtime.agent.run_turn("read the modules"))
     finally:

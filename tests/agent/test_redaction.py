@@ -13,12 +13,13 @@ from pydantic import SecretStr
 
 from forge.agent.headless_output import TextWriter
 from forge.agent.logs import configure_file_logging
-from forge.agent.runtime import build_runtime, secrets_of
 from forge.config.paths import config_path
 from forge.config.secrets import KNOWN_SECRETS, redact, settings_secrets
 from forge.config.settings import LLMSettings, Settings
 from forge.context.summary_archive import SummaryArchive, SummaryRecord
 from forge.llm.messages import user
+from forge.session.build import build_session
+from forge.session.parts import secrets_of
 from tests.support.openai_server import OpenAIServer
 
 OLD_KEY = "sk-old-key-before-the-change-111"
@@ -52,7 +53,7 @@ def test_a_key_containing_another_is_masked_whole() -> None:
 async def test_earlier_keys_stay_masked_after_a_settings_change(
     llm_server: OpenAIServer, workspace: Path
 ) -> None:
-    runtime = build_runtime(settings_with(llm_server, OLD_KEY), workspace)
+    runtime = build_session(settings_with(llm_server, OLD_KEY), workspace)
     try:
         runtime.apply_settings(settings_with(llm_server, NEW_KEY))
         runtime.agent.conversation.append(user(f"output quoting {OLD_KEY} and {NEW_KEY}"))
@@ -114,7 +115,7 @@ async def test_a_file_key_edited_during_the_session_is_known_after_the_reload(
     config = config_path()
     config.parent.mkdir(parents=True, exist_ok=True)
     config.write_text(f"llm:\n  api_key: {FILE_KEY}\n")
-    runtime = build_runtime(settings_with(llm_server, NEW_KEY), workspace)
+    runtime = build_session(settings_with(llm_server, NEW_KEY), workspace)
     edited_key = "sk-file-key-edited-later-444"
     try:
         config.write_text(f"llm:\n  api_key: {edited_key}\n")

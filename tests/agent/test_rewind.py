@@ -14,11 +14,12 @@ from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, 
 from pydantic import SecretStr
 
 from forge.agent.rewind import rewind_conversation, session_turns
-from forge.agent.runtime import Runtime, build_runtime
 from forge.agent.sessions import SessionLog, SessionStore
 from forge.config.settings import ContextSettings, LLMSettings, Settings, ToolsSettings
 from forge.context.conversation import Conversation, find_problems, safe_boundaries
 from forge.llm.messages import Message, MessageKind, ToolCall, assistant, system, user
+from forge.session.build import build_session
+from forge.session.core import Session
 from tests.agent.loop_harness import drive
 from tests.support.openai_server import Call, OpenAIServer, Text, ToolCalls
 
@@ -32,11 +33,11 @@ def settings_for(server: OpenAIServer) -> Settings:
     return Settings(llm=llm, tools=ToolsSettings(command_timeout=30), context=context)
 
 
-def ids(runtime: Runtime) -> list[str]:
+def ids(runtime: Session) -> list[str]:
     return [message.id for message in runtime.agent.conversation.messages]
 
 
-def resumed_records(runtime: Runtime) -> list[dict[str, object]]:
+def resumed_records(runtime: Session) -> list[dict[str, object]]:
     conversation, _ = SessionStore().resume(runtime.session_id)
     return [message.to_record() for message in conversation]
 
@@ -51,7 +52,7 @@ async def test_rewind_across_a_real_compaction_restores_the_earlier_conversation
         Text("wrote it. " * 400),
         Text("third answer"),
     )
-    runtime = build_runtime(settings_for(llm_server), workspace, approve_all=True)
+    runtime = build_session(settings_for(llm_server), workspace, approve_all=True)
     try:
         await drive(runtime.agent.run_turn("first run a command please"))
         before_second = ids(runtime)
@@ -65,7 +66,7 @@ async def test_rewind_across_a_real_compaction_restores_the_earlier_conversation
         assert set(kinds) != {MessageKind.NORMAL}, "the compaction really summarized"
         assert not set(before_second) <= set(ids(runtime)), "turn one was compacted"
 
-        turns = session_turns(runtime.session.path)
+        turns = session_turns(runtime.log.path)
         assert [t.title(3) for t in turns] == [
             "first run a …",
             "second write a …",
@@ -74,22 +75,22 @@ async def test_rewind_across_a_real_compaction_restores_the_earlier_conversation
         assert [t.ran_commands for t in turns] == [True, False, False]
         assert turns[-1].in_context
 
-        rewind_conversation(runtime.agent.conversation, runtime.session, turns[1].id)
+        rewind_conversation(runtime.agent.conversation, runtime.log, turns[1].id)
         conversation = runtime.agent.conversation
         assert find_problems(conversation.messages) == []
         assert ids(runtime) == before_second
         assert [m.to_record() for m in conversation][1:] == records_before_second[1:]
         assert resumed_records(runtime) == [m.to_record() for m in conversation]
-        assert [t.title(1) for t in session_turns(runtime.session.path)] == ["first …"]
+        assert [t.title(1) for t in session_turns(runtime.log.path)] == ["first …"]
 
         # The rewound line goes on: a new turn, then a rewind to the very start.
         llm_server.enqueue(Text("fourth answer"))
         await drive(runtime.agent.run_turn("fourth after the rewind"))
-        turns = session_turns(runtime.session.path)
+        turns = session_turns(runtime.log.path)
         assert [t.title(1) for t in turns] == ["first …", "fourth …"]
-        rewind_conversation(runtime.agent.conversation, runtime.session, turns[0].id)
+        rewind_conversation(runtime.agent.conversation, runtime.log, turns[0].id)
         assert [m.role for m in runtime.agent.conversation.messages] == ["system"]
-        assert session_turns(runtime.session.path) == []
+        assert session_turns(runtime.log.path) == []
         assert resumed_records(runtime) == [
             m.to_record() for m in runtime.agent.conversation.messages
         ]
@@ -193,7 +194,6 @@ async def test_only_commands_that_really_ran_mark_a_turn_and_titles_are_what_was
     llm_server: OpenAIServer, workspace: Path
 ) -> None:
     from forge.agent.events import ApprovalDecision, ApprovalVerdict
-    from forge.agent.mentions import expand_for_runtime
     from forge.agent.modes import PermissionMode
 
     (workspace / "app.py").write_text("print('hi')\n")
@@ -206,7 +206,7 @@ async def test_only_commands_that_really_ran_mark_a_turn_and_titles_are_what_was
         Text("it ran"),
         Text("looked at it"),
     )
-    runtime = build_runtime(settings_for(llm_server), workspace)
+    runtime = build_session(settings_for(llm_server), workspace)
     try:
         runtime.agent.policy.mode = PermissionMode.READ_ONLY
         await drive(runtime.agent.run_turn("refused in read-only mode"))
@@ -216,10 +216,10 @@ async def test_only_commands_that_really_ran_mark_a_turn_and_titles_are_what_was
             approve=lambda _: ApprovalDecision(ApprovalVerdict.REJECT, "no"),
         )
         await drive(runtime.agent.run_turn("approved and ran"))
-        expansion = expand_for_runtime(runtime, "explain @app.py please")
+        expansion = runtime.expand_mentions("explain @app.py please")
         assert "<attached_file" in expansion.text
         await drive(runtime.agent.run_turn(expansion.text))
-        turns = session_turns(runtime.session.path)
+        turns = session_turns(runtime.log.path)
     finally:
         await runtime.aclose()
     assert [t.ran_commands for t in turns] == [False, False, True, False]

@@ -1,4 +1,4 @@
-"""`build_runtime` wiring and `Runtime.apply_settings`, the hot-reload path, against the
+"""`build_session` wiring and `Session.apply_settings`, the hot-reload path, against the
 loopback server: requests name the right model before and after a change."""
 
 from __future__ import annotations
@@ -8,12 +8,12 @@ from pathlib import Path
 
 from pydantic import SecretStr
 
-from forge.agent.runtime import build_runtime
 from forge.agent.sessions import SessionStore
 from forge.config.settings import ContextSettings, LLMSettings, Settings, ToolsSettings
 from forge.context.conversation import CANCELLED_RESULT, Conversation
 from forge.context.manager import Manager
 from forge.llm.messages import MessageKind, ToolCall, assistant, system, user
+from forge.session.build import build_session
 from tests.agent.loop_harness import drive, finished
 from tests.support.openai_server import Call, OpenAIServer, RecordedRequest, Text, ToolCalls
 
@@ -35,7 +35,7 @@ async def test_a_new_runtime_records_a_session_and_answers(
 ) -> None:
     (workspace / "AGENTS.md").write_text("Always run the tests with `make test`.")
     llm_server.enqueue(Text("hello"))
-    runtime = build_runtime(settings_for(llm_server), workspace)
+    runtime = build_session(settings_for(llm_server), workspace)
     try:
         assert isinstance(runtime.context_manager, Manager)
         events = await drive(runtime.agent.run_turn("hi"))
@@ -55,11 +55,11 @@ async def test_resume_latest_continues_the_conversation(
     llm_server: OpenAIServer, workspace: Path
 ) -> None:
     llm_server.enqueue(Text("first answer"), Text("second answer"))
-    first = build_runtime(settings_for(llm_server), workspace)
+    first = build_session(settings_for(llm_server), workspace)
     await drive(first.agent.run_turn("first question"))
     await first.aclose()
 
-    second = build_runtime(settings_for(llm_server), workspace, resume_latest=True)
+    second = build_session(settings_for(llm_server), workspace, resume_latest=True)
     try:
         assert second.session_id == first.session_id
         await drive(second.agent.run_turn("second question"))
@@ -70,7 +70,7 @@ async def test_resume_latest_continues_the_conversation(
     # With no session for a workspace, resume_latest starts a new one.
     elsewhere = workspace / "sub"
     elsewhere.mkdir()
-    fresh = build_runtime(settings_for(llm_server), elsewhere, resume_latest=True)
+    fresh = build_session(settings_for(llm_server), elsewhere, resume_latest=True)
     assert fresh.session_id != first.session_id and len(fresh.agent.conversation) == 1
     await fresh.aclose()
 
@@ -89,7 +89,7 @@ async def test_resuming_a_crashed_session_repairs_it(
     assert not store.load(log.id).is_valid()
 
     llm_server.enqueue(Text("resumed"))
-    runtime = build_runtime(settings_for(llm_server), workspace, session_id=log.id)
+    runtime = build_session(settings_for(llm_server), workspace, session_id=log.id)
     try:
         assert runtime.agent.conversation.is_valid()
         assert runtime.agent.conversation[-2].content == CANCELLED_RESULT
@@ -117,7 +117,7 @@ async def test_apply_settings_switches_model_and_summarization_model(
         return Text(f"answer from {request.model}")
 
     llm_server.responder = respond
-    runtime = build_runtime(settings_for(llm_server, model="main-a"), workspace)
+    runtime = build_session(settings_for(llm_server, model="main-a"), workspace)
     try:
         await drive(runtime.agent.run_turn("one"))
         old_provider = runtime.provider
@@ -146,7 +146,7 @@ async def test_apply_settings_switches_model_and_summarization_model(
 async def test_apply_settings_updates_policy_and_keeps_always_approvals(
     llm_server: OpenAIServer, workspace: Path
 ) -> None:
-    runtime = build_runtime(settings_for(llm_server), workspace)
+    runtime = build_session(settings_for(llm_server), workspace)
     try:
         runtime.policy.approve_always("write_file")
         same_llm = runtime.settings.llm
@@ -182,7 +182,7 @@ async def test_compaction_is_recorded_and_a_resume_sees_the_summary(
         return Text(f"answer {len(request.messages)}")
 
     llm_server.responder = respond
-    runtime = build_runtime(settings_for(llm_server), workspace)
+    runtime = build_session(settings_for(llm_server), workspace)
     try:
         for text in ("one", "two", "three"):
             await drive(runtime.agent.run_turn(text))

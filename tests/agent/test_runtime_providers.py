@@ -1,4 +1,4 @@
-"""`Runtime.apply_settings` switching providers (the /settings Provider field's save path,
+"""`Session.apply_settings` switching providers (the /settings Provider field's save path,
 docs/adr/0037): the next turn goes to the other API, summaries follow
 `llm.summarization_provider`, and replaced providers are closed."""
 
@@ -8,10 +8,10 @@ from pathlib import Path
 
 from pydantic import SecretStr
 
-from forge.agent.runtime import build_runtime
 from forge.config.settings import LLMSettings, Settings
 from forge.llm.anthropic_provider import AnthropicProvider
 from forge.llm.openai_provider import OpenAICompatibleProvider
+from forge.session.build import build_session
 from tests.agent.loop_harness import drive, finished
 from tests.support.anthropic_server import Answer, AnthropicServer
 from tests.support.openai_server import OpenAIServer, Text
@@ -45,7 +45,7 @@ async def test_saving_another_provider_switches_the_next_turn_to_it(
 ) -> None:
     llm_server.enqueue(Text("from openai"))
     anthropic_server.enqueue(Answer("from claude"))
-    runtime = build_runtime(openai_settings(llm_server), workspace)
+    runtime = build_session(openai_settings(llm_server), workspace)
     try:
         first = await drive(runtime.agent.run_turn("one"))
         assert isinstance(runtime.provider, OpenAICompatibleProvider)
@@ -78,7 +78,7 @@ async def test_summaries_go_to_the_summarization_provider_and_follow_its_changes
         summarization_api_key=SecretStr(OPENAI_KEY),
         summarization_model="tiny-summarizer",
     )
-    runtime = build_runtime(Settings(llm=llm), workspace)
+    runtime = build_session(Settings(llm=llm), workspace)
     try:
         assert isinstance(runtime.summarization_provider, OpenAICompatibleProvider)
         summarizer = runtime.context_manager.provider_for_summarization()

@@ -8,10 +8,10 @@ import asyncio
 from pathlib import Path
 
 from forge.agent.events import ContextUsage, SummarizationStarted
-from forge.agent.runtime import build_runtime
 from forge.config.settings import ContextSettings, LLMSettings, Settings
 from forge.llm.model_info import default_reply_headroom
 from forge.llm.window_discovery import WindowSource
+from forge.session.build import build_session
 from tests.agent.loop_harness import drive, finished, of_type
 from tests.support.openai_server import ContextOverflow, Info, OpenAIServer, Text
 
@@ -34,7 +34,7 @@ async def test_the_first_call_waits_for_the_servers_window(
         {"data": [{"id": "tiny", "max_model_len": 8192}, {"id": "big", "max_model_len": 65536}]}
     )
     llm_server.enqueue(Text("hello"), Text("again"))
-    runtime = build_runtime(settings_for(llm_server), workspace)  # no loop yet: not asked
+    runtime = build_session(settings_for(llm_server), workspace)  # no loop yet: not asked
     try:
         assert runtime.window is not None and runtime.window.current.source is WindowSource.GUESSED
         runtime.window.first_request_wait = 60  # a loaded machine must not turn this into a race
@@ -66,7 +66,7 @@ async def test_an_overflow_error_sets_the_budget_before_the_compaction(
         Text("The first answer was long."),  # the compaction's summary
         Text("fits now"),
     )
-    runtime = build_runtime(settings_for(llm_server), workspace)
+    runtime = build_session(settings_for(llm_server), workspace)
     try:
         await drive(runtime.agent.run_turn("hi"))
         events = await drive(runtime.agent.run_turn("and now?"))
@@ -87,7 +87,7 @@ async def test_a_late_answer_about_the_previous_model_changes_nothing(
         "data": [{"id": "tiny", "max_model_len": 8192}, {"id": "big", "max_model_len": 65536}]
     }
     llm_server.info["/v1/models"] = Info(listing, delay=1.0)
-    runtime = build_runtime(settings_for(llm_server), workspace)  # asks at once: a loop runs
+    runtime = build_session(settings_for(llm_server), workspace)  # asks at once: a loop runs
     old = runtime.window
     assert old is not None
     try:

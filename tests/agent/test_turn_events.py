@@ -14,11 +14,11 @@ from forge.agent.events import (
     SummarizationStarted,
     Trigger,
 )
-from forge.agent.runtime import build_runtime
 from forge.agent.turn_events import TurnEvents
 from forge.config.settings import LLMSettings, Settings
 from forge.context.manager import Manager
 from forge.llm.messages import Message
+from forge.session.build import build_session
 from tests.agent.loop_harness import drive, finished, of_type, with_manager
 from tests.context.builders import conversation, counter, group, llm_tiers, provider_for, words
 from tests.support.openai_server import (
@@ -110,7 +110,7 @@ def test_an_emit_with_no_turn_attached_is_dropped_and_attachments_nest() -> None
     assert inner == [ContextUsage(3, 10)]
 
 
-async def test_the_runtime_builds_the_manager_with_the_agents_road_and_keeps_it_on_a_rebuild(
+async def test_the_session_builds_the_manager_with_the_agents_road_and_keeps_it_on_a_rebuild(
     llm_server: OpenAIServer, workspace: Path
 ) -> None:
     (workspace / "a.txt").write_text("some text\n" * 40)
@@ -124,7 +124,7 @@ async def test_the_runtime_builds_the_manager_with_the_agents_road_and_keeps_it_
 
     llm_server.responder = respond
     settings = settings_for(llm_server)
-    runtime = build_runtime(settings, workspace)
+    runtime = build_session(settings, workspace)
     try:
         for text in ("one", "two", "three"):
             await drive(runtime.agent.run_turn(text))

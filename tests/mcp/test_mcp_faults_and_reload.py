@@ -22,10 +22,10 @@ from forge.agent.events import (
 from forge.agent.mcp import McpServers, ServerState
 from forge.agent.mcp.notices import McpServerNotice
 from forge.agent.mcp.project_watch import watch_until_cancelled
-from forge.agent.runtime import build_runtime
 from forge.agent.tools.base import ToolError
 from forge.agent.trust import WorkspaceTrust
 from forge.config.settings import LLMSettings, McpServerSettings, Settings, ToolsSettings
+from forge.session.build import build_session
 from tests.agent.loop_harness import drive, finished, of_type
 from tests.mcp.conftest import SERVER_SCRIPT, alive, started_pids, stdio_settings
 from tests.support.openai_server import Call, OpenAIServer, Text, ToolCalls
@@ -65,7 +65,7 @@ async def test_a_server_that_crashes_twice_is_down_with_a_named_error_and_leaves
         ToolCalls([Call("tools__echo", {"text": "again"})]),  # the model still tries
         Text("gave up"),
     )
-    runtime = build_runtime(settings, workspace)
+    runtime = build_session(settings, workspace)
     notices: list[McpServerNotice] = []
     assert runtime.mcp is not None
     runtime.mcp.subscribe(notices.append)
@@ -126,7 +126,7 @@ async def test_a_call_of_a_failed_servers_tool_is_a_named_error_not_unknown_tool
         llm=LLMSettings(base_url=llm_server.base_url, api_key=SecretStr(KEY), max_retries=0),
         mcp_servers={"github": McpServerSettings(command="/nonexistent/server")},
     )
-    runtime = build_runtime(settings, workspace)
+    runtime = build_session(settings, workspace)
     try:
         await runtime.wait_for_mcp(60)
         with pytest.raises(ToolError, match=r"^MCP server github failed to start \(command"):
@@ -150,7 +150,7 @@ async def test_settings_changes_start_stop_and_restart_servers_between_turns(
             "off": logged(tmp_path, "off"),
         },
     )
-    runtime = build_runtime(before, workspace)
+    runtime = build_session(before, workspace)
     mcp = runtime.mcp
     assert mcp is not None
     notices: list[McpServerNotice] = []
@@ -247,7 +247,7 @@ async def test_a_server_removed_during_a_turn_keeps_serving_it_and_stops_after(
         mcp_servers={"tools": logged(tmp_path, "tools")},
     )
     llm_server.enqueue(ToolCalls([Call("tools__echo", {"text": "still here"})]), Text("done"))
-    runtime = build_runtime(settings, workspace)
+    runtime = build_session(settings, workspace)
     mcp = runtime.mcp
     assert mcp is not None
     try:

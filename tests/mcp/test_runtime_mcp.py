@@ -12,9 +12,9 @@ from pydantic import SecretStr
 
 from forge.agent.events import ApprovalRequested, ToolCallFinished
 from forge.agent.mcp.servers import configured_servers, expand
-from forge.agent.runtime import build_runtime
 from forge.agent.trust import WorkspaceTrust
 from forge.config.settings import LLMSettings, McpServerSettings, Settings, ToolsSettings
+from forge.session.build import build_session
 from tests.agent.loop_harness import drive, finished, of_type
 from tests.mcp.conftest import SERVER_SCRIPT, stdio_settings
 from tests.support.openai_server import Call, OpenAIServer, Text, ToolCalls
@@ -42,7 +42,7 @@ async def test_mcp_calls_ask_for_approval_by_default_and_run_once_approved(
         ToolCalls([Call("tools__read_env", {"name": "TOKEN"})]),
         Text("done"),
     )
-    runtime = build_runtime(settings_for(llm_server), workspace)
+    runtime = build_session(settings_for(llm_server), workspace)
     try:
         await runtime.wait_for_mcp(60)
         events = await drive(runtime.agent.run_turn("read the token"))
@@ -65,7 +65,7 @@ async def test_a_server_wildcard_in_auto_approve_approves_its_tools(
     llm_server: OpenAIServer, workspace: Path
 ) -> None:
     llm_server.enqueue(ToolCalls([Call("tools__add", {"a": 1, "b": 2})]), Text("3"))
-    runtime = build_runtime(settings_for(llm_server, ["tools__*"]), workspace)
+    runtime = build_session(settings_for(llm_server, ["tools__*"]), workspace)
     try:
         await runtime.wait_for_mcp(60)
         events = await drive(runtime.agent.run_turn("add"))
@@ -79,11 +79,11 @@ async def test_a_server_wildcard_in_auto_approve_approves_its_tools(
 async def test_tool_definitions_count_in_the_context_budget(
     llm_server: OpenAIServer, workspace: Path
 ) -> None:
-    bare = build_runtime(
+    bare = build_session(
         Settings(llm=LLMSettings(base_url=llm_server.base_url, api_key=SecretStr(KEY))),
         workspace,
     )
-    runtime = build_runtime(settings_for(llm_server), workspace)
+    runtime = build_session(settings_for(llm_server), workspace)
     try:
         await runtime.wait_for_mcp(60)
         runtime.context_manager.set_tools(runtime.registry.specs())
@@ -134,7 +134,7 @@ async def test_the_approval_request_shows_every_argument_of_an_mcp_call(
         ToolCalls([Call("tools__add", {"a": 1, "b": 2}), Call("tools__echo", {"text": long_text})]),
         Text("done"),
     )
-    runtime = build_runtime(settings_for(llm_server), workspace)
+    runtime = build_session(settings_for(llm_server), workspace)
     try:
         await runtime.wait_for_mcp(60)
         events = await drive(runtime.agent.run_turn("add, then echo"))

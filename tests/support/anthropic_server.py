@@ -326,6 +326,10 @@ class AnthropicServer:
         self.usage_log: list[dict[str, int]] = []
         """The usage reported for each streamed answer, in order."""
         self._cache: set[str] = set()
+        self.models: list[str] = ["claude-haiku-4-5", "claude-sonnet-4-5"]
+        """What `GET /v1/models` lists."""
+        self.models_requests: list[dict[str, str]] = []
+        """The headers of each `GET /v1/models` request."""
         self._server: uvicorn.Server | None = None
         self._thread: threading.Thread | None = None
         self.port = 0
@@ -344,6 +348,8 @@ class AnthropicServer:
             self.usage_log.clear()
             self._cache.clear()
             self.responder = None
+            self.models = ["claude-haiku-4-5", "claude-sonnet-4-5"]
+            self.models_requests.clear()
 
     def clear_cache(self) -> None:
         """Expire every cached prefix (the TTL passed)."""
@@ -368,7 +374,12 @@ class AnthropicServer:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind(("127.0.0.1", 0))
         self.port = sock.getsockname()[1]
-        app = Starlette(routes=[Route("/v1/messages", self._messages, methods=["POST"])])
+        app = Starlette(
+            routes=[
+                Route("/v1/messages", self._messages, methods=["POST"]),
+                Route("/v1/models", self._models, methods=["GET"]),
+            ]
+        )
         config = uvicorn.Config(app, log_level="critical", lifespan="off", access_log=False)
         self._server = uvicorn.Server(config)
         self._thread = threading.Thread(
@@ -388,6 +399,35 @@ class AnthropicServer:
             self._server.should_exit = True
         if self._thread is not None:
             self._thread.join(timeout=10)
+
+    # --- the model list ----------------------------------------------------------------------
+    async def _models(self, request: Request) -> Response:
+        """The Models API's first (and only) page."""
+        with self._lock:
+            self.models_requests.append({k.lower(): v for k, v in request.headers.items()})
+            ids = list(self.models)
+        if not (request.headers.get("x-api-key") or request.headers.get("authorization")):
+            return JSONResponse(
+                {"type": "error", "error": {"type": "authentication_error", "message": "no key"}},
+                status_code=401,
+            )
+        data = [
+            {
+                "type": "model",
+                "id": model,
+                "display_name": model,
+                "created_at": "2025-01-01T00:00:00Z",
+            }
+            for model in ids
+        ]
+        return JSONResponse(
+            {
+                "data": data,
+                "has_more": False,
+                "first_id": ids[0] if ids else None,
+                "last_id": ids[-1] if ids else None,
+            }
+        )
 
     # --- the cache ---------------------------------------------------------------------------
     def _cache_usage(self, record: MessagesRequestRecord) -> tuple[int, int, int]:

@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 from pydantic import SecretStr
 
-from forge.agent.runtime import build_runtime
 from forge.agent.tools.base import ToolError
 from forge.agent.trust.sources import workspace_sources
 from forge.config.settings import LLMSettings, Settings, TrustSettings
+from forge.session.build import build_session
 from tests.mcp.conftest import SERVER_SCRIPT, stdio_settings
 from tests.support.openai_server import OpenAIServer
 
@@ -44,7 +44,7 @@ async def test_trust_and_the_allowlist_apply_to_a_running_session(
 ) -> None:
     monkeypatch.setenv("PROJECT_TOKEN", SECRET)
     project_server(workspace)
-    runtime = build_runtime(settings(llm_server, []), workspace)
+    runtime = build_session(settings(llm_server, []), workspace)
     mcp, trust = runtime.mcp, runtime.trust
     assert mcp is not None and trust is not None
     try:

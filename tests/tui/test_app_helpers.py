@@ -12,8 +12,8 @@ import yaml
 from textual.message import Message
 from textual.pilot import Pilot
 
-from forge.agent.runtime import build_runtime
 from forge.config.store import ConfigStore
+from forge.session.build import build_session
 from forge.tui.app import ForgeApp
 from forge.tui.messages import AgentEventArrived
 from forge.tui.widgets.chat_blocks import NoticeBlock
@@ -60,7 +60,7 @@ def configure(
 
 def make_app(store: ConfigStore, workspace: Path, *, resume_latest: bool = False) -> ForgeApp:
     """The real app over a real runtime built from `store`'s settings."""
-    runtime = build_runtime(store.current.settings, workspace, resume_latest=resume_latest)
+    runtime = build_session(store.current.settings, workspace, resume_latest=resume_latest)
     return ForgeApp(runtime=runtime, store=store, workspace=workspace)
 
 

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from forge.agent.runtime import build_runtime
 from forge.config.store import ConfigStore
+from forge.session.build import build_session
 from tests.agent.loop_harness import drive
 from tests.support.anthropic_server import Answer, AnthropicServer
 from tests.tui.test_app_helpers import make_app, notices, wait_until
@@ -53,7 +53,7 @@ async def test_resuming_says_what_re_caching_costs_once_the_cache_expired(
 ) -> None:
     store = claude_store(anthropic_server, monkeypatch)
     anthropic_server.enqueue(Answer("hello"))
-    first = build_runtime(store.current.settings, workspace)
+    first = build_session(store.current.settings, workspace)
     await drive(first.agent.run_turn("hi"))
     await first.aclose()
     age_session(first.store.path_for(first.session_id), idle)

@@ -3,7 +3,7 @@
 """The hot-reload controller with a real store, a real runtime and the loopback LLM server.
 
 The host app only starts the controller; everything it drives is real: the file watcher on
-a temp config file, `Runtime.apply_settings`, agent turns against 127.0.0.1.
+a temp config file, `Session.apply_settings`, agent turns against 127.0.0.1.
 """
 
 from __future__ import annotations
@@ -24,9 +24,10 @@ from textual.pilot import Pilot
 from textual.worker import WorkerCancelled, WorkerState
 
 from forge.agent.events import TurnFinished
-from forge.agent.runtime import Runtime, build_runtime
 from forge.config.paths import config_path
 from forge.config.store import ConfigStore
+from forge.session.build import build_session
+from forge.session.core import Session
 from forge.tui.reload import ConfigReloadController, describe_changes
 from tests.support.openai_server import OpenAIServer
 
@@ -38,7 +39,7 @@ WAIT_LIMIT_SECONDS = 20.0
 class ReloadHost(App[None]):
     """Starts the reload controller when it mounts, as the Forge app does."""
 
-    def __init__(self, store: ConfigStore, runtime: Runtime) -> None:
+    def __init__(self, store: ConfigStore, runtime: Session) -> None:
         super().__init__()
         self.controller = ConfigReloadController(app=self, store=store, runtime=runtime)
 
@@ -91,20 +92,20 @@ def config_file(llm_server: OpenAIServer) -> Path:
 
 
 @pytest.fixture
-async def runtime(config_file: Path, workspace: Path) -> AsyncIterator[Runtime]:
-    built = build_runtime(ConfigStore(config_file).current.settings, workspace)
+async def runtime(config_file: Path, workspace: Path) -> AsyncIterator[Session]:
+    built = build_session(ConfigStore(config_file).current.settings, workspace)
     yield built
     await built.aclose()
 
 
-async def run_turn(runtime: Runtime, text: str) -> None:
-    async for event in runtime.agent.run_turn(text):
+async def run_turn(runtime: Session, text: str) -> None:
+    async for event in runtime.run_turn(text):
         if isinstance(event, TurnFinished):
             assert event.reason != "error", event
 
 
 async def test_an_outside_edit_is_applied_to_the_running_agent(
-    config_file: Path, runtime: Runtime, llm_server: OpenAIServer
+    config_file: Path, runtime: Session, llm_server: OpenAIServer
 ) -> None:
     seen: list[Message] = []
     app = ReloadHost(ConfigStore(config_file), runtime)
@@ -129,7 +130,7 @@ async def test_an_outside_edit_is_applied_to_the_running_agent(
 
 
 async def test_an_invalid_outside_edit_is_reported_and_the_running_config_stays(
-    config_file: Path, runtime: Runtime, llm_server: OpenAIServer
+    config_file: Path, runtime: Session, llm_server: OpenAIServer
 ) -> None:
     seen: list[Message] = []
     app = ReloadHost(ConfigStore(config_file), runtime)
@@ -154,7 +155,7 @@ async def test_an_invalid_outside_edit_is_reported_and_the_running_config_stays(
 
 
 async def test_malformed_yaml_is_reported_with_its_line(
-    config_file: Path, runtime: Runtime
+    config_file: Path, runtime: Session
 ) -> None:
     seen: list[Message] = []
     app = ReloadHost(ConfigStore(config_file), runtime)
@@ -168,7 +169,7 @@ async def test_malformed_yaml_is_reported_with_its_line(
         assert runtime.settings.llm.model == "main-model"
 
 
-async def test_a_save_made_by_forge_is_applied_once(config_file: Path, runtime: Runtime) -> None:
+async def test_a_save_made_by_forge_is_applied_once(config_file: Path, runtime: Session) -> None:
     seen: list[Message] = []
     store = ConfigStore(config_file)
     app = ReloadHost(store, runtime)
@@ -199,7 +200,7 @@ async def test_a_save_made_by_forge_is_applied_once(config_file: Path, runtime: 
         assert runtime.provider.model == "outside-model"
 
 
-async def test_a_cancelled_overlay_changes_nothing(config_file: Path, runtime: Runtime) -> None:
+async def test_a_cancelled_overlay_changes_nothing(config_file: Path, runtime: Session) -> None:
     seen: list[Message] = []
     app = ReloadHost(ConfigStore(config_file), runtime)
     provider_before = runtime.provider
@@ -210,7 +211,7 @@ async def test_a_cancelled_overlay_changes_nothing(config_file: Path, runtime: R
     assert runtime.provider is provider_before
 
 
-async def test_stop_ends_the_watch_worker(config_file: Path, runtime: Runtime) -> None:
+async def test_stop_ends_the_watch_worker(config_file: Path, runtime: Session) -> None:
     app = ReloadHost(ConfigStore(config_file), runtime)
     async with app.run_test(size=SIZE) as pilot:
         await watcher_ready(pilot)
@@ -221,7 +222,7 @@ async def test_stop_ends_the_watch_worker(config_file: Path, runtime: Runtime) -
         assert worker.state is WorkerState.SUCCESS
 
 
-async def test_app_exit_cancels_the_watcher_promptly(config_file: Path, runtime: Runtime) -> None:
+async def test_app_exit_cancels_the_watcher_promptly(config_file: Path, runtime: Session) -> None:
     app = ReloadHost(ConfigStore(config_file), runtime)
     async with app.run_test(size=SIZE) as pilot:
         await watcher_ready(pilot)
@@ -245,3 +246,25 @@ def test_describe_changes_never_shows_the_key(config_file: Path) -> None:
     assert "llm.model: main-model → other" in lines
     assert "llm.api_key changed" in lines
     assert not any("sk-new-secret-value" in line or "sk-test" in line for line in lines)
+
+
+async def test_a_session_only_override_switches_the_agent_and_leaves_the_file(
+    config_file: Path, runtime: Session, llm_server: OpenAIServer
+) -> None:
+    """`/model NAME`'s road: the controller's one path, no file write, no toast."""
+    before = config_file.read_bytes()
+    seen: list[Message] = []
+    app = ReloadHost(ConfigStore(config_file), runtime)
+    async with app.run_test(size=SIZE, message_hook=seen.append) as pilot:
+        await watcher_ready(pilot)
+        llm = runtime.settings.llm.model_copy(update={"model": "override-model"})
+        description = await app.controller.apply_override(
+            runtime.settings.model_copy(update={"llm": llm})
+        )
+        assert "override-model" in description
+        await run_turn(runtime, "hello")
+        await pilot.pause(0.3)
+    assert llm_server.requests[-1].model == "override-model"
+    assert config_file.read_bytes() == before
+    assert notices(seen) == []
+    assert of_type(seen, ConfigReloadController.Applied) == []

@@ -19,10 +19,11 @@ from textual.message import Message
 from textual.pilot import Pilot
 from textual.widgets import Input
 
-from forge.agent.runtime import Runtime, build_runtime
 from forge.config.paths import config_path
 from forge.config.store import ConfigStore
 from forge.llm.anthropic_provider import AnthropicProvider
+from forge.session.build import build_session
+from forge.session.core import Session
 from forge.tui.app import ForgeApp
 from forge.tui.messages import TurnEnded
 from forge.tui.reload import ConfigReloadController
@@ -49,9 +50,9 @@ def config_file(llm_server: OpenAIServer) -> Path:
 
 
 @pytest.fixture
-async def forge(config_file: Path, workspace: Path) -> AsyncIterator[tuple[ForgeApp, Runtime]]:
+async def forge(config_file: Path, workspace: Path) -> AsyncIterator[tuple[ForgeApp, Session]]:
     store = ConfigStore(config_file)
-    runtime = build_runtime(store.current.settings, workspace)
+    runtime = build_session(store.current.settings, workspace)
     yield ForgeApp(runtime=runtime, store=store, workspace=workspace), runtime
     await runtime.aclose()
 
@@ -99,7 +100,7 @@ async def some_history(pilot: Pilot[int], seen: list[Message], server: OpenAISer
 
 
 async def test_settings_save_reaches_the_agent_and_the_summarizer(
-    forge: tuple[ForgeApp, Runtime], config_file: Path, llm_server: OpenAIServer
+    forge: tuple[ForgeApp, Session], config_file: Path, llm_server: OpenAIServer
 ) -> None:
     app, runtime = forge
     seen: list[Message] = []
@@ -143,7 +144,7 @@ async def test_settings_save_reaches_the_agent_and_the_summarizer(
 
 
 async def test_an_invalid_value_blocks_the_save_with_its_reason(
-    forge: tuple[ForgeApp, Runtime], config_file: Path
+    forge: tuple[ForgeApp, Session], config_file: Path
 ) -> None:
     app, runtime = forge
     before = config_file.read_bytes()
@@ -167,7 +168,7 @@ async def test_an_invalid_value_blocks_the_save_with_its_reason(
 
 
 async def test_a_failed_save_leaves_the_old_file_and_the_running_config(
-    forge: tuple[ForgeApp, Runtime], config_file: Path
+    forge: tuple[ForgeApp, Session], config_file: Path
 ) -> None:
     app, runtime = forge
     seen: list[Message] = []
@@ -190,7 +191,7 @@ async def test_a_failed_save_leaves_the_old_file_and_the_running_config(
 
 
 async def test_an_outside_edit_is_reloaded_by_the_running_app(
-    forge: tuple[ForgeApp, Runtime], config_file: Path, llm_server: OpenAIServer
+    forge: tuple[ForgeApp, Session], config_file: Path, llm_server: OpenAIServer
 ) -> None:
     app, runtime = forge
     seen: list[Message] = []
@@ -209,7 +210,7 @@ async def test_an_outside_edit_is_reloaded_by_the_running_app(
 
 
 async def test_an_invalid_outside_edit_is_reported_and_ignored(
-    forge: tuple[ForgeApp, Runtime], config_file: Path
+    forge: tuple[ForgeApp, Session], config_file: Path
 ) -> None:
     app, runtime = forge
     seen: list[Message] = []
@@ -224,7 +225,7 @@ async def test_an_invalid_outside_edit_is_reported_and_ignored(
         assert runtime.provider.model == "main-model"
 
 
-async def test_the_api_key_is_masked_in_the_overlay(forge: tuple[ForgeApp, Runtime]) -> None:
+async def test_the_api_key_is_masked_in_the_overlay(forge: tuple[ForgeApp, Session]) -> None:
     app, _ = forge
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
@@ -236,7 +237,7 @@ async def test_the_api_key_is_masked_in_the_overlay(forge: tuple[ForgeApp, Runti
 
 
 async def test_the_provider_field_switches_the_running_agent_to_the_anthropic_api(
-    forge: tuple[ForgeApp, Runtime],
+    forge: tuple[ForgeApp, Session],
     config_file: Path,
     llm_server: OpenAIServer,
     anthropic_server: AnthropicServer,

@@ -17,9 +17,9 @@ from textual.message import Message
 from textual.pilot import Pilot
 from textual.widgets import Checkbox, Input, Static
 
-from forge.agent.runtime import build_runtime
 from forge.config.settings import ContextSettings
 from forge.config.store import ConfigStore, load_settings
+from forge.session.build import build_session
 from forge.tui.app import ForgeApp
 from forge.tui.settings import SettingsScreen
 from forge.tui.settings.fields import all_fields
@@ -44,7 +44,7 @@ async def test_keys_typed_while_f2_opens_the_overlay_do_not_replace_the_model(
 ) -> None:
     path = write_config("llm:\n  model: main-model\n  base_url: http://127.0.0.1:9/v1\n")
     store = ConfigStore(path)
-    runtime = build_runtime(store.current.settings, workspace)
+    runtime = build_session(store.current.settings, workspace)
     app = ForgeApp(runtime=runtime, store=store, workspace=workspace)
     try:
         async with app.run_test(size=SIZE) as pilot:

@@ -34,10 +34,10 @@ from forge.agent.events import (
     Trigger,
     UsageEvent,
 )
-from forge.agent.runtime import build_runtime
 from forge.config.store import ConfigStore
 from forge.llm.messages import Message, MessageKind, ToolCall
 from forge.llm.stream import Usage
+from forge.session.build import build_session
 from forge.tui.app import ForgeApp
 from forge.tui.messages import AgentEventArrived
 
@@ -94,7 +94,7 @@ def make_scene_app(home: Path, monkeypatch: pytest.MonkeyPatch | None = None) ->
     workspace = home / "projects" / "dates"
     workspace.mkdir(parents=True, exist_ok=True)
     store = ConfigStore()
-    runtime = build_runtime(store.current.settings, workspace)
+    runtime = build_session(store.current.settings, workspace)
     return ForgeApp(runtime=runtime, store=store, workspace=workspace)
 
 

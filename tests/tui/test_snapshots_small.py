@@ -138,7 +138,7 @@ async def _write_settings_screenshot(destination: Path) -> None:
     import os
     import tempfile
 
-    from forge.agent.runtime import build_runtime
+    from forge.session.build import build_session
     from forge.tui.app import ForgeApp
 
     with tempfile.TemporaryDirectory() as temporary:
@@ -161,7 +161,7 @@ async def _write_settings_screenshot(destination: Path) -> None:
         workspace.mkdir(parents=True)
         store = ConfigStore(path)
         app = ForgeApp(
-            runtime=build_runtime(store.current.settings, workspace),
+            runtime=build_session(store.current.settings, workspace),
             store=store,
             workspace=workspace,
         )

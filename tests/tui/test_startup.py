@@ -20,7 +20,7 @@ from tests.support.openai_server import OpenAIServer, Text
 from tests.tui.test_app_helpers import notices, wait_idle, wait_until
 
 REPO_ROOT = Path(__file__).resolve().parent.parent.parent
-HEAVY = ("pydantic_settings", "forge.config.settings", "httpx", "tiktoken", "forge.agent.runtime")
+HEAVY = ("pydantic_settings", "forge.config.settings", "httpx", "tiktoken", "forge.session.core")
 
 
 def test_the_module_the_cli_opens_imports_nothing_heavy() -> None:

@@ -1,0 +1,25 @@
+"""The parts a settings switch replaces, held in one place.
+
+The `Session` (forge/session) builds one `AgentParts` and gives the same object to its
+`Agent`: a switch of provider, context manager, approval policy or command timeout is one
+assignment here, read by both (docs/adr/0041-session-api.md).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from forge.agent.approvals import ApprovalPolicy
+from forge.context.protocols import ContextManagerProtocol
+from forge.llm.protocols import Provider
+
+
+@dataclass
+class AgentParts:
+    """The conversation's provider, the context manager, the approval policy and the tools'
+    command timeout, as the settings now say."""
+
+    provider: Provider
+    context_manager: ContextManagerProtocol
+    policy: ApprovalPolicy
+    command_timeout: float = 120

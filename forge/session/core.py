@@ -1,0 +1,320 @@
+"""`Session`: the one owner of a running session's parts, and the verbs front ends use.
+
+The TUI and `forge run` drive a session only through these verbs and views: `run_turn` (a
+message, its `@` mentions expanded, on the session's model or one given for that turn),
+`compact`, `undo`/`rewind_conversation`, `cost_report`, `context_report`, `list_models`,
+`apply_settings`, `set_mode`, and the lifetime calls `start_background`, `wait_for_mcp`,
+`aclose`. Build one with `forge.session.build.build_session`; see docs/adr/0041.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import AsyncGenerator, Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, cast
+
+from forge.agent.approvals import ApprovalPolicy
+from forge.agent.checkpoints import CheckpointStore, RestoreOutcome
+from forge.agent.costs import CostLedger, CostReport
+from forge.agent.events import AgentEvent
+from forge.agent.loop import Agent
+from forge.agent.mcp import McpServers
+from forge.agent.modes import PermissionMode
+from forge.agent.parts import AgentParts
+from forge.agent.providers import AnyProvider, make_provider
+from forge.agent.rewind import SessionTurn, rewind_conversation, session_turns
+from forge.agent.sessions import SessionLog, SessionStore
+from forge.agent.tools.registry import ToolRegistry
+from forge.agent.trust import WorkspaceTrust
+from forge.config.settings import Settings
+from forge.context.manager import Manager
+from forge.llm.messages import Message
+from forge.llm.tokenizer import TiktokenCounter
+from forge.llm.window_discovery import ContextWindow, WindowTracker
+from forge.session.events import AttachmentsAdded, SessionEvent
+from forge.session.parts import window_tokens
+from forge.session.reports import ContextReport
+from forge.session.settings_apply import apply_settings
+
+if TYPE_CHECKING:
+    from forge.agent.mentions import Expansion
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass
+class Session:
+    """Everything one running session is made of. Build it with `build_session`.
+
+    `parts` (provider, context manager, policy, command timeout) is the very object the
+    agent reads: a settings switch replaces a part there, once (`apply_settings`).
+    """
+
+    settings: Settings
+    workspace: Path
+    parts: AgentParts
+    counter: TiktokenCounter
+    registry: ToolRegistry
+    store: SessionStore
+    log: SessionLog
+    """The session file being written (its id, path, problems found on resume)."""
+    agent: Agent
+    window: WindowTracker | None = None
+    """The model's context window and where it came from (shown by `/context`)."""
+    mcp: McpServers | None = None
+    """The session's MCP servers, whose ready tools the registry offers (`/mcp`)."""
+    trust: WorkspaceTrust | None = None
+    """Whether the workspace's own definitions may run (`/trust`; docs/adr/0034)."""
+    summarization_provider: AnyProvider | None = None
+    """The summarization server's provider when it is not the conversation's (docs/adr/0037)."""
+    retired_providers: list[AnyProvider] = field(default_factory=list)
+    """Providers replaced by a settings switch, closed by `aclose` (a turn may still use one)."""
+    retired_windows: list[WindowTracker] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        if self.window is not None:
+            self.use_window(self.window)
+        if self.mcp is not None:
+            self.mcp.in_turn = lambda: self.turn_running
+
+    # --- views -------------------------------------------------------------------------------
+    @property
+    def provider(self) -> AnyProvider:
+        """The session's provider (what a turn without a model of its own talks to)."""
+        return cast("AnyProvider", self.parts.provider)  # build_session put it there
+
+    @property
+    def context_manager(self) -> Manager:
+        """The session's context manager."""
+        return cast(Manager, self.parts.context_manager)  # build_session put it there
+
+    @property
+    def policy(self) -> ApprovalPolicy:
+        """The session's approval policy (its mode is the permission mode)."""
+        return self.parts.policy
+
+    @property
+    def session_id(self) -> str:
+        """The id of the session being recorded."""
+        return self.log.id
+
+    @property
+    def messages(self) -> Sequence[Message]:
+        """The conversation, to show (a front end never changes it)."""
+        return self.agent.conversation.messages
+
+    @property
+    def turn_running(self) -> bool:
+        """Whether a turn (or a /compact run) is in progress."""
+        return self.agent.turn_running
+
+    @property
+    def checkpoints(self) -> CheckpointStore | None:
+        """The files' checkpoints (none with `forge run --ephemeral`; docs/adr/0027)."""
+        store = self.agent.checkpoints
+        return store if isinstance(store, CheckpointStore) else None
+
+    @property
+    def costs(self) -> CostLedger:
+        """The session's tokens per model and kind of request (unpriced; see `cost_report`)."""
+        return self.agent.costs
+
+    @property
+    def turn_llm_calls(self) -> int:
+        """The agent's LLM requests in the current (or last) turn."""
+        return self.agent.turn_llm_calls
+
+    # --- turns -------------------------------------------------------------------------------
+    def stop_when(self, check: Callable[[], str | None]) -> None:
+        """Ask `check` before each LLM request of every turn; a reason it returns ends the
+        turn with that reason (`forge run --max-budget-usd`)."""
+        self.agent.stop_check = check
+
+    def expand_mentions(self, text: str) -> Expansion:
+        """`text` with its `@path` mentions attached, with the session's workspace, tokenizer
+        and budget (docs/adr/0030). Reads files: call it in a thread."""
+        from forge.agent.mentions import attachment_limit, expand_mentions
+
+        limit = attachment_limit(
+            self.settings.context.ingest_max_share, self.context_manager.max_tokens
+        )
+        return expand_mentions(text, self.workspace, counter=self.counter, limit_tokens=limit)
+
+    async def run_turn(
+        self, text: str, *, model: str | None = None
+    ) -> AsyncGenerator[SessionEvent, None]:
+        """One turn for `text`: its `@` mentions are expanded first (in a thread; an
+        `AttachmentsAdded` event comes first when there were any), then the agent's events.
+
+        `model` (a custom command's) answers this turn only, on the session's server; the
+        session's provider is never swapped, so the next turn uses the configured model
+        however this one ends (an answer, an error, Esc)."""
+        from forge.agent.mentions import has_mentions
+
+        if has_mentions(text):
+            expansion = await asyncio.to_thread(self.expand_mentions, text)
+            if expansion.attachments or expansion.problems:
+                yield AttachmentsAdded(
+                    tuple(attachment.describe() for attachment in expansion.attachments),
+                    tuple(expansion.problems),
+                )
+            text = expansion.text
+        if not model or model == self.settings.llm.model:
+            async for event in self.agent.run_turn(text):
+                yield event
+            return
+        provider = make_provider(self.settings.llm.model_copy(update={"model": model}))
+        try:
+            async for event in self.agent.run_turn(text, provider=provider):
+                yield event
+        finally:
+            await provider.aclose()
+
+    def run_command(self, command: str) -> AsyncGenerator[AgentEvent, None]:
+        """Run the user's `!command` in the workspace (no approval; cancelling ends its
+        process group); with `tools.bang_to_conversation` the model sees it next turn
+        (docs/adr/0030)."""
+        from forge.agent.shell_escape import run_shell_escape
+
+        tools = self.settings.tools
+        return run_shell_escape(
+            command,
+            self.workspace,
+            command_timeout=tools.command_timeout,
+            conversation=self.agent.conversation if tools.bang_to_conversation else None,
+        )
+
+    def compact(self, instructions: str = "") -> AsyncGenerator[AgentEvent, None]:
+        """Summarize the conversation now (`/compact`), guided by `instructions`; yields the
+        context events it causes."""
+        return self.agent.compact(instructions)
+
+    # --- checkpoints and rewinding -------------------------------------------------------------
+    def undo(self, *, overwrite_conflicts: bool = False) -> RestoreOutcome | None:
+        """Restore every file the last turn that changed files changed; None when there is
+        nothing to undo. A file edited since Forge wrote it is kept unless
+        `overwrite_conflicts` (the TUI asks first: `checkpoints.plan_undo` shows them)."""
+        store = self.checkpoints
+        plan = store.plan_undo() if store is not None else None
+        if store is None or plan is None:
+            return None
+        return store.apply(plan, overwrite_conflicts=overwrite_conflicts)
+
+    def turns(self) -> list[SessionTurn]:
+        """The session's turns, oldest first, as `/rewind` lists them."""
+        return session_turns(self.log.path) if self.log.started else []
+
+    def rewind_conversation(self, turn_id: str) -> None:
+        """Take the conversation back to just before turn `turn_id` (recorded in the log);
+        the model reads files again before writing them."""
+        rewind_conversation(self.agent.conversation, self.log, turn_id, self.registry.read_ledger())
+
+    # --- reports -----------------------------------------------------------------------------
+    def cost_report(self) -> CostReport:
+        """The session's tokens and dollars per model, priced with `settings.prices`."""
+        from forge.config.prices import price_table
+
+        return self.agent.costs.report(price_table(self.settings.prices))
+
+    def context_report(self) -> ContextReport:
+        """What `/context` and the gauge show: the prompt's size against the budget, the
+        window, and the session's token totals."""
+        manager = self.context_manager
+        conversation = self.agent.conversation
+        window = self.window
+        return ContextReport(
+            messages=conversation.messages,
+            current_tokens=manager.current_tokens(conversation),
+            max_tokens=manager.max_tokens,
+            tool_tokens=manager.tool_tokens,
+            window=window.current.describe() if window is not None else "",
+            prompt_tokens=self.agent.session_prompt_tokens,
+            completion_tokens=self.agent.session_completion_tokens,
+        )
+
+    def window_notice(self) -> str:
+        """Once per window, while the window is a guess from the model's name: a sentence
+        saying so (for `/context`); "" otherwise."""
+        return (self.window.guess_notice() or "") if self.window is not None else ""
+
+    async def count_ahead(self) -> None:
+        """Count the conversation's tokens off the event loop (a resumed huge message), so
+        the next `context_report` answers at once (docs/adr/0036)."""
+        await self.context_manager.count_ahead(self.agent.conversation)
+
+    def recache_notice(self) -> str | None:
+        """For a resumed session on the Anthropic API: what re-caching its prompt costs when
+        the provider's cache has expired (docs/adr/0037); None otherwise."""
+        from forge.agent.cache_expiry import recache_notice
+        from forge.config.prices import price_table
+
+        llm = self.settings.llm
+        if llm.provider != "anthropic":
+            return None
+        conversation = self.agent.conversation
+        return recache_notice(
+            conversation,
+            self.context_manager.current_tokens(conversation),
+            model=llm.model,
+            ttl=llm.cache_ttl,
+            prices=price_table(self.settings.prices),
+        )
+
+    async def list_models(self) -> list[str]:
+        """The models the session's server offers, asked through the session's provider
+        (its own client and key); `forge.llm.model_list.ModelListError` says why not."""
+        return await self.provider.list_models()
+
+    # --- settings ----------------------------------------------------------------------------
+    def apply_settings(self, new: Settings) -> str:
+        """Switch the running session to `new` settings; returns what changed, in one line
+        (see `forge.session.settings_apply`)."""
+        return apply_settings(self, new)
+
+    def set_mode(self, mode: PermissionMode) -> None:
+        """Use permission mode `mode` from the next tool call on (docs/adr/0029)."""
+        self.policy.mode = mode
+
+    def use_window(self, tracker: WindowTracker) -> None:
+        """Budget with `tracker`'s window from now on, and whenever it learns a new one."""
+        self.window = tracker
+        tracker.on_change = self._window_changed
+        self.agent.context_window = tracker
+
+    def _window_changed(self, window: ContextWindow) -> None:
+        self.context_manager.set_provider(
+            self.provider, context_window=window_tokens(window, self.settings.llm.model)
+        )
+
+    # --- lifetime ----------------------------------------------------------------------------
+    def start_background(self) -> None:
+        """Start connecting to the MCP servers (call once the event loop runs; without this
+        they start on the first turn)."""
+        if self.mcp is not None:
+            self.mcp.start()
+
+    async def wait_for_mcp(self, limit: float | None = None) -> None:
+        """Wait until every MCP server is ready or failed, at most `limit` seconds (for
+        `forge run`, whose one turn would otherwise start before the tools are listed)."""
+        if self.mcp is not None:
+            await self.mcp.wait_settled(limit)
+
+    async def aclose(self) -> None:
+        """Close every provider this session created (the current one and replaced ones)
+        and the MCP servers (their processes stop)."""
+        if self.mcp is not None:
+            await self.mcp.aclose()
+        windows = [*self.retired_windows, *([self.window] if self.window is not None else [])]
+        self.retired_windows = []
+        for tracker in windows:
+            await tracker.aclose()
+        own = [
+            self.provider,
+            *([self.summarization_provider] if self.summarization_provider else []),
+        ]
+        providers, self.retired_providers = [*self.retired_providers, *own], []
+        for provider in providers:
+            await provider.aclose()
