@@ -1,28 +1,123 @@
 """Textual messages shared across the app: what the agent-turn worker posts to the UI.
 
-The worker never touches a widget. It turns each agent event into one of these messages and
-posts it to the app; the app's handlers route it to the widget that owns that region.
+The worker never touches a widget. `forge.tui.event_dispatch` turns each agent event into one
+of the typed messages below (one class per kind of event, carrying it) and posts it to each
+widget that shows it; that widget handles it with `@on` (docs/adr/0016). An event message
+does not bubble: every region that shows an event gets its own copy. `TurnEnded` is the one
+that bubbles: posted to the chat after the turn's last event, it reaches the app only once the
+chat has shown everything before it.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from textual.message import Message
 
-from forge.agent.events import AgentEvent, ApprovalRequested, QuestionAsked
+from forge.agent.events import (
+    AgentEvent,
+    ApprovalRequested,
+    AssistantMessageDone,
+    ContextUsage,
+    ContextWarning,
+    ErrorEvent,
+    MessageDelta,
+    QuestionAsked,
+    ReasoningDelta,
+    SummarizationCompleted,
+    SummarizationFailed,
+    SummarizationProgress,
+    SummarizationStarted,
+    SummarizerDisabled,
+    ToolCallFinished,
+    ToolCallStarted,
+    ToolOutputDelta,
+    TurnFinished,
+    UsageEvent,
+)
+
+E = TypeVar("E")
+
+
+@dataclass
+class EventMessage(Message, Generic[E]):
+    """One agent or context event, delivered to one widget that shows it."""
+
+    event: E
+
+    def __init_subclass__(cls, bubble: bool | None = False, **kwargs: Any) -> None:
+        # Each region gets its own copy; none goes on up to the app by the DOM.
+        super().__init_subclass__(bubble=bubble, **kwargs)
+
+
+class AnswerStreamed(EventMessage[MessageDelta]):
+    """Answer text streamed (joined into ~30 ms batches by `delta_batching`)."""
+
+
+class ReasoningStreamed(EventMessage[ReasoningDelta]):
+    """Reasoning text streamed (batched like the answer)."""
+
+
+class AnswerDone(EventMessage[AssistantMessageDone]):
+    """The assistant's message is complete."""
+
+
+class ToolStarted(EventMessage[ToolCallStarted]):
+    """A tool call started running."""
+
+
+class ToolOutput(EventMessage[ToolOutputDelta]):
+    """A running tool call printed output."""
+
+
+class ToolFinished(EventMessage[ToolCallFinished]):
+    """A tool call ended (its result, exit code, diff, plan)."""
+
+
+class UsageReported(EventMessage[UsageEvent]):
+    """A request reported its tokens (and the session's totals)."""
+
+
+class AgentFailed(EventMessage[ErrorEvent]):
+    """The turn hit an error the user must see."""
+
+
+class AgentStopped(EventMessage[TurnFinished]):
+    """The agent ended the turn (answered, interrupted, a limit)."""
+
+
+class ContextMeasured(EventMessage[ContextUsage]):
+    """The prompt's size against the budget."""
+
+
+class ContextWarned(EventMessage[ContextWarning]):
+    """The prompt crossed the warning threshold."""
+
+
+class SummarizationBegan(EventMessage[SummarizationStarted]):
+    """A summarization run started."""
+
+
+class SummarizationAdvanced(EventMessage[SummarizationProgress]):
+    """A summarization run finished one of its parts."""
+
+
+class SummarizationSucceeded(EventMessage[SummarizationCompleted]):
+    """A summarization run (or a deterministic tier) shortened the context."""
+
+
+class SummarizationFellShort(EventMessage[SummarizationFailed]):
+    """A summarization run failed or was skipped (and what fell back)."""
+
+
+class SummariesTurnedOff(EventMessage[SummarizerDisabled]):
+    """A permanent error turned LLM summaries off for the session (ADR 0024)."""
+
 
 if TYPE_CHECKING:
     from forge.agent.runtime import Runtime
     from forge.config.store import ConfigStore
-
-
-@dataclass
-class AgentEventArrived(Message):
-    """An agent or context event to render (deltas, tool calls, usage, summarization...)."""
-
-    event: AgentEvent
 
 
 @dataclass
@@ -50,7 +145,8 @@ class QuestionAnswered(Message):
 class TurnEnded(Message):
     """The worker's event stream ended: normally, by interruption, or by an exception.
 
-    Always posted last for a turn (or a /compact run), so no panel is left spinning.
+    Always posted last for a turn (or a /compact run), so no panel is left spinning: to the
+    summarization panel, and to the chat, from which it bubbles up to the app.
     `reason` is "completed", "cancelled" or "error"; `error` is readable text for "error".
     """
 
@@ -58,13 +154,22 @@ class TurnEnded(Message):
     error: str = ""
 
 
-def message_for_event(event: AgentEvent) -> Message:
-    """The Textual message that carries `event` to the app."""
-    if isinstance(event, ApprovalRequested):
-        return ApprovalNeeded(event)
-    if isinstance(event, QuestionAsked):
-        return QuestionNeeded(event)
-    return AgentEventArrived(event)
+@dataclass
+class AttachmentsShown(Message, bubble=False):
+    """The files a message's mentions attached, and the mentions that attached nothing
+    (posted by `forge.tui.input_flows.turn_events` to the chat, which shows them)."""
+
+    attached: list[str]
+    problems: list[str]
+
+
+@dataclass
+class RequestResumed(Message):
+    """An event arrived after a retry was announced: the request went through."""
+
+
+AnyEvent = AgentEvent
+"""What the dispatcher takes (the agent's and the context's events)."""
 
 
 @dataclass

@@ -10,7 +10,6 @@ from forge.agent.modes import MODE_DESCRIPTIONS, PermissionMode, next_mode
 if TYPE_CHECKING:
     from forge.agent.costs import CostReport
     from forge.agent.runtime import Runtime
-    from forge.tui.app import ForgeApp
     from forge.tui.widgets.cost_notice import CostDetails
 
 MODE_KEY = "ctrl+t"
@@ -18,9 +17,8 @@ MODE_KEY = "ctrl+t"
 terminal and tmux, and nothing in Forge's widgets uses it)."""
 
 
-def session_state(app: ForgeApp) -> tuple[PermissionMode, CostReport] | None:
+def session_state(runtime: Runtime | None) -> tuple[PermissionMode, CostReport] | None:
     """The running agent's permission mode and priced cost, or None before the runtime."""
-    runtime = getattr(app, "runtime", None)
     if runtime is None:
         return None
     from forge.config.prices import price_table  # loaded with the runtime, not before
@@ -29,12 +27,11 @@ def session_state(app: ForgeApp) -> tuple[PermissionMode, CostReport] | None:
     return runtime.policy.mode, report
 
 
-def cycle_mode(app: ForgeApp) -> None:
-    """Switch to the next permission mode; the status pane and a toast say which."""
-    policy = app.runtime.policy
+def cycle_mode(runtime: Runtime) -> str:
+    """Switch `runtime` to the next permission mode; returns the toast that says which."""
+    policy = runtime.policy
     policy.mode = next_mode(policy.mode)
-    app.status.refresh_session_lines()
-    app.notify(f"Mode: {policy.mode.value} ({MODE_DESCRIPTIONS[policy.mode]})", timeout=3)
+    return f"Mode: {policy.mode.value} ({MODE_DESCRIPTIONS[policy.mode]})"
 
 
 def cost_details(runtime: Runtime) -> CostDetails:
