@@ -3,9 +3,10 @@
 The worker never touches a widget. `forge.tui.event_dispatch` turns each agent event into one
 of the typed messages below (one class per kind of event, carrying it) and posts it to each
 widget that shows it; that widget handles it with `@on` (docs/adr/0016). An event message
-does not bubble: every region that shows an event gets its own copy. `TurnEnded` is the one
-that bubbles: posted to the chat after the turn's last event, it reaches the app only once the
-chat has shown everything before it.
+does not bubble: every region that shows an event gets its own copy. After the turn's last
+event the worker posts `TurnOver` to the chat and the summarization panel; the chat, once it
+has closed the turn, posts `TurnEnded` to the app, which therefore sees it only after the chat
+has shown everything before it.
 """
 
 from __future__ import annotations
@@ -142,13 +143,22 @@ class QuestionAnswered(Message):
 
 
 @dataclass
-class TurnEnded(Message):
+class TurnOver(Message, bubble=False):
     """The worker's event stream ended: normally, by interruption, or by an exception.
 
-    Always posted last for a turn (or a /compact run), so no panel is left spinning: to the
-    summarization panel, and to the chat, from which it bubbles up to the app.
-    `reason` is "completed", "cancelled" or "error"; `error` is readable text for "error".
+    Always posted last for a turn (or a /compact run), to the chat and the summarization
+    panel, so no panel is left spinning. `reason` is "completed", "cancelled" or "error";
+    `error` is readable text for "error".
     """
+
+    reason: str
+    error: str = ""
+
+
+@dataclass
+class TurnEnded(Message):
+    """The turn (or /compact run) is over and the chat has closed it (posted by the chat on
+    `TurnOver`, to the app: the next queued message may start)."""
 
     reason: str
     error: str = ""

@@ -3,9 +3,9 @@ turn (docs/adr/0016).
 
 One async worker per turn (group "agent-turn") iterates the agent's events and hands each to
 the `EventDispatcher`, which posts it as a typed message to the widgets that show it; the
-worker never touches a widget. It always ends by posting `TurnEnded` to the chat (which
-bubbles it up to `on_turn_ended` here once everything before it is shown) and to the
-summarization panel. A `!command` and `/compact` run in the same worker.
+worker never touches a widget. It always ends by posting `TurnOver` to the chat and the
+summarization panel; the chat, having closed the turn, posts `TurnEnded` to the app
+(`on_turn_ended` here). A `!command` and `/compact` run in the same worker.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from forge.tui.compaction import CompactionTracker
 from forge.tui.config_problem import not_sent_text
 from forge.tui.delta_batching import batch_deltas
 from forge.tui.input_flows import turn_events, user_command_events
-from forge.tui.messages import ContextWarned, RequestResumed, TurnEnded
+from forge.tui.messages import ContextWarned, RequestResumed, TurnEnded, TurnOver
 from forge.tui.retry_notices import RetryScheduled
 from forge.tui.widgets.chat_blocks import NoticeBlock, UserMessageBlock
 from forge.tui.widgets.config_banner import ConfigProblemBanner
@@ -120,7 +120,7 @@ class TurnFlows(App[int]):
     async def run_events(self, events: AsyncIterator[AgentEvent]) -> None:
         """Hand each of the agent's events to the dispatcher; never touches a widget.
 
-        Always ends by posting `TurnEnded`, whether the events ran out, the worker was
+        Always ends by posting `TurnOver`, whether the events ran out, the worker was
         cancelled (interrupt) or the agent raised.
         """
         reason, error = "completed", ""
@@ -143,8 +143,8 @@ class TurnFlows(App[int]):
         except Exception as exception:
             reason, error = "error", str(exception) or type(exception).__name__
         finally:
-            self.status.summarization.post_message(TurnEnded(reason, error).stop())
-            self.chat.post_message(TurnEnded(reason, error))
+            self.status.summarization.post_message(TurnOver(reason, error))
+            self.chat.post_message(TurnOver(reason, error))
 
     async def on_retry_scheduled(self, message: RetryScheduled) -> None:
         text = f"Model `{message.model}`: {message.describe()}…"

@@ -43,6 +43,7 @@ from forge.tui.messages import (
     ToolOutput,
     ToolStarted,
     TurnEnded,
+    TurnOver,
 )
 from forge.tui.widgets.chat_blocks import (
     AssistantBlock,
@@ -309,10 +310,16 @@ class ChatView(VerticalScroll):
             self.conversation_source(), strategy=event.strategy, tokens_saved=saved
         )
 
-    @on(TurnEnded)
-    async def _turn_ended(self, message: TurnEnded) -> None:
-        """The chat's part of the end of a turn or /compact (the message then bubbles up to
-        the app, after everything the chat was sent before it)."""
+    @on(TurnOver)
+    async def _turn_over(self, message: TurnOver) -> None:
+        """Close the turn or /compact in the chat, then tell the app (`TurnEnded`): it comes
+        after everything the chat was sent before, so the next queued turn starts after."""
+        try:
+            await self._close_turn(message)
+        finally:
+            self.app.post_message(TurnEnded(message.reason, message.error))
+
+    async def _close_turn(self, message: TurnOver) -> None:
         if self.app.return_code is not None:
             return  # exiting (a signal, Ctrl+C twice): the chat is being taken down
         compaction, self.compaction = self.compaction, None

@@ -25,7 +25,7 @@ from forge.tui.messages import (
     SummarizationBegan,
     SummarizationFellShort,
     SummarizationSucceeded,
-    TurnEnded,
+    TurnOver,
 )
 from forge.tui.widgets.formatting import format_seconds, format_tokens
 
@@ -193,6 +193,6 @@ class SummarizationPanel(Vertical):
     def _turned_off(self, message: SummariesTurnedOff) -> None:
         self.summaries_off(message.event)
 
-    @on(TurnEnded)
+    @on(TurnOver)
     def _turn_ended(self) -> None:
         self.interrupted()
