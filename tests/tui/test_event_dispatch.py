@@ -67,7 +67,5 @@ async def test_a_compaction_reaches_the_summarization_panel_as_its_message(
         assert isinstance(panel, SummarizationPanel) and panel.state == "done"
         # The same event reached the chat and the status pane as their own copies; none of
         # them went on to the app.
-        regions = {
-            pump for pump, m in handled[before:] if isinstance(m, SummarizationSucceeded)
-        }
+        regions = {pump for pump, m in handled[before:] if isinstance(m, SummarizationSucceeded)}
         assert regions == {panel, app.chat, app.status}
