@@ -13,7 +13,6 @@ from textual.containers import VerticalScroll
 from textual.widget import Widget
 
 from forge.agent.events import (
-    ErrorEvent,
     SummarizationCompleted,
     SummarizationFailed,
     ToolCallFinished,
@@ -52,6 +51,7 @@ from forge.tui.widgets.chat_blocks import (
     ToolCallBlock,
     UserMessageBlock,
 )
+from forge.tui.widgets.error_notice import error_notice
 from forge.tui.widgets.tool_outcomes import recorded_tool_outcome, tool_outcome
 
 MAX_CHAT_BLOCKS = 150
@@ -76,34 +76,6 @@ _TURN_END_NOTES = {
     "max_turns": "Stopped: the turn reached its limit of LLM calls.",
     "circuit_breaker": "Stopped: the same failing call kept repeating.",
 }
-
-
-_ERROR_TITLES = {
-    "authentication": "The server refused the API key",
-    "model_not_found": "The server does not know this model",
-    "quota_exhausted": "Out of quota",
-    "rate_limited": "Rate-limited",
-    "server_error": "The server failed",
-    "transport": "The server could not be reached",
-    "context_overflow": "Too much for the model's context",
-}
-_ERROR_HINTS = {
-    "authentication": "Check the API key in /settings (F2).",
-    "model_not_found": "Check the model: /model lists the server's models, /settings changes it.",
-    "quota_exhausted": "Add credit to the account, or use another key in /settings (F2).",
-    "rate_limited": "Wait a moment, then press Up and Enter to send your message again.",
-    "server_error": "Press Up and Enter to send your message again.",
-    "transport": "Check the Base URL in /settings (F2) and that the server is running.",
-    "context_overflow": "Try /compact, then send your message again (Up).",
-}
-
-
-def error_notice(event: ErrorEvent) -> str:
-    """An error for the chat: what happened in words, the server's message, and a way
-    forward when there is one."""
-    title = _ERROR_TITLES.get(event.kind, event.kind.replace("_", " ").capitalize())
-    hint = _ERROR_HINTS.get(event.kind, "")
-    return f"**{title}**: {event.message}" + (f"\n\n{hint}" if hint else "")
 
 
 class ChatView(VerticalScroll):
