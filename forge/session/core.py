@@ -107,6 +107,11 @@ class Session:
         return self.agent.conversation.messages
 
     @property
+    def summaries_disabled(self) -> bool:
+        """Whether a permanent error turned LLM summaries off for the session (ADR 0024)."""
+        return self.context_manager.breaker.disabled is not None
+
+    @property
     def turn_running(self) -> bool:
         """Whether a turn (or a /compact run) is in progress."""
         return self.agent.turn_running

@@ -10,7 +10,7 @@ docs/adr/0027-checkpoints.md.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Protocol, cast
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     # forge.agent.checkpoints and .rewind pull in the settings (pydantic): imported by the
@@ -18,10 +18,9 @@ if TYPE_CHECKING:
     from forge.agent.checkpoints import CheckpointStore, RestoreOutcome, RestorePlan
     from forge.agent.rewind import SessionTurn
     from forge.session.core import Session
-    from forge.tui.commands import CommandHost
+    from forge.tui.command_host import CommandHost
     from forge.tui.screens.restore_conflict import ConflictAnswer
     from forge.tui.screens.rewind import RewindChoice
-    from forge.tui.widgets.prompt_input import PromptInput
 
 Finish = Callable[["RestoreOutcome | None"], Awaitable[None]]
 
@@ -29,13 +28,6 @@ NOTHING_TO_UNDO = (
     "Nothing to undo: no earlier turn changed files with write_file or apply_diff "
     "(shell commands cannot be undone)."
 )
-
-
-class _PromptHost(Protocol):
-    @property
-    def prompt(self) -> PromptInput: ...
-
-    def refresh_context_gauge(self) -> None: ...
 
 
 def checkpoint_store(runtime: Session) -> CheckpointStore | None:
@@ -138,7 +130,7 @@ class CheckpointCommands:
         runtime.rewind_conversation(turn.id)
         await self.app.chat.clear_chat()
         await self.app.chat.show_history(runtime.messages)
-        host = cast(_PromptHost, self.app)
+        host = self.app
         host.prompt.load_text(turn.text)
         host.prompt.move_cursor(host.prompt.document.end)
         host.refresh_context_gauge()

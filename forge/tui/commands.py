@@ -9,13 +9,11 @@ from __future__ import annotations
 
 from dataclasses import replace
 from functools import partial
-from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.content import Content
 from textual.markup import escape
-from textual.screen import Screen
 
 from forge.agent.custom_commands import CustomCommand, CustomCommands, load_custom_commands
 from forge.text_safety import terminal_safe
@@ -29,16 +27,9 @@ from forge.tui.command_table import (
     set_custom_commands,
     unknown_command_message,
 )
-from forge.tui.widgets.chat import ChatView
-from forge.tui.widgets.chat_blocks import NoticeBlock
-from forge.tui.widgets.status import StatusPane
 
 if TYPE_CHECKING:
-    from forge.config.settings import Settings
-    from forge.config.store import ConfigStore
-    from forge.session.core import Session
-    from forge.tui.mcp_notices import McpSessionWatch
-    from forge.tui.reload import ConfigReloadController
+    from forge.tui.command_host import CommandHost
 
 
 class SlashCommandHost(Protocol):
@@ -88,52 +79,6 @@ class SlashCommandProvider(Provider):
                     partial(host.invoke_slash_command, command),
                     help=self._help(command),
                 )
-
-
-class CommandHost(Protocol):
-    """What the command handlers need of the app (`ForgeApp` provides it)."""
-
-    chat: ChatView
-    status: StatusPane
-    runtime: Session
-    settings: Settings
-    config_store: ConfigStore
-    reload_controller: ConfigReloadController
-    workspace: Path
-    mcp_watch: McpSessionWatch
-
-    @property
-    def busy(self) -> bool:
-        """A turn or a /compact run is in progress."""
-        ...
-
-    def push_screen(self, screen: Screen[Any], callback: Any = None) -> Any:
-        """Show `screen` over the app; `callback` gets its result."""
-        ...
-
-    def exit(self, result: int | None = None) -> None:
-        """Quit with `result` as the exit code."""
-        ...
-
-    def start_compaction(self, instructions: str, notice: NoticeBlock) -> None:
-        """Run /compact in the turn worker."""
-        ...
-
-    async def new_session(self) -> None:
-        """Start a new session with an empty chat."""
-        ...
-
-    async def show_settings(self, settings: Settings) -> None:
-        """Reflect settings now in use."""
-        ...
-
-    async def resume_session(self, session_id: str) -> None:
-        """Switch to the saved session `session_id`, its history shown in the chat."""
-        ...
-
-    async def send_user_message(self, text: str, model: str = "") -> None:
-        """Send `text` as the user's message (a turn, or queued), on `model` when given."""
-        ...
 
 
 class SlashCommandRunner(CheckpointCommands):

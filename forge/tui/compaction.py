@@ -10,12 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from forge.agent.events import (
-    AgentEvent,
-    ErrorEvent,
-    SummarizationCompleted,
-    SummarizationFailed,
-)
+from forge.agent.events import SummarizationCompleted, SummarizationFailed
 from forge.tui.widgets.chat_blocks import NoticeBlock
 from forge.tui.widgets.formatting import format_seconds, format_tokens
 
@@ -138,19 +133,13 @@ def describe_compaction(
 
 @dataclass
 class CompactionTracker:
-    """Follows one /compact: the chat line that announced it and what its runs did."""
+    """Follows one /compact: the chat line that announced it and what its runs did (the
+    chat's handlers add the finished runs and the errors as they arrive)."""
 
     notice: NoticeBlock
     instructions: str = ""
     runs: list[FinishedRun] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
-
-    def record(self, event: AgentEvent) -> None:
-        """Keep the events that decide the outcome (finished runs and errors)."""
-        if isinstance(event, SummarizationCompleted | SummarizationFailed):
-            self.runs.append(event)
-        elif isinstance(event, ErrorEvent):
-            self.errors.append(event.message)
 
     async def close(self, reason: str, error: str = "") -> CompactionOutcome:
         """Turn the announcing line into the outcome line; returns the outcome."""

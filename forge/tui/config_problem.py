@@ -13,8 +13,9 @@ from forge.tui.widgets.welcome import NOT_SENT_NO_KEY, READY_HINT, WELCOME_NO_KE
 
 if TYPE_CHECKING:
     from forge.config.errors import ConfigError
+    from forge.config.settings import Settings
     from forge.config.store import LoadResult
-    from forge.tui.app import ForgeApp
+    from forge.tui.widgets.chat import ChatView
 
 WELCOME_CONFIG_UNREADABLE = """\
 ## Welcome to Forge
@@ -43,48 +44,44 @@ def _message(error: ConfigError) -> str:
     return error.message.replace("`", "'")
 
 
-async def show_start_report(app: ForgeApp, loaded: LoadResult) -> None:
+async def show_start_report(
+    chat: ChatView, banner: ConfigProblemBanner, settings: Settings, loaded: LoadResult
+) -> None:
     """The chat's first notices: what the load left out, then the welcome (or the ready
-    hint); an unreadable file is also pinned in the banner."""
+    hint); an unreadable file is also pinned in the `banner`."""
     from forge.config.load_report import load_report, unreadable_file
 
     broken = unreadable_file(loaded)
     report = load_report(loaded)
     if broken is not None:
-        app.query_one(ConfigProblemBanner).show_problem(_where(broken), _message(broken))
+        banner.show_problem(_where(broken), _message(broken))
         report = report[1:]  # its first line is the file's; the welcome says it in full
     if report:
         # The stderr lines printed before the screen took over are gone; say it here too.
         kind = "error" if loaded.problems else "info"
-        await app.chat.add_notice("\n\n".join(report), kind=kind)
+        await chat.add_notice("\n\n".join(report), kind=kind)
     if broken is not None:
         text = WELCOME_CONFIG_UNREADABLE.format(where=_where(broken), message=_message(broken))
-        await app.chat.add_notice(text, kind="error")
-    if not needs_api_key(app.settings):
-        await app.chat.add_notice(READY_HINT)  # usable all the same (a key in the environment)
+        await chat.add_notice(text, kind="error")
+    if not needs_api_key(settings):
+        await chat.add_notice(READY_HINT)  # usable all the same (a key in the environment)
     elif broken is None:
-        await app.chat.add_notice(WELCOME_NO_KEY, kind="welcome")
+        await chat.add_notice(WELCOME_NO_KEY, kind="welcome")
 
 
-def not_sent_text(app: ForgeApp) -> str:
+def not_sent_text(loaded: LoadResult, banner: ConfigProblemBanner) -> str:
     """Why a message was not sent without an API key, and what to do."""
     from forge.config.load_report import unreadable_file
 
-    broken = unreadable_file(app.config_store.current)
-    if broken is not None and app.query_one(ConfigProblemBanner).problem:
+    broken = unreadable_file(loaded)
+    if broken is not None and banner.problem:
         return NOT_SENT_CONFIG_UNREADABLE.format(where=_where(broken))
     return NOT_SENT_NO_KEY
 
 
-def config_reloaded(app: ForgeApp) -> None:
-    """A reload applied the file: it can be read again, so the banner goes."""
-    app.query_one(ConfigProblemBanner).clear_problem()
-
-
-def config_still_unreadable(app: ForgeApp, error: Exception) -> None:
-    """A reload was refused: if the banner is up, it shows the file's latest problem."""
+def config_still_unreadable(banner: ConfigProblemBanner, error: Exception) -> None:
+    """A reload was refused: if the `banner` is up, it shows the file's latest problem."""
     from forge.config.errors import ConfigError
 
-    banner = app.query_one(ConfigProblemBanner)
     if banner.problem and isinstance(error, ConfigError) and error.source == "file":
         banner.show_problem(_where(error), _message(error))

@@ -8,7 +8,7 @@ cancelled and sends no further request (docs/adr/0031)."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual import work
 from textual.app import App
@@ -26,9 +26,9 @@ class DialogFlows(App[int]):
 
     chat: ChatView
 
-    def action_interrupt(self) -> None:
-        """Stop the running turn (the app's Esc)."""
-        raise NotImplementedError  # ForgeApp's
+    if TYPE_CHECKING:
+
+        def action_interrupt(self) -> None: ...  # KeyActions': stop the running turn (Esc)
 
     async def on_approval_needed(self, message: ApprovalNeeded) -> None:
         await self.chat.mark_awaiting_approval(message.request.call)

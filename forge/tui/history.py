@@ -239,7 +239,7 @@ def _user_command_row(message: Message, command: str) -> ToolRow:
     """The user's own `!command` (recorded as an observation, ADR 0030): its command row,
     with the output and exit code the result ended with."""
     from forge.agent.shell_escape import USER_COMMAND_TOOL
-    from forge.tui.widgets.chat import tool_outcome
+    from forge.tui.widgets.tool_outcomes import tool_outcome
 
     _, _, output = message.content.partition(f"$ {command}\n")
     found = _EXIT_CODE.search(output)
@@ -255,7 +255,7 @@ def _question(call: ToolCall) -> NoticeRow:
 
 
 def _tool_row(call: ToolCall, result: Message | None, *, interrupted: bool = False) -> ToolRow:
-    from forge.tui.widgets.chat import recorded_tool_outcome
+    from forge.tui.widgets.tool_outcomes import recorded_tool_outcome
 
     if interrupted:
         status, text = "error", "interrupted"  # what `ChatView.end_turn` marked it live

@@ -27,7 +27,7 @@ from forge.tui.history import HistoryRow, history_rows
 from forge.tui.widgets.chat_blocks import AssistantBlock
 
 if TYPE_CHECKING:
-    from forge.tui.app import ForgeApp
+    from forge.tui.widgets.chat import ChatView
 
 logger = logging.getLogger(__name__)
 
@@ -96,22 +96,22 @@ def read_preview(
 
 
 async def show_preview(
-    app: ForgeApp, session_id: str | None, resume_latest: bool
+    chat: ChatView, workspace: Path, session_id: str | None, resume_latest: bool
 ) -> tuple[HeldLogRecords, SessionPreview | None]:
-    """Show the newest rows of the session to resume in `app`'s chat. Returns the log
+    """Show the newest rows of the session of `workspace` to resume in `chat`. Returns the log
     records held meanwhile (release them once logging is configured) and what was read (the
     runtime is built on it when it holds the whole session)."""
     held = HeldLogRecords()
     try:
-        preview = read_preview(app.workspace, session_id, resume_latest)
+        preview = read_preview(workspace, session_id, resume_latest)
     except Exception:  # a shortcut only: the runtime reads the session again and shows it
         logger.exception("could not read the session ahead of the runtime")
         return held, None
     if preview is not None and preview.rows:
-        await app.chat.show_rows(preview.rows)
+        await chat.show_rows(preview.rows)
         # The answer's document builds in its own task: let it finish before the runtime's
         # thread starts, which would share the interpreter with it and slow the first frame.
-        answers = app.chat.query(AssistantBlock)
+        answers = chat.query(AssistantBlock)
         if answers and answers.last().answer_text:
             with suppress(TimeoutError):
                 await asyncio.wait_for(answers.last().built.wait(), ANSWER_BUILD_WAIT)

@@ -1,24 +1,25 @@
 """What the prompt's `@path` mentions and `!command` lines do in the app (docs/adr/0030).
 
 Kept out of `app.py`: the app calls `turn_events` for every turn it starts and
-`run_user_command` for a line starting with "!". Both run in the app's turn worker, so the UI
+`user_command_events` for a line starting with "!". Both run in the app's turn worker, so the UI
 never waits for a file read or a command, Esc cancels them like a turn, and their events render
 as a turn's do. Heavy modules are imported inside the functions: the first frame needs none.
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator
-from dataclasses import dataclass
+from collections.abc import AsyncGenerator, AsyncIterator
 from typing import TYPE_CHECKING
 
-from textual.message import Message
+from forge.tui.messages import AttachmentsShown
 
 if TYPE_CHECKING:
+    from textual.message_pump import MessagePump
+
     from forge.agent.events import AgentEvent
     from forge.session.core import Session
-    from forge.tui.app import ForgeApp
     from forge.tui.widgets.chat import ChatView
+    from forge.tui.widgets.prompt_input import PromptInput
 
 EMPTY_COMMAND = "Type a shell command after `!`, e.g. `!git status`."
 BUSY_COMMAND = (
@@ -27,16 +28,8 @@ BUSY_COMMAND = (
 )
 
 
-@dataclass
-class AttachmentsShown(Message):
-    """The files a message's mentions attached, and the mentions that attached nothing."""
-
-    attached: list[str]
-    problems: list[str]
-
-
 async def turn_events(
-    post: ForgeApp, runtime: Session, text: str, model: str = ""
+    post: MessagePump, runtime: Session, text: str, model: str = ""
 ) -> AsyncGenerator[AgentEvent, None]:
     """One turn for `text` on `model` ("" = the session's), its `@` mentions first expanded
     by the session (in a thread); posts `AttachmentsShown` to `post` before the turn's first
@@ -50,29 +43,22 @@ async def turn_events(
             yield event
 
 
-async def show_attachments(chat: ChatView, message: AttachmentsShown) -> None:
-    """One chat row per attached file, one error row per mention not attached."""
-    for line in message.attached:
-        await chat.add_notice(line, kind="attachment")
-    for problem in message.problems:
-        await chat.add_notice(f"{problem}; the message was sent without it.", kind="error")
-
-
-async def run_user_command(app: ForgeApp, text: str) -> None:
-    """Run the "!command" `text` in the workspace in the turn worker (no approval; Esc
-    cancels it); with `tools.bang_to_conversation`, the model sees it next turn."""
+async def user_command_events(
+    text: str, chat: ChatView, prompt: PromptInput, runtime: Session, *, busy: bool
+) -> tuple[str, AsyncIterator[AgentEvent]] | None:
+    """The "!command" `text`, and its events to run in the turn worker (no approval; Esc
+    cancels it; with `tools.bang_to_conversation`, the model sees it next turn); None, said in
+    the `chat`, when there is no command or a turn is running (`busy`)."""
     from forge.agent.shell_escape import shell_escape_command
 
     command = shell_escape_command(text) or ""
     if not command:
-        await app.chat.add_notice(EMPTY_COMMAND, kind="error")
-        return
-    if app.busy:
-        await app.chat.add_notice(BUSY_COMMAND, kind="error")
-        if not app.prompt.text.strip():
-            app.prompt.load_text(text)
-            app.prompt.move_cursor(app.prompt.document.end)
-        return
-    app.busy = True
-    app.status.show_activity(f"running !{command[:40]}…")
-    app.run_events(app.runtime.run_command(command))
+        await chat.add_notice(EMPTY_COMMAND, kind="error")
+        return None
+    if busy:
+        await chat.add_notice(BUSY_COMMAND, kind="error")
+        if not prompt.text.strip():
+            prompt.load_text(text)
+            prompt.move_cursor(prompt.document.end)
+        return None
+    return command, runtime.run_command(command)

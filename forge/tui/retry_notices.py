@@ -1,8 +1,8 @@
 """Make the provider's retries visible: "retrying in 4 s (HTTP 500)…" instead of a silent wait.
 
 The provider yields a `RetryScheduled` event into its stream before it waits, and the agent
-forwards it like any event (docs/adr/0013); `message_for_event` wraps it in a `RetryNotice`
-for the app, which shows one line per turn in the chat, updated in place.
+forwards it like any event (docs/adr/0013); the dispatcher (`event_dispatch.ROUTES`) posts it
+as a `RetryNotice` to the app, which shows one line per turn in the chat, updated in place.
 """
 
 from __future__ import annotations

@@ -10,7 +10,6 @@ from forge.agent.modes import MODE_DESCRIPTIONS, PermissionMode, next_mode
 if TYPE_CHECKING:
     from forge.agent.costs import CostReport
     from forge.session.core import Session
-    from forge.tui.app import ForgeApp
     from forge.tui.widgets.cost_notice import CostDetails
 
 MODE_KEY = "ctrl+t"
@@ -18,20 +17,18 @@ MODE_KEY = "ctrl+t"
 terminal and tmux, and nothing in Forge's widgets uses it)."""
 
 
-def session_state(app: ForgeApp) -> tuple[PermissionMode, CostReport] | None:
+def session_state(runtime: Session | None) -> tuple[PermissionMode, CostReport] | None:
     """The running agent's permission mode and priced cost, or None before the runtime."""
-    runtime = getattr(app, "runtime", None)
     if runtime is None:
         return None
     return runtime.policy.mode, runtime.cost_report()
 
 
-def cycle_mode(app: ForgeApp) -> None:
-    """Switch to the next permission mode; the status pane and a toast say which."""
-    mode = next_mode(app.runtime.policy.mode)
-    app.runtime.set_mode(mode)
-    app.status.refresh_session_lines()
-    app.notify(f"Mode: {mode.value} ({MODE_DESCRIPTIONS[mode]})", timeout=3)
+def cycle_mode(runtime: Session) -> str:
+    """Switch `runtime` to the next permission mode; returns the toast that says which."""
+    mode = next_mode(runtime.policy.mode)
+    runtime.set_mode(mode)
+    return f"Mode: {mode.value} ({MODE_DESCRIPTIONS[mode]})"
 
 
 def cost_details(runtime: Session) -> CostDetails:

@@ -341,12 +341,14 @@ async def test_text_still_batched_when_esc_interrupts_is_shown_as_the_answer_kep
 ) -> None:
     import functools
 
-    import forge.tui.app as app_module
+    import forge.tui.turn_flows as turn_flows_module
     from forge.agent.interruption import INTERRUPTED_NOTE
     from forge.tui.delta_batching import batch_deltas
 
     # A window that never closes on its own: every delta is still batched when Esc comes.
-    monkeypatch.setattr(app_module, "batch_deltas", functools.partial(batch_deltas, interval=600))
+    monkeypatch.setattr(
+        turn_flows_module, "batch_deltas", functools.partial(batch_deltas, interval=600)
+    )
     llm_server.enqueue(Text("first words then a long wait " * 40, chunk_size=10, chunk_delay=0.2))
     app = make_app(configure(llm_server, monkeypatch), workspace)
     seen: list[Message] = []

@@ -15,7 +15,7 @@ from textual.pilot import Pilot
 from forge.config.store import ConfigStore
 from forge.session.build import build_session
 from forge.tui.app import ForgeApp
-from forge.tui.messages import AgentEventArrived
+from forge.tui.messages import EventMessage
 from forge.tui.widgets.chat_blocks import NoticeBlock
 from tests.support.openai_server import OpenAIServer
 
@@ -89,8 +89,13 @@ async def wait_idle(pilot: Pilot[object], what: str = "the turn to end") -> None
 
 
 def events_of(seen: list[Message], kind: type[Any]) -> list[Any]:
-    """The agent events of type `kind` the app received, in order."""
-    return [m.event for m in seen if isinstance(m, AgentEventArrived) and isinstance(m.event, kind)]
+    """The agent events of type `kind` the widgets received, in order (each once, though
+    every region that shows an event gets its own message)."""
+    found: dict[int, Any] = {}
+    for message in seen:
+        if isinstance(message, EventMessage) and isinstance(message.event, kind):
+            found.setdefault(id(message.event), message.event)
+    return list(found.values())
 
 
 def notices(app: ForgeApp) -> list[str]:

@@ -19,7 +19,7 @@ from forge.agent.events import (
     Trigger,
 )
 from forge.llm.messages import MessageKind
-from forge.tui.messages import AgentEventArrived, TurnEnded
+from forge.tui.messages import TurnEnded
 from forge.tui.widgets.chat_blocks import NoticeBlock, SummaryBlock
 from tests.support.openai_server import (
     Call,
@@ -32,6 +32,7 @@ from tests.support.openai_server import (
 )
 from tests.tui.test_app_helpers import (
     configure,
+    events_of,
     make_app,
     notices,
     submit,
@@ -118,15 +119,9 @@ async def test_tool_call_summarization_progress_appears_and_completes(
         result = str(panel.query_one("#summary-result", Static).render())
         assert " → " in result and result.endswith(" s")
 
-        context_events = [
-            m.event
-            for m in seen
-            if isinstance(m, AgentEventArrived)
-            and isinstance(
-                m.event,
-                SummarizationStarted | SummarizationProgress | SummarizationCompleted,
-            )
-        ]
+        context_events = events_of(
+            seen, SummarizationStarted | SummarizationProgress | SummarizationCompleted
+        )
         started, *progress, completed = context_events
         assert isinstance(started, SummarizationStarted)
         assert (started.strategy, started.trigger, started.items) == ("tool_call", Trigger.AUTO, 3)
@@ -165,7 +160,7 @@ async def test_compact_command_summarizes_with_instructions(
         ended = lambda: sum(isinstance(m, TurnEnded) for m in seen) > turns  # noqa: E731
         await wait_until(pilot, ended, "the compaction to end")
         await wait_idle(pilot)
-        events = [m.event for m in seen if isinstance(m, AgentEventArrived)]
+        events = events_of(seen, object)
         started = [e for e in events if isinstance(e, SummarizationStarted)]
         assert started and started[0].trigger is Trigger.MANUAL
         finished = [
@@ -222,11 +217,7 @@ async def session_with_a_failing_summarizer(
     async with app.run_test(size=SIZE, message_hook=seen.append) as pilot:
         await submit(pilot, "read the data files")
         await wait_idle(pilot)
-        assert [
-            m
-            for m in seen
-            if isinstance(m, AgentEventArrived) and isinstance(m.event, SummarizationFailed)
-        ]
+        assert events_of(seen, SummarizationFailed)
         panel = str(app.status.summarization.query_one("#summary-result", Static).render())
         return notices(app), panel
 

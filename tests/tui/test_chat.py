@@ -31,6 +31,7 @@ from forge.tui.widgets.chat_blocks import (
     UserMessageBlock,
 )
 from forge.tui.widgets.diff_view import DiffView
+from tests.tui.event_delivery import show_event
 
 
 class ChatHost(App[None]):
@@ -53,8 +54,8 @@ async def test_streamed_deltas_become_one_markdown_answer() -> None:
     async with app.run_test(size=(100, 30)) as pilot:
         chat = app.query_one(ChatView)
         for piece in ("Hello ", "**world**", "\n\n```python\nprint(1)\n```\n"):
-            await chat.show_event(MessageDelta(piece))
-        await chat.show_event(AssistantMessageDone(Message(role="assistant", content="x")))
+            await show_event(chat, MessageDelta(piece))
+        await show_event(chat, AssistantMessageDone(Message(role="assistant", content="x")))
         await pilot.pause()
         answers = list(chat.query(AssistantBlock))
         assert len(answers) == 1
@@ -72,13 +73,13 @@ async def test_reasoning_is_shown_then_collapsed_when_the_answer_starts() -> Non
     app = ChatHost()
     async with app.run_test(size=(100, 30)) as pilot:
         chat = app.query_one(ChatView)
-        await chat.show_event(ReasoningDelta("Thinking about "))
-        await chat.show_event(ReasoningDelta("the tests."))
+        await show_event(chat, ReasoningDelta("Thinking about "))
+        await show_event(chat, ReasoningDelta("the tests."))
         block = chat.query_one(AssistantBlock)
         reasoning = block.query_one(".reasoning", Collapsible)
         assert reasoning.display and not reasoning.collapsed
         assert block.reasoning_text == "Thinking about the tests."
-        await chat.show_event(MessageDelta("Done."))
+        await show_event(chat, MessageDelta("Done."))
         await pilot.pause()
         assert reasoning.collapsed
 
@@ -88,7 +89,7 @@ async def test_hidden_reasoning_is_kept_but_not_displayed() -> None:
     async with app.run_test(size=(100, 30)):
         chat = app.query_one(ChatView)
         chat.show_reasoning = False
-        await chat.show_event(ReasoningDelta("secret thoughts"))
+        await show_event(chat, ReasoningDelta("secret thoughts"))
         block = chat.query_one(AssistantBlock)
         assert not block.query_one(".reasoning", Collapsible).display
 
@@ -98,7 +99,7 @@ async def test_a_reply_with_only_tool_calls_leaves_no_empty_answer_block() -> No
     async with app.run_test(size=(100, 30)) as pilot:
         chat = app.query_one(ChatView)
         call = command_call("ls")
-        await chat.show_event(ToolCallStarted(call))
+        await show_event(chat, ToolCallStarted(call))
         await pilot.pause()
         assert not list(chat.query(AssistantBlock))
         assert chat.query_one(ToolCallBlock).status == "running"
@@ -109,11 +110,11 @@ async def test_tool_call_block_shows_status_exit_code_and_collapsed_output() -> 
     async with app.run_test(size=(100, 30)) as pilot:
         chat = app.query_one(ChatView)
         call = command_call("pytest -q")
-        await chat.show_event(ToolCallStarted(call))
-        await chat.show_event(ToolOutputDelta(call.id, "collected 4 items\n"))
+        await show_event(chat, ToolCallStarted(call))
+        await show_event(chat, ToolOutputDelta(call.id, "collected 4 items\n"))
         block = chat.query_one(ToolCallBlock)
         assert block.output == "collected 4 items\n"
-        await chat.show_event(ToolCallFinished(call, "1 failed, 3 passed", True, 1))
+        await show_event(chat, ToolCallFinished(call, "1 failed, 3 passed", True, 1))
         await pilot.pause()
         assert block.status == "error"
         assert block.has_class("-error")
@@ -128,7 +129,7 @@ async def test_successful_command_is_marked_ok() -> None:
     async with app.run_test(size=(100, 30)):
         chat = app.query_one(ChatView)
         call = command_call("true")
-        await chat.show_event(ToolCallFinished(call, "", False, 0))
+        await show_event(chat, ToolCallFinished(call, "", False, 0))
         block = chat.query_one(ToolCallBlock)
         assert (block.status, block.status_text) == ("ok", "exit 0")
 
@@ -141,7 +142,7 @@ async def test_rejected_call_is_marked_rejected() -> None:
         await chat.mark_awaiting_approval(call)
         assert chat.query_one(ToolCallBlock).status == "pending"
         result = "rejected by user: not now"
-        await chat.show_event(ToolCallFinished(call, result, True, None, {"rejected": True}))
+        await show_event(chat, ToolCallFinished(call, result, True, None, {"rejected": True}))
         block = chat.query_one(ToolCallBlock)
         assert block.status == "rejected"
         assert block.output == result
@@ -153,7 +154,7 @@ async def test_edit_shows_a_coloured_diff_expanded() -> None:
     app = ChatHost()
     async with app.run_test(size=(100, 30)) as pilot:
         chat = app.query_one(ChatView)
-        await chat.show_event(ToolCallFinished(call, "edited app.py", metadata={"diff": diff}))
+        await show_event(chat, ToolCallFinished(call, "edited app.py", metadata={"diff": diff}))
         await pilot.pause()
         block = chat.query_one(ToolCallBlock)
         view = block.query_one(DiffView)
@@ -169,7 +170,7 @@ async def test_interrupted_turn_settles_running_calls() -> None:
     async with app.run_test(size=(100, 30)):
         chat = app.query_one(ChatView)
         call = command_call("sleep 100")
-        await chat.show_event(ToolCallStarted(call))
+        await show_event(chat, ToolCallStarted(call))
         await chat.end_turn("cancelled")
         block = chat.query_one(ToolCallBlock)
         assert (block.status, block.status_text) == ("error", "interrupted")
@@ -181,8 +182,8 @@ async def test_errors_and_turn_limits_are_reported() -> None:
     app = ChatHost()
     async with app.run_test(size=(100, 30)):
         chat = app.query_one(ChatView)
-        await chat.show_event(ErrorEvent("model not found: nope", "model_not_found", fatal=True))
-        await chat.show_event(TurnFinished("max_turns"))
+        await show_event(chat, ErrorEvent("model not found: nope", "model_not_found", fatal=True))
+        await show_event(chat, TurnFinished("max_turns"))
         kinds = [(n.kind, n.text) for n in chat.query(NoticeBlock)]
         assert kinds[0][0] == "error"
         assert kinds[0][1].startswith("**The server does not know this model**: model not found")
@@ -256,8 +257,8 @@ async def test_a_finished_answer_marks_its_edge_blocks_once_instead_of_positiona
     async with app.run_test(size=(100, 30)) as pilot:
         chat = app.query_one(ChatView)
         for piece in ("# Title\n\n", "First paragraph.\n\n", "Last paragraph.\n"):
-            await chat.show_event(MessageDelta(piece))
-        await chat.show_event(AssistantMessageDone(Message(role="assistant", content="x")))
+            await show_event(chat, MessageDelta(piece))
+        await show_event(chat, AssistantMessageDone(Message(role="assistant", content="x")))
         await pilot.pause()
         markdown = chat.query_one(AssistantBlock).query_one(".answer", Markdown)
         blocks = [child for child in markdown.children if isinstance(child, MarkdownBlock)]
@@ -293,7 +294,7 @@ async def test_a_long_diff_is_folded_and_a_short_one_shown() -> None:
         chat = app.query_one(ChatView)
         for call_id, diff in (("c1", long_diff), ("c2", short_diff)):
             call = ToolCall(call_id, "apply_diff", '{"path": "x"}')
-            await chat.show_event(ToolCallFinished(call, "applied", metadata={"diff": diff}))
+            await show_event(chat, ToolCallFinished(call, "applied", metadata={"diff": diff}))
         await pilot.pause()
         long_block, short_block = chat.query(ToolCallBlock)
         assert long_block.diff_folded and long_block.query_one(Collapsible).collapsed
@@ -309,10 +310,10 @@ async def test_the_chat_keeps_following_new_output_after_a_diff_opens_by_itself(
         chat = app.query_one(ChatView)
         for number in range(6):  # enough to overflow: the chat anchors to the bottom
             await chat.add_notice(f"line {number}")
-        await chat.show_event(ReasoningDelta("thinking"))
-        await chat.show_event(MessageDelta("The answer starts and the reasoning closes."))
+        await show_event(chat, ReasoningDelta("thinking"))
+        await show_event(chat, MessageDelta("The answer starts and the reasoning closes."))
         call = ToolCall("call_9", "edit_file", '{"path": "app.py"}')
-        await chat.show_event(ToolCallFinished(call, "edited app.py", metadata={"diff": diff}))
+        await show_event(chat, ToolCallFinished(call, "edited app.py", metadata={"diff": diff}))
         for number in range(4):
             await chat.add_notice(f"after the edit {number}")
         for _ in range(5):
@@ -327,7 +328,7 @@ async def test_a_failed_plan_update_row_says_so_in_words_not_json() -> None:
     app = ChatHost()
     async with app.run_test(size=(100, 30)):
         chat = app.query_one(ChatView)
-        await chat.show_event(ToolCallFinished(call, "update_plan: step 1: bad status", True))
+        await show_event(chat, ToolCallFinished(call, "update_plan: step 1: bad status", True))
         title = str(chat.query_one(ToolCallBlock).query_one(Collapsible).title)
     assert "2 steps (not a valid plan)" in title
     assert "{" not in title and "status" not in title
@@ -338,7 +339,7 @@ async def test_a_call_without_arguments_has_no_gap_in_its_row() -> None:
     app = ChatHost()
     async with app.run_test(size=(100, 30)):
         chat = app.query_one(ChatView)
-        await chat.show_event(ToolCallFinished(call, "[image]", False))
+        await show_event(chat, ToolCallFinished(call, "[image]", False))
         title = str(chat.query_one(ToolCallBlock).query_one(Collapsible).title)
     assert title == "✓ tools__picture  · done"
 
@@ -356,7 +357,7 @@ async def test_a_resumed_tool_row_lines_up_with_the_live_row() -> None:
     async with app.run_test(size=(80, 24)) as pilot:
         chat = app.query_one(ChatView)
         await chat.show_history(history)
-        await chat.show_event(ToolCallFinished(command_call("ls", "call_live"), "a.py", False, 0))
+        await show_event(chat, ToolCallFinished(command_call("ls", "call_live"), "a.py", False, 0))
         await pilot.pause()
         rows = [
             "".join(segment.text for segment in strip)

@@ -32,6 +32,7 @@ from forge.tui.widgets.chat_blocks import AssistantBlock, ToolCallBlock
 from forge.tui.widgets.file_hints import FileHints
 from forge.tui.widgets.prompt_input import CommandHints
 from tests.support.openai_server import Call, Fault, OpenAIServer, Text, ToolCalls
+from tests.tui.event_delivery import show_event
 from tests.tui.test_app_helpers import (
     configure,
     make_app,
@@ -283,14 +284,14 @@ async def test_sequences_split_between_streamed_pieces_are_handled_as_whole() ->
     async with app.run_test(size=SIZE) as pilot:
         chat = app.query_one(ChatView)
         for piece in ("think\r", "\ning \x1b[", "2Jdone\r"):
-            await chat.show_event(ReasoningDelta(piece))
+            await show_event(chat, ReasoningDelta(piece))
         for piece in ("a\x1b", "[2Jb\r", "\nc\x1b", "]0;t\x07 end\r"):
-            await chat.show_event(MessageDelta(piece))
-        await chat.show_event(AssistantMessageDone(Message(role="assistant", content="x")))
+            await show_event(chat, MessageDelta(piece))
+        await show_event(chat, AssistantMessageDone(Message(role="assistant", content="x")))
         call = ToolCall("call_1", "execute_command", '{"command": "x"}')
-        await chat.show_event(ToolCallStarted(call))
+        await show_event(chat, ToolCallStarted(call))
         for piece in ("one\r", "\ntwo \x1b[1;3", "1mred\x1b[0m\rthree"):
-            await chat.show_event(ToolOutputDelta("call_1", piece))
+            await show_event(chat, ToolOutputDelta("call_1", piece))
         await pilot.pause()
         (answer,) = chat.query(AssistantBlock)
         assert answer.reasoning_text == "think\ning done\n"

@@ -1,7 +1,7 @@
 """Snapshots of the main screen mid-summarization, at a fixed terminal size with fixed content.
 
-The scene is driven through the app's real handler for the turn worker's messages
-(`on_agent_event_arrived` awaited with each `AgentEventArrived`) with fixed events, so nothing
+The scene is driven through the real handlers of the turn worker's messages (each fixed
+event's messages handled, awaited, by the regions the dispatcher posts them to), so nothing
 depends on time, machine load or a server.
 Update after an intended visual change with `pytest tests/tui/test_snapshots_main.py
 --snapshot-update` and look at the SVGs. `python -m tests.tui.test_snapshots_main` rewrites
@@ -39,7 +39,7 @@ from forge.llm.messages import Message, MessageKind, ToolCall
 from forge.llm.stream import Usage
 from forge.session.build import build_session
 from forge.tui.app import ForgeApp
-from forge.tui.messages import AgentEventArrived
+from tests.tui.event_delivery import deliver
 
 SIZE = (120, 40)
 SnapCompare = Callable[..., bool]
@@ -104,7 +104,7 @@ async def play(pilot: Pilot[object], events: tuple[AgentEvent, ...]) -> None:
     app = pilot.app
     assert isinstance(app, ForgeApp)
     for event in events:
-        await app.on_agent_event_arrived(AgentEventArrived(event))
+        await deliver(app, event)
     await settle_chat(pilot)
 
 

@@ -17,6 +17,7 @@ from forge.agent.events import (
 from forge.llm.stream import Usage
 from forge.tui.widgets.formatting import format_seconds, format_tokens
 from forge.tui.widgets.status import StatusPane
+from tests.tui.event_delivery import show_event
 
 
 class StatusHost(App[None]):
@@ -48,11 +49,11 @@ async def test_gauge_turns_warning_then_critical() -> None:
     app = StatusHost()
     async with app.run_test(size=(120, 40)):
         pane = app.query_one(StatusPane)
-        pane.show_event(ContextUsage(50_000, 100_000))
+        await show_event(pane, ContextUsage(50_000, 100_000))
         assert not pane.gauge.has_class("-warning") and not pane.gauge.has_class("-critical")
-        pane.show_event(ContextUsage(85_000, 100_000))
+        await show_event(pane, ContextUsage(85_000, 100_000))
         assert pane.gauge.has_class("-warning") and not pane.gauge.has_class("-critical")
-        pane.show_event(ContextUsage(95_000, 100_000))
+        await show_event(pane, ContextUsage(95_000, 100_000))
         assert pane.gauge.has_class("-critical") and not pane.gauge.has_class("-warning")
         rendered = str(pane.gauge.render())
         assert "95%" in rendered
@@ -63,7 +64,7 @@ async def test_session_usage_is_shown() -> None:
     app = StatusHost()
     async with app.run_test(size=(120, 40)):
         pane = app.query_one(StatusPane)
-        pane.show_event(UsageEvent(Usage(100, 20, 120), 12_300, 1_200))
+        await show_event(pane, UsageEvent(Usage(100, 20, 120), 12_300, 1_200))
         assert text_of(pane, "#usage") == "in  12.3k tokens\nout 1.2k tokens"
 
 
@@ -72,18 +73,21 @@ async def test_summarization_progress_advances_then_shows_the_result() -> None:
     async with app.run_test(size=(120, 40)):
         pane = app.query_one(StatusPane)
         panel = pane.summarization
-        pane.show_event(started())
+        await show_event(pane, started())
         assert panel.has_class("-running") and not panel.has_class("-idle")
         assert "tool_call (auto)" in text_of(pane, "#summary-details")
         assert "small-model" in text_of(pane, "#summary-details")
-        pane.show_event(SummarizationProgress("run-1", "tool_call", 7, 12))
+        await show_event(pane, SummarizationProgress("run-1", "tool_call", 7, 12))
         bar = panel.query_one(ProgressBar)
         assert (bar.progress, bar.total) == (7, 12)
         assert str(panel.query_one("#summary-progress-label", Label).render()) == (
             "Summarizing 7/12"
         )
-        pane.show_event(
-            SummarizationCompleted("run-1", "tool_call", "small-model", 12, 42_100, 18_300, 3.2, 12)
+        await show_event(
+            pane,
+            SummarizationCompleted(
+                "run-1", "tool_call", "small-model", 12, 42_100, 18_300, 3.2, 12
+            ),
         )
         assert panel.has_class("-done") and not panel.has_class("-running")
         assert text_of(pane, "#summary-result") == "42.1k → 18.3k tokens, 3.2 s"
@@ -94,8 +98,8 @@ async def test_progress_from_another_run_is_ignored() -> None:
     app = StatusHost()
     async with app.run_test(size=(120, 40)):
         pane = app.query_one(StatusPane)
-        pane.show_event(started())
-        pane.show_event(SummarizationProgress("other-run", "threshold", 5, 6))
+        await show_event(pane, started())
+        await show_event(pane, SummarizationProgress("other-run", "threshold", 5, 6))
         assert pane.summarization.done == 0
 
 
@@ -103,15 +107,16 @@ async def test_failure_says_in_plain_words_what_happened_and_what_happens_next()
     app = StatusHost()
     async with app.run_test(size=(120, 40)):
         pane = app.query_one(StatusPane)
-        pane.show_event(started())
-        pane.show_event(
+        await show_event(pane, started())
+        await show_event(
+            pane,
             SummarizationFailed(
                 "run-1",
                 "tool_call",
                 "small-model",
                 "ServerError: HTTP 500",
                 "2 tool outputs pruned",
-            )
+            ),
         )
         panel = pane.summarization
         assert panel.has_class("-failed") and not panel.has_class("-running")
@@ -125,8 +130,8 @@ async def test_an_interrupted_run_never_stays_running() -> None:
     app = StatusHost()
     async with app.run_test(size=(120, 40)):
         pane = app.query_one(StatusPane)
-        pane.show_event(started())
-        pane.show_event(SummarizationProgress("run-1", "tool_call", 3, 12))
+        await show_event(pane, started())
+        await show_event(pane, SummarizationProgress("run-1", "tool_call", 3, 12))
         pane.summarization.interrupted()
         assert pane.summarization.state == "failed"
         assert text_of(pane, "#summary-result") == "interrupted at 3/12"
@@ -137,15 +142,16 @@ async def test_a_skipped_run_is_neutral_not_a_failure() -> None:
     app = StatusHost()
     async with app.run_test(size=(120, 40)):
         pane = app.query_one(StatusPane)
-        pane.show_event(started())
-        pane.show_event(
+        await show_event(pane, started())
+        await show_event(
+            pane,
             SummarizationFailed(
                 "run-1",
                 "threshold",
                 "small-model",
                 "skipped: nothing old enough to summarize",
                 None,
-            )
+            ),
         )
         panel = pane.summarization
         assert panel.state == "skipped" and panel.has_class("-skipped")
@@ -158,11 +164,12 @@ async def test_a_new_session_idles_the_panel_and_forgets_compactions() -> None:
     app = StatusHost()
     async with app.run_test(size=(120, 40)):
         pane = app.query_one(StatusPane)
-        pane.show_event(started())
-        pane.show_event(
-            SummarizationCompleted("run-1", "tool_call", "small-model", 12, 9_000, 4_000, 1.0, 3)
+        await show_event(pane, started())
+        await show_event(
+            pane,
+            SummarizationCompleted("run-1", "tool_call", "small-model", 12, 9_000, 4_000, 1.0, 3),
         )
-        pane.show_event(UsageEvent(Usage(10, 2, 12), 500, 40))
+        await show_event(pane, UsageEvent(Usage(10, 2, 12), 500, 40))
         pane.reset_session()
         assert pane.summarization.state == "idle"
         assert text_of(pane, "#summary-result") == "idle"

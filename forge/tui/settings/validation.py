@@ -85,11 +85,6 @@ class SettingsDraft:
                 changed.add(key)
         return changed
 
-    @property
-    def is_dirty(self) -> bool:
-        """Whether closing now would lose an edit."""
-        return bool(self.changed_keys())
-
     def build(self) -> Settings:
         """The settings the draft describes. Raises DraftInvalidError if any field is invalid."""
         reasons: dict[str, str] = {}

@@ -6,25 +6,20 @@ the conversation itself (and the session file) keeps everything.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
+from textual import on
 from textual.containers import VerticalScroll
 from textual.widget import Widget
 
 from forge.agent.events import (
-    AgentEvent,
-    AssistantMessageDone,
-    ErrorEvent,
-    MessageDelta,
-    ReasoningDelta,
-    SummarizerDisabled,
+    SummarizationCompleted,
+    SummarizationFailed,
     ToolCallFinished,
-    ToolCallStarted,
-    ToolOutputDelta,
-    TurnFinished,
 )
 from forge.agent.shell_escape import USER_COMMAND_TOOL
 from forge.llm.messages import Message, ToolCall
+from forge.tui.compaction import CompactionTracker, is_skip, plain_failure
 from forge.tui.history import (
     INTERRUPTED_TURN_NOTE,
     LOOP_BREAKING_TOOLS,
@@ -33,6 +28,22 @@ from forge.tui.history import (
     history_rows,
     rows_to_fill,
 )
+from forge.tui.messages import (
+    AgentFailed,
+    AgentStopped,
+    AnswerDone,
+    AnswerStreamed,
+    AttachmentsShown,
+    ReasoningStreamed,
+    SummariesTurnedOff,
+    SummarizationFellShort,
+    SummarizationSucceeded,
+    ToolFinished,
+    ToolOutput,
+    ToolStarted,
+    TurnEnded,
+    TurnOver,
+)
 from forge.tui.widgets.chat_blocks import (
     AssistantBlock,
     NoticeBlock,
@@ -40,10 +51,9 @@ from forge.tui.widgets.chat_blocks import (
     ToolCallBlock,
     UserMessageBlock,
 )
-from forge.tui.widgets.formatting import shorten
+from forge.tui.widgets.error_notice import error_notice
+from forge.tui.widgets.tool_outcomes import recorded_tool_outcome, tool_outcome
 
-MAX_REJECTION_STATUS = 200
-"""Characters of a rejection's reason shown in its tool row's title."""
 MAX_CHAT_BLOCKS = 150
 """Blocks kept mounted at most; older ones are removed from the screen (not from history)."""
 MIN_FIRST_ROWS = 8
@@ -58,93 +68,14 @@ INTERRUPTED_NOTE = INTERRUPTED_TURN_NOTE
 COMMAND_INTERRUPTED_NOTE = "Interrupted: you stopped your command."
 """Said instead when what was stopped is the user's own `!command`."""
 
+QUIET_STRATEGIES = frozenset({"masking", "ingest_cap"})
+"""Deterministic tiers the chat does not show as summary blocks (ADR 0023)."""
+
 _TURN_END_NOTES = {
     "cancelled": INTERRUPTED_NOTE,
     "max_turns": "Stopped: the turn reached its limit of LLM calls.",
     "circuit_breaker": "Stopped: the same failing call kept repeating.",
 }
-
-
-_ERROR_TITLES = {
-    "authentication": "The server refused the API key",
-    "model_not_found": "The server does not know this model",
-    "quota_exhausted": "Out of quota",
-    "rate_limited": "Rate-limited",
-    "server_error": "The server failed",
-    "transport": "The server could not be reached",
-    "context_overflow": "Too much for the model's context",
-}
-_ERROR_HINTS = {
-    "authentication": "Check the API key in /settings (F2).",
-    "model_not_found": "Check the model: /model lists the server's models, /settings changes it.",
-    "quota_exhausted": "Add credit to the account, or use another key in /settings (F2).",
-    "rate_limited": "Wait a moment, then press Up and Enter to send your message again.",
-    "server_error": "Press Up and Enter to send your message again.",
-    "transport": "Check the Base URL in /settings (F2) and that the server is running.",
-    "context_overflow": "Try /compact, then send your message again (Up).",
-}
-
-
-def error_notice(event: ErrorEvent) -> str:
-    """An error for the chat: what happened in words, the server's message, and a way
-    forward when there is one."""
-    title = _ERROR_TITLES.get(event.kind, event.kind.replace("_", " ").capitalize())
-    hint = _ERROR_HINTS.get(event.kind, "")
-    return f"**{title}**: {event.message}" + (f"\n\n{hint}" if hint else "")
-
-
-def tool_outcome(
-    result: str,
-    *,
-    is_error: bool,
-    exit_code: int | None,
-    rejected: bool = False,
-    refused: bool = False,
-    diff_stats: tuple[int, int] | None = None,
-) -> tuple[str, str]:
-    """A tool call's (status, text) for its block: rejected with the reason, refused by the
-    permission mode (styled like a rejection: it did not run), the exit code of a command,
-    "failed", "+added -removed" for an edit, or "done"."""
-    if refused:
-        return "rejected", "refused (read-only mode)"
-    if rejected:
-        # The result says why ("rejected by user: not now"); the title shows it, wrapping
-        # rather than cutting the user's reason (bounded only against a pasted essay).
-        return "rejected", shorten(result, MAX_REJECTION_STATUS) or "rejected"
-    if exit_code is not None:
-        return ("error" if exit_code != 0 else "ok"), f"exit {exit_code}"
-    if is_error:
-        return "error", "failed"
-    if diff_stats is not None:
-        return "ok", f"+{diff_stats[0]} -{diff_stats[1]}"
-    return "ok", "done"
-
-
-def recorded_tool_outcome(result: Message | None) -> tuple[str, str]:
-    """The (status, text) of a call from its recorded result message (a resumed session):
-    what the live chat showed, so a rejected or cancelled call never reads as done."""
-    if result is None:
-        return "error", "cancelled"
-    meta = result.meta
-    if meta.get("cancelled"):
-        skipped = result.content.startswith("[skipped")
-        return "error", "skipped" if skipped else "cancelled"
-    # Sessions written before "rejected" was recorded still carry the result's wording.
-    rejected = bool(meta.get("rejected")) or result.content.startswith("rejected by user")
-    # Likewise for calls refused in read-only mode (forge.agent.modes.refusal_text).
-    refused = bool(meta.get("refused")) or result.content.startswith("read-only mode: ")
-    exit_code = meta.get("exit_code")
-    stats = meta.get("diff_stats")
-    return tool_outcome(
-        result.content,
-        is_error=bool(meta.get("is_error")) or rejected,
-        exit_code=exit_code if isinstance(exit_code, int) else None,
-        rejected=rejected,
-        refused=refused,
-        diff_stats=(int(stats[0]), int(stats[1]))
-        if isinstance(stats, list) and len(stats) == 2
-        else None,
-    )
 
 
 class ChatView(VerticalScroll):
@@ -168,6 +99,14 @@ class ChatView(VerticalScroll):
         self.history_shown: list[HistoryRow] = []
         """The resumed conversation's rows the chat holds (mounted or in `older_rows`)."""
         self._loading_older = False
+        self.conversation_source: Callable[[], Sequence[Message]] = lambda: ()
+        """The running conversation's messages (set by the app once the runtime is loaded)."""
+        self.summaries_off_source: Callable[[], bool] = lambda: False
+        """Whether a permanent error turned LLM summaries off for the session (ADR 0024)."""
+        self.compaction: CompactionTracker | None = None
+        """The /compact in progress, if any (its chat line is closed when it ends)."""
+        self.queued_returned_to_prompt = False
+        """The turn was interrupted with messages queued: they went back into the prompt."""
 
     def watch_virtual_size(self) -> None:
         self._anchor_once_overflowing()
@@ -255,29 +194,118 @@ class ChatView(VerticalScroll):
         if answer.is_empty:
             await answer.remove()
 
-    async def show_event(self, event: AgentEvent) -> None:
-        """Render one event of the running turn (events for other panes are ignored)."""
-        if isinstance(event, MessageDelta):
-            await (await self._answer_block()).append_answer(event.text)
-        elif isinstance(event, ReasoningDelta):
-            (await self._answer_block()).append_reasoning(event.text)
-        elif isinstance(event, AssistantMessageDone):
-            await self._finish_answer()
-        elif isinstance(event, ToolCallStarted):
-            if event.call.name not in LOOP_BREAKING_TOOLS:
-                (await self.tool_block(event.call)).set_status("running", "running")
-        elif isinstance(event, ToolOutputDelta):
-            block = self.tool_blocks.get(event.call_id)
-            if block is not None:
-                block.append_output(event.text)
-        elif isinstance(event, ToolCallFinished):
-            await self._show_tool_result(event)
-        elif isinstance(event, ErrorEvent):
-            await self.add_notice(error_notice(event), kind="error")
-        elif isinstance(event, SummarizerDisabled):
-            await self.add_notice(event.text, kind="error")
-        elif isinstance(event, TurnFinished):
-            await self.end_turn(event.reason)
+    # --- the events it shows (posted by `forge.tui.event_dispatch`) --------------------------
+    @on(AnswerStreamed)
+    async def _answer_streamed(self, message: AnswerStreamed) -> None:
+        await (await self._answer_block()).append_answer(message.event.text)
+
+    @on(ReasoningStreamed)
+    async def _reasoning_streamed(self, message: ReasoningStreamed) -> None:
+        (await self._answer_block()).append_reasoning(message.event.text)
+
+    @on(AnswerDone)
+    async def _answer_done(self) -> None:
+        await self._finish_answer()
+
+    @on(ToolStarted)
+    async def _tool_started(self, message: ToolStarted) -> None:
+        if message.event.call.name not in LOOP_BREAKING_TOOLS:
+            (await self.tool_block(message.event.call)).set_status("running", "running")
+
+    @on(ToolOutput)
+    def _tool_output(self, message: ToolOutput) -> None:
+        block = self.tool_blocks.get(message.event.call_id)
+        if block is not None:
+            block.append_output(message.event.text)
+
+    @on(ToolFinished)
+    async def _tool_finished(self, message: ToolFinished) -> None:
+        await self._show_tool_result(message.event)
+
+    @on(AgentFailed)
+    async def _agent_failed(self, message: AgentFailed) -> None:
+        if self.compaction is not None:
+            # A /compact error is told once, in the line that closes the compaction.
+            self.compaction.errors.append(message.event.message)
+            return
+        await self.add_notice(error_notice(message.event), kind="error")
+
+    @on(SummariesTurnedOff)
+    async def _summaries_turned_off(self, message: SummariesTurnedOff) -> None:
+        await self.add_notice(message.event.text, kind="error")
+
+    @on(AgentStopped)
+    async def _agent_stopped(self, message: AgentStopped) -> None:
+        await self.end_turn(message.event.reason)
+
+    @on(AttachmentsShown)
+    async def _attachments_shown(self, message: AttachmentsShown) -> None:
+        """One row per attached file, one error row per mention not attached."""
+        for line in message.attached:
+            await self.add_notice(line, kind="attachment")
+        for problem in message.problems:
+            await self.add_notice(f"{problem}; the message was sent without it.", kind="error")
+
+    @on(SummarizationSucceeded)
+    async def _summarization_succeeded(self, message: SummarizationSucceeded) -> None:
+        event = message.event
+        if self.compaction is not None:
+            self.compaction.runs.append(event)
+        if event.strategy in QUIET_STRATEGIES:
+            # Masking runs every few tool calls: the status pane shows it, the chat stays calm.
+            self.remember_summaries(self.conversation_source())
+            if event.strategy == "ingest_cap" and event.items:
+                cut = max(0, event.tokens_before - event.tokens_after)
+                await self.add_notice(
+                    f"A long tool output was cut to its head and tail to fit the context "
+                    f"(saved {cut:,} tokens); the model can read the rest by line range.",
+                    kind="info",
+                )
+            return
+        await self._show_run_summaries(event)
+
+    @on(SummarizationFellShort)
+    async def _summarization_fell_short(self, message: SummarizationFellShort) -> None:
+        event = message.event
+        if self.compaction is not None:
+            self.compaction.runs.append(event)  # a /compact tells it in its closing line
+        elif not is_skip(event) and not self.summaries_off_source():
+            # When summaries are off, their one "Summaries are off" notice tells it.
+            await self.add_notice(plain_failure(event), kind="error")
+        await self._show_run_summaries(event)
+
+    async def _show_run_summaries(
+        self, event: SummarizationCompleted | SummarizationFailed
+    ) -> None:
+        saved = event.tokens_before - event.tokens_after if event.tokens_before else None
+        await self.show_new_summaries(
+            self.conversation_source(), strategy=event.strategy, tokens_saved=saved
+        )
+
+    @on(TurnOver)
+    async def _turn_over(self, message: TurnOver) -> None:
+        """Close the turn or /compact in the chat, then tell the app (`TurnEnded`): it comes
+        after everything the chat was sent before, so the next queued turn starts after."""
+        try:
+            await self._close_turn(message)
+        finally:
+            self.app.post_message(TurnEnded(message.reason, message.error))
+
+    async def _close_turn(self, message: TurnOver) -> None:
+        if self.app.return_code is not None:
+            return  # exiting (a signal, Ctrl+C twice): the chat is being taken down
+        compaction, self.compaction = self.compaction, None
+        queued, self.queued_returned_to_prompt = self.queued_returned_to_prompt, False
+        if compaction is None:
+            if message.reason == "cancelled":
+                await self.show_calls_not_run(self.conversation_source())
+            await self.end_turn(message.reason, message.error, queued=queued)
+            return
+        await self.end_turn("completed")  # the compaction line tells how it ended
+        await compaction.close(message.reason, message.error)
+        # The outcome line goes after the summary block the run added, not above it.
+        if self.children and compaction.notice is not self.children[-1]:
+            self.move_child(compaction.notice, after=self.children[-1])
 
     async def _show_tool_result(self, event: ToolCallFinished) -> None:
         if event.call.name in LOOP_BREAKING_TOOLS and not event.is_error:

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from textual import on
 from textual.app import RenderResult
 from textual.content import Content
 from textual.reactive import reactive
 from textual.widget import Widget
 
 from forge.text_safety import terminal_safe
+from forge.tui.messages import SummariesTurnedOff
 
 MIN_WORKSPACE_CHARACTERS = 8
 """The workspace's path is shortened to fit, never below this many characters (then cut)."""
@@ -41,6 +43,10 @@ class ForgeHeader(Widget):
         self.set_reactive(ForgeHeader.workspace, workspace)
         self.set_reactive(ForgeHeader.model, model)
         self.set_reactive(ForgeHeader.summarization_model, summarization_model)
+
+    @on(SummariesTurnedOff)
+    def _summaries_turned_off(self, message: SummariesTurnedOff) -> None:
+        self.summaries_off = message.event.model
 
     def show_models(self, model: str, summarization_model: str) -> None:
         """Show new models (after /model, /settings or an external config edit)."""

@@ -9,14 +9,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from textual import on
 from textual.app import RenderResult
 from textual.content import Content
 from textual.reactive import reactive
 from textual.widget import Widget
 
-from forge.context.plan import Plan, PlanItem, PlanStatus, plan_from_meta, progress
+from forge.context.plan import PLAN_TOOL, Plan, PlanItem, PlanStatus, plan_from_meta, progress
 from forge.llm.messages import Message
 from forge.text_safety import terminal_safe
+from forge.tui.messages import ToolFinished
 
 MAX_STEP_LINES = 10
 """Step lines shown in a roomy terminal (the window lines included)."""
@@ -83,6 +85,13 @@ class PlanView(Widget):
         plan = plan_from_meta(records)
         if plan is not None:
             self.show_plan(plan)
+
+    @on(ToolFinished)
+    def _tool_finished(self, message: ToolFinished) -> None:
+        """An `update_plan` call succeeded: show the plan it set."""
+        event = message.event
+        if event.call.name == PLAN_TOOL and not event.is_error:
+            self.show_metadata(event.metadata.get("plan"))
 
     def show_messages(self, messages: Sequence[Message]) -> None:
         """Show the newest plan in a conversation (a resumed session)."""

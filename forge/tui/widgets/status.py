@@ -7,6 +7,7 @@ from collections import deque
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from textual import on
 from textual.app import ComposeResult, RenderResult
 from textual.containers import Vertical
 from textual.content import Content
@@ -14,19 +15,15 @@ from textual.reactive import reactive, var
 from textual.widget import Widget
 from textual.widgets import Label, Static
 
-from forge.agent.events import (
-    AgentEvent,
-    ContextUsage,
-    ContextWarning,
-    SummarizationCompleted,
-    SummarizationFailed,
-    SummarizationProgress,
-    SummarizationStarted,
-    SummarizerDisabled,
-    ToolCallFinished,
-    UsageEvent,
+from forge.agent.events import SummarizationCompleted, SummarizationFailed
+from forge.tui.messages import (
+    ContextMeasured,
+    ContextWarned,
+    SummarizationBegan,
+    SummarizationFellShort,
+    SummarizationSucceeded,
+    UsageReported,
 )
-from forge.context.plan import PLAN_TOOL
 from forge.tui.widgets.cost_view import CostView, ModeView
 from forge.tui.widgets.formatting import format_tokens
 from forge.tui.widgets.plan_view import PlanView
@@ -177,27 +174,25 @@ class StatusPane(Vertical):
         """One line about what Forge is doing ("working…", "2 queued"), or "" for nothing."""
         self.query_one("#activity", Label).update(text)
 
-    def show_event(self, event: AgentEvent) -> None:
-        """Render one event meant for this pane (others are ignored)."""
-        if isinstance(event, UsageEvent | SummarizationCompleted | SummarizationFailed):
-            self.refresh_session_lines()  # a request reported usage, or a compaction ended
-        if isinstance(event, ContextUsage | ContextWarning):
-            self.gauge.show(event.current_tokens, event.max_tokens)
-        elif isinstance(event, UsageEvent):
-            self.show_usage(event.session_prompt_tokens, event.session_completion_tokens)
-        elif isinstance(event, SummarizationStarted):
-            self.gauge.show(event.current_tokens, event.max_tokens)
-            self.summarization.started(event)
-        elif isinstance(event, SummarizationProgress):
-            self.summarization.progress(event)
-        elif isinstance(event, SummarizationCompleted):
-            self.recent_compactions.append(event)
-            self.summarization.completed(event)
-        elif isinstance(event, SummarizationFailed):
-            self.recent_compactions.append(event)
-            self.summarization.failed(event)
-        elif isinstance(event, ToolCallFinished):
-            if event.call.name == PLAN_TOOL and not event.is_error:
-                self.plan.show_metadata(event.metadata.get("plan"))
-        elif isinstance(event, SummarizerDisabled):
-            self.summarization.summaries_off(event)
+    # --- the events it shows (posted by `forge.tui.event_dispatch`) --------------------------
+    @on(ContextMeasured)
+    @on(ContextWarned)
+    @on(SummarizationBegan)
+    def _context_measured(
+        self, message: ContextMeasured | ContextWarned | SummarizationBegan
+    ) -> None:
+        self.gauge.show(message.event.current_tokens, message.event.max_tokens)
+
+    @on(UsageReported)
+    def _usage_reported(self, message: UsageReported) -> None:
+        self.refresh_session_lines()  # a request reported usage
+        event = message.event
+        self.show_usage(event.session_prompt_tokens, event.session_completion_tokens)
+
+    @on(SummarizationSucceeded)
+    @on(SummarizationFellShort)
+    def _summarization_ended(
+        self, message: SummarizationSucceeded | SummarizationFellShort
+    ) -> None:
+        self.refresh_session_lines()  # a compaction ended (its cost)
+        self.recent_compactions.append(message.event)

@@ -4,6 +4,7 @@ interrupted run says so, never spins."""
 
 from __future__ import annotations
 
+from textual import on
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.reactive import var
@@ -18,6 +19,14 @@ from forge.agent.events import (
 )
 from forge.text_safety import terminal_safe
 from forge.tui.compaction import NOTHING_TO_COMPACT, is_skip, plain_failure, skip_reason
+from forge.tui.messages import (
+    SummariesTurnedOff,
+    SummarizationAdvanced,
+    SummarizationBegan,
+    SummarizationFellShort,
+    SummarizationSucceeded,
+    TurnOver,
+)
 from forge.tui.widgets.formatting import format_seconds, format_tokens
 
 STATES = ("idle", "running", "done", "skipped", "failed")
@@ -162,3 +171,28 @@ class SummarizationPanel(Vertical):
         if self.state == "running":
             self.state = "failed"
             self._show_result(f"interrupted at {self.done}/{self.total}")
+
+    # --- the events it shows (posted by `forge.tui.event_dispatch`) --------------------------
+    @on(SummarizationBegan)
+    def _began(self, message: SummarizationBegan) -> None:
+        self.started(message.event)
+
+    @on(SummarizationAdvanced)
+    def _advanced(self, message: SummarizationAdvanced) -> None:
+        self.progress(message.event)
+
+    @on(SummarizationSucceeded)
+    def _succeeded(self, message: SummarizationSucceeded) -> None:
+        self.completed(message.event)
+
+    @on(SummarizationFellShort)
+    def _fell_short(self, message: SummarizationFellShort) -> None:
+        self.failed(message.event)
+
+    @on(SummariesTurnedOff)
+    def _turned_off(self, message: SummariesTurnedOff) -> None:
+        self.summaries_off(message.event)
+
+    @on(TurnOver)
+    def _turn_ended(self) -> None:
+        self.interrupted()

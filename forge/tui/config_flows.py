@@ -1,0 +1,80 @@
+"""The app's configuration handlers: settings now in use shown everywhere (header, status pane,
+chat, theme), and the config file's reloads applied or refused (docs/adr/0031)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from textual.app import App
+
+from forge.tui.config_problem import config_still_unreadable
+from forge.tui.widgets.chat_blocks import NoticeBlock
+from forge.tui.widgets.config_banner import ConfigProblemBanner
+from forge.tui.widgets.welcome import KEY_ADDED, needs_api_key
+
+if TYPE_CHECKING:
+    from forge.config.settings import Settings
+    from forge.session.core import Session
+    from forge.tui.reload import ConfigReloadController
+    from forge.tui.widgets.chat import ChatView
+    from forge.tui.widgets.header import ForgeHeader
+    from forge.tui.widgets.status import StatusPane
+
+
+class ConfigFlows(App[int]):
+    """Mixed into `ForgeApp`: showing settings, and the reload controller's outcomes."""
+
+    settings: Settings
+    runtime: Session
+    header: ForgeHeader
+    chat: ChatView
+    status: StatusPane
+
+    if TYPE_CHECKING:
+
+        def refresh_context_gauge(self) -> None: ...  # ForgeApp's
+
+    async def show_settings(self, settings: Settings) -> None:
+        """Reflect settings now in use: header, status pane, reasoning display; says so in
+        the chat when an API key has just made Forge usable."""
+        key_added = needs_api_key(self.settings) and not needs_api_key(settings)
+        self.settings = settings
+        llm = settings.llm
+        self.header.show_models(llm.model, llm.summarization_model)
+        self.status.summarization.set_model(llm.effective_summarization_model)
+        if not self.runtime.summaries_disabled:
+            self.status.summarization.summaries_back_on()
+        context = settings.context
+        self.status.gauge.set_thresholds(context.warning_threshold, context.auto_summary_threshold)
+        self.chat.show_reasoning = settings.ui.show_reasoning
+        self.apply_theme(settings.ui.theme)
+        self.refresh_context_gauge()
+        if key_added:
+            # The "no API key" welcome is no longer true.
+            for notice in list(self.chat.query(NoticeBlock)):
+                if notice.kind == "welcome":
+                    await notice.remove()
+            await self.chat.add_notice(KEY_ADDED)
+
+    def apply_theme(self, name: str) -> None:
+        """Use the Textual theme `name`; an unknown name keeps the current theme."""
+        if name in self.available_themes:
+            self.theme = name
+
+    async def on_config_reload_controller_applied(
+        self, message: ConfigReloadController.Applied
+    ) -> None:
+        # The file can be read again: the banner goes.
+        self.query_one(ConfigProblemBanner).clear_problem()
+        await self.show_settings(message.settings)
+
+    async def on_config_reload_controller_rejected(
+        self, message: ConfigReloadController.Rejected
+    ) -> None:
+        config_still_unreadable(self.query_one(ConfigProblemBanner), message.error)
+        # The toast is short-lived and may cut a long YAML error off: the chat keeps it whole.
+        await self.chat.add_notice(
+            f"**Config change not applied**: `{message.error}`. The running settings are "
+            "unchanged; fix the file and it is reloaded.",
+            kind="error",
+        )

@@ -1,0 +1,115 @@
+"""The one place that turns the core's events into Textual messages (docs/adr/0016).
+
+`ROUTES` says, for each kind of event, which message carries it and which regions show it;
+`EventDispatcher.dispatch`, called by the turn worker for every event, posts one copy of that
+message to each region's widget, which handles it with `@on` where it is shown. No widget
+dispatches events itself. A lookup by the event's exact class, not a chain of `isinstance`:
+a delta batch costs one dict lookup and one `post_message` (streaming stays as fast as it was).
+
+An event class with no route is a programming error the tests catch
+(`tests/tui/test_event_dispatch.py`), not something to skip silently.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Literal
+
+from textual.message import Message
+from textual.message_pump import MessagePump
+
+from forge.agent.events import (
+    AgentEvent,
+    ApprovalRequested,
+    AssistantMessageDone,
+    ContextUsage,
+    ContextWarning,
+    ErrorEvent,
+    MessageDelta,
+    QuestionAsked,
+    ReasoningDelta,
+    RetryScheduled,
+    SummarizationCompleted,
+    SummarizationFailed,
+    SummarizationProgress,
+    SummarizationStarted,
+    SummarizerDisabled,
+    ToolCallFinished,
+    ToolCallStarted,
+    ToolOutputDelta,
+    TurnFinished,
+    UsageEvent,
+)
+from forge.tui.messages import (
+    AgentFailed,
+    AgentStopped,
+    AnswerDone,
+    AnswerStreamed,
+    ApprovalNeeded,
+    ContextMeasured,
+    ContextWarned,
+    QuestionNeeded,
+    ReasoningStreamed,
+    RequestResumed,
+    SummariesTurnedOff,
+    SummarizationAdvanced,
+    SummarizationBegan,
+    SummarizationFellShort,
+    SummarizationSucceeded,
+    ToolFinished,
+    ToolOutput,
+    ToolStarted,
+    UsageReported,
+)
+from forge.tui.retry_notices import RetryNotice
+
+Region = Literal["app", "chat", "status", "summarization", "plan", "header"]
+"""Who shows events: the app (dialogs, toasts), the chat, the status pane, its summarization
+panel and plan, the header."""
+
+Route = tuple[type[Message], tuple[Region, ...]]
+
+ROUTES: dict[type[Any], Route] = {
+    MessageDelta: (AnswerStreamed, ("chat",)),
+    ReasoningDelta: (ReasoningStreamed, ("chat",)),
+    AssistantMessageDone: (AnswerDone, ("chat",)),
+    ToolCallStarted: (ToolStarted, ("chat",)),
+    ToolOutputDelta: (ToolOutput, ("chat",)),
+    ToolCallFinished: (ToolFinished, ("chat", "plan")),
+    ApprovalRequested: (ApprovalNeeded, ("app",)),
+    QuestionAsked: (QuestionNeeded, ("app",)),
+    UsageEvent: (UsageReported, ("status",)),
+    ErrorEvent: (AgentFailed, ("chat",)),
+    TurnFinished: (AgentStopped, ("chat",)),
+    ContextUsage: (ContextMeasured, ("status",)),
+    ContextWarning: (ContextWarned, ("status", "app")),
+    SummarizationStarted: (SummarizationBegan, ("status", "summarization")),
+    SummarizationProgress: (SummarizationAdvanced, ("summarization",)),
+    SummarizationCompleted: (SummarizationSucceeded, ("chat", "status", "summarization")),
+    SummarizationFailed: (SummarizationFellShort, ("chat", "status", "summarization")),
+    SummarizerDisabled: (SummariesTurnedOff, ("chat", "summarization", "header")),
+    RetryScheduled: (RetryNotice, ("app",)),
+}
+
+
+def route_of(event: AgentEvent) -> Route:
+    """The message class and the regions of `event` (KeyError: an event with no route)."""
+    return ROUTES[type(event)]
+
+
+class EventDispatcher:
+    """Posts each event of a turn, as its message, to the widgets that show it."""
+
+    def __init__(self, regions: Mapping[Region, MessagePump]) -> None:
+        self.regions = regions
+        self.retry_shown = False
+        """A retry was announced this turn: the next event says the request went through."""
+
+    def dispatch(self, event: AgentEvent) -> None:
+        """Post `event` to each region that shows it (in the order of `ROUTES`)."""
+        if self.retry_shown and type(event) is not RetryScheduled:
+            self.retry_shown = False
+            self.regions["app"].post_message(RequestResumed())
+        message_class, regions = route_of(event)
+        for region in regions:
+            self.regions[region].post_message(message_class(event))  # type: ignore[call-arg]

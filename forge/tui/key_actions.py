@@ -1,0 +1,117 @@
+"""The app's keys: Esc interrupts, Ctrl+C clears the draft / interrupts / quits, printable
+keys typed on a chat block go to the prompt, and the keys that open settings, help and switch
+the permission mode."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from textual import events
+from textual.app import App
+from textual.widgets import Input, TextArea
+
+from forge.tui.command_table import ParsedCommand
+from forge.tui.session_controls import cycle_mode
+
+if TYPE_CHECKING:
+    from forge.session.core import Session
+    from forge.tui.commands import SlashCommandRunner
+    from forge.tui.widgets.chat import ChatView
+    from forge.tui.widgets.chat_blocks import UserMessageBlock
+    from forge.tui.widgets.prompt_input import PromptInput
+    from forge.tui.widgets.status import StatusPane
+
+QUIT_CONFIRM_SECONDS = 2.0
+"""A second Ctrl+C within this many seconds quits."""
+
+
+class KeyActions(App[int]):
+    """Mixed into `ForgeApp`: the key bindings' actions."""
+
+    busy: bool
+    runtime: Session
+    chat: ChatView
+    status: StatusPane
+    commands_runner: SlashCommandRunner
+    queued: list[tuple[str, UserMessageBlock]]
+    _last_interrupt_key: float
+
+    if TYPE_CHECKING:
+
+        @property
+        def prompt(self) -> PromptInput: ...  # ForgeApp's
+
+        def when_runtime_ready(self, callback: Callable[[], Any]) -> None: ...  # StartupFlow's
+
+    def on_key(self, event: events.Key) -> None:
+        """A printable key typed while a chat block (a tool row, a summary) has focus belongs
+        to the prompt: focus it and type the character there, so nothing typed is lost."""
+        if not event.is_printable or event.character is None:
+            return
+        if self.screen is not self.screen_stack[0]:
+            return  # a dialog or overlay has its own keys (y/a/n, q…)
+        if isinstance(self.focused, TextArea | Input):
+            return
+        event.stop()
+        self.prompt.focus()
+        self.prompt.insert(event.character)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # Esc means "interrupt" only while something runs; hide it from the footer otherwise.
+        if action == "interrupt":
+            return self.busy
+        return True
+
+    def watch_busy(self) -> None:
+        self.refresh_bindings()
+
+    def action_interrupt(self) -> None:
+        """Stop the running turn; queued messages go back into the prompt, not lost."""
+        if not self.busy:
+            return
+        self.workers.cancel_group(self, "agent-turn")
+        if self.queued:
+            self.chat.queued_returned_to_prompt = True  # the chat's closing note says so
+            texts = [text for text, _ in self.queued]
+            for _, block in self.queued:
+                block.remove()
+            self.queued.clear()
+            self.prompt.load_text("\n\n".join(texts))
+            self.prompt.move_cursor(self.prompt.document.end)
+
+    def action_interrupt_or_quit(self) -> None:
+        """Ctrl+C: clear a draft in the prompt first; else interrupt a running turn; a second
+        press in quick succession quits."""
+        if self.prompt.text.strip() and self.screen is self.screen_stack[0]:
+            # Like a shell: Ctrl+C drops the line being typed (Up does not bring it back).
+            self.prompt.clear()
+            self._last_interrupt_key = -QUIT_CONFIRM_SECONDS
+            return
+        now = time.monotonic()
+        if now - self._last_interrupt_key < QUIT_CONFIRM_SECONDS:
+            self.exit(0)
+            return
+        self._last_interrupt_key = now
+        if self.busy:
+            self.action_interrupt()
+        self.notify("Press Ctrl+C again to quit", timeout=QUIT_CONFIRM_SECONDS)
+
+    def action_open_settings(self) -> None:
+        """Open the /settings overlay."""
+        parsed = ParsedCommand("settings", "", None)
+        self.when_runtime_ready(lambda: self.commands_runner.run(parsed))
+
+    def action_cycle_mode(self) -> None:
+        """Switch to the next permission mode (docs/adr/0029)."""
+        self.when_runtime_ready(self._cycle_mode)
+
+    def _cycle_mode(self) -> None:
+        toast = cycle_mode(self.runtime)
+        self.status.refresh_session_lines()
+        self.notify(toast, timeout=3)
+
+    def action_help(self) -> None:
+        """Show help."""
+        self.call_later(self.commands_runner.run, ParsedCommand("help", "", None))

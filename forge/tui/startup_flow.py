@@ -1,0 +1,138 @@
+"""The app's start-up: the runtime loaded after the first frame, then the session started
+(docs/adr/0016).
+
+The app module imports only Textual and light Forge modules, so the first frame shows at once;
+the settings, the provider (httpx) and the tokenizer are loaded by a thread worker started
+after that frame, which posts `RuntimeLoaded`. Input that arrives before then waits for it
+(`when_runtime_ready`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from textual import work
+from textual.app import App
+
+from forge.tui.config_problem import show_start_report
+from forge.tui.messages import RuntimeLoaded, StartupFailed
+from forge.tui.widgets.config_banner import ConfigProblemBanner
+
+if TYPE_CHECKING:
+    from forge.config.settings import Settings
+    from forge.config.store import ConfigStore
+    from forge.session.core import Session
+    from forge.tui.commands import SlashCommandRunner
+    from forge.tui.history_preview import HeldLogRecords, SessionPreview
+    from forge.tui.mcp_notices import McpSessionWatch
+    from forge.tui.reload import ConfigReloadController
+    from forge.tui.widgets.chat import ChatView
+    from forge.tui.widgets.status import StatusPane
+
+
+class StartupFlow(App[int]):
+    """Mixed into `ForgeApp`: loading the runtime after the first frame, starting a session."""
+
+    workspace: Path
+    runtime: Session
+    config_store: ConfigStore
+    settings: Settings
+    reload_controller: ConfigReloadController
+    chat: ChatView
+    status: StatusPane
+    mcp_watch: McpSessionWatch
+    commands_runner: SlashCommandRunner
+    runtime_ready: asyncio.Event
+    _session_choice: tuple[str | None, bool]
+    _preview: SessionPreview | None
+    _held_logs: HeldLogRecords | None
+    _waiting_for_runtime: list[Callable[[], Any]]
+
+    if TYPE_CHECKING:
+
+        def _use_runtime(self, runtime: Session, store: ConfigStore) -> None: ...  # ForgeApp's
+
+        def refresh_context_gauge(self) -> None: ...  # ForgeApp's
+
+        async def _say_recache_cost(self) -> None: ...  # ForgeApp's
+
+    async def _show_preview(self) -> None:
+        """A resumed session's newest rows, before the runtime (docs/adr/0032)."""
+        from forge.tui.history_preview import show_preview
+
+        self._held_logs, self._preview = await show_preview(
+            self.chat, self.workspace, *self._session_choice
+        )
+
+    @work(thread=True, exclusive=True, group="startup", exit_on_error=False)
+    def load_runtime(self) -> None:
+        """Load the config and build the runtime (provider, tokenizer, session) in a thread;
+        posts `RuntimeLoaded`, or `StartupFailed` for an unknown or malformed session id."""
+        from forge.agent.logs import configure_file_logging
+        from forge.agent.sessions import SessionNotFoundError
+        from forge.config.store import ConfigStore
+        from forge.session.build import build_session
+        from forge.session.parts import secrets_of
+
+        session_id, resume_latest = self._session_choice
+        store = ConfigStore()
+        settings = store.current.settings
+        # Log to the file: anything written to the terminal would tear through the UI.
+        configure_file_logging(secrets_of(settings, store.current.file_data))
+        if self._held_logs is not None:
+            self._held_logs.release()
+        try:
+            runtime = build_session(
+                settings,
+                self.workspace,
+                session_id=session_id,
+                resume_latest=resume_latest,
+                resumed=self._preview.resumed if self._preview is not None else None,
+            )
+        except (SessionNotFoundError, ValueError) as error:
+            self.post_message(StartupFailed(str(error)))
+            return
+        # Count a resumed conversation's tokens here, not in the UI thread (the gauge).
+        runtime.context_report()
+        self.post_message(RuntimeLoaded(runtime, store))
+
+    async def on_runtime_loaded(self, message: RuntimeLoaded) -> None:
+        self._use_runtime(message.runtime, message.store)
+        self.status.show_activity("")
+        await self._start_session()
+
+    def on_startup_failed(self, message: StartupFailed) -> None:
+        self.exit(2, return_code=2, message=f"forge: {message.error}")
+
+    def when_runtime_ready(self, callback: Callable[[], Any]) -> None:
+        """Run `callback` now if the runtime is loaded, else as soon as it is (in order)."""
+        if self.runtime_ready.is_set():
+            self.call_later(callback)
+        else:
+            self._waiting_for_runtime.append(callback)
+
+    async def _start_session(self) -> None:
+        self.reload_controller.start()
+        self.mcp_watch.attach(self.runtime)  # notices in the chat; .forge/mcp.yaml watched
+        self.runtime.start_background()  # MCP servers connect while the user types
+        history = self.runtime.messages
+        if any(message.role == "user" for message in history):
+            await self.chat.show_history(history)
+            await self.chat.add_notice(f"Resumed session `{self.runtime.session_id}`.")
+            await self._say_recache_cost()
+        banner = self.query_one(ConfigProblemBanner)
+        await show_start_report(self.chat, banner, self.settings, self.config_store.current)
+        await self.commands_runner.load_custom_commands()
+        # A resumed huge message is counted off the loop, not by the gauge on it (ADR 0036).
+        await self.runtime.count_ahead()
+        self.refresh_context_gauge()
+        self.runtime_ready.set()
+        waiting, self._waiting_for_runtime = self._waiting_for_runtime, []
+        for callback in waiting:
+            result = callback()
+            if inspect.isawaitable(result):
+                await result
