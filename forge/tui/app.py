@@ -229,14 +229,20 @@ class ForgeApp(SafeNotifications, DialogFlows):
         except (SessionNotFoundError, ValueError) as error:
             self.post_message(StartupFailed(str(error)))
             return
-        # Count a resumed conversation's tokens here, not in the UI thread (the gauge).
-        runtime.context_manager.current_tokens(runtime.agent.conversation)
+        # The tokenizer loads after this, off the loop (`count_context`; docs/adr/0042).
         self.post_message(RuntimeLoaded(runtime, store))
 
     async def on_runtime_loaded(self, message: RuntimeLoaded) -> None:
         self._use_runtime(message.runtime, message.store)
         self.status.show_activity("")
         await self._start_session()
+
+    @work(exclusive=True, group="context-count", exit_on_error=False)
+    async def count_context(self) -> None:
+        """Load the tokenizer and count the conversation off the loop, then show the gauge
+        (docs/adr/0042)."""
+        await self.runtime.context_manager.count_ahead(self.runtime.agent.conversation)
+        self.refresh_context_gauge()
 
     def on_startup_failed(self, message: StartupFailed) -> None:
         self.exit(2, return_code=2, message=f"forge: {message.error}")
@@ -256,12 +262,12 @@ class ForgeApp(SafeNotifications, DialogFlows):
         if any(message.role == "user" for message in history):
             await self.chat.show_history(history)
             await self.chat.add_notice(f"Resumed session `{self.runtime.session_id}`.")
+            # Counted off the loop, not by the notice's count on it (ADR 0036).
+            await self.runtime.context_manager.count_ahead(self.runtime.agent.conversation)
             await self._say_recache_cost()
         await show_start_report(self, self.config_store.current)
         await self.commands_runner.load_custom_commands()
-        # A resumed huge message is counted off the loop, not by the gauge on it (ADR 0036).
-        await self.runtime.context_manager.count_ahead(self.runtime.agent.conversation)
-        self.refresh_context_gauge()
+        self.count_context()  # a task may start meanwhile: a turn waits for the tokenizer
         self.runtime_ready.set()
         waiting, self._waiting_for_runtime = self._waiting_for_runtime, []
         for callback in waiting:
