@@ -117,8 +117,13 @@ class OpenAICompatibleProvider(ProviderIdentity):
         self._api_key = api_key
         self._timeout = httpx.Timeout(timeout)
         self._owns_client = client is None
-        self._client = client if client is not None else httpx.AsyncClient(
-            timeout=self._timeout, transport=DeferredTransport()  # made by the first request
+        self._client = (
+            client
+            if client is not None
+            else httpx.AsyncClient(
+                timeout=self._timeout,
+                transport=DeferredTransport(),  # made by the first request
+            )
         )
         self._retry = RetryPolicy(max_retries, backoff_base, backoff_max)
         self._quirks = _ServerQuirks()

@@ -334,9 +334,7 @@ class TiktokenCounter:
         small = [message for message in pending if _size(message) <= SEGMENT_CHARACTERS]
         if sum(_size(message) for message in small) > SEGMENT_CHARACTERS:
             for batch in _slices(small, SEGMENT_CHARACTERS):
-                counts = await asyncio.to_thread(
-                    lambda batch=batch: [count_message_tokens(self.encoding, m) for m in batch]
-                )
+                counts = await asyncio.to_thread(_counts_of, self.encoding, batch)
                 self._counts.update(zip(batch, counts, strict=True))
         for message in pending:
             if _size(message) <= SEGMENT_CHARACTERS or message in self._counts:
@@ -402,6 +400,10 @@ class CharEstimateCounter:
     def count_tools(self, specs: Sequence[ToolSpec]) -> int:
         """Estimated tokens the tool definitions add, with the same framing as TiktokenCounter."""
         return _count_tools(self.count_text, specs)
+
+
+def _counts_of(encoding: tiktoken.Encoding, messages: list[Message]) -> list[int]:
+    return [count_message_tokens(encoding, message) for message in messages]
 
 
 def _size(message: Message) -> int:

@@ -76,8 +76,7 @@ async def test_count_ahead_builds_the_encoding_while_the_event_loop_runs(unloade
 def test_threads_asking_at_once_share_one_encoding(unloaded: None) -> None:
     built: list[tiktoken.Encoding] = []
     threads = [
-        threading.Thread(target=lambda: built.append(get_encoding("cl100k_base")))
-        for _ in range(3)
+        threading.Thread(target=lambda: built.append(get_encoding("cl100k_base"))) for _ in range(3)
     ]
     for thread in threads:
         thread.start()

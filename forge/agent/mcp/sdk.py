@@ -13,9 +13,9 @@ import asyncio
 
 def import_sdk() -> None:
     """Import every part of the SDK a connection uses (a no-op once imported)."""
-    import mcp  # noqa: F401
-    import mcp.client.streamable_http  # noqa: F401
-    import mcp.shared._httpx_utils  # noqa: F401
+    import mcp
+    import mcp.client.streamable_http
+    import mcp.shared._httpx_utils
     import mcp.types  # noqa: F401
 
 

@@ -11,7 +11,7 @@ from forge.agent.trust.programs import ProgramSource, printable
 
 def workspace_sources(workspace: Path) -> list[ProgramSource]:
     """Each defining file of `workspace` as it is now (a missing file defines nothing)."""
-    from forge.agent.mcp.servers import read_project_servers  # the MCP SDK loads only here
+    from forge.agent.mcp.servers import read_project_servers  # forge.agent.mcp loads only here
 
     return [read_project_servers(workspace).source]
 
