@@ -117,14 +117,9 @@ class OpenAICompatibleProvider(ProviderIdentity):
         self._api_key = api_key
         self._timeout = httpx.Timeout(timeout)
         self._owns_client = client is None
-        self._client = (
-            client
-            if client is not None
-            else httpx.AsyncClient(
-                timeout=self._timeout,
-                transport=DeferredTransport(),  # made by the first request
-            )
-        )
+        if client is None:  # its transport is made by the first request (docs/adr/0042)
+            client = httpx.AsyncClient(timeout=self._timeout, transport=DeferredTransport())
+        self._client = client
         self._retry = RetryPolicy(max_retries, backoff_base, backoff_max)
         self._quirks = _ServerQuirks()
 
