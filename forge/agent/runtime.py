@@ -239,10 +239,13 @@ class Runtime:
         return description
 
     def start_background(self) -> None:
-        """Start connecting to the MCP servers (call once the event loop runs; without this
-        they start on the first turn)."""
+        """Start connecting to the MCP servers and asking the server for the context window
+        (call once the event loop runs; without this both start on the first turn, which
+        then waits for them)."""
         if self.mcp is not None:
             self.mcp.start()
+        if self.window is not None:
+            self.window.start()  # a runtime built off the loop (the TUI's) has not asked yet
 
     async def wait_for_mcp(self, limit: float | None = None) -> None:
         """Wait until every MCP server is ready or failed, at most `limit` seconds (for

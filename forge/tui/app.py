@@ -257,7 +257,7 @@ class ForgeApp(SafeNotifications, DialogFlows):
     async def _start_session(self) -> None:
         self.reload_controller.start()
         self.mcp_watch.attach(self.runtime)  # notices in the chat; .forge/mcp.yaml watched
-        self.runtime.start_background()  # MCP servers connect while the user types
+        self.runtime.start_background()  # MCP, the context window: while the user types
         history = self.runtime.agent.conversation.messages
         if any(message.role == "user" for message in history):
             await self.chat.show_history(history)

@@ -92,6 +92,23 @@ async def test_ready_comes_before_the_tokenizer_and_a_task_sent_then_runs_once(
     assert "count me once" in llm_server.requests[0].text()
 
 
+async def test_the_server_is_asked_for_the_context_window_before_any_task(
+    llm_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch, workspace: Path
+) -> None:
+    # The runtime is built off the loop, so the app starts the asking once it is ready: the
+    # first task does not wait for the answer (docs/adr/0042).
+    monkeypatch.setenv("OPENAI_BASE_URL", llm_server.base_url)
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-key")
+    app = ForgeApp(workspace=workspace)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_until(pilot, app.runtime_ready.is_set, "the runtime")
+        await wait_until(pilot, lambda: bool(llm_server.info_requests), "the window probes")
+        assert not llm_server.requests  # no turn was run
+        window = app.runtime.window
+        assert window is not None
+        await wait_until(pilot, lambda: not window.asking, "the answer")
+
+
 def test_building_a_runtime_loads_neither_the_mcp_sdk_nor_the_tokenizer(
     tmp_path: Path,
 ) -> None:
