@@ -237,6 +237,14 @@ class ForgeApp(SafeNotifications, DialogFlows):
         self.status.show_activity("")
         await self._start_session()
 
+    def _start_background(self) -> None:
+        """What runs while the user types: the file watchers (their first use imports anyio's
+        backend, ~0.15 s), MCP, asking for the context window, the tokenizer and the gauge."""
+        self.reload_controller.start()
+        self.mcp_watch.attach(self.runtime)  # notices in the chat; .forge/mcp.yaml watched
+        self.runtime.start_background()
+        self.count_context()
+
     @work(exclusive=True, group="context-count", exit_on_error=False)
     async def count_context(self) -> None:
         """Load the tokenizer and count the conversation off the loop, then show the gauge
@@ -255,9 +263,6 @@ class ForgeApp(SafeNotifications, DialogFlows):
             self._waiting_for_runtime.append(callback)
 
     async def _start_session(self) -> None:
-        self.reload_controller.start()
-        self.mcp_watch.attach(self.runtime)  # notices in the chat; .forge/mcp.yaml watched
-        self.runtime.start_background()  # MCP, the context window: while the user types
         history = self.runtime.agent.conversation.messages
         if any(message.role == "user" for message in history):
             await self.chat.show_history(history)
@@ -267,7 +272,9 @@ class ForgeApp(SafeNotifications, DialogFlows):
             await self._say_recache_cost()
         await show_start_report(self, self.config_store.current)
         await self.commands_runner.load_custom_commands()
-        self.count_context()  # a task may start meanwhile: a turn waits for the tokenizer
+        # Once the ready hint is drawn (docs/adr/0042); a task may start before: its turn
+        # starts what it needs itself.
+        self.call_after_refresh(self._start_background)
         self.runtime_ready.set()
         waiting, self._waiting_for_runtime = self._waiting_for_runtime, []
         for callback in waiting:
