@@ -181,12 +181,20 @@ def _verified_data(name: str) -> bytes:
     return data
 
 
+_PARSE_SLICE = 20_000
+"""Lines parsed in one C-level step: between steps another thread (the UI's) may run."""
+
+
 def _parse_ranks(data: bytes) -> dict[bytes, int]:
     """tiktoken's format, "<base64 token> <rank>" per line, as the ranks it encodes with."""
     fields = data.split()
     if len(fields) % 2:
         raise TokenizerDataError("the tokenizer data has a token without a rank")
-    return dict(zip(map(binascii.a2b_base64, fields[0::2]), map(int, fields[1::2]), strict=True))
+    ranks: dict[bytes, int] = {}
+    for start in range(0, len(fields), 2 * _PARSE_SLICE):
+        part = fields[start : start + 2 * _PARSE_SLICE]
+        ranks.update(zip(map(binascii.a2b_base64, part[0::2]), map(int, part[1::2]), strict=True))
+    return ranks
 
 
 _encodings: dict[str, tiktoken.Encoding] = {}
