@@ -262,6 +262,9 @@ def first_screens(sandbox: Sandbox, server: ServerProcess) -> FirstScreens:
                     )
                 elif app == "forge-task":
                     sent = _task_sent_at(terminal, server)
+                    streaming = terminal.pid()
+            if app == "forge-task":  # mid-turn: let it finish exiting before the next launch
+                _wait_exited(streaming)
             if number == 0:  # the first launch of each warms the file cache
                 continue
             if app == "forge":
@@ -277,6 +280,13 @@ def first_screens(sandbox: Sandbox, server: ServerProcess) -> FirstScreens:
         median(times["task"]),
         median(times["minimal"]),
     )
+
+
+def _wait_exited(pid: int, limit: float = 10.0) -> None:
+    """Wait until process `pid` is gone (at most `limit` seconds)."""
+    end = time.monotonic() + limit
+    while Path(f"/proc/{pid}").exists() and time.monotonic() < end:
+        time.sleep(0.02)
 
 
 def _task_sent_at(terminal: Terminal, server: ServerProcess) -> float:
