@@ -63,6 +63,10 @@ RENDER_POLL_SECONDS = 0.05
 """Screen captures while timing the render: each is a tmux subprocess, so polling as fast as
 the keystroke probes do takes CPU from the app being measured."""
 START_DEADLINE = 60.0
+SETTLE_SECONDS = 1.0
+"""Before the streaming launches type their prompt: what an app still does in the background
+after its ready text (forge: the tokenizer, the context-window probes; docs/adr/0042) ends
+first, so the render and the keystrokes time the stream alone. The start-up rows time it."""
 FORGE_READY = READY_HINT.split(".")[0].replace("**", "")
 """The welcome's first sentence: forge's first screen is up."""
 FORGE_PROMPT = PLACEHOLDER.split("(")[0].strip()
@@ -176,6 +180,7 @@ def _send_prompt(
     the Enter."""
     terminal.launch(command, environment, cwd)
     terminal.wait_for(lambda screen: ready in screen, START_DEADLINE)
+    time.sleep(SETTLE_SECONDS)
     terminal.type("Explain the fix")
     terminal.wait_for(lambda screen: "Explain the fix" in screen, START_DEADLINE)
     entered = time.monotonic()
@@ -433,7 +438,9 @@ def run() -> SectionResult:
         f"{RENDER_POLL_SECONDS * 1000:.0f} ms) runs from pressing Enter to the first capture "
         f"showing the answer's last line; the planned stream is tokens / "
         f"{TOKENS_PER_SECOND:.0f}, the server's actual stream is the time it took to send "
-        "every event to that app (longer when the app reads slowly). CPU is the app process's "
+        "every event to that app (longer when the app reads slowly); each app is left "
+        f"{SETTLE_SECONDS:.0f} s after its ready text before the prompt is typed. CPU is the "
+        "app process's "
         "user+system time over that span. Keystroke probes (a second launch): a marker, then "
         f"one character every duration/{PROBES} s while streaming ({PROBES} probes), each "
         "timed from `send-keys` to "
