@@ -63,6 +63,8 @@ RENDER_POLL_SECONDS = 0.05
 """Screen captures while timing the render: each is a tmux subprocess, so polling as fast as
 the keystroke probes do takes CPU from the app being measured."""
 START_DEADLINE = 60.0
+NO_GAUGE = " / 0 tokens"
+"""forge's context gauge before its first count (no window yet)."""
 SETTLE_SECONDS = 1.0
 """Before the streaming launches type their prompt: what an app still does in the background
 after its ready text (forge: the tokenizer, the context-window probes; docs/adr/0042) ends
@@ -179,7 +181,8 @@ def _send_prompt(
     """Launch `command`, wait for `ready`, type the prompt and press Enter; monotonic() of
     the Enter."""
     terminal.launch(command, environment, cwd)
-    terminal.wait_for(lambda screen: ready in screen, START_DEADLINE)
+    # forge's gauge reads "0 / 0 tokens" until the tokenizer is in and the conversation counted.
+    terminal.wait_for(lambda screen: ready in screen and NO_GAUGE not in screen, START_DEADLINE)
     time.sleep(SETTLE_SECONDS)
     terminal.type("Explain the fix")
     terminal.wait_for(lambda screen: "Explain the fix" in screen, START_DEADLINE)
@@ -439,7 +442,8 @@ def run() -> SectionResult:
         f"showing the answer's last line; the planned stream is tokens / "
         f"{TOKENS_PER_SECOND:.0f}, the server's actual stream is the time it took to send "
         "every event to that app (longer when the app reads slowly); each app is left "
-        f"{SETTLE_SECONDS:.0f} s after its ready text before the prompt is typed. CPU is the "
+        f"{SETTLE_SECONDS:.0f} s after its ready text (and forge's first context count) before "
+        "the prompt is typed. CPU is the "
         "app process's "
         "user+system time over that span. Keystroke probes (a second launch): a marker, then "
         f"one character every duration/{PROBES} s while streaming ({PROBES} probes), each "
