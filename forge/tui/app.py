@@ -274,6 +274,7 @@ class ForgeApp(SafeNotifications, DialogFlows):
         await self.commands_runner.load_custom_commands()
         # Once the ready hint is drawn (docs/adr/0042); a task may start before: its turn
         # starts what it needs itself.
+        self.refresh_session_status()  # the gauge once the tokenizer is in (count_context)
         self.call_after_refresh(self._start_background)
         self.runtime_ready.set()
         waiting, self._waiting_for_runtime = self._waiting_for_runtime, []
@@ -511,6 +512,11 @@ class ForgeApp(SafeNotifications, DialogFlows):
         manager = self.runtime.context_manager
         conversation = self.runtime.agent.conversation
         self.status.gauge.show(manager.current_tokens(conversation), manager.max_tokens)
+        self.refresh_session_status()
+
+    def refresh_session_status(self) -> None:
+        """The status lines that need no token count: plan, usage, mode, session."""
+        conversation = self.runtime.agent.conversation
         self.status.plan.show_messages(conversation.messages)
         agent = self.runtime.agent  # a resumed session's totals, not only this run's
         self.status.show_usage(agent.session_prompt_tokens, agent.session_completion_tokens)
