@@ -9,6 +9,7 @@ definitions and is kept incrementally (`forge.context.tally`). Thresholds compar
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
@@ -80,10 +81,23 @@ class UsageTracker:
     def __init__(self, counter: TokenCounter, tallies: Tallies | None = None) -> None:
         self.counter = counter
         self.tallies = tallies if tallies is not None else Tallies(counter)
-        self.tool_tokens = 0
-        """Tokens of the tool definitions sent with every request (see `Manager.set_tools`)."""
+        self._tool_tokens = 0
+        self._count_tools: Callable[[], int] | None = None
         self._report: _Snapshot | None = None
         self._sent: _Snapshot | None = None
+
+    @property
+    def tool_tokens(self) -> int:
+        """Tokens of the tool definitions sent with every request (see `Manager.set_tools`),
+        counted the first time they are needed (docs/adr/0042)."""
+        if self._count_tools is not None:
+            self._tool_tokens, self._count_tools = int(self._count_tools()), None
+        return self._tool_tokens
+
+    def count_tools_later(self, count: Callable[[], int]) -> None:
+        """The tool definitions changed: `count()` gives their tokens when next needed (the
+        tokenizer may still be loading when they are set)."""
+        self._count_tools = count
 
     def local_tokens(self, conversation: Conversation) -> int:
         """The local count of the conversation's messages (without the tool definitions)."""

@@ -155,7 +155,8 @@ class Manager:
             return
         self._tool_specs = list(specs)
         count_tools = getattr(self.counter, "count_tools", None)
-        self._usage.tool_tokens = int(count_tools(self._tool_specs)) if count_tools else 0
+        listed = self._tool_specs  # counted when the prompt is next measured (docs/adr/0042)
+        self._usage.count_tools_later(lambda: int(count_tools(listed)) if count_tools else 0)
 
     @property
     def tool_tokens(self) -> int:

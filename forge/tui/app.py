@@ -237,9 +237,13 @@ class ForgeApp(SafeNotifications, KeyActions, TurnFlows, StartupFlow, ConfigFlow
         """Show the context manager's current view of the prompt size."""
         report = self.runtime.context_report()
         self.status.gauge.show(report.current_tokens, report.max_tokens)
-        self.status.plan.show_messages(report.messages)
+        self.refresh_session_status()
+
+    def refresh_session_status(self) -> None:
+        """The status lines that need no token count: plan, usage, mode, session."""
+        self.status.plan.show_messages(self.runtime.messages)
         # A resumed session's totals, not only this run's.
-        self.status.show_usage(report.prompt_tokens, report.completion_tokens)
+        self.status.show_usage(*self.runtime.token_totals)
         self.status.refresh_session_lines()
 
 

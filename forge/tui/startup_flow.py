@@ -56,6 +56,8 @@ class StartupFlow(App[int]):
 
         def _use_runtime(self, runtime: Session, store: ConfigStore) -> None: ...  # ForgeApp's
 
+        def refresh_session_status(self) -> None: ...  # ForgeApp's
+
         def refresh_context_gauge(self) -> None: ...  # ForgeApp's
 
         async def _say_recache_cost(self) -> None: ...  # ForgeApp's
@@ -96,14 +98,28 @@ class StartupFlow(App[int]):
         except (SessionNotFoundError, ValueError) as error:
             self.post_message(StartupFailed(str(error)))
             return
-        # Count a resumed conversation's tokens here, not in the UI thread (the gauge).
-        runtime.context_report()
+        # The tokenizer loads after this, off the loop (`count_context`; docs/adr/0042).
         self.post_message(RuntimeLoaded(runtime, store))
 
     async def on_runtime_loaded(self, message: RuntimeLoaded) -> None:
         self._use_runtime(message.runtime, message.store)
         self.status.show_activity("")
         await self._start_session()
+
+    def _start_background(self) -> None:
+        """What runs while the user types: the file watchers (their first use imports anyio's
+        backend, ~0.15 s), MCP, asking for the context window, the tokenizer and the gauge."""
+        self.reload_controller.start()
+        self.mcp_watch.attach(self.runtime)  # notices in the chat; .forge/mcp.yaml watched
+        self.runtime.start_background()
+        self.count_context()
+
+    @work(exclusive=True, group="context-count", exit_on_error=False)
+    async def count_context(self) -> None:
+        """Load the tokenizer and count the conversation off the loop, then show the gauge
+        (docs/adr/0042)."""
+        await self.runtime.count_ahead()
+        self.refresh_context_gauge()
 
     def on_startup_failed(self, message: StartupFailed) -> None:
         self.exit(2, return_code=2, message=f"forge: {message.error}")
@@ -116,20 +132,20 @@ class StartupFlow(App[int]):
             self._waiting_for_runtime.append(callback)
 
     async def _start_session(self) -> None:
-        self.reload_controller.start()
-        self.mcp_watch.attach(self.runtime)  # notices in the chat; .forge/mcp.yaml watched
-        self.runtime.start_background()  # MCP servers connect while the user types
         history = self.runtime.messages
         if any(message.role == "user" for message in history):
             await self.chat.show_history(history)
             await self.chat.add_notice(f"Resumed session `{self.runtime.session_id}`.")
+            # Counted off the loop, not by the notice's count on it (ADR 0036).
+            await self.runtime.count_ahead()
             await self._say_recache_cost()
         banner = self.query_one(ConfigProblemBanner)
         await show_start_report(self.chat, banner, self.settings, self.config_store.current)
         await self.commands_runner.load_custom_commands()
-        # A resumed huge message is counted off the loop, not by the gauge on it (ADR 0036).
-        await self.runtime.count_ahead()
-        self.refresh_context_gauge()
+        # Once the ready hint is drawn (docs/adr/0042); a task may start before: its turn
+        # starts what it needs itself.
+        self.refresh_session_status()  # the gauge once the tokenizer is in (count_context)
+        self.call_after_refresh(self._start_background)
         self.runtime_ready.set()
         waiting, self._waiting_for_runtime = self._waiting_for_runtime, []
         for callback in waiting:

@@ -114,4 +114,4 @@ def test_the_same_run_without_ephemeral_writes_its_files(
     assert list(sessions.glob("*.checkpoints")) or any(".checkpoints" in p for p in written)
     assert "state/forge/forge.log" in written  # the log
     assert any(p.startswith("cache/forge/tiktoken") for p in written)  # the tokenizer cache
-    assert any(p.startswith("tmp/data-gym-cache") for p in written)  # tiktoken's own copy
+    assert not any(p.startswith("tmp/data-gym-cache") for p in written)  # no second copy (ADR 0042)

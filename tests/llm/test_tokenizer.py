@@ -33,6 +33,7 @@ from forge.llm.tokenizer import (
     encoding_for_model,
     ensure_encoding_file,
     extract_encoding_file,
+    forget_encodings,
     get_encoding,
 )
 
@@ -202,7 +203,7 @@ def test_extraction_lands_in_the_forge_cache_directory() -> None:
 def test_a_tampered_cache_file_is_replaced_by_a_fresh_extraction() -> None:
     path = ensure_encoding_file("cl100k_base")
     path.write_bytes(b"Z2FyYmFnZQ== 0\n")  # a well-formed but wrong vocabulary
-    get_encoding.cache_clear()
+    forget_encodings()
 
     encoding = get_encoding("cl100k_base")
 

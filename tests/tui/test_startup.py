@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from textual.message import Message
 
+from forge.llm.tokenizer import encoding_loaded, forget_encodings
 from forge.tui.app import ForgeApp
 from forge.tui.messages import RuntimeLoaded
 from forge.tui.widgets.chat_blocks import AssistantBlock, UserMessageBlock
@@ -58,6 +59,87 @@ async def test_the_runtime_loads_after_the_first_frame_and_early_input_waits_for
         assert [b.answer_text for b in app.chat.query(AssistantBlock)][-1] == "hello from the model"
         assert any("Type a task" in text for text in notices(app))
     assert "are you there?" in llm_server.requests[0].text()
+
+
+async def test_ready_comes_before_the_tokenizer_and_a_task_sent_then_runs_once(
+    llm_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch, workspace: Path
+) -> None:
+    # docs/adr/0042: the tokenizer loads after the runtime, off the loop; a turn waits for it.
+    monkeypatch.setenv("OPENAI_BASE_URL", llm_server.base_url)
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-key")
+    llm_server.enqueue(Text("hello from the model"))
+    forget_encodings()
+    tokenizer_at_ready: list[bool] = []
+
+    def on_message(message: Message) -> None:
+        if isinstance(message, RuntimeLoaded):
+            tokenizer_at_ready.append(encoding_loaded("o200k_base"))
+            # Sent the moment the runtime is ready, the tokenizer not yet built.
+            app.prompt.post_message(PromptInput.Submitted("count me once"))
+
+    app = ForgeApp(workspace=workspace)
+    async with app.run_test(size=(100, 30), message_hook=on_message) as pilot:
+        await wait_until(pilot, lambda: app.inputs_handled == 1, "the task")
+        await wait_idle(pilot)
+        await wait_until(pilot, lambda: app.status.gauge.current_tokens > 0, "the gauge")
+        assert tokenizer_at_ready == [False]
+        assert [b.text for b in app.chat.query(UserMessageBlock)] == ["count me once"]
+        assert [b.answer_text for b in app.chat.query(AssistantBlock)] == ["hello from the model"]
+        assert app.status.gauge.current_tokens == app.runtime.context_manager.current_tokens(
+            app.runtime.agent.conversation
+        )
+    assert len(llm_server.requests) == 1
+    assert "count me once" in llm_server.requests[0].text()
+
+
+async def test_the_server_is_asked_for_the_context_window_before_any_task(
+    llm_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch, workspace: Path
+) -> None:
+    # The runtime is built off the loop, so the app starts the asking once it is ready: the
+    # first task does not wait for the answer (docs/adr/0042).
+    monkeypatch.setenv("OPENAI_BASE_URL", llm_server.base_url)
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-key")
+    app = ForgeApp(workspace=workspace)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_until(pilot, app.runtime_ready.is_set, "the runtime")
+        await wait_until(pilot, lambda: bool(llm_server.info_requests), "the window probes")
+        assert not llm_server.requests  # no turn was run
+        window = app.runtime.window
+        assert window is not None
+        await wait_until(pilot, lambda: not window.asking, "the answer")
+
+
+def test_building_a_session_loads_neither_the_mcp_sdk_nor_the_tokenizer(
+    tmp_path: Path,
+) -> None:
+    # Both load later (an MCP server's connection; the first count), not before a task can be
+    # typed (docs/adr/0042).
+    probe = (
+        "import json, sys, pathlib; from forge.config.settings import Settings; "
+        "from forge.session.build import build_session; "
+        "from forge.llm.tokenizer import encoding_loaded; "
+        f"build_session(Settings(), pathlib.Path({str(tmp_path)!r})); "
+        "print(json.dumps(['mcp' in sys.modules, encoding_loaded('o200k_base')]))"
+    )
+    environment = {
+        "PATH": "/usr/bin:/bin",
+        "HOME": str(tmp_path),
+        "XDG_CONFIG_HOME": str(tmp_path / "config"),
+        "XDG_DATA_HOME": str(tmp_path / "data"),
+        "XDG_STATE_HOME": str(tmp_path / "state"),
+        "XDG_CACHE_HOME": str(tmp_path / "cache"),
+        "OPENAI_API_KEY": "sk-test-key",
+    }
+    result = subprocess.run(
+        [sys.executable, "-c", probe],
+        cwd=REPO_ROOT,
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout.strip().splitlines()[-1]) == [False, False]
 
 
 async def test_an_unknown_session_id_ends_forge_with_exit_code_2(workspace: Path) -> None:

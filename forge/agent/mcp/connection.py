@@ -14,22 +14,23 @@ import enum
 import logging
 from collections.abc import Callable
 from contextlib import AsyncExitStack
-from typing import Any
-
-import httpx2
-import mcp.types as types
-from mcp import Client, StdioServerParameters, stdio_client
-from mcp.client.streamable_http import streamable_http_client
-from mcp.shared._httpx_utils import create_mcp_http_client
+from typing import TYPE_CHECKING, Any
 
 from forge.agent.mcp.naming import server_prefix, tool_name
 from forge.agent.mcp.notices import McpServerNotice, NoticeKind, plain_reason
 from forge.agent.mcp.results import result_text
+from forge.agent.mcp.sdk import load_sdk
 from forge.agent.mcp.servers import expanded
 from forge.agent.mcp.stderr_tail import StderrTail
 from forge.agent.mcp.tool_listing import list_tools
 from forge.agent.tools.base import ToolError, ToolResult
 from forge.config.settings import McpServerSettings
+
+if TYPE_CHECKING:
+    # The SDK loads when a server first connects, in a thread (forge/agent/mcp/sdk.py).
+    import httpx2
+    import mcp.types as types
+    from mcp import Client
 
 logger = logging.getLogger(__name__)
 
@@ -133,6 +134,7 @@ class McpConnection:
         try:
             async with AsyncExitStack() as stack:
                 async with asyncio.timeout(self.settings.startup_timeout):
+                    await load_sdk()
                     client = await stack.enter_async_context(await self._make_client(stack))
                     listing = await list_tools(client, self.max_tool_schema_bytes)
                 listed = listing.tools
@@ -165,6 +167,10 @@ class McpConnection:
             self._settled.set()
 
     async def _make_client(self, stack: AsyncExitStack) -> Client:
+        from mcp import Client, StdioServerParameters, stdio_client
+        from mcp.client.streamable_http import streamable_http_client
+        from mcp.shared._httpx_utils import create_mcp_http_client
+
         settings = self.settings
         if settings.transport == "stdio":
             self._close_stderr()  # the last run's; kept until now to say why it ended
@@ -226,7 +232,9 @@ class McpConnection:
             raise ToolError(
                 f"MCP server {self.name!r}: {tool} failed: {_describe(error)}"
             ) from None
-        if not isinstance(result, types.CallToolResult):
+        from mcp.types import CallToolResult  # loaded: `client` is the SDK's
+
+        if not isinstance(result, CallToolResult):
             raise ToolError(f"MCP server {self.name!r}: {tool} returned no tool result")
         text = result_text(result)
         return ToolResult(text, is_error=bool(result.is_error), metadata={"mcp_server": self.name})

@@ -4,10 +4,12 @@ described in one line (never base64 in the context)."""
 from __future__ import annotations
 
 import json
-
-import mcp.types as types
+from typing import TYPE_CHECKING
 
 from forge.agent.tools.output import HeadTailBuffer
+
+if TYPE_CHECKING:
+    import mcp.types as types  # the SDK loads when a server connects (docs/adr/0042)
 
 HEAD_CHARACTERS = 10_000
 TAIL_CHARACTERS = 10_000
@@ -26,6 +28,8 @@ def result_text(result: types.CallToolResult) -> str:
 
 
 def _block_text(block: object) -> str:
+    import mcp.types as types  # loaded by the connection that returned `block`
+
     if isinstance(block, types.TextContent):
         return block.text
     if isinstance(block, types.ImageContent):

@@ -4,15 +4,16 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from typing import Any
-
-import mcp.types as types
+from typing import TYPE_CHECKING, Any
 
 from forge.agent.mcp.arguments import SchemaArguments
 from forge.agent.mcp.connection import McpConnection
 from forge.agent.mcp.naming import SEPARATOR, tool_name
 from forge.agent.tools.base import Tool, ToolContext, ToolError, ToolResult, first_line
 from forge.llm.protocols import ToolSpec
+
+if TYPE_CHECKING:
+    import mcp.types as types  # the SDK loads when a server connects (docs/adr/0042)
 
 __all__ = ["SEPARATOR", "McpTool", "tool_name"]
 

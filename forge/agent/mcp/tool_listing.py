@@ -18,11 +18,13 @@ from __future__ import annotations
 import json
 import logging
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import mcp.types as types
-from mcp import Client
 from pydantic import ValidationError
+
+if TYPE_CHECKING:
+    import mcp.types as types  # the SDK loads when a server connects (docs/adr/0042)
+    from mcp import Client
 
 logger = logging.getLogger(__name__)
 
@@ -110,6 +112,8 @@ async def _raw_pages(client: Client) -> list[Any] | None:
 
 
 def _valid_tools(raw_tools: list[Any]) -> tuple[list[types.Tool], list[str]]:
+    import mcp.types as types  # loaded by the connection being listed
+
     tools: list[types.Tool] = []
     malformed: list[str] = []
     for position, raw in enumerate(raw_tools, start=1):
@@ -126,6 +130,8 @@ def _valid_tools(raw_tools: list[Any]) -> tuple[list[types.Tool], list[str]]:
 
 def _absorb(client: Client, tools: list[types.Tool]) -> None:
     """Give the session the valid tools, as its own listing would have (output schemas)."""
+    import mcp.types as types  # loaded by the connection being listed
+
     absorb = getattr(client.session, "_absorb_tool_listing", None)
     if absorb is not None:
         absorb(types.ListToolsResult(tools=tools), complete=True)

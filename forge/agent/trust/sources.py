@@ -14,7 +14,7 @@ from forge.agent.trust.programs import ProgramSource, printable
 def workspace_sources(workspace: Path) -> list[ProgramSource]:
     """Each defining file of `workspace` as it is now (a missing file defines nothing)."""
     from forge.agent.hooks.config import project_hooks
-    from forge.agent.mcp.servers import read_project_servers  # the MCP SDK loads only here
+    from forge.agent.mcp.servers import read_project_servers  # forge.agent.mcp loads only here
 
     hook_sources = [hook_file.source for hook_file in project_hooks(workspace)]
     return [read_project_servers(workspace).source, *hook_sources]
