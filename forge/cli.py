@@ -128,7 +128,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if unusable:
             return 2
     if args.command == "run":
-        from forge.agent.headless import run_headless
+        from forge.headless.run import run_headless
 
         return run_headless(args)
     if args.command == "trust":

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import yaml
 
-from tests.agent.test_headless import API_KEY, REPO_ROOT
+from tests.headless.test_headless import API_KEY, REPO_ROOT
 from tests.support.openai_server import Call, OpenAIServer, Text, ToolCalls
 from tests.trust.test_forge_run_trust import hostile
 

@@ -1,7 +1,8 @@
 """The core never imports Textual or Rich.
 
 Two checks. In a fresh interpreter, import every module of forge.config, forge.llm,
-forge.context and forge.agent and look at `sys.modules`. One allowance, measured rather than
+forge.context, forge.agent, forge.session and forge.headless (`forge run` is no Textual
+app either) and look at `sys.modules`. One allowance, measured rather than
 assumed: httpx's `__init__` imports its command-line module, which loads Rich whenever click,
 pygments and Rich are all installed (true in the dev environment, where uvicorn brings click).
 So the probe first imports httpx alone, and then demands that Forge's core adds no Textual
@@ -18,7 +19,14 @@ import sys
 from pathlib import Path
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
-CORE_PACKAGES = ("forge.config", "forge.llm", "forge.context", "forge.agent")
+CORE_PACKAGES = (
+    "forge.config",
+    "forge.llm",
+    "forge.context",
+    "forge.agent",
+    "forge.session",
+    "forge.headless",
+)
 FORBIDDEN = ("textual", "rich")
 
 _PROBE = """
@@ -64,7 +72,7 @@ def test_core_packages_never_import_textual_or_rich() -> None:
     assert report["added"] == []
     # The probe really walked the packages (a broken walk would pass vacuously).
     imported = set(report["imported"])
-    assert {"forge.agent.loop", "forge.agent.headless", "forge.llm.openai_provider"} <= imported
+    assert {"forge.agent.loop", "forge.headless.run", "forge.llm.openai_provider"} <= imported
     assert len(imported) > 30
 
 

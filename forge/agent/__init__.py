@@ -1,1 +1,2 @@
-"""The agent: tools, approvals, the loop, headless mode, sessions. Never imports Textual."""
+"""The agent: tools, approvals, the loop, sessions. Never imports Textual (its front ends are
+`forge.tui` and `forge.headless`, on `forge.session`)."""

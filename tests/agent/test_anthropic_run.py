@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 
 from forge.config.prices import price_table
-from tests.agent.test_headless import API_KEY as OPENAI_KEY
-from tests.agent.test_headless import forge_run, jsonl, types
+from tests.headless.test_headless import API_KEY as OPENAI_KEY
+from tests.headless.test_headless import forge_run, jsonl, types
 from tests.support.anthropic_server import Answer, AnthropicServer, PromptTooLong, Use
 from tests.support.openai_server import OpenAIServer, Text
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from forge.agent.checkpoint_cleanup import STALE_AFTER_SECONDS, remove_stale_temporaries
 from forge.config.paths import sessions_dir
-from tests.agent.test_headless import forge_run
+from tests.headless.test_headless import forge_run
 from tests.support.openai_server import OpenAIServer, Text
 
 

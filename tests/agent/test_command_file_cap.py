@@ -6,8 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from forge.agent.custom_commands import MAX_FILE_BYTES, load_custom_commands
-from tests.agent.test_headless import forge_run
-from tests.agent.test_headless_custom_commands import write
+from tests.headless.test_headless import forge_run
+from tests.headless.test_headless_custom_commands import write
 from tests.support.openai_server import OpenAIServer, Text
 
 

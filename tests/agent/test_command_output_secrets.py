@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from forge.config.secrets import KNOWN_SECRETS, REDACTED, SecretSet, StreamRedactor
-from tests.agent.test_headless import forge_run, jsonl
 from tests.agent.tools.support import call_tool
+from tests.headless.test_headless import forge_run, jsonl
 from tests.support.openai_server import Call, OpenAIServer, ToolCalls
 
 KEY = "sk-live-7c1d2e3f4a5b6c7d"

@@ -19,7 +19,7 @@ import pytest
 
 from forge.agent.exit_signals import exit_code_for
 from forge.context.conversation import CANCELLED_RESULT
-from tests.agent.test_headless_sessions import environment, session_messages
+from tests.headless.test_headless_sessions import environment, session_messages
 from tests.support.openai_server import Call, OpenAIServer, Text, ToolCalls
 
 DEADLINE = 60.0

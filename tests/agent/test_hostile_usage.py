@@ -16,8 +16,8 @@ from forge.agent.sessions import SessionStore
 from forge.config.prices import ModelPrice, PriceTable
 from forge.llm.stream import Usage
 from forge.llm.wire_format import parse_usage
-from tests.agent.test_headless import forge_run, jsonl
-from tests.agent.test_headless_sessions import forge
+from tests.headless.test_headless import forge_run, jsonl
+from tests.headless.test_headless_sessions import forge
 from tests.support.openai_server import OpenAIServer, Raw, Text
 
 HUGE = 10**400

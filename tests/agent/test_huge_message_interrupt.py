@@ -19,7 +19,7 @@ import pytest
 from forge.agent.exit_signals import exit_code_for
 from forge.agent.sessions import SessionStore
 from tests.agent.test_exit_signals import SIGNALLABLE_FORGE
-from tests.agent.test_headless_sessions import environment, forge
+from tests.headless.test_headless_sessions import environment, forge
 from tests.support.openai_server import OpenAIServer, RecordedRequest, Text
 
 HANG_GUARD = 60.0

@@ -11,12 +11,12 @@ from pathlib import Path
 import pytest
 from pydantic import SecretStr
 
-from forge.agent.headless_output import TextWriter
 from forge.agent.logs import configure_file_logging
 from forge.config.paths import config_path
 from forge.config.secrets import KNOWN_SECRETS, redact, settings_secrets
 from forge.config.settings import LLMSettings, Settings
 from forge.context.summary_archive import SummaryArchive, SummaryRecord
+from forge.headless.output import TextWriter
 from forge.llm.messages import user
 from forge.session.build import build_session
 from forge.session.parts import secrets_of

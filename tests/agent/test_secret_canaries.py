@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
-from tests.agent.test_headless import REPO_ROOT, jsonl
 from tests.agent.test_loop_errors import OVERFLOW
+from tests.headless.test_headless import REPO_ROOT, jsonl
 from tests.support.openai_server import Call, Fault, OpenAIServer, RecordedRequest, Text, ToolCalls
 
 FILE_CANARY = "sk-canary-FILE-7f3a9c1e5b"

@@ -4,7 +4,6 @@ alone decide how a strategy runs — all against the loopback server."""
 
 from __future__ import annotations
 
-from forge.agent.jsonl import event_to_dict
 from forge.config.settings import ContextSettings
 from forge.context.conversation import Conversation
 from forge.context.events import (
@@ -17,6 +16,7 @@ from forge.context.events import (
 )
 from forge.context.strategies import Capabilities, ContextStrategy, StrategyRun
 from forge.context.strategies.threshold import ThresholdSummarizationStrategy
+from forge.headless.jsonl import event_to_dict
 from forge.llm.messages import Message, MessageKind, assistant, user
 from forge.llm.protocols import Provider
 from tests.context.builders import (

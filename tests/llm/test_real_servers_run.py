@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from forge.llm.model_info import default_reply_headroom
-from tests.agent.test_headless import forge_run, jsonl, types
+from tests.headless.test_headless import forge_run, jsonl, types
 from tests.support.openai_server import (
     Call,
     Info,

@@ -12,8 +12,8 @@ import sys
 import time
 from pathlib import Path
 
-from forge.agent.headless import HEADLESS_REJECTION
-from tests.agent.test_headless import REPO_ROOT, forge_run, jsonl
+from forge.headless.run import HEADLESS_REJECTION
+from tests.headless.test_headless import REPO_ROOT, forge_run, jsonl
 from tests.mcp.conftest import SERVER_SCRIPT, alive, started_pids
 from tests.support.openai_server import Call, OpenAIServer, Text, ToolCalls
 

@@ -19,7 +19,7 @@ from forge.agent.mcp.notices import McpServerNotice
 from forge.agent.mcp.stderr_tail import StderrTail
 from forge.agent.tools.base import ToolContext
 from forge.config.settings import McpServerSettings, McpSettings
-from tests.agent.test_headless import forge_run, jsonl
+from tests.headless.test_headless import forge_run, jsonl
 from tests.support.openai_server import Call, ContextOverflow, OpenAIServer, ToolCalls
 from tests.tui.test_app_helpers import configure, make_app, notices, wait_until
 

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from forge.agent.trust import trust_store_path
-from tests.agent.test_headless import API_KEY, REPO_ROOT, forge_run, jsonl
+from tests.headless.test_headless import API_KEY, REPO_ROOT, forge_run, jsonl
 from tests.support.openai_server import Call, OpenAIServer, ToolCalls
 
 

@@ -154,7 +154,7 @@ async def test_continue_then_undo_restores_the_previous_sessions_last_turn(
 async def test_a_headless_runs_changes_are_undone_by_the_tui_after_continue(
     llm_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch, workspace: Path
 ) -> None:
-    from tests.agent.test_headless_sessions import forge
+    from tests.headless.test_headless_sessions import forge
 
     (workspace / "cfg.txt").write_text("original\n")
     llm_server.enqueue(read("cfg.txt"), write("cfg.txt", "headless\n"), Text("Done."))

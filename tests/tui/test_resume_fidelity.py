@@ -208,8 +208,8 @@ async def test_a_forge_run_session_resumed_in_the_tui_shows_its_answer_as_an_ans
 ) -> None:
     """Issue 18's first report: `forge run` ended with task_completion; `--resume ID` showed
     a task_completion tool row and the "ended before the model's answer" note."""
-    from tests.agent.test_headless import jsonl
-    from tests.agent.test_headless_sessions import forge
+    from tests.headless.test_headless import jsonl
+    from tests.headless.test_headless_sessions import forge
 
     (workspace / "notes.txt").write_text("one\n", encoding="utf-8")
     llm_server.enqueue(

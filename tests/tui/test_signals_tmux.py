@@ -17,7 +17,7 @@ import pytest
 
 from forge.context.conversation import CANCELLED_RESULT
 from tests.agent.test_exit_signals import COMMAND, live_members, wait_until
-from tests.agent.test_headless_sessions import session_messages
+from tests.headless.test_headless_sessions import session_messages
 from tests.support.openai_server import Call, OpenAIServer, Text, ToolCalls
 from tests.tui.test_e2e_tmux import HEIGHT, REPOSITORY, WIDTH, Tmux
 

@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 from tests.agent.hooks.support import command_hook, write_project_hooks
-from tests.agent.test_headless import REPO_ROOT, forge_run, jsonl
+from tests.headless.test_headless import REPO_ROOT, forge_run, jsonl
 from tests.support.openai_server import Call, OpenAIServer, ToolCalls
 
 

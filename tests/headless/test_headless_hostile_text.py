@@ -9,7 +9,7 @@ import json
 import re
 from pathlib import Path
 
-from tests.agent.test_headless import forge_run, jsonl
+from tests.headless.test_headless import forge_run, jsonl
 from tests.support.openai_server import Call, Fault, OpenAIServer, Text, ToolCalls
 
 HOSTILE = (

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from tests.agent.test_headless import forge_run, jsonl
+from tests.headless.test_headless import forge_run, jsonl
 from tests.support.openai_server import OpenAIServer, Text
 
 

@@ -42,13 +42,13 @@ from forge.agent.events import (
     TurnFinished,
     UsageEvent,
 )
-from forge.agent.headless_exit import ending_for
-from forge.agent.headless_output import JsonLinesWriter
-from forge.agent.headless_result import RunRecorder, make_init_record
-from forge.agent.jsonl import event_to_dict, has_record
 from forge.agent.mcp.notices import McpServerNotice
 from forge.agent.trust import ProgramSource, TrustStatus, WorkspaceProgram
 from forge.config.prices import price_table
+from forge.headless.exit_status import ending_for
+from forge.headless.jsonl import event_to_dict, has_record
+from forge.headless.output import JsonLinesWriter
+from forge.headless.result import RunRecorder, make_init_record
 from forge.llm.messages import ToolCall, assistant
 from forge.llm.stream import Usage
 

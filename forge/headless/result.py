@@ -23,8 +23,8 @@ from forge.agent.events import (
     ToolCallFinished,
     TurnFinished,
 )
-from forge.agent.headless_exit import MAX_BUDGET_REASON, Ending
 from forge.config.prices import PriceTable
+from forge.headless.exit_status import MAX_BUDGET_REASON, Ending
 
 ARGUMENT_SUMMARY_LIMIT = 200
 """Characters of a refused call's description kept in `permission_denials`."""

@@ -10,7 +10,7 @@ Every writer masks secrets in everything it prints, and sends errors to stderr a
 line. The text writer makes everything terminal-safe (`forge.text_safety`: the
 answer, tool results and server errors never write a control sequence to the user's
 terminal); stream-json escapes control characters as JSON does (C1 included, see
-`forge.agent.jsonl.dumps`). The records are documented in docs/adr/0015-headless-output.md.
+`forge.headless.jsonl.dumps`). The records are documented in docs/adr/0015-headless-output.md.
 """
 
 from __future__ import annotations
@@ -37,12 +37,12 @@ from forge.agent.events import (
     ToolCallStarted,
     TurnFinished,
 )
-from forge.agent.jsonl import dumps, event_to_dict, has_record
 from forge.agent.mcp.notices import McpServerNotice
 from forge.agent.trust import ProgramSource, TrustStatus
 from forge.agent.trust.programs import printable
 from forge.config.secrets import redact
 from forge.context.plan import PLAN_TOOL, checklist, plan_from_meta
+from forge.headless.jsonl import dumps, event_to_dict, has_record
 from forge.llm.messages import ToolCall
 from forge.text_safety import terminal_safe
 

@@ -1,6 +1,6 @@
 """`forge run`: one task, the same agent loop, no TUI. For scripts and CI.
 
-Exit codes (binding; `forge.agent.headless_exit`, docs/adr/0015): 0 the task was completed
+Exit codes (binding; `forge.headless.exit_status`, docs/adr/0015): 0 the task was completed
 or answered; 1 the run failed; 2 a usage or configuration error, found before any request;
 3 `--max-turns`; 4 `--max-budget-usd`; 5 `--timeout`; 128 + N when signal N ended it (130
 SIGINT, 143 SIGTERM, 129 SIGHUP; docs/adr/0021). Whatever the ending, the session is saved
@@ -40,7 +40,14 @@ from forge.agent.events import (
     TurnFinished,
 )
 from forge.agent.exit_signals import cancel_task_on_signals, signal_name
-from forge.agent.headless_exit import (
+from forge.agent.loop import NO_USER_ANSWER
+from forge.agent.sessions import SessionNotFoundError
+from forge.agent.tools.base import ToolError
+from forge.config.ephemeral import set_ephemeral
+from forge.config.prices import PriceTable, price_table
+from forge.config.settings import Settings
+from forge.config.store import load_settings
+from forge.headless.exit_status import (
     EXIT_COMPLETED,
     EXIT_FAILED,
     EXIT_USAGE,
@@ -49,15 +56,8 @@ from forge.agent.headless_exit import (
     ending_for,
     signal_ending,
 )
-from forge.agent.headless_output import JsonLinesWriter, JsonWriter, OutputWriter, TextWriter
-from forge.agent.headless_result import BudgetGuard, RunRecorder, make_init_record
-from forge.agent.loop import NO_USER_ANSWER
-from forge.agent.sessions import SessionNotFoundError
-from forge.agent.tools.base import ToolError
-from forge.config.ephemeral import set_ephemeral
-from forge.config.prices import PriceTable, price_table
-from forge.config.settings import Settings
-from forge.config.store import load_settings
+from forge.headless.output import JsonLinesWriter, JsonWriter, OutputWriter, TextWriter
+from forge.headless.result import BudgetGuard, RunRecorder, make_init_record
 from forge.llm.messages import ToolCall
 from forge.session.build import build_session
 from forge.session.core import Session

@@ -9,7 +9,7 @@ session, durations, paths, the version and the context's size (the system prompt
 path and the date).
 
 To regenerate after an intended change of the format: `UPDATE_GOLDEN=1 pytest
-tests/agent/test_jsonl_golden.py`, and say why in ADR 0015.
+tests/headless/test_jsonl_golden.py`, and say why in ADR 0015.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from tests.agent.test_headless import forge_run, stream_json
+from tests.headless.test_headless import forge_run, stream_json
 from tests.support.openai_server import (
     Call,
     ContextOverflow,

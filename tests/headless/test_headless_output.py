@@ -24,7 +24,7 @@ from forge.agent.events import (
     Trigger,
     TurnFinished,
 )
-from forge.agent.headless_output import JsonLinesWriter, TextWriter
+from forge.headless.output import JsonLinesWriter, TextWriter
 from forge.llm.messages import ToolCall, assistant
 
 SECRET = "sk-headless-output-SECRET-42"

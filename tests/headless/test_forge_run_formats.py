@@ -11,8 +11,8 @@ from pathlib import Path
 from typing import Any
 
 import forge
-from forge.agent.headless import HEADLESS_REJECTION
-from tests.agent.test_headless import API_KEY, REPO_ROOT, forge_run, stream_json
+from forge.headless.run import HEADLESS_REJECTION
+from tests.headless.test_headless import API_KEY, REPO_ROOT, forge_run, stream_json
 from tests.support.openai_server import Call, OpenAIServer, Text, ToolCalls
 
 RESULT_FIELDS = {

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from forge.context.plan import PLAN_HEADER, PLAN_TOOL
-from tests.agent.test_headless import forge_run, jsonl
+from tests.headless.test_headless import forge_run, jsonl
 from tests.support.openai_server import Call, OpenAIServer, Text, ToolCalls
 
 PLAN = [

@@ -6,8 +6,8 @@ import json
 import sys
 from pathlib import Path
 
-from forge.agent.headless import HEADLESS_REJECTION
-from tests.agent.test_headless import forge_run, jsonl
+from forge.headless.run import HEADLESS_REJECTION
+from tests.headless.test_headless import forge_run, jsonl
 from tests.mcp.conftest import SERVER_SCRIPT
 from tests.support.openai_server import Call, OpenAIServer, ToolCalls
 

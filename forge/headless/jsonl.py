@@ -6,7 +6,7 @@ dataclass fields, in their order, with three plain rules: a tool call becomes it
 (approval, question) is never written; the client's answer is its own record. The few records
 whose fields differ from their class on purpose say so in `_EXTRA_FIELDS` and `_explicit`.
 The records are documented in docs/adr/0015-headless-output.md; a golden test holds them
-(tests/agent/test_jsonl_golden.py).
+(tests/headless/test_jsonl_golden.py).
 """
 
 from __future__ import annotations

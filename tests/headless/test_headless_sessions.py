@@ -11,7 +11,7 @@ from pathlib import Path
 
 from forge.agent.sessions import SessionStore
 from forge.context.conversation import CANCELLED_RESULT
-from tests.agent.test_headless import API_KEY, REPO_ROOT, jsonl
+from tests.headless.test_headless import API_KEY, REPO_ROOT, jsonl
 from tests.support.openai_server import Call, OpenAIServer, Text, ToolCalls
 
 

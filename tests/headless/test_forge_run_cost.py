@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.agent.test_headless import forge_run, jsonl
+from tests.headless.test_headless import forge_run, jsonl
 from tests.support.openai_server import Call, OpenAIServer, Text, ToolCalls
 
 
