@@ -12,18 +12,19 @@ import logging
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from forge.context.events import ContextEvent, EventSink
+from forge.context.events import EventSink, ManagerEvent
 
 logger = logging.getLogger(__name__)
 
 
 class TurnEvents:
-    """Forwards context events to the pump of the turn running now."""
+    """Forwards context events (and the summarizer's retries) to the pump of the turn running
+    now."""
 
     def __init__(self) -> None:
         self._sink: EventSink | None = None
 
-    def emit(self, event: ContextEvent) -> None:
+    def emit(self, event: ManagerEvent) -> None:
         """The manager's event sink: to the running turn's client, else logged and dropped.
         Never blocks."""
         if self._sink is not None:

@@ -1,5 +1,6 @@
-"""A provider wrapper that counts the requests made through it (for `llm_calls` in events)
-and hands each reported usage to `on_usage` (the session's cost ledger, docs/adr/0029)."""
+"""A provider wrapper that counts the requests made through it (for `llm_calls` in events),
+hands each reported usage to `on_usage` (the session's cost ledger, docs/adr/0029) and each
+scheduled retry to `on_retry` (the manager's `emit`, docs/adr/0013)."""
 
 from __future__ import annotations
 
@@ -17,10 +18,19 @@ UsageSink = Callable[[str, Usage], None]
 class CountingProvider:
     """Delegates to `inner`, counts every `stream` and `complete` call, and reports usage."""
 
-    def __init__(self, inner: Provider, on_usage: UsageSink | None = None) -> None:
+    def __init__(
+        self,
+        inner: Provider,
+        on_usage: UsageSink | None = None,
+        *,
+        on_retry: RetrySink | None = None,
+    ) -> None:
         self.inner = inner
         self.calls = 0
         self.on_usage = on_usage
+        self.on_retry = on_retry
+        """Told of each retry a `complete` schedules (the manager's `emit`: the summarizer's
+        retries reach the client like the agent's own)."""
 
     @property
     def model(self) -> str:
@@ -64,7 +74,7 @@ class CountingProvider:
         """Complete through the wrapped provider."""
         self.calls += 1
         completion = await self.inner.complete(
-            messages, tools, max_tokens=max_tokens, on_retry=on_retry
+            messages, tools, max_tokens=max_tokens, on_retry=on_retry or self.on_retry
         )
         if completion.usage is not None and self.on_usage is not None:
             self.on_usage(self.inner.model, completion.usage)

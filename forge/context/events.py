@@ -9,6 +9,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
 
+from forge.llm.stream import RetryScheduled
+
 
 class Trigger(StrEnum):
     """Why a summarization ran."""
@@ -129,10 +131,14 @@ ContextEvent = (
     | SummarizerDisabled
 )
 
-EventSink = Callable[[ContextEvent], None]
+ManagerEvent = ContextEvent | RetryScheduled
+"""What a context manager emits: its own events, and the summarization provider's retries
+(the provider's `RetryScheduled`, as the agent's own requests yield it: docs/adr/0013)."""
+
+EventSink = Callable[[ManagerEvent], None]
 """Where the manager sends events (given at its construction). Must not block; the agent
 forwards them to the running turn's client."""
 
 
-def drop_event(event: ContextEvent) -> None:
+def drop_event(event: ManagerEvent) -> None:
     """An `EventSink` for a manager nobody listens to: events go nowhere."""

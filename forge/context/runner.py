@@ -139,7 +139,9 @@ class StrategyRunner:
             return False
         provider: CountingProvider | None = None
         if capabilities.uses_llm:
-            provider = CountingProvider(self._summarization_provider(), self.usage_sink)
+            provider = CountingProvider(
+                self._summarization_provider(), self.usage_sink, on_retry=self.emit
+            )
         model = provider.model if provider is not None else "none"
         run = StrategyRun(new_run_id(), trigger, self.emit, instructions, force, max_tokens)
         if provider is not None:

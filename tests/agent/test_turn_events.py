@@ -10,6 +10,7 @@ from pydantic import SecretStr
 
 from forge.agent.events import (
     ContextUsage,
+    RetryScheduled,
     SummarizationCompleted,
     SummarizationStarted,
     Trigger,
@@ -18,11 +19,13 @@ from forge.agent.turn_events import TurnEvents
 from forge.config.settings import LLMSettings, Settings
 from forge.context.manager import Manager
 from forge.llm.messages import Message
+from forge.llm.openai_provider import OpenAICompatibleProvider
 from forge.session.build import build_session
 from tests.agent.loop_harness import drive, finished, of_type, with_manager
 from tests.context.builders import conversation, counter, group, llm_tiers, provider_for, words
 from tests.support.openai_server import (
     Call,
+    Fault,
     OpenAIServer,
     RecordedRequest,
     Reply,
@@ -147,3 +150,50 @@ async def test_the_session_builds_the_manager_with_the_agents_road_and_keeps_it_
         assert completed and "a.txt was read" in completed[0].summary
     assert summarized > 0  # the summary request was costed through the usage sink
     assert runtime.agent.costs.summarization[MODEL].prompt > summarized  # and after the rebuild
+
+
+async def test_the_summarizers_retries_reach_the_client_like_the_agents_own(
+    llm_server: OpenAIServer, workspace: Path
+) -> None:
+    summary_requests = 0
+
+    def flaky_summarizer(request: RecordedRequest) -> Reply | Fault:
+        nonlocal summary_requests
+        if request.model == SUMMARIZER:
+            summary_requests += 1
+            if summary_requests == 1:
+                return Fault(503, {"error": {"message": "overloaded"}})
+        return answer(request)
+
+    llm_server.responder = flaky_summarizer
+    chat = conversation(old_work(12))
+    provider = OpenAICompatibleProvider(
+        MAIN, llm_server.base_url, "sk-test-0123456789", max_retries=2, backoff_base=0.0
+    )
+    try:
+        agent, _ = with_manager(
+            provider,
+            workspace,
+            lambda emit: Manager(
+                llm_tiers(tool_call_summaries=False),
+                provider,
+                counter(),
+                context_window=1_000_000,
+                summarization_model=SUMMARIZER,
+                emit=emit,
+            ),
+            conversation=chat,
+        )
+        compaction = await drive(agent.compact("mention make"))
+    finally:
+        await provider.aclose()
+
+    retries = of_type(compaction, RetryScheduled)
+    assert [(retry.model, retry.attempt, retry.status_code) for retry in retries] == [
+        (SUMMARIZER, 1, 503)
+    ]
+    # Told before the summary it delayed, inside the run it belongs to.
+    kinds = [type(event) for event in compaction]
+    assert kinds.index(SummarizationStarted) < kinds.index(RetryScheduled)
+    assert kinds.index(RetryScheduled) < kinds.index(SummarizationCompleted)
+    assert "all passed" in of_type(compaction, SummarizationCompleted)[0].summary
