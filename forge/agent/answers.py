@@ -5,6 +5,10 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+NO_USER_ANSWER = "no user available; decide yourself"
+"""What `ask_question` returns when nobody can answer (`forge run`, which answers a question
+the agent hands it with this)."""
+
 
 class DismissedError(Exception):
     """The client cancelled the future instead of answering it."""

@@ -40,9 +40,6 @@ from forge.agent.interruption import (
     keep_partial_answer,
 )
 from forge.agent.parts import AgentParts
-
-# NO_USER_ANSWER is re-exported: it belongs to the Agent's documented `ask_user` behaviour.
-from forge.agent.tool_calls import NO_USER_ANSWER as NO_USER_ANSWER
 from forge.agent.tool_calls import run_tool_call
 from forge.agent.tools.base import FileChangeRecorder
 from forge.agent.tools.registry import ToolRegistry

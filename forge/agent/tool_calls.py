@@ -16,7 +16,7 @@ from contextlib import aclosing
 from pathlib import Path
 from typing import Protocol
 
-from forge.agent.answers import DismissedError, answer_of
+from forge.agent.answers import NO_USER_ANSWER, DismissedError, answer_of
 from forge.agent.approvals import ApprovalPolicy
 from forge.agent.circuit_breaker import CircuitBreaker
 from forge.agent.event_pump import EventPump
@@ -43,8 +43,6 @@ from forge.llm.messages import Message, ToolCall, tool_result
 # The loop's logger: these records keep the name they had before this step left loop.py.
 logger = logging.getLogger("forge.agent.loop")
 
-NO_USER_ANSWER = "no user available; decide yourself"
-"""What `ask_question` returns when nobody can answer (headless runs)."""
 
 _FINISH_REASONS = {"task_completion": "completed", "converse": "answered"}
 _FINAL_TEXT_KEYS = {"task_completion": "result", "converse": "message"}

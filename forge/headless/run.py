@@ -32,6 +32,7 @@ from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import Any
 
+from forge.agent.answers import NO_USER_ANSWER
 from forge.agent.events import (
     ApprovalDecision,
     ApprovalRequested,
@@ -40,9 +41,7 @@ from forge.agent.events import (
     TurnFinished,
 )
 from forge.agent.exit_signals import cancel_task_on_signals, signal_name
-from forge.agent.loop import NO_USER_ANSWER
 from forge.agent.sessions import SessionNotFoundError
-from forge.agent.tools.base import ToolError
 from forge.config.ephemeral import set_ephemeral
 from forge.config.prices import PriceTable, price_table
 from forge.config.settings import Settings
@@ -431,11 +430,4 @@ def _warn_untrusted(runtime: Session, writer: OutputWriter) -> None:
 
 
 def _describer(runtime: Session) -> Callable[[ToolCall], str]:
-    def describe(call: ToolCall) -> str:
-        try:
-            prepared = runtime.registry.prepare(call)
-        except ToolError:  # a bad call still gets a line; its error result follows
-            return call.name
-        return prepared.tool.describe(prepared.arguments)
-
-    return describe
+    return runtime.describe_call  # a bad call still gets a line; its error result follows

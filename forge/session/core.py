@@ -27,11 +27,12 @@ from forge.agent.parts import AgentParts
 from forge.agent.providers import AnyProvider, make_provider
 from forge.agent.rewind import SessionTurn, rewind_conversation, session_turns
 from forge.agent.sessions import SessionLog, SessionStore
+from forge.agent.tools.base import ToolError
 from forge.agent.tools.registry import ToolRegistry
 from forge.agent.trust import WorkspaceTrust
 from forge.config.settings import Settings
 from forge.context.manager import Manager
-from forge.llm.messages import Message
+from forge.llm.messages import Message, ToolCall
 from forge.llm.tokenizer import TiktokenCounter
 from forge.llm.window_discovery import ContextWindow, WindowTracker
 from forge.session.events import AttachmentsAdded, SessionEvent
@@ -273,6 +274,24 @@ class Session:
             ttl=llm.cache_ttl,
             prices=price_table(self.settings.prices),
         )
+
+    def describe_call(self, call: ToolCall) -> str:
+        """One line for `call` as its tool describes it (the path, the command); the tool's
+        name for a call its tool cannot read (its error result follows)."""
+        try:
+            prepared = self.registry.prepare(call)
+        except ToolError:
+            return call.name
+        return prepared.tool.describe(prepared.arguments)
+
+    def models_url(self) -> str:
+        """Where `list_models` asks (the Messages API lists its models under /v1)."""
+        llm = self.settings.llm
+        if llm.provider == "anthropic":
+            from forge.llm.anthropic_provider import sdk_base_url
+
+            return sdk_base_url(llm.effective_base_url) + "/v1"
+        return llm.effective_base_url
 
     async def list_models(self) -> list[str]:
         """The models the session's server offers, asked through the session's provider

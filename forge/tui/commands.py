@@ -236,13 +236,9 @@ class SlashCommandRunner(CheckpointCommands):
 
     async def _list_models(self, current: str) -> None:
         """`/model` alone: the server's models (GET /v1/models) and how to switch."""
-        from forge.llm.anthropic_provider import sdk_base_url
         from forge.llm.model_list import ModelListError
 
-        llm = self.app.settings.llm
-        base_url = llm.effective_base_url
-        if llm.provider == "anthropic":  # the Messages API lists its models at /v1/models
-            base_url = sdk_base_url(base_url) + "/v1"
+        base_url = self.app.runtime.models_url()
         notice = await self.app.chat.add_notice(f"Asking {base_url} for its models…")
         try:
             ids = await self.app.runtime.list_models()

@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from forge.agent.answers import NO_USER_ANSWER
 from forge.agent.events import (
     AssistantMessageDone,
     MessageDelta,
@@ -18,7 +19,7 @@ from forge.agent.events import (
     ToolCallStarted,
     UsageEvent,
 )
-from forge.agent.loop import NO_USER_ANSWER, SKIPPED_RESULT
+from forge.agent.loop import SKIPPED_RESULT
 from tests.agent.loop_harness import (
     KeepLastTurnContextManager,
     drive,

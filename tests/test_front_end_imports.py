@@ -1,0 +1,102 @@
+"""The only core modules each front end may import (issue 21, docs/adr/0041).
+
+`forge.tui` and `forge.headless` drive a session through `forge.session` and read the shared
+vocabulary (events, messages, settings, reports); the engine — the loop, its tools, the context
+manager and its strategies, the providers — is reached only through the session. import-linter
+forbids the engine (pyproject.toml); this test names, module by module, everything else a
+front end imports, so a new reach into the core is a decision made here, not an accident.
+"""
+
+from __future__ import annotations
+
+import grimp
+import pytest
+
+SHARED = {
+    # The session: the front ends' API.
+    "forge.session.build",
+    "forge.session.core",
+    "forge.session.events",
+    "forge.session.parts",
+    # The vocabulary: events, messages, reports, modes, settings.
+    "forge.agent.costs",
+    "forge.agent.custom_commands",
+    "forge.agent.events",
+    "forge.agent.exit_signals",
+    "forge.agent.logs",
+    "forge.agent.mcp.notices",
+    "forge.agent.sessions",
+    "forge.agent.trust",
+    "forge.agent.trust.programs",
+    "forge.agent.trust.sources",
+    "forge.config.prices",
+    "forge.config.settings",
+    "forge.config.store",
+    "forge.context.plan",
+    "forge.llm.messages",
+    "forge.text_safety",
+}
+
+ALLOWED = {
+    "forge.tui": SHARED
+    | {
+        # /undo and /rewind ask about conflicts between planning and restoring: the dialog
+        # reads the checkpoint store's plan (docs/adr/0041 lists it as the next to go).
+        "forge.agent.checkpoints",
+        "forge.agent.rewind",
+        "forge.agent.interruption",  # the resumed history's "not run" rows
+        "forge.agent.mentions",  # the resumed history's attachment rows
+        "forge.agent.modes",
+        "forge.agent.shell_escape",  # parsing the `!` line
+        "forge.agent.mcp.project_watch",
+        "forge.agent.mcp.report",
+        "forge.agent.tools.diffs",  # rendering a diff
+        "forge.agent.tools.ignore",  # @-completion skips what the tools skip
+        "forge.config.errors",
+        "forge.config.keys",
+        "forge.config.load_report",
+        "forge.config.provider_keys",
+        "forge.config.watcher",
+        "forge.context.plan_pin",
+        "forge.llm.model_list",  # the error `list_models` raises
+        "forge.llm.protocols",  # the token counter's protocol (/context's breakdown)
+    },
+    "forge.headless": SHARED
+    | {
+        "forge.agent.answers",  # what a question gets when nobody can answer
+        "forge.agent.error_kinds",
+        "forge.config.ephemeral",
+        "forge.config.secrets",
+        "forge.llm.stream",  # the usage record's fields
+    },
+}
+
+
+def _imported_core_modules(graph: grimp.ImportGraph, front_end: str) -> set[str]:
+    own = {module for module in graph.modules if module.startswith(front_end)}
+    return {
+        imported
+        for module in own
+        for imported in graph.find_modules_directly_imported_by(module)
+        if imported.startswith("forge.") and imported not in own
+    }
+
+
+@pytest.fixture(scope="module")
+def graph() -> grimp.ImportGraph:
+    return grimp.build_graph("forge")
+
+
+@pytest.mark.parametrize("front_end", sorted(ALLOWED))
+def test_a_front_end_imports_only_the_core_modules_named_here(
+    graph: grimp.ImportGraph, front_end: str
+) -> None:
+    unexpected = _imported_core_modules(graph, front_end) - ALLOWED[front_end]
+    assert unexpected == set(), f"{front_end} imports core modules not on its list"
+
+
+@pytest.mark.parametrize("front_end", sorted(ALLOWED))
+def test_the_lists_hold_nothing_unused(graph: grimp.ImportGraph, front_end: str) -> None:
+    # A module the front end stopped importing comes off its list (the list stays true).
+    unused = ALLOWED[front_end] - _imported_core_modules(graph, front_end)
+    assert unused == set()
