@@ -59,7 +59,7 @@ from forge.tui.messages import (
     ToolFinished,
     ToolOutput,
     ToolStarted,
-    UsageReported,
+    UsageCounted,
 )
 from forge.tui.retry_notices import RetryNotice
 
@@ -78,7 +78,7 @@ ROUTES: dict[type[Any], Route] = {
     ToolCallFinished: (ToolFinished, ("chat", "plan")),
     ApprovalRequested: (ApprovalNeeded, ("app",)),
     QuestionAsked: (QuestionNeeded, ("app",)),
-    UsageEvent: (UsageReported, ("status",)),
+    UsageEvent: (UsageCounted, ("status",)),
     ErrorEvent: (AgentFailed, ("chat",)),
     TurnFinished: (AgentStopped, ("chat",)),
     ContextUsage: (ContextMeasured, ("status",)),

@@ -76,7 +76,7 @@ class ToolFinished(EventMessage[ToolCallFinished]):
     """A tool call ended (its result, exit code, diff, plan)."""
 
 
-class UsageReported(EventMessage[UsageEvent]):
+class UsageCounted(EventMessage[UsageEvent]):
     """A request reported its tokens (and the session's totals)."""
 
 

@@ -22,7 +22,7 @@ from forge.tui.messages import (
     SummarizationBegan,
     SummarizationFellShort,
     SummarizationSucceeded,
-    UsageReported,
+    UsageCounted,
 )
 from forge.tui.widgets.cost_view import CostView, ModeView
 from forge.tui.widgets.formatting import format_tokens
@@ -183,8 +183,8 @@ class StatusPane(Vertical):
     ) -> None:
         self.gauge.show(message.event.current_tokens, message.event.max_tokens)
 
-    @on(UsageReported)
-    def _usage_reported(self, message: UsageReported) -> None:
+    @on(UsageCounted)
+    def _usage_reported(self, message: UsageCounted) -> None:
         self.refresh_session_lines()  # a request reported usage
         event = message.event
         self.show_usage(event.session_prompt_tokens, event.session_completion_tokens)
