@@ -109,7 +109,7 @@ async def test_the_server_is_asked_for_the_context_window_before_any_task(
         await wait_until(pilot, lambda: not window.asking, "the answer")
 
 
-def test_building_a_session_loads_neither_the_mcp_sdk_nor_the_tokenizer(
+def test_building_a_session_loads_neither_the_mcp_sdk_jsonschema_nor_the_tokenizer(
     tmp_path: Path,
 ) -> None:
     # Both load later (an MCP server's connection; the first count), not before a task can be
@@ -119,7 +119,8 @@ def test_building_a_session_loads_neither_the_mcp_sdk_nor_the_tokenizer(
         "from forge.session.build import build_session; "
         "from forge.llm.tokenizer import encoding_loaded; "
         f"build_session(Settings(), pathlib.Path({str(tmp_path)!r})); "
-        "print(json.dumps(['mcp' in sys.modules, encoding_loaded('o200k_base')]))"
+        "print(json.dumps(['mcp' in sys.modules, 'jsonschema' in sys.modules, "
+        "encoding_loaded('o200k_base')]))"
     )
     environment = {
         "PATH": "/usr/bin:/bin",
@@ -139,7 +140,7 @@ def test_building_a_session_loads_neither_the_mcp_sdk_nor_the_tokenizer(
         timeout=120,
     )
     assert result.returncode == 0, result.stderr
-    assert json.loads(result.stdout.strip().splitlines()[-1]) == [False, False]
+    assert json.loads(result.stdout.strip().splitlines()[-1]) == [False, False, False]
 
 
 async def test_an_unknown_session_id_ends_forge_with_exit_code_2(workspace: Path) -> None:

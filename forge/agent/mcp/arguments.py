@@ -13,13 +13,13 @@ nothing: the server judges the call. See docs/adr/0040-tool-arguments-as-models.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
-
-from jsonschema import Draft202012Validator, ValidationError, validators
-from jsonschema.exceptions import SchemaError
+from typing import TYPE_CHECKING, Any
 
 from forge.agent.tools.arguments import argument_path, json_type_name, lenient_value
 from forge.agent.tools.base import ToolError
+
+if TYPE_CHECKING:
+    from jsonschema import ValidationError
 
 MAX_PROBLEM = 200
 """Characters of one problem line (a server's enum or pattern can be long)."""
@@ -49,7 +49,11 @@ class SchemaArguments:
 
 def _validator_for(schema: dict[str, Any]) -> Any:
     """A validator for `schema` (its own `$schema` draft, else 2020-12, the MCP default), or
-    None when the schema is broken."""
+    None when the schema is broken. `jsonschema` is imported here, when a server's first tool
+    is listed: a session without MCP servers never loads it (docs/adr/0042)."""
+    from jsonschema import Draft202012Validator, validators
+    from jsonschema.exceptions import SchemaError
+
     cls = validators.validator_for(schema, default=Draft202012Validator)
     try:
         cls.check_schema(schema)
