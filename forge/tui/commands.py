@@ -120,6 +120,10 @@ class SlashCommandRunner(CheckpointCommands):
         handler = getattr(self, f"command_{parsed.name}", None)
         if handler is None:
             custom = self.custom.get(parsed.name)
+            if custom is None:
+                # A command file written while Forge runs is found when first used.
+                await self.load_custom_commands()
+                custom = self.custom.get(parsed.name)
             if custom is not None:
                 await self.run_custom(custom, parsed.argument)
                 return

@@ -47,16 +47,25 @@ class KeyActions(App[int]):
 
     def on_key(self, event: events.Key) -> None:
         """A printable key typed while a chat block (a tool row, a summary) has focus belongs
-        to the prompt: focus it and type the character there, so nothing typed is lost."""
-        if not event.is_printable or event.character is None:
-            return
+        to the prompt: focus it and type the character there, so nothing typed is lost.
+
+        So does a key typed while Forge starts: it can reach the screen before the prompt is
+        focused and bubble up here once it is (the prompt never saw it); an Enter typed then
+        (Ctrl+J: a newline in the terminal's line mode) sends what was typed."""
         if self.screen is not self.screen_stack[0]:
             return  # a dialog or overlay has its own keys (y/a/n, q…)
-        if isinstance(self.focused, TextArea | Input):
+        prompt = self.prompt
+        if event.key in ("enter", "ctrl+j") and self.focused is prompt:
+            event.stop()
+            prompt.submit()
+            return
+        if not event.is_printable or event.character is None:
+            return
+        if isinstance(self.focused, TextArea | Input) and self.focused is not prompt:
             return
         event.stop()
-        self.prompt.focus()
-        self.prompt.insert(event.character)
+        prompt.focus()
+        prompt.insert(event.character)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         # Esc means "interrupt" only while something runs; hide it from the footer otherwise.

@@ -62,6 +62,7 @@ class TurnFlows(App[int]):
         def refresh_context_gauge(self) -> None: ...  # ForgeApp's
 
     async def _handle_input(self, text: str) -> None:
+        self.chat.follow_newest()
         if text.startswith("!"):  # the user's own shell command (ADR 0030)
             await self._run_user_command(text)
             return

@@ -301,6 +301,68 @@ async def test_keys_typed_while_a_chat_block_has_focus_go_to_the_prompt(
         assert app.prompt.text == ""
 
 
+async def test_what_the_user_sends_brings_the_chat_back_to_the_newest_output(
+    llm_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch, workspace: Path
+) -> None:
+    # A scroll up (or Shift+Tab focusing a block higher up) releases the chat's anchor; a
+    # task or command sent afterwards must show its output, not leave the chat where it was.
+    llm_server.enqueue(Text("the answer"))
+    app = make_app(configure(llm_server, monkeypatch), workspace)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, app.runtime_ready.is_set, "the runtime")
+        for number in range(30):
+            await app.chat.add_notice(f"earlier line {number}")
+        await pilot.pause()
+        chat = app.chat
+        assert chat.max_scroll_y > 0, "the chat overflows"
+        chat.release_anchor()  # what a scroll up by the user does
+        chat.scroll_home(animate=False, immediate=True)
+        await pilot.pause()
+        assert chat.scroll_y == 0
+        await submit(pilot, "/cost")
+        for _ in range(3):
+            await pilot.pause()
+        assert chat.scroll_y == chat.max_scroll_y > 0, "the command's output is in view"
+        chat.release_anchor()
+        chat.scroll_home(animate=False, immediate=True)
+        await submit(pilot, "a task")
+        await wait_idle(pilot)
+        for _ in range(3):
+            await pilot.pause()
+        assert chat.query(AssistantBlock).last().answer_text == "the answer"
+        assert chat.scroll_y == chat.max_scroll_y > 0, "the task and its answer are in view"
+
+
+async def test_keys_typed_before_the_prompt_had_focus_are_typed_and_sent(
+    llm_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch, workspace: Path
+) -> None:
+    # Keys typed while Forge starts wait in the terminal; the first ones can reach the app
+    # before the prompt is focused (Textual then forwards them to the screen) and bubble up
+    # to the app once it is. They were dropped; an Enter typed then (a newline, Ctrl+J, in
+    # the terminal's line mode) sends the task.
+    from textual import events
+
+    llm_server.enqueue(Text("hello back"))
+    app = make_app(configure(llm_server, monkeypatch), workspace)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, app.runtime_ready.is_set, "the runtime")
+        # As at start-up: the keys arrive with nothing focused, the prompt's focus after them.
+        app.screen.set_focus(None)
+        for character in "say hi":
+            app.post_message(events.Key(character, character))
+        app.prompt.focus()
+        await pilot.pause()
+        assert app.prompt.text == "say hi"
+        handled = app.inputs_handled
+        app.screen.set_focus(None)
+        app.post_message(events.Key("ctrl+j", None))
+        app.prompt.focus()
+        await wait_until(pilot, lambda: app.inputs_handled > handled, "the task")
+        await wait_idle(pilot)
+        assert app.prompt.text == ""
+    assert [r.messages[-1]["content"] for r in llm_server.requests] == ["say hi"]
+
+
 async def test_ctrl_c_with_a_draft_clears_it_instead_of_arming_quit(
     llm_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch, workspace: Path
 ) -> None:

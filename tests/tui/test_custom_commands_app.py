@@ -137,3 +137,21 @@ async def test_clear_rereads_the_command_files(
         await submit(pilot, "/later now")
         await wait_idle(pilot)
     assert [r.messages[-1]["content"] for r in llm_server.requests] == ["Added later: now"]
+
+
+async def test_a_command_file_added_while_forge_runs_is_found_when_first_used(
+    llm_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch, workspace: Path
+) -> None:
+    llm_server.enqueue(Text("Explained."))
+    app = make_app(configure(llm_server, monkeypatch), workspace)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, app.runtime_ready.is_set, "the runtime")
+        write(
+            workspace / ".forge" / "commands" / "x.md",
+            "---\nmodel: x-model\n---\nExplain $ARGUMENTS briefly.\n",
+        )
+        await submit(pilot, "/x notes")
+        await wait_idle(pilot)
+        assert not any("Unknown command" in text for text in notices(app))
+    assert [r.model for r in llm_server.requests] == ["x-model"]
+    assert "Explain notes briefly." in llm_server.requests[0].text()

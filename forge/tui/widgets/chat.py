@@ -125,6 +125,11 @@ class ChatView(VerticalScroll):
         if not self.is_anchored and self.virtual_size.height > self.size.height:
             self.anchor()
 
+    def follow_newest(self) -> None:
+        """Scroll to the newest output and follow it again: what the user sends must show,
+        though a scroll up (or Shift+Tab focusing a block higher up) released the anchor."""
+        self.scroll_end(animate=False, immediate=True)  # at the bottom: the anchor holds again
+
     # --- adding blocks ---------------------------------------------------------------------
     async def add_block(self, block: Widget) -> Widget:
         """Mount `block` at the end (above any queued messages, which wait below the running
