@@ -29,7 +29,7 @@ from typing import Any
 from forge.agent.hooks.events import EVENT_NAMES, HookEvent
 from forge.agent.hooks.matching import compile_matcher
 from forge.agent.trust.programs import ProgramSource, WorkspaceProgram, fingerprint_of
-from forge.config.settings import HooksSettings
+from forge.config.hook_settings import HooksSettings
 
 DEFAULT_TIMEOUT_SECONDS = 60.0
 """A hook's timeout when its entry gives none (Claude Code's default)."""
