@@ -17,6 +17,14 @@ So every front end passes outside text through `terminal_safe` where it enters d
 - Other C0 controls and DEL become their Unicode control pictures (BEL shows as `␇`); tab
   and newline stay.
 - `\\r\\n` becomes `\\n`, and a bare `\\r` a newline too, so no line can overwrite another.
+- Bidirectional embedding, override and isolate controls (U+202A to U+202E, U+2066 to
+  U+2069) show as `⟨U+202E⟩`: they reorder what follows on screen ("Trojan Source"), so
+  text could read differently from what it is. The marks LRM/RLM/ALM stay in chat text.
+
+`terminal_visible`, for text the user approves (a command, a file's new content), also shows
+every invisible format character (zero-width spaces and joiners, LRM/RLM/ALM, word joiners,
+the byte-order mark, soft hyphens, Unicode tag characters) as `⟨U+XXXX⟩`: what is approved
+must look like what runs.
 
 A pure module with no dependency: the core (`forge run`'s text output) and the TUI use it.
 """
@@ -31,8 +39,10 @@ MAX_HELD_CHARACTERS = 64
 """The most a stream holds back waiting for the end of a CSI sequence (a real one is short)."""
 
 _CSI = r"\x1b\[[\x30-\x3f]*[\x20-\x2f]*[\x40-\x7e]"
-_UNSAFE = re.compile(rf"{_CSI}|\r\n?|[\x00-\x08\x0b-\x1f\x7f-\x9f]")
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_BIDI = "\u202a-\u202e\u2066-\u2069"
+_INVISIBLE = "\u00ad\u061c\u180e\u200b-\u200f\u2060-\u2064\ufeff\U000e0000-\U000e007f"
+_UNSAFE = re.compile(rf"{_CSI}|\r\n?|[\x00-\x08\x0b-\x1f\x7f-\x9f{_BIDI}]")
+_CONTROL = re.compile(rf"[\x00-\x08\x0b-\x1f\x7f-\x9f{_BIDI}{_INVISIBLE}]")
 # The end of a chunk that may be the start of a CSI sequence or of a "\r\n".
 _INCOMPLETE_TAIL = re.compile(r"(?:\x1b(?:\[[\x30-\x3f]*[\x20-\x2f]*)?|\r)\Z")
 
@@ -44,6 +54,8 @@ def _visible(control: str) -> str:
     if control in ("\r\n", "\r"):
         return "\n"
     code = ord(control)
+    if code > 0x9F:
+        return f"\u27e8U+{code:04X}\u27e9"  # ⟨U+202E⟩: a format character made visible
     if code == 0x1B:
         return ESCAPE_PICTURE
     if code == 0x7F:

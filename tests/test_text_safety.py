@@ -111,3 +111,25 @@ def test_text_to_approve_shows_every_control_and_removes_nothing() -> None:
     for sequence in HOSTILE:
         assert_inert(terminal_visible(sequence))
     assert terminal_visible("col\tcol\nrow") == "col\tcol\nrow"
+
+
+def test_bidi_overrides_and_isolates_show_as_code_points_so_text_reads_as_it_is() -> None:
+    # "Trojan Source": U+202E reverses what follows on screen, so `evil` would read `live`.
+    hidden = "access = 'user\u202e \u2066// admin\u2069 \u2066'"
+    shown = terminal_safe(hidden)
+    assert "\u202e" not in shown and "\u2066" not in shown and "\u2069" not in shown
+    assert shown == "access = 'user⟨U+202E⟩ ⟨U+2066⟩// admin⟨U+2069⟩ ⟨U+2066⟩'"
+    assert has_terminal_controls(hidden)
+    assert terminal_safe(shown) == shown  # idempotent
+    # The marks that do not reorder (LRM, RLM, ALM), and joiners, stay in chat text.
+    rtl = "\u05e9\u05dc\u05d5\u05dd\u200f 👩\u200d💻"
+    assert terminal_safe(rtl) == rtl
+
+
+def test_text_to_approve_shows_invisible_characters_too() -> None:
+    # A zero-width space splits a word a reviewer reads as one; a tag character hides text.
+    command = "rm -rf ./build\u200b /\u2060 \ufeff\U000e0041"
+    shown = terminal_visible(command)
+    assert shown == "rm -rf ./build⟨U+200B⟩ /⟨U+2060⟩ ⟨U+FEFF⟩⟨U+E0041⟩"
+    assert terminal_visible("a\u202eb\u00adc") == "a⟨U+202E⟩b⟨U+00AD⟩c"
+    assert terminal_visible("plain text") == "plain text"

@@ -85,7 +85,7 @@ HIDDEN_QUOTE = "\x1b['m"
 async def test_the_approval_dialog_shows_the_command_and_content_that_would_run(
     llm_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch, workspace: Path
 ) -> None:
-    command = f"echo '{HIDDEN_QUOTE} a; rm -rf ~; b'"
+    command = f"echo '{HIDDEN_QUOTE} a; rm -rf ~; b' #\u202e \u2066x\u200b"
     llm_server.enqueue(
         ToolCalls([Call("execute_command", {"command": command})]),
         ToolCalls([Call("write_file", {"path": "run.sh", "content": f"{command}\n"})]),
@@ -101,6 +101,7 @@ async def test_the_approval_dialog_shows_the_command_and_content_that_would_run(
             dialog = app.screen
             shown = "\n".join(str(s.render()) for s in dialog.query("#approval-preview *"))
             assert "echo '␛['m a; rm -rf ~; b'" in shown
+            assert "#⟨U+202E⟩ ⟨U+2066⟩x⟨U+200B⟩" in shown
             assert screen_controls(app) == []
             await pilot.press("n", "enter")
             await wait_until(pilot, lambda d=dialog: app.screen is not d, "the dialog closed")
