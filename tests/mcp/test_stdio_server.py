@@ -11,6 +11,7 @@ import pytest
 from forge.agent.mcp import McpServers, ServerState
 from forge.agent.mcp.report import servers_report, tool_tokens_by_server
 from forge.agent.tools.base import Tool, ToolContext, ToolError
+from forge.config.secrets import KNOWN_SECRETS, REDACTED
 from forge.llm.tokenizer import TiktokenCounter
 from tests.mcp.conftest import alive, started_pids, stdio_settings
 
@@ -188,3 +189,18 @@ async def test_the_report_lists_servers_with_status_tools_and_tokens(tmp_path: P
     finally:
         await servers.aclose()
         await broken.aclose()
+
+
+async def test_a_known_secret_in_a_result_is_masked_before_the_model_reads_it(
+    tmp_path: Path,
+) -> None:
+    secret = "sk-test-mcp-secret-0123456789"
+    KNOWN_SECRETS.add([secret])
+    servers = await ready_servers(tmp_path)
+    try:
+        echoed = await tool(servers, "tools__echo").run(
+            {"text": f"key={secret}"}, ToolContext(tmp_path)
+        )
+        assert secret not in echoed.content and REDACTED in echoed.content
+    finally:
+        await servers.aclose()

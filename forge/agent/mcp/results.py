@@ -1,5 +1,6 @@
 """An MCP tool result as the text the model reads: text joined and bounded, anything else
-described in one line (never base64 in the context)."""
+described in one line (never base64 in the context), Forge's known secrets masked as in a
+command's output (a server that echoes its environment must not hand the model the key)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import json
 from typing import TYPE_CHECKING
 
 from forge.agent.tools.output import HeadTailBuffer
+from forge.config.secrets import redact
 
 if TYPE_CHECKING:
     import mcp.types as types  # the SDK loads when a server connects (docs/adr/0042)
@@ -23,7 +25,7 @@ def result_text(result: types.CallToolResult) -> str:
     if not parts and result.structured_content is not None:
         parts.append(json.dumps(result.structured_content, ensure_ascii=False))
     buffer = HeadTailBuffer(HEAD_CHARACTERS, TAIL_CHARACTERS)
-    buffer.add("\n".join(parts) if parts else "(no content)")
+    buffer.add(redact("\n".join(parts)) if parts else "(no content)")
     return buffer.render()
 
 
