@@ -9,6 +9,7 @@ import pytest
 
 from forge.agent.mcp import McpServers
 from forge.agent.tools.base import ToolContext
+from forge.config.secrets import REDACTED
 from forge.config.settings import McpServerSettings
 
 
@@ -29,7 +30,8 @@ async def test_lists_and_calls_tools_over_http_with_expanded_headers(
         header = await tools["web__read_header"].run(
             {"name": "Authorization"}, ToolContext(tmp_path)
         )
-        assert header.content == "Bearer tok-9f8e7d"
+        # The expanded header reached the server; it is a secret, so masked on the way back.
+        assert header.content == REDACTED
         assert "Bearer tok-9f8e7d" in servers.secrets()
     finally:
         await servers.aclose()

@@ -13,6 +13,7 @@ from pydantic import SecretStr
 from forge.agent.events import ApprovalRequested, ToolCallFinished
 from forge.agent.mcp.servers import configured_servers, expand
 from forge.agent.trust import WorkspaceTrust
+from forge.config.secrets import REDACTED
 from forge.config.settings import LLMSettings, McpServerSettings, Settings, ToolsSettings
 from forge.session.build import build_session
 from tests.agent.loop_harness import drive, finished, of_type
@@ -52,7 +53,9 @@ async def test_mcp_calls_ask_for_approval_by_default_and_run_once_approved(
     (request,) = of_type(events, ApprovalRequested)
     assert request.call.name == "tools__read_env"
     (result,) = of_type(events, ToolCallFinished)
-    assert result.result == SECRET and not result.is_error
+    # The server's own secret is masked before the model (and the screen) get it.
+    assert result.result == REDACTED and not result.is_error
+    assert SECRET not in json.dumps(llm_server.requests[1].body)
     sent = [tool["function"]["name"] for tool in llm_server.requests[0].body["tools"]]
     assert "tools__echo" in sent and "read_file" in sent
     # The session file has the call but never the secret the server returned.
