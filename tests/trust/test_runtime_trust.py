@@ -13,6 +13,7 @@ from pydantic import SecretStr
 
 from forge.agent.tools.base import ToolError
 from forge.agent.trust.sources import workspace_sources
+from forge.config.secrets import REDACTED
 from forge.config.settings import LLMSettings, Settings, TrustSettings
 from forge.session.build import build_session
 from tests.mcp.conftest import SERVER_SCRIPT, stdio_settings
@@ -53,9 +54,9 @@ async def test_trust_and_the_allowlist_apply_to_a_running_session(
         assert mcp.statuses()["proj"].startswith("not started: .forge/mcp.yaml is not trusted")
         with pytest.raises(ToolError, match="not trusted"):
             runtime.registry.get("proj__read_env")
-        # The user's own server expands every variable.
+        # The user's own server expands every variable (masked for the model as a secret).
         mine = mcp.connections[0]
-        assert (await mine.call("read_env", {"name": "TOKEN"})).content == SECRET
+        assert (await mine.call("read_env", {"name": "TOKEN"})).content == REDACTED
 
         trust.trust(workspace_sources(workspace))
         mcp.reconfigure(runtime.settings.mcp_servers)
@@ -68,6 +69,6 @@ async def test_trust_and_the_allowlist_apply_to_a_running_session(
         assert "restarted proj" in await mcp.reconfigured()
         await runtime.wait_for_mcp(60)
         proj = next(c for c in mcp.connections if c.name == "proj")
-        assert (await proj.call("read_env", {"name": "TOKEN"})).content == SECRET
+        assert (await proj.call("read_env", {"name": "TOKEN"})).content == REDACTED
     finally:
         await runtime.aclose()
