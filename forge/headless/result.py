@@ -10,8 +10,8 @@ approval, and the final text. Fields are documented in docs/adr/0015-headless-ou
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 from forge import __version__
@@ -25,6 +25,7 @@ from forge.agent.events import (
 )
 from forge.config.prices import PriceTable
 from forge.headless.exit_status import MAX_BUDGET_REASON, Ending
+from forge.llm.messages import ToolCall
 
 ARGUMENT_SUMMARY_LIMIT = 200
 """Characters of a refused call's description kept in `permission_denials`."""
@@ -39,15 +40,26 @@ class PermissionDenial:
     arguments: str
     """A one-line summary of the call's arguments (the command, the file)."""
     reason: str
+    tool_input: Mapping[str, object] = field(default_factory=dict)
+    """The call's arguments as the model sent them (Claude Code's key for them)."""
 
-    def to_dict(self) -> dict[str, str]:
+    def to_dict(self) -> dict[str, object]:
         """The `permission_denials` entry."""
         return {
             "tool_name": self.tool_name,
             "call_id": self.call_id,
             "arguments": self.arguments,
+            "tool_input": dict(self.tool_input),
             "reason": self.reason,
         }
+
+
+def _tool_input(call: ToolCall) -> dict[str, object]:
+    """The call's arguments as an object; unparseable ones under `raw` (as sent)."""
+    try:
+        return call.parsed_arguments()
+    except ValueError:
+        return {"raw": call.arguments}
 
 
 def _copy(ledger: CostLedger) -> CostLedger:
@@ -119,6 +131,7 @@ class RunRecorder:
                         event.call.id,
                         self._describe(event.call)[:ARGUMENT_SUMMARY_LIMIT],
                         event.result,
+                        _tool_input(event.call),
                     )
                 )
         elif isinstance(event, TurnFinished):

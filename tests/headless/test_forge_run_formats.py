@@ -185,6 +185,9 @@ def test_headless_refusals_tell_the_truth_and_are_listed(
         ("execute_command", HEADLESS_REJECTION),
     ]
     assert "out.txt" in denials[0]["arguments"] and "rm -rf build" in denials[1]["arguments"]
+    # The arguments as sent, under Claude Code's key, for scripts that act on them.
+    assert denials[0]["tool_input"] == {"path": "out.txt", "content": "x"}
+    assert denials[1]["tool_input"] == {"command": "rm -rf build"}
 
 
 def test_read_only_refusals_pair_up_and_are_listed(
