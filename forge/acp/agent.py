@@ -1,0 +1,437 @@
+"""`ForgeAcpAgent`: the ACP agent side of `forge acp`, one Forge `Session` per ACP session.
+
+Every request reaches the engine through `forge.session` (build_session and the Session's
+verbs), as the TUI's and `forge run`'s do. See docs/adr/0044-acp-front-end.md.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from acp import PROTOCOL_VERSION, RequestError, update_agent_message_text
+from acp.interfaces import Client
+from acp.schema import (
+    AgentCapabilities,
+    AvailableCommandsUpdate,
+    ClientCapabilities,
+    CurrentModeUpdate,
+    Implementation,
+    InitializeResponse,
+    LoadSessionResponse,
+    McpCapabilities,
+    NewSessionResponse,
+    PermissionOption,
+    PromptCapabilities,
+    PromptResponse,
+    RequestPermissionResponse,
+    SessionConfigOptionSelect,
+    SessionConfigSelectOption,
+    SessionMode,
+    SessionModeState,
+    SetSessionConfigOptionResponse,
+    SetSessionModeResponse,
+    StopReason,
+    ToolCallUpdate,
+)
+
+from forge import __version__
+from forge.acp import errors
+from forge.acp.client_mcp import ClientServers, client_servers, trust_for_folder
+from forge.acp.commands import advertised, load_commands, parse_slash
+from forge.acp.prompt_text import prompt_text
+from forge.acp.relay import TurnFailed, TurnRelay, Update
+from forge.acp.replay import replay_updates
+from forge.acp.slash_run import run_slash
+from forge.agent.custom_commands import CustomCommands
+from forge.agent.modes import MODE_DESCRIPTIONS, MODE_ORDER, PermissionMode
+from forge.agent.sessions import SessionNotFoundError
+from forge.config.provider_keys import main_api_key
+from forge.config.settings import Settings
+from forge.session.build import build_session
+from forge.session.core import Session
+
+logger = logging.getLogger(__name__)
+
+MODEL_OPTION = "model"
+"""The id of the session config option that picks the model (ACP category "model")."""
+MODEL_LIST_WAIT = 3.0
+"""Seconds `session/new` waits for the server's model list (the configured model is
+offered alone when it does not answer in time)."""
+MCP_WAIT = 30.0
+"""Seconds a turn waits at most for MCP servers still starting."""
+
+
+@dataclass
+class OpenSession:
+    """An ACP session: the Forge session, its commands, the editor's MCP servers, the turn."""
+
+    session: Session
+    custom: CustomCommands
+    servers: ClientServers
+    servers_pending: bool
+    """The editor's servers wait for the trust question (asked before the first turn)."""
+    models: list[str]
+    turn: asyncio.Task[StopReason] | None = None
+
+
+class ForgeAcpAgent:
+    """The ACP `Agent` interface over Forge sessions (see the module docstring).
+
+    `load_settings` returns the settings to start a session with, or raises `RequestError`
+    (invalid configuration); `trust_workspace` is `forge acp --trust-workspace`."""
+
+    def __init__(
+        self, load_settings: Callable[[], Settings], *, trust_workspace: bool = False
+    ) -> None:
+        self._load_settings = load_settings
+        self._trust_workspace = trust_workspace
+        self._client: Client | None = None
+        self._sessions: dict[str, OpenSession] = {}
+        self._background: set[asyncio.Task[None]] = set()
+
+    def on_connect(self, conn: Client) -> None:
+        """The SDK hands over the client connection."""
+        self._client = conn
+
+    # --- initialize --------------------------------------------------------------------------
+    async def initialize(
+        self,
+        protocol_version: int,
+        client_capabilities: ClientCapabilities | None = None,
+        client_info: Implementation | None = None,
+        **kwargs: Any,
+    ) -> InitializeResponse:
+        """Forge's capabilities; no authentication method (the key comes from Forge's own
+        configuration, and a missing one is named by `session/new`)."""
+        return InitializeResponse(
+            protocol_version=min(protocol_version, PROTOCOL_VERSION),
+            agent_capabilities=AgentCapabilities(
+                load_session=True,
+                prompt_capabilities=PromptCapabilities(
+                    image=False, audio=False, embedded_context=True
+                ),
+                mcp_capabilities=McpCapabilities(http=True, sse=False),
+            ),
+            auth_methods=[],
+            agent_info=Implementation(name="forge", title="Forge", version=__version__),
+        )
+
+    async def authenticate(self, method_id: str, **kwargs: Any) -> None:
+        """Forge offers no authentication method."""
+        raise errors.invalid_params(f"unknown authentication method {method_id!r}: {errors.NO_KEY_MESSAGE}")
+
+    # --- sessions ----------------------------------------------------------------------------
+    async def new_session(
+        self, cwd: str, mcp_servers: list[Any] | None = None, **kwargs: Any
+    ) -> NewSessionResponse:
+        """A new Forge session for the workspace `cwd`."""
+        opened = await self._open(cwd, None, mcp_servers)
+        state = opened.session
+        self._later(self._announce(opened))
+        return NewSessionResponse(
+            session_id=state.session_id,
+            modes=self._modes(state),
+            config_options=self._config_options(opened),
+        )
+
+    async def load_session(
+        self, cwd: str, session_id: str, mcp_servers: list[Any] | None = None, **kwargs: Any
+    ) -> LoadSessionResponse:
+        """Forge's saved session `session_id`: its history is sent as updates, then it goes
+        on like a new one."""
+        if (current := self._sessions.get(session_id)) is not None:
+            if current.turn is not None and not current.turn.done():
+                raise errors.turn_running(session_id)
+            await self._close(session_id)
+        opened = await self._open(cwd, session_id, mcp_servers)
+        session = opened.session
+        for update in replay_updates(session.messages, session.workspace, session.describe_call):
+            await self._send(session.session_id, update)
+        self._later(self._announce(opened))
+        return LoadSessionResponse(
+            modes=self._modes(session), config_options=self._config_options(opened)
+        )
+
+    async def _open(
+        self, cwd: str, session_id: str | None, mcp_servers: list[Any] | None
+    ) -> OpenSession:
+        settings = self._load_settings()
+        if not main_api_key(settings.llm):
+            raise errors.no_api_key()
+        workspace = Path(cwd).expanduser()
+        if not workspace.is_absolute() or not workspace.is_dir():
+            raise errors.invalid_params(f"cwd must be an existing absolute directory: {cwd!r}")
+        servers = client_servers(mcp_servers)
+        try:
+            session = await asyncio.to_thread(
+                build_session,
+                settings,
+                workspace,
+                session_id=session_id,
+                ask_user=False,
+                trust_workspace=self._trust_workspace,
+            )
+        except (SessionNotFoundError, ValueError) as error:
+            raise errors.unknown_session(session_id or "", str(error)) from None
+        pending = bool(servers.settings) and not (
+            session.trust is not None and session.trust.permits(servers.source)
+        )
+        if servers.settings and not pending:
+            self._add_servers(session, servers)
+        session.start_background()
+        custom = load_commands(session.workspace, settings.commands.max_file_bytes)
+        models = await self._models(session)
+        opened = OpenSession(session, custom, servers, pending, models)
+        self._sessions[session.session_id] = opened
+        return opened
+
+    async def _models(self, session: Session) -> list[str]:
+        current = session.settings.llm.model
+        try:
+            async with asyncio.timeout(MODEL_LIST_WAIT):
+                listed = await session.list_models()
+        except Exception as error:  # a server without a model list: offer the configured one
+            logger.info("no model list: %s", error)
+            listed = []
+        return [current, *(name for name in listed if name != current)]
+
+    async def _announce(self, opened: OpenSession) -> None:
+        """After the session's response: its commands, and what was not started."""
+        session_id = opened.session.session_id
+        await self._send(
+            session_id,
+            AvailableCommandsUpdate(
+                session_update="available_commands_update",
+                available_commands=advertised(opened.custom),
+            ),
+        )
+        notes = [*opened.servers.skipped, *opened.custom.problems]
+        if notes:
+            await self._send(session_id, update_agent_message_text("\n".join(notes) + "\n"))
+
+    def _modes(self, session: Session) -> SessionModeState:
+        return SessionModeState(
+            current_mode_id=session.policy.mode.value,
+            available_modes=[
+                SessionMode(id=mode.value, name=mode.value, description=MODE_DESCRIPTIONS[mode])
+                for mode in MODE_ORDER
+            ],
+        )
+
+    def _config_options(self, opened: OpenSession) -> list[Any]:
+        current = opened.session.settings.llm.model
+        models = opened.models if current in opened.models else [current, *opened.models]
+        return [
+            SessionConfigOptionSelect(
+                id=MODEL_OPTION,
+                name="Model",
+                description="The model for this session's turns",
+                category="model",
+                type="select",
+                current_value=current,
+                options=[SessionConfigSelectOption(value=name, name=name) for name in models],
+            )
+        ]
+
+    def _opened(self, session_id: str) -> OpenSession:
+        opened = self._sessions.get(session_id)
+        if opened is None:
+            raise errors.unknown_session(session_id)
+        return opened
+
+    # --- modes and the model -----------------------------------------------------------------
+    async def set_session_mode(
+        self, session_id: str, mode_id: str, **kwargs: Any
+    ) -> SetSessionModeResponse:
+        """Forge's permission mode, from the next tool call on."""
+        opened = self._opened(session_id)
+        try:
+            mode = PermissionMode(mode_id)
+        except ValueError:
+            names = ", ".join(mode.value for mode in MODE_ORDER)
+            raise errors.invalid_params(f"unknown mode {mode_id!r}; one of {names}") from None
+        opened.session.set_mode(mode)
+        return SetSessionModeResponse()
+
+    async def set_config_option(
+        self, config_id: str, session_id: str, value: str | bool, **kwargs: Any
+    ) -> SetSessionConfigOptionResponse:
+        """The model (config option "model"), for this session only (like `/model`)."""
+        opened = self._opened(session_id)
+        if config_id != MODEL_OPTION or not isinstance(value, str) or not value.strip():
+            raise errors.invalid_params(f"unknown option {config_id!r} or value {value!r}")
+        self.switch_model(opened, value.strip())
+        return SetSessionConfigOptionResponse(config_options=self._config_options(opened))
+
+    def switch_model(self, opened: OpenSession, model: str) -> str:
+        """Use `model` for the session's next turns; what changed."""
+        session = opened.session
+        llm = session.settings.llm.model_copy(update={"model": model})
+        if model not in opened.models:
+            opened.models.append(model)
+        return session.apply_settings(session.settings.model_copy(update={"llm": llm}))
+
+    async def announce_mode(self, opened: OpenSession) -> None:
+        """Tell the editor the mode changed (a `/mode` command)."""
+        session = opened.session
+        await self._send(
+            session.session_id,
+            CurrentModeUpdate(
+                session_update="current_mode_update", current_mode_id=session.policy.mode.value
+            ),
+        )
+
+    # --- turns -------------------------------------------------------------------------------
+    async def prompt(self, session_id: str, prompt: list[Any], **kwargs: Any) -> PromptResponse:
+        """One turn (or a slash command); ends with the stop reason."""
+        opened = self._opened(session_id)
+        if opened.turn is not None and not opened.turn.done():
+            raise errors.turn_running(session_id)
+        text = prompt_text(prompt, opened.session.workspace)
+        if not text:
+            raise errors.invalid_params("the prompt holds no text Forge can use")
+        relay = TurnRelay(opened.session, _Channel(self, session_id))
+        opened.turn = asyncio.create_task(self._turn(opened, relay, text))
+        try:
+            await asyncio.wait({opened.turn})
+        finally:
+            if not opened.turn.done():  # this request was cancelled (the client went away)
+                opened.turn.cancel()
+                with contextlib.suppress(BaseException):
+                    await opened.turn
+        if opened.turn.cancelled():
+            with contextlib.suppress(ConnectionError):
+                await relay.report_cancelled()
+            return PromptResponse(stop_reason="cancelled")
+        try:
+            return PromptResponse(stop_reason=opened.turn.result())
+        except TurnFailed as error:
+            raise errors.internal(str(error)) from None
+
+    async def _turn(self, opened: OpenSession, relay: TurnRelay, text: str) -> StopReason:
+        session = opened.session
+        if opened.servers_pending:
+            await self._decide_servers(opened)
+        await session.wait_for_mcp(MCP_WAIT)
+        slash = parse_slash(text)
+        if slash is not None:
+            handled = await run_slash(self, opened, slash, relay)
+            if handled is not None:
+                return handled
+        model = None
+        if slash is not None and (found := opened.custom.expand_input(text)) is not None:
+            command, text = found
+            model = command.model or None
+        return await relay.run(session.run_turn(text, model=model))
+
+    async def cancel(self, session_id: str, **kwargs: Any) -> None:
+        """End the session's turn as Esc does (pending calls recorded as cancelled)."""
+        opened = self._sessions.get(session_id)
+        if opened is not None and opened.turn is not None and not opened.turn.done():
+            opened.turn.cancel()
+
+    # --- the editor's MCP servers ----------------------------------------------------------
+    async def _decide_servers(self, opened: OpenSession) -> None:
+        """Ask the editor whether its MCP servers may start (they are not trusted yet)."""
+        opened.servers_pending = False
+        session = opened.session
+        lines = [f"{p.name}: {p.command}" for p in opened.servers.source.programs]
+        tool_call = ToolCallUpdate(
+            tool_call_id="forge-trust-mcp-servers",
+            title="Start the editor's MCP servers? " + "; ".join(lines),
+            kind="execute",
+            status="pending",
+        )
+        options = [
+            PermissionOption(option_id="once", name="Start them this session", kind="allow_once"),
+            PermissionOption(
+                option_id="always", name="Trust them for this folder", kind="allow_always"
+            ),
+            PermissionOption(option_id="no", name="Not now", kind="reject_once"),
+        ]
+        answer = await self.ask(session.session_id, tool_call, options)
+        chosen = getattr(answer.outcome, "option_id", "no")
+        if chosen == "no":
+            await self._send(
+                session.session_id,
+                update_agent_message_text(
+                    "The editor's MCP servers were not started (not trusted).\n"
+                ),
+            )
+            return
+        if chosen == "always" and session.trust is not None:
+            if warning := trust_for_folder(session.trust, opened.servers.source):
+                await self._send(session.session_id, update_agent_message_text(warning + "\n"))
+        self._add_servers(session, opened.servers)
+
+    @staticmethod
+    def _add_servers(session: Session, servers: ClientServers) -> None:
+        merged = {**session.settings.mcp_servers, **servers.settings}
+        session.apply_settings(session.settings.model_copy(update={"mcp_servers": merged}))
+
+    # --- the connection ------------------------------------------------------------------------
+    async def _send(self, session_id: str, update: Any) -> None:
+        if self._client is None:
+            raise ConnectionError("no client")
+        await self._client.session_update(session_id=session_id, update=update)
+
+    async def ask(
+        self, session_id: str, tool_call: ToolCallUpdate, options: list[PermissionOption]
+    ) -> RequestPermissionResponse:
+        """`session/request_permission` to the editor."""
+        if self._client is None:
+            raise ConnectionError("no client")
+        return await self._client.request_permission(
+            session_id=session_id, tool_call=tool_call, options=options
+        )
+
+    def _later(self, work: Any) -> None:
+        task = asyncio.ensure_future(work)
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+
+    async def _close(self, session_id: str) -> None:
+        opened = self._sessions.pop(session_id, None)
+        if opened is None:
+            return
+        if opened.turn is not None and not opened.turn.done():
+            opened.turn.cancel()
+            with contextlib.suppress(BaseException):
+                await opened.turn
+        await opened.session.aclose()
+
+    async def shutdown(self) -> None:
+        """The client is gone: cancel every running turn (recorded as Esc records it, so the
+        session file holds the cut-off turn) and close every session."""
+        for task in list(self._background):
+            task.cancel()
+        for session_id in list(self._sessions):
+            try:
+                await self._close(session_id)
+            except Exception:
+                logger.exception("closing session %s failed", session_id)
+
+
+class _Channel:
+    """A turn's way to the editor (`relay.EditorChannel`)."""
+
+    def __init__(self, agent: ForgeAcpAgent, session_id: str) -> None:
+        self._agent = agent
+        self._session_id = session_id
+
+    async def send(self, update: Update) -> None:
+        await self._agent._send(self._session_id, update)
+
+    async def ask(
+        self, tool_call: ToolCallUpdate, options: list[PermissionOption]
+    ) -> RequestPermissionResponse:
+        return await self._agent.ask(self._session_id, tool_call, options)
+
+
+__all__ = ["ForgeAcpAgent", "OpenSession", "RequestError"]
