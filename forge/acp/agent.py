@@ -77,6 +77,8 @@ class OpenSession:
     servers_pending: bool
     """The editor's servers wait for the trust question (asked before the first turn)."""
     models: list[str]
+    servers_starting: asyncio.Future[None] | None = None
+    """The editor's trusted servers being started (the first turn waits for them)."""
     turn: asyncio.Task[StopReason] | None = None
 
 
@@ -182,12 +184,13 @@ class ForgeAcpAgent:
         pending = bool(servers.settings) and not (
             session.trust is not None and session.trust.permits(servers.source)
         )
-        if servers.settings and not pending:
-            self._add_servers(session, servers)
         session.start_background()
+        starting = None
+        if servers.settings and not pending:  # trusted: started now, awaited by the turn
+            starting = asyncio.ensure_future(self._add_servers(session, servers))
         custom = load_commands(session.workspace, settings.commands.max_file_bytes)
         models = await self._models(session)
-        opened = OpenSession(session, custom, servers, pending, models)
+        opened = OpenSession(session, custom, servers, pending, models, starting)
         self._sessions[session.session_id] = opened
         return opened
 
@@ -316,6 +319,8 @@ class ForgeAcpAgent:
 
     async def _turn(self, opened: OpenSession, relay: TurnRelay, text: str) -> StopReason:
         session = opened.session
+        if opened.servers_starting is not None:
+            await opened.servers_starting
         if opened.servers_pending:
             await self._decide_servers(opened)
         await session.wait_for_mcp(MCP_WAIT)
@@ -368,12 +373,14 @@ class ForgeAcpAgent:
         if chosen == "always" and session.trust is not None:
             if warning := trust_for_folder(session.trust, opened.servers.source):
                 await self._send(session.session_id, update_agent_message_text(warning + "\n"))
-        self._add_servers(session, opened.servers)
+        await self._add_servers(session, opened.servers)
 
     @staticmethod
-    def _add_servers(session: Session, servers: ClientServers) -> None:
-        merged = {**session.settings.mcp_servers, **servers.settings}
-        session.apply_settings(session.settings.model_copy(update={"mcp_servers": merged}))
+    async def _add_servers(session: Session, servers: ClientServers) -> None:
+        try:
+            await session.add_mcp_servers(servers.settings, MCP_WAIT)
+        except TimeoutError:
+            logger.warning("the editor's MCP servers did not start within %s s", MCP_WAIT)
 
     # --- the connection ------------------------------------------------------------------------
     async def _send(self, session_id: str, update: Any) -> None:
