@@ -10,11 +10,10 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from acp import PROTOCOL_VERSION, RequestError, update_agent_message_text
+from acp import PROTOCOL_VERSION, update_agent_message_text
 from acp.interfaces import Client
 from acp.schema import (
     AgentCapabilities,
@@ -44,11 +43,11 @@ from forge import __version__
 from forge.acp import errors
 from forge.acp.client_mcp import ClientServers, client_servers, trust_for_folder
 from forge.acp.commands import advertised, load_commands, parse_slash
+from forge.acp.open_session import OpenSession
 from forge.acp.prompt_text import prompt_text
 from forge.acp.relay import TurnFailed, TurnRelay, Update
 from forge.acp.replay import replay_updates
 from forge.acp.slash_run import run_slash
-from forge.agent.custom_commands import CustomCommands
 from forge.agent.modes import MODE_DESCRIPTIONS, MODE_ORDER, PermissionMode
 from forge.agent.sessions import SessionNotFoundError
 from forge.config.provider_keys import main_api_key
@@ -65,21 +64,6 @@ MODEL_LIST_WAIT = 3.0
 offered alone when it does not answer in time)."""
 MCP_WAIT = 30.0
 """Seconds a turn waits at most for MCP servers still starting."""
-
-
-@dataclass
-class OpenSession:
-    """An ACP session: the Forge session, its commands, the editor's MCP servers, the turn."""
-
-    session: Session
-    custom: CustomCommands
-    servers: ClientServers
-    servers_pending: bool
-    """The editor's servers wait for the trust question (asked before the first turn)."""
-    models: list[str]
-    servers_starting: asyncio.Future[None] | None = None
-    """The editor's trusted servers being started (the first turn waits for them)."""
-    turn: asyncio.Task[StopReason] | None = None
 
 
 class ForgeAcpAgent:
@@ -126,7 +110,9 @@ class ForgeAcpAgent:
 
     async def authenticate(self, method_id: str, **kwargs: Any) -> None:
         """Forge offers no authentication method."""
-        raise errors.invalid_params(f"unknown authentication method {method_id!r}: {errors.NO_KEY_MESSAGE}")
+        raise errors.invalid_params(
+            f"unknown authentication method {method_id!r}: {errors.NO_KEY_MESSAGE}"
+        )
 
     # --- sessions ----------------------------------------------------------------------------
     async def new_session(
@@ -166,9 +152,7 @@ class ForgeAcpAgent:
         settings = self._load_settings()
         if not main_api_key(settings.llm):
             raise errors.no_api_key()
-        workspace = Path(cwd).expanduser()
-        if not workspace.is_absolute() or not workspace.is_dir():
-            raise errors.invalid_params(f"cwd must be an existing absolute directory: {cwd!r}")
+        workspace = workspace_of(cwd)
         servers = client_servers(mcp_servers)
         try:
             session = await asyncio.to_thread(
@@ -370,9 +354,11 @@ class ForgeAcpAgent:
                 ),
             )
             return
+        warning = ""
         if chosen == "always" and session.trust is not None:
-            if warning := trust_for_folder(session.trust, opened.servers.source):
-                await self._send(session.session_id, update_agent_message_text(warning + "\n"))
+            warning = trust_for_folder(session.trust, opened.servers.source)
+        if warning:
+            await self._send(session.session_id, update_agent_message_text(warning + "\n"))
         await self._add_servers(session, opened.servers)
 
     @staticmethod
@@ -425,6 +411,14 @@ class ForgeAcpAgent:
                 logger.exception("closing session %s failed", session_id)
 
 
+def workspace_of(cwd: str) -> Path:
+    """The workspace an ACP `cwd` names; it must be an existing absolute directory."""
+    workspace = Path(cwd).expanduser()
+    if not workspace.is_absolute() or not workspace.is_dir():
+        raise errors.invalid_params(f"cwd must be an existing absolute directory: {cwd!r}")
+    return workspace
+
+
 class _Channel:
     """A turn's way to the editor (`relay.EditorChannel`)."""
 
@@ -439,6 +433,3 @@ class _Channel:
         self, tool_call: ToolCallUpdate, options: list[PermissionOption]
     ) -> RequestPermissionResponse:
         return await self._agent.ask(self._session_id, tool_call, options)
-
-
-__all__ = ["ForgeAcpAgent", "OpenSession", "RequestError"]

@@ -53,15 +53,15 @@ def parse_slash(text: str) -> SlashInput | None:
 
 def load_commands(workspace: Path, max_file_bytes: int) -> CustomCommands:
     """The custom commands of the user and the project (a built-in name wins)."""
-    return load_custom_commands(
-        workspace, reserved=BUILTIN_NAMES, max_file_bytes=max_file_bytes
-    )
+    return load_custom_commands(workspace, reserved=BUILTIN_NAMES, max_file_bytes=max_file_bytes)
 
 
 def advertised(custom: CustomCommands) -> list[AvailableCommand]:
     """Every command the editor may offer: Forge's, then the custom ones."""
     commands = [
-        AvailableCommand(name=command.name, description=command.description, input=_input(command.hint))
+        AvailableCommand(
+            name=command.name, description=command.description, input=_input(command.hint)
+        )
         for command in BUILTIN_COMMANDS
     ]
     for name, command in sorted(custom.commands.items()):

@@ -18,12 +18,12 @@ from acp.schema import (
     AgentMessageChunk,
     AgentPlanUpdate,
     AgentThoughtChunk,
+    PermissionOption,
     RequestPermissionResponse,
     StopReason,
     ToolCallProgress,
     ToolCallStart,
     ToolCallUpdate,
-    PermissionOption,
 )
 
 from forge.acp.permissions import decision_of, permission_options, permission_tool_call

@@ -11,8 +11,10 @@ import argparse
 import asyncio
 import logging
 import sys
+from typing import cast
 
 from acp.agent.connection import AgentSideConnection
+from acp.interfaces import Agent
 from acp.stdio import stdio_streams
 
 from forge.acp import errors
@@ -59,7 +61,9 @@ async def serve(agent: ForgeAcpAgent) -> None:
     """Serve `agent` on this process's stdin and stdout until the client closes stdin."""
     reader, writer = await stdio_streams(limit=STDIO_LIMIT)
     transport = CheckedNdjsonTransport(reader, writer)
-    connection = AgentSideConnection(agent, transport, listening=False)
+    # The SDK routes the methods an agent has; Forge has no session/list, fork, resume or
+    # close (they answer "method not found"), so it is not the whole `Agent` protocol.
+    connection = AgentSideConnection(cast(Agent, agent), transport, listening=False)
     try:
         await connection.listen()
     finally:

@@ -4,21 +4,27 @@ name is said, and nothing goes to the model."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from acp import update_agent_message_text
 from acp.schema import StopReason
 
 from forge.acp.commands import BUILTIN_NAMES, SlashInput, help_text
+from forge.acp.open_session import OpenSession
+from forge.acp.relay import TurnRelay
 from forge.agent.modes import MODE_NAMES, PermissionMode
 
-if TYPE_CHECKING:
-    from forge.acp.agent import ForgeAcpAgent, OpenSession
-    from forge.acp.relay import TurnRelay
+
+class CommandHost(Protocol):
+    """What the commands need of the agent (`forge.acp.agent.ForgeAcpAgent`)."""
+
+    def switch_model(self, opened: OpenSession, model: str) -> str: ...
+
+    async def announce_mode(self, opened: OpenSession) -> None: ...
 
 
 async def run_slash(
-    agent: ForgeAcpAgent, opened: OpenSession, slash: SlashInput, relay: TurnRelay
+    agent: CommandHost, opened: OpenSession, slash: SlashInput, relay: TurnRelay
 ) -> StopReason | None:
     """Run a built-in command (its answer is sent); None for a custom command (the caller
     runs its turn); an unknown command is answered as such."""
@@ -44,7 +50,7 @@ async def run_slash(
             f"Window: {report.window or 'unknown'}.",
         )
     elif slash.name == "cost":
-        await _say(relay, _cost_text(agent, opened))
+        await _say(relay, _cost_text(opened))
     elif slash.name == "model":
         if not slash.argument:
             await _say(relay, f"Model: {session.settings.llm.model}. /model NAME switches.")
@@ -59,13 +65,16 @@ async def run_slash(
         else:
             done = [*outcome.restored, *(f"{path} (removed)" for path in outcome.removed)]
             failed = [f"{path}: {why}" for path, why in outcome.failed]
-            await _say(relay, "Restored: " + (", ".join(done) or "nothing") + (
-                "\nNot restored: " + "; ".join(failed) if failed else ""
-            ))
+            await _say(
+                relay,
+                "Restored: "
+                + (", ".join(done) or "nothing")
+                + ("\nNot restored: " + "; ".join(failed) if failed else ""),
+            )
     return "end_turn"
 
 
-async def _mode(agent: ForgeAcpAgent, opened: OpenSession, name: str, relay: TurnRelay) -> None:
+async def _mode(agent: CommandHost, opened: OpenSession, name: str, relay: TurnRelay) -> None:
     if name not in MODE_NAMES:
         current = opened.session.policy.mode.value
         await _say(relay, f"Mode: {current}. /mode takes one of {', '.join(MODE_NAMES)}.")
@@ -75,7 +84,7 @@ async def _mode(agent: ForgeAcpAgent, opened: OpenSession, name: str, relay: Tur
     await _say(relay, f"Mode: {name}.")
 
 
-def _cost_text(agent: ForgeAcpAgent, opened: OpenSession) -> str:
+def _cost_text(opened: OpenSession) -> str:
     report = opened.session.cost_report()
     if not report.lines:
         return "No requests yet."
@@ -87,7 +96,9 @@ def _cost_text(agent: ForgeAcpAgent, opened: OpenSession) -> str:
             f"{line.output} output tokens, {dollars}"
         )
     total = report.dollars()
-    lines.append("Total: " + ("unknown (a model has no price)" if total is None else f"${total:.4f}"))
+    lines.append(
+        "Total: " + ("unknown (a model has no price)" if total is None else f"${total:.4f}")
+    )
     return "\n".join(lines)
 
 

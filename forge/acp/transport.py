@@ -10,6 +10,7 @@ stays open.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 from typing import Any
 
@@ -18,10 +19,6 @@ INVALID_REQUEST = -32600
 
 MAX_QUOTED = 200
 """Characters of a bad line quoted back in the error's data."""
-
-
-class ClientClosed(Exception):
-    """The client's end of the stream is gone."""
 
 
 def malformed_reply(line: bytes) -> dict[str, Any] | None:
@@ -94,10 +91,8 @@ class CheckedNdjsonTransport:
             if self._closed:
                 return
             self._closed = True
-            try:
+            with contextlib.suppress(OSError, RuntimeError):
                 self._writer.close()
-            except (OSError, RuntimeError):
-                pass
 
     async def _read_line(self) -> bytes:
         chunks: list[bytes] = []

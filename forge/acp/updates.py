@@ -148,9 +148,7 @@ def _joined(lines: list[str]) -> str:
 
 def plan_update(plan: Plan) -> AgentPlanUpdate:
     """The plan as ACP plan entries (done is ACP's "completed")."""
-    return update_plan(
-        plan_entry(item.step, status=_PLAN_STATUS[item.status]) for item in plan
-    )
+    return update_plan(plan_entry(item.step, status=_PLAN_STATUS[item.status]) for item in plan)
 
 
 def plan_of_result(name: str, metadata: dict[str, Any]) -> Plan | None:

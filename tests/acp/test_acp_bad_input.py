@@ -113,9 +113,9 @@ async def test_malformed_json_rpc_gets_an_error_and_the_connection_stays_usable(
         bad_params = await exchange(
             b'{"jsonrpc": "2.0", "id": 8, "method": "session/new", "params": {"cwd": 5}}\n'
         )
-        fine = await exchange(
-            b'{"jsonrpc": "2.0", "id": 9, "method": "initialize", "params": {"protocolVersion": 1}}\n'
-        )
+        initialize = {"jsonrpc": "2.0", "id": 9, "method": "initialize"}
+        initialize["params"] = {"protocolVersion": 1}
+        fine = await exchange(json.dumps(initialize).encode() + b"\n")
     finally:
         process.stdin.close()
         await asyncio.wait_for(process.wait(), 30)

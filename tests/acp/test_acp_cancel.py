@@ -87,7 +87,9 @@ async def test_cancel_while_asking_records_the_pending_calls_cancelled(
 async def test_the_editor_going_away_mid_turn_cancels_it_and_the_session_is_saved(
     llm_server: OpenAIServer, workspace: Path
 ) -> None:
-    llm_server.enqueue(ToolCalls([Call("write_file", {"path": "x.txt", "content": "x\n"}, id="c1")]))
+    llm_server.enqueue(
+        ToolCalls([Call("write_file", {"path": "x.txt", "content": "x\n"}, id="c1")])
+    )
     client = RecordingClient(answers=["hang"])
     async with forge_acp(client, forge_environment(llm_server), workspace=workspace) as (
         connection,

@@ -36,9 +36,7 @@ async def test_started_once_trusted_for_the_session_and_its_tools_used(
         connection,
         _,
     ):
-        session = await connection.new_session(
-            cwd=str(workspace), mcp_servers=[_editor_server()]
-        )
+        session = await connection.new_session(cwd=str(workspace), mcp_servers=[_editor_server()])
         answer = await connection.prompt(
             session_id=session.session_id, prompt=prompt_of("echo something")
         )
@@ -58,9 +56,7 @@ async def test_not_now_leaves_them_stopped(llm_server: OpenAIServer, workspace: 
         connection,
         _,
     ):
-        session = await connection.new_session(
-            cwd=str(workspace), mcp_servers=[_editor_server()]
-        )
+        session = await connection.new_session(cwd=str(workspace), mcp_servers=[_editor_server()])
         await connection.prompt(session_id=session.session_id, prompt=prompt_of("hi"))
     assert not any(name.startswith("tools__") for name in _tool_names(llm_server, 0))
     assert "not started (not trusted)" in client.text()

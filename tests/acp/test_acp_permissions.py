@@ -42,7 +42,11 @@ async def test_an_approved_write_is_asked_with_its_diff_and_written_by_forge(
     # The card goes pending → in progress → completed, with the diff.
     read, started = client.of_kind("tool_call")
     assert read.kind == "read" and started.kind == "edit" and started.status == "pending"
-    statuses = [u.status for u in client.of_kind("tool_call_update") if u.tool_call_id == started.tool_call_id]
+    statuses = [
+        u.status
+        for u in client.of_kind("tool_call_update")
+        if u.tool_call_id == started.tool_call_id
+    ]
     assert statuses == ["in_progress", "completed"]
     finished = client.of_kind("tool_call_update")[-1]
     assert any(c.type == "diff" and c.new_text == "new line\n" for c in finished.content)

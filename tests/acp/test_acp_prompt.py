@@ -59,8 +59,10 @@ async def test_a_prompt_streams_thought_and_message_chunks_and_ends_the_turn(
         "auto",
     ]
     assert session.config_options is not None
-    model = session.config_options[0].root if hasattr(session.config_options[0], "root") else (
-        session.config_options[0]
+    model = (
+        session.config_options[0].root
+        if hasattr(session.config_options[0], "root")
+        else (session.config_options[0])
     )
     assert model.id == "model" and model.category == "model"
 
