@@ -393,6 +393,8 @@ class ForgeAcpAgent:
         opened = self._sessions.pop(session_id, None)
         if opened is None:
             return
+        if opened.servers_starting is not None and not opened.servers_starting.done():
+            opened.servers_starting.cancel()
         if opened.turn is not None and not opened.turn.done():
             opened.turn.cancel()
             with contextlib.suppress(BaseException):
