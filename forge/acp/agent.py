@@ -160,7 +160,6 @@ class ForgeAcpAgent:
                 settings,
                 workspace,
                 session_id=session_id,
-                ask_user=False,
                 trust_workspace=self._trust_workspace,
             )
         except (SessionNotFoundError, ValueError) as error:

@@ -40,6 +40,7 @@ from forge.agent.events import (
     AssistantMessageDone,
     ErrorEvent,
     MessageDelta,
+    QuestionAsked,
     ReasoningDelta,
     ToolCallFinished,
     ToolCallStarted,
@@ -66,6 +67,12 @@ LOOP_ENDING_TOOLS = frozenset({"task_completion", "converse"})
 """Calls that end the turn with text: their text is the answer, not a tool card."""
 
 CANCELLED_CALL = "cancelled: the turn was cancelled before this call finished"
+
+QUESTION_SHOWN = (
+    "[The question is shown to the user in their editor, which cannot take an answer in the "
+    "middle of a turn. End this turn now with `converse`; the user's next message answers it.]"
+)
+"""What `ask_question` returns to the model in an editor (ACP has no question request)."""
 
 
 class TurnFailed(Exception):
@@ -142,6 +149,15 @@ class TurnRelay:
                 await self.channel.send(plan_update(plan))
         elif isinstance(event, ApprovalRequested):
             await self._ask(event)
+        elif isinstance(event, QuestionAsked):
+            await self._show_question(event)
+
+    async def _show_question(self, event: QuestionAsked) -> None:
+        """Show the model's question (and its suggested answers) as message text."""
+        lines = [f"\n{event.question}"] + [f"- {suggestion}" for suggestion in event.suggestions]
+        await self.channel.send(update_agent_message_text(redact("\n".join(lines) + "\n")))
+        if not event.future.done():
+            event.future.set_result(QUESTION_SHOWN)
 
     async def _ask(self, event: ApprovalRequested) -> None:
         response = await self.channel.ask(

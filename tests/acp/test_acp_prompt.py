@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from forge.acp.relay import QUESTION_SHOWN
 from tests.acp.conftest import RecordingClient, forge_acp, forge_environment, prompt_of
-from tests.support.openai_server import OpenAIServer, Text
+from tests.support.openai_server import Call, OpenAIServer, Text, ToolCalls
 
 
 async def test_initialize_states_forges_capabilities_and_needs_no_authentication(
@@ -109,3 +110,32 @@ async def test_commands_are_advertised_and_run_as_slash_prompts(
     assert llm_server.requests[0].messages[-1]["content"] == "Review app.py carefully"
     assert llm_server.requests[0].model == "review-model"
     assert client.text() == "Reviewed."
+
+
+async def test_a_question_is_shown_and_the_model_is_told_to_end_the_turn(
+    llm_server: OpenAIServer, workspace: Path
+) -> None:
+    llm_server.enqueue(
+        ToolCalls(
+            [Call("ask_question", {"question": "Which file?", "suggestions": ["a.py", "b.py"]})]
+        ),
+        ToolCalls([Call("converse", {"message": "Tell me which file and I will go on."})]),
+        Text("Working on b.py."),
+    )
+    client = RecordingClient()
+    async with forge_acp(client, forge_environment(llm_server), workspace=workspace) as (
+        connection,
+        _,
+    ):
+        session = await connection.new_session(cwd=str(workspace), mcp_servers=[])
+        sid = session.session_id
+        first = await connection.prompt(session_id=sid, prompt=prompt_of("fix it"))
+        shown = client.text()
+        second = await connection.prompt(session_id=sid, prompt=prompt_of("b.py"))
+    assert first.stop_reason == "end_turn" and second.stop_reason == "end_turn"
+    assert "Which file?" in shown and "- a.py" in shown and "- b.py" in shown
+    assert "Tell me which file" in shown
+    answer = [m for m in llm_server.requests[1].messages if m["role"] == "tool"][-1]
+    assert answer["content"] == QUESTION_SHOWN
+    # An editor is interactive: the system prompt does not say nobody is watching.
+    assert "No user is watching" not in llm_server.requests[0].messages[0]["content"]
