@@ -14,8 +14,15 @@ from acp.schema import (
     ToolCallUpdate,
 )
 
-from forge.acp.updates import TOOL_KINDS, ToolContent, diff_contents, locations_of
+from forge.acp.updates import (
+    TOOL_KINDS,
+    ToolContent,
+    arguments_of,
+    diff_contents,
+    locations_of,
+)
 from forge.agent.events import ApprovalDecision, ApprovalRequested, ApprovalVerdict
+from forge.config.secrets import redact
 
 ALLOW_ONCE = "allow_once"
 ALLOW_ALWAYS = "allow_always"
@@ -45,15 +52,16 @@ def permission_tool_call(event: ApprovalRequested, workspace: Path) -> ToolCallU
     do, and for an edit the diff it would make."""
     content: list[ToolContent] = []
     path = _path_argument(event)
-    if event.preview.startswith(("---", "@@")) and path:
-        content.extend(diff_contents(str(workspace / path), event.preview))
-    elif event.preview:
-        content.append(tool_content(text_block(event.preview)))
+    preview = redact(event.preview)
+    if preview.startswith(("---", "@@")) and path:
+        content.extend(diff_contents(str(workspace / path), preview))
+    elif preview:
+        content.append(tool_content(text_block(preview)))
     if event.protected:
         content.append(tool_content(text_block(event.protected)))
     update = update_tool_call(
         event.call.id,
-        title=event.summary,
+        title=redact(event.summary),
         kind=TOOL_KINDS.get(event.call.name, "other"),
         status="pending",
         content=content or None,
@@ -75,8 +83,6 @@ def decision_of(response: RequestPermissionResponse) -> ApprovalDecision:
 
 
 def _path_argument(event: ApprovalRequested) -> str:
-    from forge.acp.updates import arguments_of
-
     arguments = arguments_of(event.call)
     path = arguments.get("path") if isinstance(arguments, dict) else None
     return path if isinstance(path, str) else ""

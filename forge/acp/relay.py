@@ -28,10 +28,12 @@ from acp.schema import (
 
 from forge.acp.permissions import decision_of, permission_options, permission_tool_call
 from forge.acp.updates import (
+    MAX_LIVE_OUTPUT,
     plan_of_result,
     plan_update,
     tool_call_cancelled,
     tool_call_finished,
+    tool_call_output,
     tool_call_running,
     tool_call_started,
 )
@@ -44,6 +46,7 @@ from forge.agent.events import (
     ReasoningDelta,
     ToolCallFinished,
     ToolCallStarted,
+    ToolOutputDelta,
     TurnFinished,
 )
 from forge.config.secrets import redact
@@ -99,6 +102,7 @@ class TurnRelay:
         self.workspace: Path = session.workspace
         self.open_calls: dict[str, str] = {}
         self._streamed: list[str] = []
+        self._output: dict[str, str] = {}
 
     async def run(self, events: AsyncIterator[SessionEvent]) -> StopReason:
         """Send every event of the turn; the stop reason."""
@@ -134,8 +138,13 @@ class TurnRelay:
                 await self.channel.send(tool_call_started(call, title, self.workspace))
         elif isinstance(event, ToolCallStarted) and event.call.id in self.open_calls:
             await self.channel.send(tool_call_running(event.call.id))
+        elif isinstance(event, ToolOutputDelta) and event.call_id in self.open_calls:
+            output = self._output.get(event.call_id, "") + event.text
+            self._output[event.call_id] = output[-2 * MAX_LIVE_OUTPUT :]
+            await self.channel.send(tool_call_output(event.call_id, redact(output)))
         elif isinstance(event, ToolCallFinished) and event.call.id in self.open_calls:
             del self.open_calls[event.call.id]
+            self._output.pop(event.call.id, None)
             await self.channel.send(
                 tool_call_finished(
                     event.call,

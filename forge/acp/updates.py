@@ -32,6 +32,7 @@ from acp.schema import (
     ToolKind,
 )
 
+from forge.config.secrets import redact
 from forge.context.plan import Plan, PlanStatus, plan_from_meta
 from forge.llm.messages import ToolCall
 
@@ -50,6 +51,9 @@ TOOL_KINDS: dict[str, ToolKind] = {
 MAX_RESULT_CHARS = 20_000
 """A tool result is shown to the editor up to this many characters (the model got it all)."""
 
+MAX_LIVE_OUTPUT = 4_000
+"""Characters of a running command's output shown in its card while it runs."""
+
 _PLAN_STATUS: dict[PlanStatus, PlanEntryStatus] = {
     PlanStatus.PENDING: "pending",
     PlanStatus.IN_PROGRESS: "in_progress",
@@ -60,11 +64,12 @@ ToolContent = ContentToolCallContent | FileEditToolCallContent
 
 
 def arguments_of(call: ToolCall) -> Any:
-    """The call's arguments as JSON (its raw text when it is not JSON)."""
+    """The call's arguments as JSON (its raw text when it is not JSON), keys masked."""
+    text = redact(call.arguments or "{}")
     try:
-        return json.loads(call.arguments or "{}")
+        return json.loads(text)
     except ValueError:
-        return call.arguments
+        return text
 
 
 def tool_call_started(call: ToolCall, title: str, workspace: Path) -> ToolCallStart:
@@ -102,6 +107,12 @@ def tool_call_finished(
         content=content,
         raw_output={"result": shown, "is_error": is_error},
     )
+
+
+def tool_call_output(call_id: str, output: str) -> ToolCallProgress:
+    """A running call's output so far (a command's), its last `MAX_LIVE_OUTPUT` characters."""
+    shown = output if len(output) <= MAX_LIVE_OUTPUT else "…" + output[-MAX_LIVE_OUTPUT:]
+    return update_tool_call(call_id, content=[tool_content(text_block(shown))])
 
 
 def tool_call_cancelled(call_id: str, reason: str) -> ToolCallProgress:

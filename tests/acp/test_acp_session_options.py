@@ -83,3 +83,36 @@ async def test_a_failed_turn_is_a_json_rpc_error_without_the_key(
     assert raised.value.code == -32603
     assert "Incorrect API key" in str(raised.value) and API_KEY not in str(raised.value)
     assert after.stop_reason == "end_turn"
+
+
+async def test_a_commands_output_reaches_its_card_and_keys_stay_masked(
+    llm_server: OpenAIServer, workspace: Path
+) -> None:
+    llm_server.enqueue(
+        ToolCalls(
+            [
+                Call(
+                    "execute_command",
+                    {"command": f"echo first line; echo second line; echo {API_KEY}"},
+                    id="run1",
+                )
+            ]
+        ),
+        Text("Ran it."),
+    )
+    client = RecordingClient()
+    async with forge_acp(client, forge_environment(llm_server), workspace=workspace) as (
+        connection,
+        _,
+    ):
+        session = await connection.new_session(cwd=str(workspace), mcp_servers=[])
+        sid = session.session_id
+        await connection.set_session_mode(session_id=sid, mode_id="auto")
+        await connection.prompt(session_id=sid, prompt=prompt_of("run it"))
+    updates = [u for u in client.updates if getattr(u, "tool_call_id", None) == "run1"]
+    live = [u for u in updates if u.session_update == "tool_call_update" and u.status is None]
+    assert live and "first line" in live[-1].content[0].content.text
+    assert updates[-1].status == "completed"
+    everything = "".join(u.model_dump_json() for u in client.updates)
+    assert API_KEY not in everything  # not in the arguments, the output or the result
+    assert "first line" in everything
