@@ -125,3 +125,23 @@ async def test_malformed_json_rpc_gets_an_error_and_the_connection_stays_usable(
     assert unknown["id"] == 7 and unknown["error"]["code"] == -32601  # type: ignore[index]
     assert bad_params["id"] == 8 and bad_params["error"]["code"] == -32602  # type: ignore[index]
     assert fine["id"] == 9 and fine["result"]["protocolVersion"] == 1  # type: ignore[index]
+
+
+async def test_an_unknown_mode_or_session_for_set_mode_is_refused(
+    llm_server: OpenAIServer, workspace: Path
+) -> None:
+    client = RecordingClient()
+    async with forge_acp(client, forge_environment(llm_server), workspace=workspace) as (
+        connection,
+        _,
+    ):
+        session = await connection.new_session(cwd=str(workspace), mcp_servers=[])
+        with pytest.raises(RequestError) as mode:
+            await connection.set_session_mode(session_id=session.session_id, mode_id="yolo")
+        with pytest.raises(RequestError) as unknown:
+            await connection.set_session_mode(session_id="nope", mode_id="auto")
+        with pytest.raises(RequestError) as authenticate:
+            await connection.authenticate(method_id="password")
+    assert mode.value.code == -32602 and "read-only, ask, accept-edits, auto" in str(mode.value)
+    assert unknown.value.code == -32002
+    assert "FORGE_LLM__API_KEY" in str(authenticate.value)
