@@ -41,12 +41,13 @@ from acp.schema import (
 
 from forge import __version__
 from forge.acp import errors
-from forge.acp.client_mcp import ClientServers, client_servers, trust_for_folder
+from forge.acp.client_mcp import client_servers
 from forge.acp.commands import advertised, load_commands, parse_slash
 from forge.acp.open_session import OpenSession
 from forge.acp.prompt_text import prompt_text
 from forge.acp.relay import TurnFailed, TurnRelay, Update
 from forge.acp.replay import replay_updates
+from forge.acp.server_trust import decide_servers, start_servers
 from forge.acp.slash_run import run_slash
 from forge.agent.modes import MODE_DESCRIPTIONS, MODE_ORDER, PermissionMode
 from forge.agent.sessions import SessionNotFoundError
@@ -170,7 +171,7 @@ class ForgeAcpAgent:
         session.start_background()
         starting = None
         if servers.settings and not pending:  # trusted: started now, awaited by the turn
-            starting = asyncio.ensure_future(self._add_servers(session, servers))
+            starting = asyncio.ensure_future(start_servers(session, servers))
         custom = load_commands(session.workspace, settings.commands.max_file_bytes)
         models = await self._models(session)
         opened = OpenSession(session, custom, servers, pending, models, starting)
@@ -305,7 +306,8 @@ class ForgeAcpAgent:
         if opened.servers_starting is not None:
             await opened.servers_starting
         if opened.servers_pending:
-            await self._decide_servers(opened)
+            opened.servers_pending = False
+            await decide_servers(opened, relay.channel)
         await session.wait_for_mcp(MCP_WAIT)
         slash = parse_slash(text)
         if slash is not None:
@@ -323,49 +325,6 @@ class ForgeAcpAgent:
         opened = self._sessions.get(session_id)
         if opened is not None and opened.turn is not None and not opened.turn.done():
             opened.turn.cancel()
-
-    # --- the editor's MCP servers ----------------------------------------------------------
-    async def _decide_servers(self, opened: OpenSession) -> None:
-        """Ask the editor whether its MCP servers may start (they are not trusted yet)."""
-        opened.servers_pending = False
-        session = opened.session
-        lines = [f"{p.name}: {p.command}" for p in opened.servers.source.programs]
-        tool_call = ToolCallUpdate(
-            tool_call_id="forge-trust-mcp-servers",
-            title="Start the editor's MCP servers? " + "; ".join(lines),
-            kind="execute",
-            status="pending",
-        )
-        options = [
-            PermissionOption(option_id="once", name="Start them this session", kind="allow_once"),
-            PermissionOption(
-                option_id="always", name="Trust them for this folder", kind="allow_always"
-            ),
-            PermissionOption(option_id="no", name="Not now", kind="reject_once"),
-        ]
-        answer = await self.ask(session.session_id, tool_call, options)
-        chosen = getattr(answer.outcome, "option_id", "no")
-        if chosen == "no":
-            await self._send(
-                session.session_id,
-                update_agent_message_text(
-                    "The editor's MCP servers were not started (not trusted).\n"
-                ),
-            )
-            return
-        warning = ""
-        if chosen == "always" and session.trust is not None:
-            warning = trust_for_folder(session.trust, opened.servers.source)
-        if warning:
-            await self._send(session.session_id, update_agent_message_text(warning + "\n"))
-        await self._add_servers(session, opened.servers)
-
-    @staticmethod
-    async def _add_servers(session: Session, servers: ClientServers) -> None:
-        try:
-            await session.add_mcp_servers(servers.settings, MCP_WAIT)
-        except TimeoutError:
-            logger.warning("the editor's MCP servers did not start within %s s", MCP_WAIT)
 
     # --- the connection ------------------------------------------------------------------------
     async def _send(self, session_id: str, update: Any) -> None:
