@@ -101,6 +101,9 @@ def _build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="run the workspace's own definitions and the editor's MCP servers without asking",
     )
+    acp.add_argument(
+        "--max-turns", type=int, default=50, help="LLM calls at most per prompt (default 50)"
+    )
     config = sub.add_parser("config", help="show, check or locate the config file")
     config.add_argument("action", choices=("path", "show", "validate"))
     sub.add_parser("sessions", help="list saved sessions for this workspace")

@@ -71,13 +71,19 @@ class ForgeAcpAgent:
     """The ACP `Agent` interface over Forge sessions (see the module docstring).
 
     `load_settings` returns the settings to start a session with, or raises `RequestError`
-    (invalid configuration); `trust_workspace` is `forge acp --trust-workspace`."""
+    (invalid configuration); `trust_workspace` is `forge acp --trust-workspace`, and
+    `max_llm_calls` (`--max-turns`) bounds one prompt's LLM calls."""
 
     def __init__(
-        self, load_settings: Callable[[], Settings], *, trust_workspace: bool = False
+        self,
+        load_settings: Callable[[], Settings],
+        *,
+        trust_workspace: bool = False,
+        max_llm_calls: int = 50,
     ) -> None:
         self._load_settings = load_settings
         self._trust_workspace = trust_workspace
+        self._max_llm_calls = max_llm_calls
         self._client: Client | None = None
         self._sessions: dict[str, OpenSession] = {}
         self._background: set[asyncio.Task[None]] = set()
@@ -161,6 +167,7 @@ class ForgeAcpAgent:
                 settings,
                 workspace,
                 session_id=session_id,
+                max_llm_calls=self._max_llm_calls,
                 trust_workspace=self._trust_workspace,
             )
         except (SessionNotFoundError, ValueError) as error:

@@ -49,7 +49,12 @@ def run_acp(args: argparse.Namespace) -> int:
         configure_file_logging(secrets_of(acp_settings()))
     except Exception as error:  # the sessions will say it again, as ACP errors
         print(f"forge acp: {error}", file=sys.stderr)
-    agent = ForgeAcpAgent(acp_settings, trust_workspace=bool(args.trust_workspace))
+    if args.max_turns < 1:
+        print("forge acp: --max-turns must be at least 1", file=sys.stderr)
+        return 2
+    agent = ForgeAcpAgent(
+        acp_settings, trust_workspace=bool(args.trust_workspace), max_llm_calls=args.max_turns
+    )
     try:
         asyncio.run(serve(agent))
     except KeyboardInterrupt:

@@ -7,10 +7,10 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from acp.schema import McpServerStdio
+from acp.schema import HttpHeader, HttpMcpServer, McpServerStdio
 
 from tests.acp.conftest import RecordingClient, forge_acp, forge_environment, prompt_of
-from tests.mcp.conftest import SERVER_SCRIPT
+from tests.mcp.conftest import SERVER_SCRIPT, http_server  # noqa: F401 (the fixture)
 from tests.support.openai_server import Call, OpenAIServer, Text, ToolCalls
 
 
@@ -91,3 +91,23 @@ async def test_trust_workspace_starts_them_without_asking(
         await connection.prompt(session_id=session.session_id, prompt=prompt_of("hi"))
     assert client.questions == []
     assert "tools__echo" in _tool_names(llm_server, 0)
+
+
+async def test_an_http_server_from_the_editor_is_reached_with_its_headers(
+    llm_server: OpenAIServer, workspace: Path, http_server: str
+) -> None:
+    llm_server.enqueue(
+        ToolCalls([Call("web__read_header", {"name": "x-editor"}, id="h1")]), Text("Read.")
+    )
+    client = RecordingClient(answers=["allow_once"])
+    editor_server = HttpMcpServer(
+        type="http", name="web", url=http_server, headers=[HttpHeader(name="X-Editor", value="zed")]
+    )
+    async with forge_acp(
+        client, forge_environment(llm_server), "--trust-workspace", workspace=workspace
+    ) as (connection, _):
+        session = await connection.new_session(cwd=str(workspace), mcp_servers=[editor_server])
+        await connection.prompt(session_id=session.session_id, prompt=prompt_of("read it"))
+    assert "web__read_header" in _tool_names(llm_server, 0)
+    result = [m for m in llm_server.requests[1].messages if m["role"] == "tool"][-1]
+    assert result["content"] == "zed"

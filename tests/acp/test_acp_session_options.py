@@ -116,3 +116,17 @@ async def test_a_commands_output_reaches_its_card_and_keys_stay_masked(
     everything = "".join(u.model_dump_json() for u in client.updates)
     assert API_KEY not in everything  # not in the arguments, the output or the result
     assert "first line" in everything
+
+
+async def test_the_llm_call_limit_ends_a_prompt_with_max_turn_requests(
+    llm_server: OpenAIServer, workspace: Path
+) -> None:
+    llm_server.enqueue(ToolCalls([Call("list_files", {"path": "."})]), Text("Never asked."))
+    client = RecordingClient()
+    async with forge_acp(
+        client, forge_environment(llm_server), "--max-turns", "1", workspace=workspace
+    ) as (connection, _):
+        session = await connection.new_session(cwd=str(workspace), mcp_servers=[])
+        answer = await connection.prompt(session_id=session.session_id, prompt=prompt_of("look"))
+    assert answer.stop_reason == "max_turn_requests"
+    assert len(llm_server.requests) == 1
