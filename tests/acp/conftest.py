@@ -24,6 +24,7 @@ from acp.schema import (
     ToolCallUpdate,
 )
 
+from tests.mcp.conftest import http_server  # noqa: F401 (the real HTTP MCP server fixture)
 from tests.support.openai_server import OpenAIServer
 
 REPO_ROOT = Path(__file__).resolve().parents[2]

@@ -10,7 +10,7 @@ from pathlib import Path
 from acp.schema import HttpHeader, HttpMcpServer, McpServerStdio
 
 from tests.acp.conftest import RecordingClient, forge_acp, forge_environment, prompt_of
-from tests.mcp.conftest import SERVER_SCRIPT, http_server  # noqa: F401 (the fixture)
+from tests.mcp.conftest import SERVER_SCRIPT
 from tests.support.openai_server import Call, OpenAIServer, Text, ToolCalls
 
 
