@@ -10,6 +10,7 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Callable
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +23,7 @@ from acp.schema import (
     CurrentModeUpdate,
     Implementation,
     InitializeResponse,
+    ListSessionsResponse,
     LoadSessionResponse,
     McpCapabilities,
     NewSessionResponse,
@@ -29,8 +31,11 @@ from acp.schema import (
     PromptCapabilities,
     PromptResponse,
     RequestPermissionResponse,
+    SessionCapabilities,
     SessionConfigOptionSelect,
     SessionConfigSelectOption,
+    SessionInfo,
+    SessionListCapabilities,
     SessionMode,
     SessionModeState,
     SetSessionConfigOptionResponse,
@@ -50,7 +55,7 @@ from forge.acp.replay import replay_updates
 from forge.acp.server_trust import decide_servers, start_servers
 from forge.acp.slash_run import run_slash
 from forge.agent.modes import MODE_DESCRIPTIONS, MODE_ORDER, PermissionMode
-from forge.agent.sessions import SessionNotFoundError
+from forge.agent.sessions import SessionNotFoundError, SessionStore
 from forge.config.provider_keys import main_api_key
 from forge.config.settings import Settings
 from forge.session.build import build_session
@@ -110,6 +115,7 @@ class ForgeAcpAgent:
                     image=False, audio=False, embedded_context=True
                 ),
                 mcp_capabilities=McpCapabilities(http=True, sse=False),
+                session_capabilities=SessionCapabilities(list=SessionListCapabilities()),
             ),
             auth_methods=[],
             agent_info=Implementation(name="forge", title="Forge", version=__version__),
@@ -151,6 +157,24 @@ class ForgeAcpAgent:
         self._later(self._announce(opened))
         return LoadSessionResponse(
             modes=self._modes(session), config_options=self._config_options(opened)
+        )
+
+    async def list_sessions(
+        self, cwd: str | None = None, cursor: str | None = None, **kwargs: Any
+    ) -> ListSessionsResponse:
+        """Forge's saved sessions (of the workspace `cwd` when given), newest first: what
+        `forge sessions` lists, for an editor's history; all in one page."""
+        infos = await asyncio.to_thread(SessionStore().list_sessions, cwd)
+        return ListSessionsResponse(
+            sessions=[
+                SessionInfo(
+                    session_id=info.id,
+                    cwd=info.workspace,
+                    title=info.title or None,
+                    updated_at=datetime.fromtimestamp(info.updated, UTC).isoformat(),
+                )
+                for info in infos
+            ]
         )
 
     async def _open(

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from forge.agent.sessions import SessionStore
+from forge.agent.sessions import SessionStore, workspace_key
 from tests.acp.conftest import RecordingClient, forge_acp, forge_environment, prompt_of
 from tests.support.openai_server import Call, OpenAIServer, Text, ToolCalls
 
@@ -51,3 +51,27 @@ async def test_a_saved_session_is_replayed_and_continued(
     sent = [m["content"] for m in llm_server.requests[-1].messages if m["role"] == "user"]
     assert sent[:1] == ["make a file"] and sent[-1] == "are you there?"
     assert "are you there?" in SessionStore().path_for(sid).read_text()
+
+
+async def test_saved_sessions_are_listed_for_the_workspace(
+    llm_server: OpenAIServer, workspace: Path, tmp_path: Path
+) -> None:
+    other = tmp_path / "other"
+    other.mkdir()
+    llm_server.enqueue(Text("One."), Text("Two."))
+    client = RecordingClient()
+    async with forge_acp(client, forge_environment(llm_server), workspace=workspace) as (
+        connection,
+        _,
+    ):
+        mine = await connection.new_session(cwd=str(workspace), mcp_servers=[])
+        await connection.prompt(session_id=mine.session_id, prompt=prompt_of("fix the parser"))
+        theirs = await connection.new_session(cwd=str(other), mcp_servers=[])
+        await connection.prompt(session_id=theirs.session_id, prompt=prompt_of("elsewhere"))
+        listed = await connection.list_sessions(cwd=str(workspace))
+        everything = await connection.list_sessions()
+    assert [(s.session_id, s.title) for s in listed.sessions] == [
+        (mine.session_id, "fix the parser")
+    ]
+    assert listed.sessions[0].cwd == workspace_key(workspace)
+    assert {s.session_id for s in everything.sessions} == {mine.session_id, theirs.session_id}
