@@ -295,6 +295,21 @@ class ForgeAcpAgent:
             opened.models.append(model)
         return session.apply_settings(session.settings.model_copy(update={"llm": llm}))
 
+    async def reload_commands(self, opened: OpenSession) -> None:
+        """Read the custom command files again; tell the editor when the list changed."""
+        session = opened.session
+        custom = load_commands(session.workspace, session.settings.commands.max_file_bytes)
+        if set(custom.commands) == set(opened.custom.commands):
+            return
+        opened.custom = custom
+        await self._send(
+            session.session_id,
+            AvailableCommandsUpdate(
+                session_update="available_commands_update",
+                available_commands=advertised(custom),
+            ),
+        )
+
     async def announce_mode(self, opened: OpenSession) -> None:
         """Tell the editor the mode changed (a `/mode` command)."""
         session = opened.session

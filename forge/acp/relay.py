@@ -110,6 +110,8 @@ class TurnRelay:
         async for event in events:
             if isinstance(event, ErrorEvent) and event.fatal:
                 error = event.message
+            elif isinstance(event, ErrorEvent):  # the turn goes on (a failed summary, …)
+                await self.channel.send(update_agent_thought_text(redact(event.message) + "\n"))
             elif isinstance(event, TurnFinished):
                 await self._finish(event)
                 if event.reason == "error":

@@ -22,6 +22,8 @@ class CommandHost(Protocol):
 
     async def announce_mode(self, opened: OpenSession) -> None: ...
 
+    async def reload_commands(self, opened: OpenSession) -> None: ...
+
 
 async def run_slash(
     agent: CommandHost, opened: OpenSession, slash: SlashInput, relay: TurnRelay
@@ -29,6 +31,8 @@ async def run_slash(
     """Run a built-in command (its answer is sent); None for a custom command (the caller
     runs its turn); an unknown command is answered as such."""
     if slash.name not in BUILTIN_NAMES:
+        if opened.custom.get(slash.name) is None:
+            await agent.reload_commands(opened)  # a command file added since the start
         if opened.custom.get(slash.name) is not None:
             return None
         await _say(relay, f"Unknown command /{slash.name}. /help lists Forge's commands.")

@@ -139,3 +139,23 @@ async def test_a_question_is_shown_and_the_model_is_told_to_end_the_turn(
     assert answer["content"] == QUESTION_SHOWN
     # An editor is interactive: the system prompt does not say nobody is watching.
     assert "No user is watching" not in llm_server.requests[0].messages[0]["content"]
+
+
+async def test_a_command_file_added_while_running_is_found_and_advertised(
+    llm_server: OpenAIServer, workspace: Path
+) -> None:
+    llm_server.enqueue(Text("Late command ran."))
+    client = RecordingClient()
+    async with forge_acp(client, forge_environment(llm_server), workspace=workspace) as (
+        connection,
+        _,
+    ):
+        session = await connection.new_session(cwd=str(workspace), mcp_servers=[])
+        commands = workspace / ".forge" / "commands"
+        commands.mkdir(parents=True)
+        (commands / "late.md").write_text("Do the late thing\n")
+        answer = await connection.prompt(session_id=session.session_id, prompt=prompt_of("/late"))
+    assert answer.stop_reason == "end_turn"
+    assert llm_server.requests[0].messages[-1]["content"] == "Do the late thing"
+    latest = client.of_kind("available_commands_update")[-1]
+    assert "late" in {command.name for command in latest.available_commands}
