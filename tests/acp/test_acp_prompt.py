@@ -159,3 +159,31 @@ async def test_a_command_file_added_while_running_is_found_and_advertised(
     assert llm_server.requests[0].messages[-1]["content"] == "Do the late thing"
     latest = client.of_kind("available_commands_update")[-1]
     assert "late" in {command.name for command in latest.available_commands}
+
+
+async def test_undo_context_and_cost_commands_answer_without_a_model_call(
+    llm_server: OpenAIServer, workspace: Path
+) -> None:
+    llm_server.enqueue(
+        ToolCalls([Call("write_file", {"path": "made.txt", "content": "new\n"})]),
+        Text("Made it."),
+    )
+    client = RecordingClient(answers=["allow_once"])
+    async with forge_acp(client, forge_environment(llm_server), workspace=workspace) as (
+        connection,
+        _,
+    ):
+        session = await connection.new_session(cwd=str(workspace), mcp_servers=[])
+        sid = session.session_id
+        await connection.prompt(session_id=sid, prompt=prompt_of("make a file"))
+        made = (workspace / "made.txt").exists()
+        replies = {}
+        for command in ("/context", "/cost", "/undo", "/undo"):
+            client.clear()
+            await connection.prompt(session_id=sid, prompt=prompt_of(command))
+            replies.setdefault(command, []).append(client.text())
+    assert made and not (workspace / "made.txt").exists()
+    assert replies["/context"][0].startswith("Context: ")
+    assert "agent gpt-4o-mini: 2 requests" in replies["/cost"][0]
+    assert "made.txt" in replies["/undo"][0] and replies["/undo"][1].startswith("Nothing to undo")
+    assert len(llm_server.requests) == 2  # the commands made no request
