@@ -145,3 +145,17 @@ async def test_an_unknown_mode_or_session_for_set_mode_is_refused(
     assert mode.value.code == -32602 and "read-only, ask, accept-edits, auto" in str(mode.value)
     assert unknown.value.code == -32002
     assert "FORGE_LLM__API_KEY" in str(authenticate.value)
+
+
+async def test_an_invalid_config_file_is_named_in_the_error(
+    llm_server: OpenAIServer, workspace: Path, tmp_path: Path
+) -> None:
+    config = tmp_path / "broken.yaml"
+    config.write_text("context:\n  max_tokens: lots\n")
+    client = RecordingClient()
+    environment = forge_environment(llm_server, FORGE_CONFIG=str(config))
+    async with forge_acp(client, environment, workspace=workspace) as (connection, _):
+        with pytest.raises(RequestError) as raised:
+            await connection.new_session(cwd=str(workspace), mcp_servers=[])
+    assert raised.value.code == -32602
+    assert str(config) in str(raised.value) and "max_tokens" in str(raised.value)
