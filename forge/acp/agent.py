@@ -180,12 +180,14 @@ class ForgeAcpAgent:
     async def _open(
         self, cwd: str, session_id: str | None, mcp_servers: list[Any] | None
     ) -> OpenSession:
-        settings = self._load_settings()
+        settings = await asyncio.to_thread(self._load_settings)
         if not main_api_key(settings.llm):
             raise errors.no_api_key()
         workspace = workspace_of(cwd)
         servers = client_servers(mcp_servers)
         try:
+            if session_id is not None:
+                await asyncio.to_thread(_whole_id, workspace, session_id)
             session = await asyncio.to_thread(
                 build_session,
                 settings,
@@ -415,6 +417,16 @@ class ForgeAcpAgent:
                 await self._close(session_id)
             except Exception:
                 logger.exception("closing session %s failed", session_id)
+
+
+def _whole_id(workspace: Path, session_id: str) -> None:
+    """`session/load` takes a whole id (the editor keeps the id it asked for); a unique part
+    of one, which `--resume` accepts, is refused with the whole id named."""
+    found = SessionStore().find(workspace, session_id)
+    if found != session_id:
+        raise SessionNotFoundError(
+            f"no session {session_id!r}; session/load takes a whole id (did you mean {found}?)"
+        )
 
 
 def workspace_of(cwd: str) -> Path:

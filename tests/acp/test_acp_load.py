@@ -5,6 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+from acp import RequestError
+
 from forge.agent.sessions import SessionStore, workspace_key
 from tests.acp.conftest import RecordingClient, forge_acp, forge_environment, prompt_of
 from tests.support.openai_server import Call, OpenAIServer, Text, ToolCalls
@@ -75,3 +78,20 @@ async def test_saved_sessions_are_listed_for_the_workspace(
     ]
     assert listed.sessions[0].cwd == workspace_key(workspace)
     assert {s.session_id for s in everything.sessions} == {mine.session_id, theirs.session_id}
+
+
+async def test_loading_by_part_of_an_id_names_the_whole_one(
+    llm_server: OpenAIServer, workspace: Path
+) -> None:
+    llm_server.enqueue(Text("Saved."))
+    client = RecordingClient()
+    async with forge_acp(client, forge_environment(llm_server), workspace=workspace) as (
+        connection,
+        _,
+    ):
+        session = await connection.new_session(cwd=str(workspace), mcp_servers=[])
+        sid = session.session_id
+        await connection.prompt(session_id=sid, prompt=prompt_of("keep me"))
+        with pytest.raises(RequestError) as raised:
+            await connection.load_session(cwd=str(workspace), session_id=sid[-6:], mcp_servers=[])
+    assert raised.value.code == -32002 and f"did you mean {sid}?" in str(raised.value)
