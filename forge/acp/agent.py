@@ -20,6 +20,7 @@ from acp.schema import (
     AgentCapabilities,
     AvailableCommandsUpdate,
     ClientCapabilities,
+    ConfigOptionUpdate,
     CurrentModeUpdate,
     Implementation,
     InitializeResponse,
@@ -296,6 +297,16 @@ class ForgeAcpAgent:
         if model not in opened.models:
             opened.models.append(model)
         return session.apply_settings(session.settings.model_copy(update={"llm": llm}))
+
+    async def announce_options(self, opened: OpenSession) -> None:
+        """Tell the editor the session's options changed (a `/model` command)."""
+        await self._send(
+            opened.session.session_id,
+            ConfigOptionUpdate(
+                session_update="config_option_update",
+                config_options=self._config_options(opened),
+            ),
+        )
 
     async def reload_commands(self, opened: OpenSession) -> None:
         """Read the custom command files again; tell the editor when the list changed."""

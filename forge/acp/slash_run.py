@@ -24,6 +24,8 @@ class CommandHost(Protocol):
 
     async def reload_commands(self, opened: OpenSession) -> None: ...
 
+    async def announce_options(self, opened: OpenSession) -> None: ...
+
 
 async def run_slash(
     agent: CommandHost, opened: OpenSession, slash: SlashInput, relay: TurnRelay
@@ -59,7 +61,9 @@ async def run_slash(
         if not slash.argument:
             await _say(relay, f"Model: {session.settings.llm.model}. /model NAME switches.")
         else:
-            await _say(relay, f"Switched ({agent.switch_model(opened, slash.argument)}).")
+            changed = agent.switch_model(opened, slash.argument)
+            await agent.announce_options(opened)
+            await _say(relay, f"Switched ({changed}).")
     elif slash.name == "mode":
         await _mode(agent, opened, slash.argument, relay)
     elif slash.name == "undo":

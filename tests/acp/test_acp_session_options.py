@@ -33,6 +33,7 @@ async def test_the_model_option_lists_the_servers_models_and_switches_the_next_t
         )
         await connection.prompt(session_id=sid, prompt=prompt_of("one"))
         await connection.prompt(session_id=sid, prompt=prompt_of("/model third-model"))
+        [announced] = client.of_kind("config_option_update")
         await connection.prompt(session_id=sid, prompt=prompt_of("two"))
         with pytest.raises(RequestError) as unknown:
             await connection.set_config_option(config_id="colour", session_id=sid, value="red")
@@ -40,6 +41,7 @@ async def test_the_model_option_lists_the_servers_models_and_switches_the_next_t
     assert [o.value for o in offered.options] == ["configured-model", "test-model"]
     assert _option(changed.config_options).current_value == "test-model"
     assert [r.model for r in llm_server.requests] == ["test-model", "third-model"]
+    assert _option(announced.config_options).current_value == "third-model"
     assert unknown.value.code == -32602
 
 
