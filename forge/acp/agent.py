@@ -351,9 +351,11 @@ class ForgeAcpAgent:
                 opened.turn.cancel()
                 with contextlib.suppress(BaseException):
                     await opened.turn
-        if opened.turn.cancelled():
-            with contextlib.suppress(ConnectionError):
+        with contextlib.suppress(ConnectionError):
+            if opened.turn.cancelled():
                 await relay.report_cancelled()
+            await relay.report_usage()
+        if opened.turn.cancelled():
             return PromptResponse(stop_reason="cancelled")
         try:
             return PromptResponse(stop_reason=opened.turn.result())

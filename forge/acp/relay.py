@@ -18,12 +18,14 @@ from acp.schema import (
     AgentMessageChunk,
     AgentPlanUpdate,
     AgentThoughtChunk,
+    Cost,
     PermissionOption,
     RequestPermissionResponse,
     StopReason,
     ToolCallProgress,
     ToolCallStart,
     ToolCallUpdate,
+    UsageUpdate,
 )
 
 from forge.acp.permissions import decision_of, permission_options, permission_tool_call
@@ -55,7 +57,14 @@ from forge.session.events import AttachmentsAdded, SessionEvent
 
 logger = logging.getLogger(__name__)
 
-Update = AgentMessageChunk | AgentThoughtChunk | ToolCallStart | ToolCallProgress | AgentPlanUpdate
+Update = (
+    AgentMessageChunk
+    | AgentThoughtChunk
+    | ToolCallStart
+    | ToolCallProgress
+    | AgentPlanUpdate
+    | UsageUpdate
+)
 
 STOP_REASONS: dict[str, StopReason] = {
     "completed": "end_turn",
@@ -182,6 +191,19 @@ class TurnRelay:
         final = event.final_text.strip()
         if final and final not in "".join(self._streamed):
             await self.channel.send(update_agent_message_text(redact(event.final_text)))
+
+    async def report_usage(self) -> None:
+        """The context's fill and the session's cost so far (`usage_update`), after a turn."""
+        report = self.session.context_report()
+        dollars = self.session.cost_report().dollars()
+        await self.channel.send(
+            UsageUpdate(
+                session_update="usage_update",
+                used=report.current_tokens,
+                size=report.max_tokens,
+                cost=Cost(amount=dollars, currency="USD") if dollars is not None else None,
+            )
+        )
 
     async def report_cancelled(self) -> None:
         """Tell the editor every announced call that did not finish was cancelled."""

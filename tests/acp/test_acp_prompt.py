@@ -51,6 +51,9 @@ async def test_a_prompt_streams_thought_and_message_chunks_and_ends_the_turn(
     assert client.text() == "The answer is forty-two."
     assert client.text("agent_thought_chunk") == "Thinking it over."
     assert llm_server.requests[0].messages[-1]["content"] == "What is the answer?"
+    [usage] = client.of_kind("usage_update")  # the context's fill and the cost, after the turn
+    assert 0 < usage.used < usage.size
+    assert usage.cost is not None and usage.cost.currency == "USD"
     # The session's modes and model are offered at once.
     assert session.modes is not None and session.modes.current_mode_id == "ask"
     assert [mode.id for mode in session.modes.available_modes] == [
