@@ -93,6 +93,17 @@ def _build_parser() -> argparse.ArgumentParser:
     run.add_argument(
         "--workspace", "-C", default=argparse.SUPPRESS, help="workspace directory (default: .)"
     )
+    acp = sub.add_parser(
+        "acp", help="serve the Agent Client Protocol on stdio (editors: Zed, Toad; ADR 0044)"
+    )
+    acp.add_argument(
+        "--trust-workspace",
+        action="store_true",
+        help="run the workspace's own definitions and the editor's MCP servers without asking",
+    )
+    acp.add_argument(
+        "--max-turns", type=int, default=50, help="LLM calls at most per prompt (default 50)"
+    )
     config = sub.add_parser("config", help="show, check or locate the config file")
     config.add_argument("action", choices=("path", "show", "validate"))
     sub.add_parser("sessions", help="list saved sessions for this workspace")
@@ -119,7 +130,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         return run_config_command(args.action)
     ephemeral = args.command == "run" and args.ephemeral  # writes nothing: no dirs needed
-    if args.command in (None, "run") and not ephemeral:
+    if args.command in (None, "run", "acp") and not ephemeral:
         from forge.config.paths import unusable_directories
 
         # Sessions and logs need these; one clear line beats a traceback mid-run.
@@ -131,6 +142,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from forge.headless.run import run_headless
 
         return run_headless(args)
+    if args.command == "acp":
+        from forge.acp.server import run_acp
+
+        return run_acp(args)
     if args.command == "trust":
         from forge.agent.trust.command import run_trust_command
 

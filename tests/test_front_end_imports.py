@@ -69,6 +69,27 @@ ALLOWED = {
         "forge.config.secrets",
         "forge.llm.stream",  # the usage record's fields
     },
+    # `forge acp` (docs/adr/0044): the session and the vocabulary it translates to ACP.
+    "forge.acp": {
+        "forge.session.build",
+        "forge.session.core",
+        "forge.session.events",
+        "forge.session.parts",
+        "forge.agent.custom_commands",
+        "forge.agent.events",
+        "forge.agent.logs",
+        "forge.agent.modes",
+        "forge.agent.sessions",
+        "forge.agent.trust",
+        "forge.agent.trust.programs",  # the editor's MCP servers as a source to trust
+        "forge.agent.trust.sources",  # the workspace files kept trusted beside them
+        "forge.config.provider_keys",  # whether a key is configured (session/new's error)
+        "forge.config.secrets",  # masking what is sent to the editor
+        "forge.config.settings",
+        "forge.config.store",
+        "forge.context.plan",
+        "forge.llm.messages",
+    },
 }
 
 

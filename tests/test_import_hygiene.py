@@ -1,10 +1,11 @@
 """The core never imports Textual or Rich.
 
 Two checks. In a fresh interpreter, import every module of forge.config, forge.llm,
-forge.context, forge.agent, forge.session and forge.headless (`forge run` is no Textual
-app either) and look at `sys.modules`. One allowance, measured rather than
-assumed: httpx's `__init__` imports its command-line module, which loads Rich whenever click,
-pygments and Rich are all installed (true in the dev environment, where uvicorn brings click).
+forge.context, forge.agent, forge.session, forge.headless and forge.acp (`forge run` and
+`forge acp` are no Textual apps either) and look at `sys.modules`. One allowance, measured
+rather than assumed: httpx's `__init__` imports its command-line module, which loads Rich
+whenever click, pygments and Rich are all installed (true in the dev environment, where
+uvicorn brings click).
 So the probe first imports httpx alone, and then demands that Forge's core adds no Textual
 module at all and no Rich module beyond httpx's. Second, a static scan: no core source file
 has an import statement naming textual or rich.
@@ -26,6 +27,7 @@ CORE_PACKAGES = (
     "forge.agent",
     "forge.session",
     "forge.headless",
+    "forge.acp",
 )
 FORBIDDEN = ("textual", "rich")
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncGenerator, Callable, Sequence
+from collections.abc import AsyncGenerator, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
@@ -30,7 +30,7 @@ from forge.agent.sessions import SessionLog, SessionStore
 from forge.agent.tools.base import ToolError
 from forge.agent.tools.registry import ToolRegistry
 from forge.agent.trust import WorkspaceTrust
-from forge.config.settings import Settings
+from forge.config.settings import McpServerSettings, Settings
 from forge.context.manager import Manager
 from forge.llm.messages import Message, ToolCall
 from forge.llm.tokenizer import TiktokenCounter
@@ -334,6 +334,19 @@ class Session:
         `forge run`, whose one turn would otherwise start before the tools are listed)."""
         if self.mcp is not None:
             await self.mcp.wait_settled(limit)
+
+    async def add_mcp_servers(
+        self, servers: Mapping[str, McpServerSettings], limit: float | None = None
+    ) -> str:
+        """Start `servers` beside the configured ones, for this session only (`forge acp`: the
+        editor's servers, once trusted); waits at most `limit` seconds until they are ready or
+        failed. Returns what changed."""
+        merged = {**self.settings.mcp_servers, **servers}
+        self.apply_settings(self.settings.model_copy(update={"mcp_servers": merged}))
+        if self.mcp is None:
+            return ""
+        async with asyncio.timeout(limit):
+            return await self.mcp.reconfigured()
 
     async def aclose(self) -> None:
         """Close every provider this session created (the current one and replaced ones)

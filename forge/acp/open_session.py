@@ -1,0 +1,27 @@
+"""One ACP session as `forge acp` holds it: the Forge session and what the editor added."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+
+from acp.schema import StopReason
+
+from forge.acp.client_mcp import ClientServers
+from forge.agent.custom_commands import CustomCommands
+from forge.session.core import Session
+
+
+@dataclass
+class OpenSession:
+    """An ACP session: the Forge session, its commands, the editor's MCP servers, the turn."""
+
+    session: Session
+    custom: CustomCommands
+    servers: ClientServers
+    servers_pending: bool
+    """The editor's servers wait for the trust question (asked before the first turn)."""
+    models: list[str]
+    servers_starting: asyncio.Future[None] | None = None
+    """The editor's trusted servers being started (the first turn waits for them)."""
+    turn: asyncio.Task[StopReason] | None = None

@@ -1,0 +1,66 @@
+"""A saved conversation as the session updates `session/load` sends before it answers: the
+user's messages, the answers and their reasoning, each tool call with its final status and
+result, and the latest plan — what the editor needs to show the session as it was."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+
+from acp import update_agent_message_text, update_agent_thought_text, update_user_message_text
+from acp.schema import (
+    AgentMessageChunk,
+    AgentPlanUpdate,
+    AgentThoughtChunk,
+    ToolCallProgress,
+    ToolCallStart,
+    UserMessageChunk,
+)
+
+from forge.acp.updates import plan_update, tool_call_finished, tool_call_started
+from forge.context.plan import plan_of_message
+from forge.llm.messages import Message, MessageKind, ToolCall
+
+ReplayUpdate = (
+    UserMessageChunk
+    | AgentMessageChunk
+    | AgentThoughtChunk
+    | ToolCallStart
+    | ToolCallProgress
+    | AgentPlanUpdate
+)
+
+SUMMARY_NOTE = "[earlier conversation, summarized by Forge]\n"
+
+
+def replay_updates(
+    messages: Sequence[Message], workspace: Path, describe: Callable[[ToolCall], str]
+) -> Iterator[ReplayUpdate]:
+    """The updates that show `messages` (a resumed conversation) in order; `describe` gives
+    a call's title (`Session.describe_call`)."""
+    calls: dict[str, ToolCall] = {}
+    latest_plan = None
+    for message in messages:
+        if message.role == "system":
+            continue
+        if (plan := plan_of_message(message)) is not None:
+            latest_plan = plan
+            continue
+        if message.role == "user":
+            prefix = SUMMARY_NOTE if message.kind is MessageKind.SUMMARY else ""
+            if message.content:
+                yield update_user_message_text(prefix + message.content)
+        elif message.role == "assistant":
+            if message.reasoning:
+                yield update_agent_thought_text(message.reasoning)
+            if message.content:
+                yield update_agent_message_text(message.content)
+            for call in message.tool_calls:
+                calls[call.id] = call
+                yield tool_call_started(call, describe(call), workspace)
+        elif message.role == "tool" and message.tool_call_id in calls:
+            call = calls[message.tool_call_id]
+            failed = bool(message.meta.get("cancelled") or message.meta.get("is_error"))
+            yield tool_call_finished(call, message.content, failed, {}, workspace)
+    if latest_plan:
+        yield plan_update(latest_plan)

@@ -1,0 +1,176 @@
+"""Toad (an ACP client in Textual, `batrachian-toad` on PyPI) against `forge acp`, in tmux.
+
+Installs Toad into `.toad-venv` (git-ignored; needs PyPI, so this is not part of `make
+test`), starts the loopback OpenAI-compatible server with a scripted two-turn task, runs
+`toad acp "python -m forge acp" WORKSPACE` in a tmux session with isolated XDG directories,
+and drives it with keys: turn 1 asks Forge to create a file (Forge asks for approval; the
+script presses `a`, Toad's "Allow once"), turn 2 asks what the file says (a read, no
+approval). It checks the screen (`tmux capture-pane`) and the file, prints the Toad version
+and PASS, or FAIL with the screen and the reason.
+
+Toad 0.5 and later require Python >= 3.14: set TOAD_PYTHON to such an interpreter when
+`python3.14` is not on PATH. Run: `.venv/bin/python scripts/toad_acp_check.py`.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO_ROOT))
+
+from tests.support.openai_server import Call, OpenAIServer, Text, ToolCalls  # noqa: E402
+
+VENV = REPO_ROOT / ".toad-venv"
+SESSION = f"forge-toad-check-{os.getpid()}"
+WAIT = 60.0
+FIRST_ANSWER = "Created hello.txt for you."
+SECOND_ANSWER = "The file says: hello from forge"
+
+
+class CheckFailed(Exception):
+    """The check failed; the message says at which step."""
+
+
+def toad_python() -> str:
+    """An interpreter new enough for Toad (>= 3.14)."""
+    candidates = [os.environ.get("TOAD_PYTHON", "")] + [
+        shutil.which(f"python3.{minor}") or "" for minor in (14, 15, 16)
+    ]
+    for candidate in filter(None, candidates):
+        probe = subprocess.run(
+            [candidate, "-c", "import sys; print(sys.version_info >= (3, 14))"],
+            capture_output=True,
+            text=True,
+        )
+        if probe.stdout.strip() == "True":
+            return candidate
+    raise CheckFailed(
+        "Toad (batrachian-toad >= 0.5) requires Python >= 3.14 and none was found "
+        f"(this machine has {sys.version.split()[0]}); set TOAD_PYTHON to a 3.14 interpreter"
+    )
+
+
+def install_toad() -> tuple[Path, str]:
+    """`.toad-venv` with batrachian-toad; the `toad` program and its version."""
+    if not (VENV / "bin" / "toad").exists():
+        subprocess.run([toad_python(), "-m", "venv", str(VENV)], check=True)
+        subprocess.run([str(VENV / "bin" / "pip"), "install", "-q", "batrachian-toad"], check=True)
+    shown = subprocess.run(
+        [str(VENV / "bin" / "pip"), "show", "batrachian-toad"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    version = next(
+        line.split(":", 1)[1].strip() for line in shown.splitlines() if line.startswith("Version:")
+    )
+    return VENV / "bin" / "toad", version
+
+
+def tmux(*args: str) -> str:
+    return subprocess.run(["tmux", *args], capture_output=True, text=True, check=False).stdout
+
+
+def screen() -> str:
+    return tmux("capture-pane", "-p", "-t", SESSION)
+
+
+def wait_for(what: str, check: object, timeout: float = WAIT) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if callable(check) and check():
+            return
+        time.sleep(0.5)
+    raise CheckFailed(f"timed out waiting for {what}")
+
+
+def on_screen(text: str) -> bool:
+    return text in " ".join(screen().split())
+
+
+def type_line(text: str) -> None:
+    tmux("send-keys", "-t", SESSION, "-l", text)
+    time.sleep(0.3)
+    tmux("send-keys", "-t", SESSION, "Enter")
+
+
+def run_check(toad: Path, server: OpenAIServer, root: Path) -> None:
+    workspace = root / "workspace"
+    workspace.mkdir()
+    environment = {
+        "HOME": str(root / "home"),
+        "XDG_CONFIG_HOME": str(root / "config"),
+        "XDG_DATA_HOME": str(root / "data"),
+        "XDG_STATE_HOME": str(root / "state"),
+        "XDG_CACHE_HOME": str(root / "cache"),
+        "OPENAI_BASE_URL": server.base_url,
+        "OPENAI_API_KEY": "sk-toad-check-0123456789",
+        "FORGE_LLM__MAX_RETRIES": "0",
+        "PYTHONPATH": str(REPO_ROOT),
+        "TERM": "xterm-256color",
+    }
+    forge = f"{shlex.quote(sys.executable)} -m forge acp"
+    command = shlex.join(
+        [
+            "env",
+            *(f"{k}={v}" for k, v in environment.items()),
+            str(toad),
+            "acp",
+            forge,
+            str(workspace),
+        ]
+    )
+    tmux("new-session", "-d", "-s", SESSION, "-x", "160", "-y", "48", command)
+    time.sleep(5)  # Toad starts and connects to forge acp
+    type_line("Create hello.txt saying hello from forge")
+    wait_for(
+        "the approval request", lambda: on_screen("Approval request") or on_screen("Allow once")
+    )
+    tmux("send-keys", "-t", SESSION, "a")  # Toad's "Allow once"
+    wait_for("the first answer", lambda: on_screen(FIRST_ANSWER))
+    if (workspace / "hello.txt").read_text() != "hello from forge\n":
+        raise CheckFailed("hello.txt was not written as asked")
+    type_line("What does hello.txt say?")
+    wait_for("the second answer", lambda: on_screen(SECOND_ANSWER))
+    if server.pending():
+        raise CheckFailed(f"{server.pending()} scripted replies were not asked for")
+
+
+def main() -> int:
+    try:
+        toad, version = install_toad()
+    except (CheckFailed, subprocess.CalledProcessError) as error:
+        print(f"FAIL (Toad not installed): {error}")
+        return 1
+    print(f"Toad (batrachian-toad) {version}")
+    server = OpenAIServer().start()
+    server.enqueue(
+        ToolCalls([Call("write_file", {"path": "hello.txt", "content": "hello from forge\n"})]),
+        Text(FIRST_ANSWER),
+        ToolCalls([Call("read_file", {"path": "hello.txt"})]),
+        Text(SECOND_ANSWER),
+    )
+    root = Path(tempfile.mkdtemp(prefix="forge-toad-check-"))
+    try:
+        run_check(toad, server, root)
+    except (CheckFailed, OSError) as error:
+        print(f"FAIL: {error}\n--- screen ---\n{screen()}")
+        return 1
+    finally:
+        tmux("kill-session", "-t", SESSION)
+        server.stop()
+        shutil.rmtree(root, ignore_errors=True)
+    print("PASS: two turns, one approval, the file written and read back through Toad")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

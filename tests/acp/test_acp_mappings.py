@@ -1,0 +1,64 @@
+"""The pure mappings of `forge acp`: prompt blocks to a message, unified diffs to ACP diffs,
+and which received lines the transport answers as malformed."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from acp import text_block
+from acp.schema import (
+    EmbeddedResourceContentBlock,
+    ResourceContentBlock,
+    TextResourceContents,
+)
+
+from forge.acp.prompt_text import prompt_text
+from forge.acp.transport import INVALID_REQUEST, PARSE_ERROR, malformed_reply
+from forge.acp.updates import diff_contents
+
+
+def test_a_workspace_file_link_becomes_a_mention_and_an_embedded_buffer_is_included(
+    tmp_path: Path,
+) -> None:
+    workspace = tmp_path.resolve()
+    (workspace / "src").mkdir()
+    blocks = [
+        text_block("Explain"),
+        ResourceContentBlock(type="resource_link", uri=f"file://{workspace}/src/app.py", name="a"),
+        ResourceContentBlock(type="resource_link", uri="file:///etc/hosts", name="h"),
+        EmbeddedResourceContentBlock(
+            type="resource",
+            resource=TextResourceContents(uri="file:///unsaved.py", text="x = 1"),
+        ),
+    ]
+    text = prompt_text(blocks, workspace)
+    assert text.startswith("Explain @src/app.py file:///etc/hosts")
+    assert "[file:///unsaved.py]\nx = 1" in text
+
+
+def test_each_hunk_of_a_unified_diff_is_one_acp_diff() -> None:
+    unified = (
+        "--- a/f.txt\n+++ b/f.txt\n"
+        "@@ -1,2 +1,2 @@\n keep\n-old\n+new\n"
+        "@@ -9 +9,2 @@\n-gone\n+one\n+two\n"
+    )
+    first, second = diff_contents("/w/f.txt", unified)
+    assert (first.old_text, first.new_text) == ("keep\nold\n", "keep\nnew\n")
+    assert (second.old_text, second.new_text) == ("gone\n", "one\ntwo\n")
+    assert first.path == "/w/f.txt"
+    # A new empty file: one diff from nothing.
+    [empty] = diff_contents("/w/new.txt", "--- /dev/null\n+++ b/new.txt\n")
+    assert empty.old_text is None and empty.new_text == ""
+
+
+def test_the_transport_answers_only_lines_that_are_not_messages() -> None:
+    assert malformed_reply(b'{"jsonrpc":"2.0","id":1,"method":"initialize"}\n') is None
+    assert malformed_reply(b'{"jsonrpc":"2.0","method":"session/cancel"}\n') is None
+    assert malformed_reply(b'{"jsonrpc":"2.0","id":3,"result":{}}\n') is None
+    parse = malformed_reply(b"{nope\n")
+    assert parse is not None and parse["error"]["code"] == PARSE_ERROR and parse["id"] is None
+    for line in (b"[1]\n", b"42\n", b'{"method": 5}\n', b'{"params": {}}\n'):
+        reply = malformed_reply(line)
+        assert reply is not None and reply["error"]["code"] == INVALID_REQUEST
+    long = malformed_reply(b"x" * 1000 + b"\n")
+    assert long is not None and len(long["error"]["data"]["received"]) == 200
