@@ -254,6 +254,7 @@ def run_headless(args: argparse.Namespace) -> int:
             mode=mode,
             max_llm_calls=args.max_turns,
             trust_workspace=bool(getattr(args, "trust_workspace", False)),
+            no_hooks=bool(getattr(args, "no_hooks", False)),
         )
     except (SessionNotFoundError, ValueError) as error:
         print(f"forge run: {error}", file=sys.stderr)
@@ -379,6 +380,8 @@ async def run_task(
                 runtime.session_id, runtime.settings.llm.model, str(runtime.workspace)
             )
             _warn_untrusted(runtime, writer)
+            async for event in runtime.start_hooks():  # SessionStart (docs/adr/0043)
+                writer.event(event)
             async for event in runtime.run_turn(task):
                 if isinstance(event, AttachmentsAdded):
                     _say_attachments(event, writer)
