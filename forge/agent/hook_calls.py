@@ -176,7 +176,9 @@ async def post_tool_use(
         content += f"\n\n[{event.value} hook feedback]\n{outcome.feedback}"
     if outcome.context:
         content += f"\n\n[{event.value} hook context]\n{outcome.context}"
-    stop = (outcome.stop_reason or f"a {event.value} hook stopped the turn") if outcome.stop else None
+    stop = (
+        (outcome.stop_reason or f"a {event.value} hook stopped the turn") if outcome.stop else None
+    )
     changed = dataclasses.replace(result, content=content) if content != result.content else result
     return PostToolCheck(changed, outcome_events(outcome), stop)
 

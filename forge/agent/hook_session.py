@@ -146,7 +146,7 @@ def with_context(text: str, context: str, source: str) -> str:
     """`text` with a hook's `context` after it, marked as what `source` added."""
     if not context.strip():
         return text
-    return f"{text}\n\n<hook-context source=\"{source}\">\n{context.strip()}\n</hook-context>"
+    return f'{text}\n\n<hook-context source="{source}">\n{context.strip()}\n</hook-context>'
 
 
 @dataclass

@@ -79,12 +79,9 @@ async def around_turn(
             if outcome.go_on and not outcome.stop:
                 yield HookWarning(
                     HookEvent.STOP.value,
-                    f"Stop hooks kept the turn going {STOP_CONTINUATION_LIMIT} times; "
-                    "it ends now",
+                    f"Stop hooks kept the turn going {STOP_CONTINUATION_LIMIT} times; it ends now",
                 )
-        for event in await hooks.notify(
-            f"Forge finished the turn ({held.reason})", "idle_prompt"
-        ):
+        for event in await hooks.notify(f"Forge finished the turn ({held.reason})", "idle_prompt"):
             yield event
         yield held
         return

@@ -20,14 +20,6 @@ from forge.agent.answers import NO_USER_ANSWER, DismissedError, answer_of
 from forge.agent.approvals import ApprovalPolicy
 from forge.agent.circuit_breaker import CircuitBreaker
 from forge.agent.event_pump import EventPump
-from forge.agent.hook_calls import (
-    approval_notification,
-    hook_refusal,
-    permission,
-    post_tool_use,
-    pre_tool_use,
-)
-from forge.agent.hook_session import SessionHooks
 from forge.agent.events import (
     AgentEvent,
     ApprovalDecision,
@@ -39,6 +31,14 @@ from forge.agent.events import (
     ToolOutputDelta,
     TurnFinished,
 )
+from forge.agent.hook_calls import (
+    approval_notification,
+    hook_refusal,
+    permission,
+    post_tool_use,
+    pre_tool_use,
+)
+from forge.agent.hook_session import SessionHooks
 from forge.agent.modes import refusal_text
 from forge.agent.protected_paths import protected_write
 from forge.agent.tools.base import FileChangeRecorder, ToolContext, ToolError, ToolResult
@@ -119,8 +119,10 @@ async def run_tool_call(
     except ToolError:
         prepared = None  # `execute` reports the same error as the call's result
     loop_breaking = prepared is not None and prepared.tool.loop_breaking
-    hooked = None if prepared is None or loop_breaking else await pre_tool_use(
-        host.hooks, prepared, host.registry, host.conversation
+    hooked = (
+        None
+        if prepared is None or loop_breaking
+        else await pre_tool_use(host.hooks, prepared, host.registry, host.conversation)
     )
     if hooked is not None:  # PreToolUse ran: its notices, and maybe a rewritten call
         for event in hooked.events:

@@ -380,8 +380,8 @@ async def run_task(
                 runtime.session_id, runtime.settings.llm.model, str(runtime.workspace)
             )
             _warn_untrusted(runtime, writer)
-            async for event in runtime.start_hooks():  # SessionStart (docs/adr/0043)
-                writer.event(event)
+            async for hook_event in runtime.start_hooks():  # SessionStart (docs/adr/0043)
+                writer.event(hook_event)
             async for event in runtime.run_turn(task):
                 if isinstance(event, AttachmentsAdded):
                     _say_attachments(event, writer)

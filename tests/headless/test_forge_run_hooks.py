@@ -92,7 +92,9 @@ def test_an_untrusted_project_hook_does_not_run_unless_trusted_for_the_run(
     assert [i["prompt"] for i in recorded(log)] == ["hello again"]
 
 
-def test_a_rewritten_command_is_the_recorded_call(llm_server: OpenAIServer, workspace: Path) -> None:
+def test_a_rewritten_command_is_the_recorded_call(
+    llm_server: OpenAIServer, workspace: Path
+) -> None:
     rewrite = emit_json({"hookSpecificOutput": {"updatedInput": {"command": "echo safer"}}})
     write_user_hooks({"PreToolUse": [command_hook(rewrite, "Bash")]})
     llm_server.enqueue(

@@ -8,7 +8,6 @@ from pathlib import Path
 
 from forge.agent.events import HookBlocked, HookOutput, HookWarning, ToolCallFinished, TurnFinished
 from forge.agent.hooks.events import HookEvent
-from forge.agent.trust.gate import WorkspaceTrust
 from forge.agent.trust.sources import workspace_sources
 from tests.agent.hooks.support import command_hook, write_project_hooks
 from tests.agent.hooks.turns_support import (
@@ -262,7 +261,9 @@ async def test_hooks_disabled_runs_none(
     assert "disabled" in report
 
 
-async def test_no_hooks_runs_none(llm_server: OpenAIServer, workspace: Path, tmp_path: Path) -> None:
+async def test_no_hooks_runs_none(
+    llm_server: OpenAIServer, workspace: Path, tmp_path: Path
+) -> None:
     log = tmp_path / "any.jsonl"
     hooks = {"UserPromptSubmit": [command_hook(recorder(log))]}
     session = hooked_session(llm_server, workspace, hooks, no_hooks=True)

@@ -51,9 +51,7 @@ async def test_exit_2_on_pre_tool_use_blocks_a_write_and_the_model_reads_stderr(
     [blocked] = of_type(events, HookBlocked)
     assert blocked.event == "PreToolUse"
     assert blocked.reason == "writes to a.txt are forbidden here"
-    assert "writes to a.txt are forbidden here" in blocked.hook or blocked.hook.endswith(
-        "exit 2"
-    )
+    assert "writes to a.txt are forbidden here" in blocked.hook or blocked.hook.endswith("exit 2")
     [result] = tool_messages(llm_server, 1)
     assert "writes to a.txt are forbidden here" in str(result["content"])
     assert str(result["content"]).startswith("Blocked by a PreToolUse hook")
@@ -166,7 +164,9 @@ async def test_read_only_mode_beats_a_hooks_allow(
     session = hooked_session(
         llm_server, workspace, {"PreToolUse": [command_hook(allow)]}, mode="read-only"
     )
-    llm_server.enqueue(ToolCalls([Call("write_file", {"path": "a.txt", "content": "x"})]), Text("k"))
+    llm_server.enqueue(
+        ToolCalls([Call("write_file", {"path": "a.txt", "content": "x"})]), Text("k")
+    )
     try:
         events = await drive(session.run_turn("write"))
     finally:
@@ -276,7 +276,7 @@ async def test_post_tool_use_feedback_and_context_reach_the_model(
     assert failure["hook_event_name"] == "PostToolUseFailure"
     assert failure["tool_name"] == "Read"
     assert failure["error"] and "missing.txt" in failure["error"]
-    assert "k" == finished(events).final_text
+    assert finished(events).final_text == "k"
     assert failed["content"]
 
 
@@ -285,7 +285,9 @@ async def test_a_missing_hook_command_warns_and_the_call_proceeds(
 ) -> None:
     hooks = {"PreToolUse": [command_hook("./no-such-guard.sh", "Write")]}
     session = hooked_session(llm_server, workspace, hooks, mode="auto")
-    llm_server.enqueue(ToolCalls([Call("write_file", {"path": "a.txt", "content": "x"})]), Text("k"))
+    llm_server.enqueue(
+        ToolCalls([Call("write_file", {"path": "a.txt", "content": "x"})]), Text("k")
+    )
     try:
         events = await drive(session.run_turn("go"))
     finally:
@@ -300,7 +302,9 @@ async def test_plain_stdout_of_a_hook_is_shown_with_its_name(
 ) -> None:
     hooks = {"PostToolUse": [command_hook("echo formatted a.txt", "Write")]}
     session = hooked_session(llm_server, workspace, hooks, mode="auto")
-    llm_server.enqueue(ToolCalls([Call("write_file", {"path": "a.txt", "content": "x"})]), Text("k"))
+    llm_server.enqueue(
+        ToolCalls([Call("write_file", {"path": "a.txt", "content": "x"})]), Text("k")
+    )
     try:
         events = await drive(session.run_turn("go"))
     finally:
