@@ -78,6 +78,13 @@ async def pre_tool_use(
     if outcome.decision == "deny":
         check.events.insert(0, _denial(outcome))
         return check
+    if check.stop_reason is not None:  # `continue: false`: the call does not run either
+        stopper = next(r.run.hook.name for r in outcome.replies if r.stop)
+        check.events.insert(
+            0, HookBlocked(HookEvent.PRE_TOOL_USE.value, stopper, check.stop_reason)
+        )
+        check.error = f"Stopped by a PreToolUse hook: {check.stop_reason}"
+        return check
     if outcome.updated_input is not None:
         rewrite(check, outcome, registry, conversation)
     return check

@@ -127,8 +127,10 @@ async def run_tool_call(
     if hooked is not None:  # PreToolUse ran: its notices, and maybe a rewritten call
         for event in hooked.events:
             yield event
-        if hooked.error:
+        if hooked.error:  # an invalid rewrite, or `continue: false`
             yield _record(host.conversation, call, ToolResult(hooked.error, True), turn, breaker)
+            if hooked.stop_reason is not None:
+                turn.finished = TurnFinished("hook_stopped", hooked.stop_reason)
             return
         prepared, call = hooked.prepared, hooked.prepared.call
     protected = (
@@ -187,11 +189,8 @@ async def run_tool_call(
         result = checked.result
         for event in checked.events:
             yield event
-    stop_reason = (checked.stop_reason if checked else None) or (
-        hooked.stop_reason if hooked else None
-    )
-    if stop_reason is not None:  # a hook said `continue: false`
-        turn.finished = TurnFinished("hook_stopped", stop_reason)
+    if checked is not None and checked.stop_reason is not None:  # `continue: false`
+        turn.finished = TurnFinished("hook_stopped", checked.stop_reason)
     if loop_breaking and not result.is_error:
         if call.name == "ask_question":
             answer: list[str] = []

@@ -16,6 +16,7 @@ from forge.agent.events import (
     HookWarning,
     ToolCallFinished,
     ToolCallStarted,
+    TurnFinished,
 )
 from forge.agent.sessions import SessionStore
 from tests.agent.hooks.support import command_hook
@@ -312,3 +313,23 @@ async def test_plain_stdout_of_a_hook_is_shown_with_its_name(
     [shown] = of_type(events, HookOutput)
     assert (shown.event, shown.text) == ("PostToolUse", "formatted a.txt")
     assert shown.hook.endswith(": echo formatted a.txt")
+
+
+async def test_continue_false_stops_the_call_and_the_turn(
+    llm_server: OpenAIServer, workspace: Path
+) -> None:
+    stop = emit_json({"continue": False, "stopReason": "maintenance window"})
+    session = hooked_session(
+        llm_server, workspace, {"PreToolUse": [command_hook(stop, "Write")]}, mode="auto"
+    )
+    llm_server.enqueue(
+        ToolCalls([Call("write_file", {"path": "a.txt", "content": "x"})]), Text("never")
+    )
+    try:
+        events = await drive(session.run_turn("write"))
+    finally:
+        await session.aclose()
+    assert not (workspace / "a.txt").exists()
+    assert len(llm_server.requests) == 1
+    assert finished(events) == TurnFinished("hook_stopped", "maintenance window")
+    assert [b.reason for b in of_type(events, HookBlocked)] == ["maintenance window"]
