@@ -16,6 +16,8 @@ Workspace trust (docs/adr/0034): programs the workspace defines (`.forge/mcp.yam
 only when the workspace is trusted in the store (`forge trust`) or `--trust-workspace` is
 given; otherwise one warning per file goes to stderr (and a `workspace_untrusted` record). A
 write to Forge's own configuration (`.forge/`, `AGENTS.md`, …) is refused unless in auto mode.
+Hooks (docs/adr/0043) run as in the TUI — project ones only in a trusted workspace — and
+`--no-hooks` runs none; what they say goes to stderr (text) or as `hook_*` records.
 """
 
 from __future__ import annotations
