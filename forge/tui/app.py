@@ -214,12 +214,12 @@ class ForgeApp(SafeNotifications, KeyActions, TurnFlows, StartupFlow, ConfigFlow
         self.reload_controller.runtime = self.runtime
         self.mcp_watch.attach(self.runtime)
         await old.aclose("clear" if session_id is None else "other")
-        start_session_hooks(self, self.runtime, "clear" if session_id is None else "resume")
         self.queued.clear()
         await self.chat.clear_chat()
         await self.commands_runner.load_custom_commands()  # a new session re-reads the files
         self.status.reset_session()
         self.refresh_context_gauge()
+        start_session_hooks(self, self.runtime, "clear" if session_id is None else "resume")
 
     async def resume_session(self, session_id: str) -> None:
         """Switch to the saved session `session_id`, its history shown in the chat."""

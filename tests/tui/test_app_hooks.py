@@ -110,3 +110,27 @@ async def test_a_project_hook_runs_only_once_the_workspace_is_trusted(
         await submit(pilot, "after")
         await wait_idle(pilot)
     assert [i["prompt"] for i in recorded(log)] == ["after"]
+
+
+async def test_clear_ends_the_session_and_starts_the_next_with_source_clear(
+    llm_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch, workspace: Path, tmp_path: Path
+) -> None:
+    log = tmp_path / "lifetime.jsonl"
+    config = {
+        "hooks": {
+            "SessionStart": [command_hook(recorder(log))],
+            "SessionEnd": [command_hook(recorder(log))],
+        }
+    }
+    app = make_app(configure(llm_server, monkeypatch, config=config), workspace)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: len(recorded(log)) == 1, "SessionStart")
+        await submit(pilot, "/clear")
+        await wait_until(pilot, lambda: len(recorded(log)) == 3, "SessionEnd and SessionStart")
+    seen = [(i["hook_event_name"], i.get("source") or i.get("reason")) for i in recorded(log)]
+    assert seen[:3] == [
+        ("SessionStart", "startup"),
+        ("SessionEnd", "clear"),
+        ("SessionStart", "clear"),
+    ]
+    assert seen[3:] == [("SessionEnd", "exit")]  # the app closed its session
