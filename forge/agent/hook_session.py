@@ -105,7 +105,11 @@ class SessionHooks:
     # --- SessionEnd --------------------------------------------------------------------------
     async def end(self, reason: str) -> None:
         """SessionEnd (`reason`: exit, clear, other). Nobody is left to show its output: it
-        goes to the log."""
+        goes to the log. A SessionStart still running is cancelled (its process group
+        killed)."""
+        start, self._start = self._start, None
+        if start is not None and not start.done():
+            start.cancel()
         if not self.active(HookEvent.SESSION_END):
             return
         from forge.agent.hooks.payloads import session_end_payload
