@@ -37,6 +37,13 @@ from forge.llm.messages import user
 
 STOP_ENDINGS = frozenset({"answered", "completed"})
 """The endings Stop hooks are asked about: the agent answered, not a limit or an error."""
+TURN_EVENTS = (
+    HookEvent.STOP,
+    HookEvent.PRE_COMPACT,
+    HookEvent.POST_COMPACT,
+    HookEvent.NOTIFICATION,
+)
+"""The events `around_turn` runs hooks for (checked once, as the turn starts)."""
 STOP_FEEDBACK = "A Stop hook did not let the turn end yet:\n{reason}"
 """The user-side message that carries a blocking Stop hook's reason to the model."""
 
@@ -50,7 +57,8 @@ async def around_turn(
     """The events of `run()` (the turn's loop), with Stop, automatic compaction's and the
     turn-ended Notification's hooks; `run` is called again when a Stop hook makes the turn
     go on."""
-    if hooks is None:
+    if hooks is None or not any(hooks.active(event) for event in TURN_EVENTS):
+        # No hook listens at the turn's moments: the loop's events pass as they are.
         async with aclosing(run()) as events:
             async for event in events:
                 yield event
