@@ -4,9 +4,18 @@ a real session, Stop's capped re-entry, a blocked prompt, SessionStart's context
 
 from __future__ import annotations
 
+from collections import deque
 from pathlib import Path
 
-from forge.agent.events import HookBlocked, HookOutput, HookWarning, ToolCallFinished, TurnFinished
+from forge.agent.events import (
+    HookBlocked,
+    HookOutput,
+    HookWarning,
+    SummarizationStarted,
+    ToolCallFinished,
+    Trigger,
+    TurnFinished,
+)
 from forge.agent.hooks.events import HookEvent
 from forge.agent.trust.sources import workspace_sources
 from tests.agent.hooks.support import command_hook, write_project_hooks
@@ -312,3 +321,46 @@ async def test_a_hooks_file_problem_is_a_warning_and_the_other_hooks_run(
     assert "invalid regex 'Bash('" in warning.text
     assert not of_type(events, HookOutput)  # UserPromptSubmit's text is context, not shown
     assert "hello from the hook" in llm_server.requests[0].text()
+
+
+async def test_automatic_summarization_runs_pre_and_post_compact_with_trigger_auto(
+    llm_server: OpenAIServer, workspace: Path, tmp_path: Path
+) -> None:
+    log = tmp_path / "compact.jsonl"
+    for number in range(1, 5):
+        (workspace / f"data{number}.txt").write_text(f"line of file {number}\n" * 40)
+    agent_replies = deque(
+        [
+            *(ToolCalls([Call("read_file", {"path": f"data{n}.txt"})]) for n in range(1, 5)),
+            Text("All four files read."),
+        ]
+    )
+    llm_server.responder = lambda request: (
+        agent_replies.popleft() if request.tools else Text("summary: a file was read")
+    )
+    hooks = {
+        "PreCompact": [command_hook(recorder(log))],
+        "PostCompact": [command_hook(recorder(log))],
+    }
+    session = hooked_session(llm_server, workspace, hooks, mode="auto")
+    context = session.settings.context.model_copy(
+        update={
+            "messages_old_threshold": 2,
+            "min_tool_calls_to_summarize": 3,
+            "max_concurrent_summaries": 1,
+            "tool_call_summaries": True,
+            "observation_masking": False,
+        }
+    )
+    session.apply_settings(session.settings.model_copy(update={"context": context}))
+    try:
+        events = await drive(session.run_turn("read the data files"))
+    finally:
+        await session.aclose()
+    assert finished(events).reason == "answered"
+    started = of_type(events, SummarizationStarted)
+    assert started and all(event.trigger is Trigger.AUTO for event in started)
+    inputs = recorded(log)
+    assert [i["hook_event_name"] for i in inputs[:2]] == ["PreCompact", "PostCompact"]
+    assert {i["trigger"] for i in inputs} == {"auto"}
+    assert len(inputs) == 2 * len(started)
