@@ -61,7 +61,8 @@ class SessionHooks:
         self.hooks = Hooks.load(settings, self.workspace, trust, no_hooks=self.no_hooks)
 
     def problems(self) -> list[str]:
-        """Each problem of the hook files (not the untrusted ones: trust says those)."""
+        """Each problem of the hook files (parse errors, bad entries; not "not trusted",
+        which the trust dialog and `forge run`'s warning say)."""
         files = (*self.hooks.files, *self.hooks.untrusted)
         return [warning for hook_file in files for warning in hook_file.warnings]
 
