@@ -46,6 +46,11 @@ def _build_parser() -> argparse.ArgumentParser:
         "not (see `forge trust`)",
     )
     run.add_argument(
+        "--no-hooks",
+        action="store_true",
+        help="run no hook (config.yaml's, .forge/hooks.json's, .claude/settings.json's)",
+    )
+    run.add_argument(
         "--output-format",
         choices=("text", "json", "stream-json"),
         default=None,

@@ -46,6 +46,9 @@ __all__ = [
     "ContextUsage",
     "ContextWarning",
     "ErrorEvent",
+    "HookBlocked",
+    "HookOutput",
+    "HookWarning",
     "MessageDelta",
     "QuestionAsked",
     "ReasoningDelta",
@@ -174,6 +177,38 @@ class TurnFinished:
     final_text: str = ""
 
 
+@dataclass(frozen=True, slots=True)
+class HookOutput:
+    """A hook that ran printed text for the user (plain stdout of an exit-0 hook, or its
+    `systemMessage`; docs/adr/0043). Shown as plain text, never as markup."""
+
+    event: str
+    """The hook event ("PostToolUse", …)."""
+    hook: str
+    """The hook's name: the file that defines it and its command."""
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class HookBlocked:
+    """A hook blocked something: a tool call (PreToolUse), the prompt (UserPromptSubmit), the
+    end of the turn (Stop), or told the model after a call (PostToolUse); `reason` is what it
+    said (its stderr for exit 2)."""
+
+    event: str
+    hook: str
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class HookWarning:
+    """A hook failed, timed out or could not start (the action went on), or a hooks file has a
+    problem; `text` names the hook or the file."""
+
+    event: str
+    text: str
+
+
 TurnEvent = (
     AssistantMessageDone
     | ToolCallStarted
@@ -184,6 +219,9 @@ TurnEvent = (
     | UsageEvent
     | ErrorEvent
     | TurnFinished
+    | HookOutput
+    | HookBlocked
+    | HookWarning
 )
 """The events the agent itself makes of a turn."""
 

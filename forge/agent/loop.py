@@ -33,6 +33,8 @@ from forge.agent.events import (
     TurnFinished,
     UsageEvent,
 )
+from forge.agent.hook_session import SessionHooks
+from forge.agent.hook_turns import around_turn
 from forge.agent.interruption import (
     answer_interrupted_calls,
     cancelled_result,
@@ -142,6 +144,11 @@ class Agent:
         return self.parts.command_timeout
 
     @property
+    def hooks(self) -> SessionHooks | None:
+        """The session's hooks (docs/adr/0043), if any."""
+        return self.parts.hooks
+
+    @property
     def turn_running(self) -> bool:
         """Whether a turn (or a `compact` run) is in progress."""
         return self._current_turn is not None
@@ -172,9 +179,14 @@ class Agent:
             # with Up) is that message retried, not a second copy of it.
             self.conversation.append(user(user_text))
         pump: EventPump[AgentEvent] = EventPump()
+        self.turn_llm_calls = 0
         try:
             with self.turn_events.attached(pump.put):
-                async with aclosing(self._turn_events(turn, pump)) as events:
+                # Stop hooks may make the turn go on: the loop runs again (hook_turns).
+                turn_loop = around_turn(
+                    self.hooks, self.conversation, turn, lambda: self._turn_events(turn, pump)
+                )
+                async with aclosing(turn_loop) as events:
                     async for event in events:
                         self.costs.observe(event)
                         yield event
@@ -246,7 +258,7 @@ class Agent:
         self, turn: TurnState, pump: EventPump[AgentEvent]
     ) -> AsyncGenerator[AgentEvent, None]:
         breaker = CircuitBreaker()
-        llm_calls = self.turn_llm_calls = 0
+        llm_calls = self.turn_llm_calls  # a turn a Stop hook continued counts on
         while True:
             if llm_calls >= self.max_llm_calls:
                 yield TurnFinished("max_turns")

@@ -10,16 +10,19 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from forge.agent.approvals import ApprovalPolicy
+from forge.agent.hook_session import SessionHooks
 from forge.context.protocols import ContextManagerProtocol
 from forge.llm.protocols import Provider
 
 
 @dataclass
 class AgentParts:
-    """The conversation's provider, the context manager, the approval policy and the tools'
-    command timeout, as the settings now say."""
+    """The conversation's provider, the context manager, the approval policy, the tools'
+    command timeout and the hooks, as the settings now say."""
 
     provider: Provider
     context_manager: ContextManagerProtocol
     policy: ApprovalPolicy
     command_timeout: float = 120
+    hooks: SessionHooks | None = None
+    """The session's hooks (docs/adr/0043); None runs none. Children share the parent's."""

@@ -31,6 +31,14 @@ from forge.agent.events import (
     ToolOutputDelta,
     TurnFinished,
 )
+from forge.agent.hook_calls import (
+    approval_notification,
+    hook_refusal,
+    permission,
+    post_tool_use,
+    pre_tool_use,
+)
+from forge.agent.hook_session import SessionHooks
 from forge.agent.modes import refusal_text
 from forge.agent.protected_paths import protected_write
 from forge.agent.tools.base import FileChangeRecorder, ToolContext, ToolError, ToolResult
@@ -86,6 +94,11 @@ class ToolCallHost(Protocol):
         """Told around every file change (the checkpoint store), if any."""
         ...
 
+    @property
+    def hooks(self) -> SessionHooks | None:
+        """The session's hooks (PreToolUse, PostToolUse, Notification), if any."""
+        ...
+
 
 async def run_tool_call(
     host: ToolCallHost,
@@ -106,18 +119,37 @@ async def run_tool_call(
     except ToolError:
         prepared = None  # `execute` reports the same error as the call's result
     loop_breaking = prepared is not None and prepared.tool.loop_breaking
+    hooked = (
+        None
+        if prepared is None or loop_breaking
+        else await pre_tool_use(host.hooks, prepared, host.registry, host.conversation)
+    )
+    if hooked is not None:  # PreToolUse ran: its notices, and maybe a rewritten call
+        for event in hooked.events:
+            yield event
+        if hooked.error:  # an invalid rewrite, or `continue: false`
+            yield _record(host.conversation, call, ToolResult(hooked.error, True), turn, breaker)
+            if hooked.stop_reason is not None:
+                turn.finished = TurnFinished("hook_stopped", hooked.stop_reason)
+            return
+        prepared, call = hooked.prepared, hooked.prepared.call
     protected = (
         protected_write(prepared.tool.name, prepared.arguments, host.workspace)
         if prepared is not None
         else None
     )
-    decision_now = (
+    decided = permission(
         host.policy.decide(call, prepared.tool, protected)
         if prepared is not None and not loop_breaking
-        else "allow"
+        else "allow",
+        hooked,
+        protected,
     )
+    decision_now = decided.decision
     if prepared is not None and decision_now == "refuse":
-        refused = ToolResult(refusal_text(prepared.tool), is_error=True, metadata={"refused": True})
+        refused = hook_refusal(decided) or ToolResult(
+            refusal_text(prepared.tool), is_error=True, metadata={"refused": True}
+        )
         yield _record(host.conversation, call, refused, turn, breaker)
         return
     if prepared is not None and decision_now == "ask":
@@ -128,7 +160,7 @@ async def run_tool_call(
             yield _record(host.conversation, call, result, turn, breaker)
             return
         decision: list[ApprovalDecision] = []
-        ask = _ask_approval(prepared, context, turn, decision, protected or "")
+        ask = _ask_approval(prepared, context, turn, decision, protected or "", host.hooks)
         async with aclosing(ask) as events:
             async for event in events:
                 yield event
@@ -152,6 +184,13 @@ async def run_tool_call(
             yield event
     result = work.result()
     turn.running_call = None
+    checked = None if loop_breaking else await post_tool_use(host.hooks, prepared, result)
+    if checked is not None:  # PostToolUse(Failure) ran: its feedback goes with the result
+        result = checked.result
+        for event in checked.events:
+            yield event
+    if checked is not None and checked.stop_reason is not None:  # `continue: false`
+        turn.finished = TurnFinished("hook_stopped", checked.stop_reason)
     if loop_breaking and not result.is_error:
         if call.name == "ask_question":
             answer: list[str] = []
@@ -191,15 +230,18 @@ async def _ask_approval(
     turn: TurnState,
     decision: list[ApprovalDecision],
     protected: str = "",
+    hooks: SessionHooks | None = None,
 ) -> AsyncGenerator[AgentEvent, None]:
     """Yield the request and put the client's answer in `decision` (a dismissed request
-    counts as a rejection). `protected`: why the call must be asked about (Forge's config)."""
+    counts as a rejection). `protected`: why the call must be asked about (Forge's config).
+    Notification hooks run meanwhile; their notices follow the answer."""
     request = ApprovalRequested(
         call=prepared.call,
         summary=prepared.tool.describe(prepared.arguments),
         preview=prepared.tool.preview(prepared.arguments, context),
         protected=protected,
     )
+    notified = approval_notification(hooks, request.summary)
     turn.waiting_on = request.future
     yield request
     try:
@@ -208,8 +250,15 @@ async def _ask_approval(
         decision.append(
             ApprovalDecision(ApprovalVerdict.REJECT, "the approval request was dismissed")
         )
+    except BaseException:
+        if notified is not None:
+            notified.cancel()  # the turn ends: its hooks' process groups are killed
+        raise
     finally:
         turn.waiting_on = None
+    if notified is not None:
+        for event in await notified:
+            yield event
 
 
 async def _ask_question(

@@ -24,6 +24,9 @@ from forge.agent.events import (
     ContextUsage,
     ContextWarning,
     ErrorEvent,
+    HookBlocked,
+    HookOutput,
+    HookWarning,
     MessageDelta,
     QuestionAsked,
     ReasoningDelta,
@@ -61,6 +64,9 @@ RECORD_TYPES: dict[type, str] = {
     SummarizationCompleted: "summarization_completed",
     SummarizationFailed: "summarization_failed",
     SummarizerDisabled: "summarizer_disabled",
+    HookOutput: "hook_output",
+    HookBlocked: "hook_blocked",
+    HookWarning: "hook_warning",
 }
 """The record name of each event class that has a record."""
 

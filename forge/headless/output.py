@@ -27,6 +27,9 @@ from forge.agent.events import (
     AssistantMessageDone,
     ContextWarning,
     ErrorEvent,
+    HookBlocked,
+    HookOutput,
+    HookWarning,
     MessageDelta,
     SummarizationCompleted,
     SummarizationFailed,
@@ -389,6 +392,17 @@ def context_line(event: AgentEvent) -> str:
         return f"[context] {event.strategy} failed with {event.model}: {event.error}{fallback}"
     if isinstance(event, SummarizerDisabled):
         return f"[context] {event.text}"
+    return hook_line(event)
+
+
+def hook_line(event: AgentEvent) -> str:
+    """One readable line for a hook's notice ("" for other events; docs/adr/0043)."""
+    if isinstance(event, HookBlocked):
+        return f"[hook] {event.event} blocked by {event.hook}: {event.reason}"
+    if isinstance(event, HookOutput):
+        return f"[hook] {event.event} {event.hook}: {event.text}"
+    if isinstance(event, HookWarning):
+        return f"[hook] warning: {event.text}"
     return ""
 
 

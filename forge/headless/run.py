@@ -16,6 +16,8 @@ Workspace trust (docs/adr/0034): programs the workspace defines (`.forge/mcp.yam
 only when the workspace is trusted in the store (`forge trust`) or `--trust-workspace` is
 given; otherwise one warning per file goes to stderr (and a `workspace_untrusted` record). A
 write to Forge's own configuration (`.forge/`, `AGENTS.md`, …) is refused unless in auto mode.
+Hooks (docs/adr/0043) run as in the TUI — project ones only in a trusted workspace — and
+`--no-hooks` runs none; what they say goes to stderr (text) or as `hook_*` records.
 """
 
 from __future__ import annotations
@@ -254,6 +256,7 @@ def run_headless(args: argparse.Namespace) -> int:
             mode=mode,
             max_llm_calls=args.max_turns,
             trust_workspace=bool(getattr(args, "trust_workspace", False)),
+            no_hooks=bool(getattr(args, "no_hooks", False)),
         )
     except (SessionNotFoundError, ValueError) as error:
         print(f"forge run: {error}", file=sys.stderr)
@@ -379,6 +382,8 @@ async def run_task(
                 runtime.session_id, runtime.settings.llm.model, str(runtime.workspace)
             )
             _warn_untrusted(runtime, writer)
+            async for hook_event in runtime.start_hooks():  # SessionStart (docs/adr/0043)
+                writer.event(hook_event)
             async for event in runtime.run_turn(task):
                 if isinstance(event, AttachmentsAdded):
                     _say_attachments(event, writer)

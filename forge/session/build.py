@@ -14,6 +14,8 @@ from forge.agent.approvals import ApprovalPolicy
 from forge.agent.checkpoint_cleanup import remove_stale_temporaries
 from forge.agent.checkpoints import CheckpointStore, checkpoint_dir, current_turn
 from forge.agent.costs import CostLedger
+from forge.agent.hook_session import SessionHooks
+from forge.agent.hooks.engine import Hooks
 from forge.agent.interruption import note_cut_off_turn
 from forge.agent.loop import Agent
 from forge.agent.mcp import McpServers
@@ -47,6 +49,7 @@ def build_session(
     store: SessionStore | None = None,
     trust_workspace: bool = False,
     resumed: ResumedSession | None = None,
+    no_hooks: bool = False,
 ) -> Session:
     """A session for `workspace`: a new one, or the one named `session_id`, or (with
     `resume_latest`) the latest of this workspace when there is one, or `resumed`, a session
@@ -56,7 +59,8 @@ def build_session(
     `ask_user=False` (headless) makes `ask_question` answer itself; `approve_all` approves
     every tool call (`--yes`); `mode` is the permission mode (default `tools.mode`);
     `trust_workspace` trusts the workspace's own definitions for this run (`--trust-workspace`),
-    else the stored decision counts (docs/adr/0034).
+    else the stored decision counts (docs/adr/0034); `no_hooks` runs no hook (`forge run
+    --no-hooks`; docs/adr/0043).
     """
     workspace = workspace.expanduser().resolve()
     store = store or SessionStore()
@@ -117,7 +121,18 @@ def build_session(
             current=lambda: current_turn(conversation),
             on_restored=ledger.forget if (ledger := registry.read_ledger()) is not None else None,
         )
-    parts = AgentParts(provider, manager, policy, command_timeout=settings.tools.command_timeout)
+    hooks = SessionHooks(
+        Hooks.load(settings, workspace, trust, no_hooks=no_hooks),
+        log.id,
+        str(log.path),
+        workspace,
+        mode=lambda: parts.policy.mode.value,  # the mode now, after any switch
+        resumed=resumed is not None,
+        no_hooks=no_hooks,
+    )
+    parts = AgentParts(
+        provider, manager, policy, command_timeout=settings.tools.command_timeout, hooks=hooks
+    )
     agent = Agent(
         parts,
         registry,

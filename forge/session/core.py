@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, cast
 from forge.agent.approvals import ApprovalPolicy
 from forge.agent.checkpoints import CheckpointStore, RestoreOutcome
 from forge.agent.costs import CostLedger, CostReport
-from forge.agent.events import AgentEvent
+from forge.agent.events import AgentEvent, HookWarning, TurnFinished
 from forge.agent.loop import Agent
 from forge.agent.mcp import McpServers
 from forge.agent.modes import PermissionMode
@@ -164,8 +164,15 @@ class Session:
         `model` (a custom command's) answers this turn only, on the session's server; the
         session's provider is never swapped, so the next turn uses the configured model
         however this one ends (an answer, an error, Esc)."""
+        from forge.agent.hook_session import submit_prompt
         from forge.agent.mentions import has_mentions
 
+        prompt = await submit_prompt(self.parts.hooks, text)  # UserPromptSubmit (ADR 0043)
+        for event in prompt.events:
+            yield event
+        if prompt.blocked:  # not sent, not added to the conversation
+            yield TurnFinished("hook_blocked", prompt.reason)
+            return
         if has_mentions(text):
             expansion = await asyncio.to_thread(self.expand_mentions, text)
             if expansion.attachments or expansion.problems:
@@ -174,6 +181,8 @@ class Session:
                     tuple(expansion.problems),
                 )
             text = expansion.text
+        if prompt.context:  # SessionStart's and UserPromptSubmit's, marked as theirs
+            text = f"{text}\n\n{prompt.context}"
         if not model or model == self.settings.llm.model:
             async for event in self.agent.run_turn(text):
                 yield event
@@ -201,8 +210,40 @@ class Session:
 
     def compact(self, instructions: str = "") -> AsyncGenerator[AgentEvent, None]:
         """Summarize the conversation now (`/compact`), guided by `instructions`; yields the
-        context events it causes."""
-        return self.agent.compact(instructions)
+        context events it causes (and PreCompact/PostCompact hooks' notices)."""
+        from forge.agent.hook_turns import around_compaction
+
+        return around_compaction(
+            self.parts.hooks, instructions, lambda: self.agent.compact(instructions)
+        )
+
+    # --- hooks (docs/adr/0043) -----------------------------------------------------------------
+    async def start_hooks(self, source: str | None = None) -> AsyncGenerator[AgentEvent, None]:
+        """The hook files' problems as warnings, then SessionStart's hooks (`source`: startup,
+        resume — the default for a resumed session — or clear) and their notices; their
+        context goes with the next prompt, which waits for them. Call once per session."""
+        hooks = self.parts.hooks
+        if hooks is None:
+            return
+        for problem in hooks.problems():
+            yield HookWarning("config", problem)
+        started = hooks.start(source)
+        if started is not None:
+            for event in await asyncio.shield(started):
+                yield event
+
+    def reload_hooks(self) -> None:
+        """Load the hooks again, as the settings and the workspace's trust say now (after a
+        trust decision)."""
+        if self.parts.hooks is not None:
+            self.parts.hooks.reload(self.settings, self.trust)
+
+    def hooks_report(self) -> str:
+        """`/hooks`: every configured hook with its event, matcher, command, file and state,
+        as plain text."""
+        from forge.session.hook_report import hooks_report
+
+        return hooks_report(self.parts.hooks.hooks if self.parts.hooks is not None else None)
 
     # --- checkpoints and rewinding -------------------------------------------------------------
     def undo(self, *, overwrite_conflicts: bool = False) -> RestoreOutcome | None:
@@ -348,9 +389,13 @@ class Session:
         async with asyncio.timeout(limit):
             return await self.mcp.reconfigured()
 
-    async def aclose(self) -> None:
-        """Close every provider this session created (the current one and replaced ones)
-        and the MCP servers (their processes stop)."""
+    async def aclose(self, reason: str = "exit") -> None:
+        """Run SessionEnd's hooks (`reason`: exit, clear, other), then close every provider
+        this session created (the current one and replaced ones) and the MCP servers (their
+        processes stop)."""
+        hooks, self.parts.hooks = self.parts.hooks, None  # once, however often it is called
+        if hooks is not None:
+            await hooks.end(reason)
         if self.mcp is not None:
             await self.mcp.aclose()
         windows = [*self.retired_windows, *([self.window] if self.window is not None else [])]

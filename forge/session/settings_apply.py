@@ -94,6 +94,9 @@ def apply_settings(session: Session, new: Settings) -> str:
         changes.append(f"summarization model: {new.llm.effective_summarization_model}")
     changes.append(_switch_tools(session, old, new))
     changes.append(_switch_mcp_and_trust(session, old, new))
+    if old.hooks != new.hooks and session.parts.hooks is not None:
+        session.parts.hooks.reload(new, session.trust)  # from the next event on (ADR 0043)
+        changes.append("hooks")
     # The old key stays masked too: it may still turn up in output (an env dump, a log).
     session.log.record_model(new.llm.model)
     session.log.set_redactions(sorted({*secrets_of(old), *secrets_of(new)}))

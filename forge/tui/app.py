@@ -31,6 +31,7 @@ from forge.tui.commands import SlashCommandProvider, SlashCommandRunner
 from forge.tui.config_flows import ConfigFlows
 from forge.tui.dialog_flows import DialogFlows
 from forge.tui.event_dispatch import EventDispatcher
+from forge.tui.hook_flows import start_session_hooks
 from forge.tui.key_actions import QUIT_CONFIRM_SECONDS, KeyActions
 from forge.tui.mcp_notices import McpNoticeArrived, McpSessionWatch
 from forge.tui.safe_notify import SafeNotifications
@@ -212,12 +213,13 @@ class ForgeApp(SafeNotifications, KeyActions, TurnFlows, StartupFlow, ConfigFlow
         self.runtime.set_mode(old.policy.mode)  # the mode the user chose stays
         self.reload_controller.runtime = self.runtime
         self.mcp_watch.attach(self.runtime)
-        await old.aclose()
+        await old.aclose("clear" if session_id is None else "other")
         self.queued.clear()
         await self.chat.clear_chat()
         await self.commands_runner.load_custom_commands()  # a new session re-reads the files
         self.status.reset_session()
         self.refresh_context_gauge()
+        start_session_hooks(self, self.runtime, "clear" if session_id is None else "resume")
 
     async def resume_session(self, session_id: str) -> None:
         """Switch to the saved session `session_id`, its history shown in the chat."""

@@ -213,6 +213,12 @@ class SlashCommandRunner(CheckpointCommands):
         revoke` forgets the decision (docs/adr/0034)."""
         await self.app.mcp_watch.trust.command(argument)
 
+    async def command_hooks(self, argument: str) -> None:
+        """List every hook with its event, matcher, command, source and state (ADR 0043)."""
+        from forge.tui.widgets.hook_notice import HookListBlock
+
+        await self.app.chat.add_block(HookListBlock(self.app.runtime.hooks_report()))
+
     async def command_clear(self, argument: str) -> None:
         """Start a new session: a fresh runtime and an empty chat."""
         if await self._refuse_if_busy():

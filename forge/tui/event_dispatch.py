@@ -25,6 +25,9 @@ from forge.agent.events import (
     ContextUsage,
     ContextWarning,
     ErrorEvent,
+    HookBlocked,
+    HookOutput,
+    HookWarning,
     MessageDelta,
     QuestionAsked,
     ReasoningDelta,
@@ -48,6 +51,9 @@ from forge.tui.messages import (
     ApprovalNeeded,
     ContextMeasured,
     ContextWarned,
+    HookBlockShown,
+    HookOutputShown,
+    HookWarned,
     QuestionNeeded,
     ReasoningStreamed,
     RequestResumed,
@@ -89,6 +95,9 @@ ROUTES: dict[type[Any], Route] = {
     SummarizationFailed: (SummarizationFellShort, ("chat", "status", "summarization")),
     SummarizerDisabled: (SummariesTurnedOff, ("chat", "summarization", "header")),
     RetryScheduled: (RetryNotice, ("app",)),
+    HookOutput: (HookOutputShown, ("chat",)),
+    HookBlocked: (HookBlockShown, ("chat",)),
+    HookWarning: (HookWarned, ("chat",)),
 }
 
 

@@ -23,6 +23,9 @@ from forge.agent.events import (
     ContextUsage,
     ContextWarning,
     ErrorEvent,
+    HookBlocked,
+    HookOutput,
+    HookWarning,
     MessageDelta,
     QuestionAsked,
     ReasoningDelta,
@@ -114,6 +117,18 @@ class SummarizationFellShort(EventMessage[SummarizationFailed]):
 
 class SummariesTurnedOff(EventMessage[SummarizerDisabled]):
     """A permanent error turned LLM summaries off for the session (ADR 0024)."""
+
+
+class HookOutputShown(EventMessage[HookOutput]):
+    """A hook printed text for the user (docs/adr/0043)."""
+
+
+class HookBlockShown(EventMessage[HookBlocked]):
+    """A hook blocked a call, the prompt or the end of the turn."""
+
+
+class HookWarned(EventMessage[HookWarning]):
+    """A hook failed, timed out or could not start, or a hooks file has a problem."""
 
 
 if TYPE_CHECKING:

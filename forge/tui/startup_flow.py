@@ -19,6 +19,7 @@ from textual import work
 from textual.app import App
 
 from forge.tui.config_problem import show_start_report
+from forge.tui.hook_flows import start_session_hooks
 from forge.tui.messages import RuntimeLoaded, StartupFailed
 from forge.tui.widgets.config_banner import ConfigProblemBanner
 
@@ -142,6 +143,7 @@ class StartupFlow(App[int]):
         banner = self.query_one(ConfigProblemBanner)
         await show_start_report(self.chat, banner, self.settings, self.config_store.current)
         await self.commands_runner.load_custom_commands()
+        start_session_hooks(self, self.runtime)  # SessionStart; the first prompt waits for it
         # Once the ready hint is drawn (docs/adr/0042); a task may start before: its turn
         # starts what it needs itself.
         self.refresh_session_status()  # the gauge once the tokenizer is in (count_context)

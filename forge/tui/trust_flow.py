@@ -132,6 +132,7 @@ class WorkspaceTrustFlow:
             self._told_never = True
         else:
             trust.not_now()
+        self.runtime.reload_hooks()  # the project's hooks run, or stop, from now on
         if self.runtime.mcp is not None:
             self.runtime.mcp.reconfigure(self.runtime.settings.mcp_servers)
         text = CHOICE_NOTICES[choice].format(files=_files(sources))
@@ -156,6 +157,7 @@ class WorkspaceTrustFlow:
                 await self._chat.add_notice(f"Could not forget the decision: {error}", kind="error")
                 return
             trust.not_now()
+            self.runtime.reload_hooks()
             if self.runtime.mcp is not None:
                 self.runtime.mcp.reconfigure(self.runtime.settings.mcp_servers)
             said = "Decision forgotten" if had else "No decision was stored"

@@ -26,6 +26,9 @@ from forge.agent.events import (
     ContextUsage,
     ContextWarning,
     ErrorEvent,
+    HookBlocked,
+    HookOutput,
+    HookWarning,
     MessageDelta,
     QuestionAsked,
     ReasoningDelta,
@@ -103,6 +106,9 @@ def sample_events() -> list[AgentEvent]:
         SummarizationFailed("r1", "tool_call", "m", "timeout", "prune", 1, 90, 60),
         SummarizerDisabled("cheap-m", "404", "/settings → Summarization Model"),
         RetryScheduled(1, 4, 0.5, "server_error", "HTTP 503", 503, "m"),
+        HookOutput("PostToolUse", ".forge/hooks.json: ./fmt.sh", "formatted a.py"),
+        HookBlocked("PreToolUse", ".forge/hooks.json: ./guard.sh", "no writes to prod/"),
+        HookWarning("Stop", "hook .forge/hooks.json: ./x.sh failed (exit 1)"),
     ]
 
 

@@ -34,6 +34,9 @@ from forge.tui.messages import (
     AnswerDone,
     AnswerStreamed,
     AttachmentsShown,
+    HookBlockShown,
+    HookOutputShown,
+    HookWarned,
     ReasoningStreamed,
     SummariesTurnedOff,
     SummarizationFellShort,
@@ -242,6 +245,14 @@ class ChatView(VerticalScroll):
     @on(AgentStopped)
     async def _agent_stopped(self, message: AgentStopped) -> None:
         await self.end_turn(message.event.reason)
+
+    @on(HookOutputShown)
+    @on(HookBlockShown)
+    @on(HookWarned)
+    async def _hook_notice(self, message: HookOutputShown | HookBlockShown | HookWarned) -> None:
+        from forge.tui.widgets.hook_notice import HookNoticeBlock
+
+        await self.add_block(HookNoticeBlock(message.event))
 
     @on(AttachmentsShown)
     async def _attachments_shown(self, message: AttachmentsShown) -> None:

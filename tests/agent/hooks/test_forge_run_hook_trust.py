@@ -1,6 +1,6 @@
 """`forge run` (a real subprocess) names an untrusted workspace's hooks file as not used, as it
 does an untrusted `.forge/mcp.yaml`, and stops once the user trusts it (docs/adr/0034, 0043).
-The hooks themselves run once the loop is wired (next session)."""
+That the hooks then run: tests/headless/test_forge_run_hooks.py."""
 
 from __future__ import annotations
 

@@ -1,0 +1,58 @@
+"""A hook's notice in the chat (docs/adr/0043): a hook that blocked something, its plain
+output, or a warning that it failed — with the hook's name. The text is the hook's own output:
+made terminal-safe and shown as plain text (never markup, never Markdown)."""
+
+from __future__ import annotations
+
+from textual.widgets import Static
+
+from forge.agent.events import HookBlocked, HookOutput, HookWarning
+from forge.text_safety import terminal_safe
+
+HookEventNotice = HookBlocked | HookOutput | HookWarning
+
+
+class HookNoticeBlock(Static):
+    """One hook notice: `-blocked`, `-output` or `-warning`."""
+
+    DEFAULT_CLASSES = "chat-block"
+    DEFAULT_CSS = """
+    HookNoticeBlock {
+        padding: 0 1;
+        margin: 0 0 1 0;
+        color: $text-muted;
+        border-left: outer $primary-darken-2;
+    }
+    HookNoticeBlock.-blocked { border-left: outer $warning; color: $text; }
+    HookNoticeBlock.-warning { border-left: outer $error; color: $text-warning; }
+    """
+
+    def __init__(self, event: HookEventNotice) -> None:
+        kind, text = hook_notice_text(event)
+        super().__init__(terminal_safe(text), markup=False)
+        self.add_class(f"-{kind}")
+        self.kind = kind
+        self.text = text
+
+
+def hook_notice_text(event: HookEventNotice) -> tuple[str, str]:
+    """The notice's kind and its plain text: a title line naming the event and the hook, then
+    what the hook said."""
+    if isinstance(event, HookBlocked):
+        return "blocked", f"⛔ {event.event} hook blocked — {event.hook}\n{event.reason}"
+    if isinstance(event, HookOutput):
+        return "output", f"{event.event} hook — {event.hook}\n{event.text}"
+    return "warning", f"⚠ {event.event} hook: {event.text}"
+
+
+class HookListBlock(Static):
+    """`/hooks`: the session's hooks, as plain text (commands are shown as written)."""
+
+    DEFAULT_CLASSES = "chat-block"
+    DEFAULT_CSS = """
+    HookListBlock { padding: 0 1; margin: 0 0 1 0; border-left: outer $primary-darken-2; }
+    """
+
+    def __init__(self, report: str) -> None:
+        super().__init__(terminal_safe(report), markup=False)
+        self.text = report

@@ -1,0 +1,136 @@
+"""Hooks in the real app (issue 29, docs/adr/0043): a rewritten command is what the approval
+dialog shows and what runs; a blocking hook is shown in the chat with its name and message, as
+plain text; `/hooks` lists every hook with its source and trust; a project hook runs only once
+the workspace is trusted."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from textual.widgets import Static
+
+from forge.tui.screens.approval import ApprovalScreen
+from forge.tui.screens.trust import TrustScreen
+from forge.tui.widgets.chat_blocks import ToolCallBlock
+from forge.tui.widgets.hook_notice import HookListBlock, HookNoticeBlock
+from tests.agent.hooks.support import command_hook, write_project_hooks
+from tests.agent.hooks.turns_support import emit_json, recorded, recorder
+from tests.support.openai_server import Call, OpenAIServer, Text, ToolCalls
+from tests.tui.test_app_helpers import configure, make_app, submit, wait_idle, wait_until
+
+SIZE = (120, 40)
+
+
+async def test_the_approval_shows_the_command_a_hook_rewrote_and_that_one_runs(
+    llm_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch, workspace: Path
+) -> None:
+    rewrite = emit_json({"hookSpecificOutput": {"updatedInput": {"command": "echo from-hook"}}})
+    config = {"hooks": {"PreToolUse": [command_hook(rewrite, "Bash")]}}
+    llm_server.enqueue(
+        ToolCalls([Call("execute_command", {"command": "echo from-model"})]), Text("Ran.")
+    )
+    app = make_app(configure(llm_server, monkeypatch, config=config), workspace)
+    async with app.run_test(size=SIZE) as pilot:
+        await submit(pilot, "run it")
+        await wait_until(pilot, lambda: isinstance(app.screen, ApprovalScreen), "the dialog")
+        preview = str(app.screen.query_one(".command-preview", Static).render())
+        assert "echo from-hook" in preview
+        assert "from-model" not in preview
+        await pilot.press("y")
+        await wait_idle(pilot)
+        block = app.chat.query_one(ToolCallBlock)
+        assert "from-hook" in block.output
+    sent = [m for m in llm_server.requests[1].messages if m["role"] == "assistant"][-1]
+    arguments = json.loads(sent["tool_calls"][0]["function"]["arguments"])  # type: ignore[index]
+    assert arguments["command"] == "echo from-hook"
+
+
+async def test_a_blocking_hook_is_shown_with_its_name_as_plain_text(
+    llm_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch, workspace: Path
+) -> None:
+    guard = command_hook("echo '[bold]no[/bold] writes here' >&2; exit 2", "Write")
+    config = {"hooks": {"PreToolUse": [guard]}}
+    llm_server.enqueue(
+        ToolCalls([Call("write_file", {"path": "a.txt", "content": "x"})]), Text("Okay.")
+    )
+    app = make_app(configure(llm_server, monkeypatch, config=config), workspace)
+    async with app.run_test(size=SIZE) as pilot:
+        await submit(pilot, "write a.txt")
+        await wait_idle(pilot)
+        [notice] = app.chat.query(HookNoticeBlock)
+        assert notice.kind == "blocked"
+        shown = str(notice.render())
+        assert "PreToolUse hook blocked" in shown
+        assert "exit 2" in shown  # the hook, by its command
+        assert "[bold]no[/bold] writes here" in shown  # markup stays text
+    assert not (workspace / "a.txt").exists()
+
+
+async def test_slash_hooks_lists_every_hook_with_its_source_and_trust(
+    llm_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch, workspace: Path
+) -> None:
+    write_project_hooks(workspace, {"Stop": [command_hook("./notify.sh")]})
+    config = {"hooks": {"PreToolUse": [command_hook("./guard.sh", "Bash|Write")]}}
+    app = make_app(configure(llm_server, monkeypatch, config=config), workspace)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, TrustScreen), "the trust dialog")
+        await pilot.press("n")
+        await wait_until(pilot, lambda: not isinstance(app.screen, TrustScreen), "its answer")
+        await submit(pilot, "/hooks")
+        await wait_until(pilot, lambda: app.chat.query(HookListBlock), "the listing")
+        text = app.chat.query_one(HookListBlock).text
+    assert "PreToolUse, Bash|Write: ./guard.sh — active" in text
+    assert "(user config)" in text
+    assert ".forge/hooks.json (project file)" in text
+    assert "Stop, *: ./notify.sh — not trusted" in text
+
+
+async def test_a_project_hook_runs_only_once_the_workspace_is_trusted(
+    llm_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch, workspace: Path, tmp_path: Path
+) -> None:
+    log = tmp_path / "prompts.jsonl"
+    write_project_hooks(workspace, {"UserPromptSubmit": [command_hook(recorder(log))]})
+    llm_server.enqueue(Text("one"), Text("two"))
+    app = make_app(configure(llm_server, monkeypatch), workspace)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, TrustScreen), "the trust dialog")
+        dialog = "\n".join(str(w.render()) for w in app.screen.query(Static))
+        assert "UserPromptSubmit hook" in dialog
+        await pilot.press("n")
+        await wait_until(pilot, lambda: not isinstance(app.screen, TrustScreen), "its answer")
+        await submit(pilot, "before")
+        await wait_idle(pilot)
+        assert recorded(log) == []
+        await submit(pilot, "/trust")
+        await wait_until(pilot, lambda: isinstance(app.screen, TrustScreen), "the dialog again")
+        await pilot.press("t")
+        await wait_until(pilot, lambda: not isinstance(app.screen, TrustScreen), "trusted")
+        await submit(pilot, "after")
+        await wait_idle(pilot)
+    assert [i["prompt"] for i in recorded(log)] == ["after"]
+
+
+async def test_clear_ends_the_session_and_starts_the_next_with_source_clear(
+    llm_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch, workspace: Path, tmp_path: Path
+) -> None:
+    log = tmp_path / "lifetime.jsonl"
+    config = {
+        "hooks": {
+            "SessionStart": [command_hook(recorder(log))],
+            "SessionEnd": [command_hook(recorder(log))],
+        }
+    }
+    app = make_app(configure(llm_server, monkeypatch, config=config), workspace)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: len(recorded(log)) == 1, "SessionStart")
+        await submit(pilot, "/clear")
+        await wait_until(pilot, lambda: len(recorded(log)) == 3, "SessionEnd and SessionStart")
+    seen = [(i["hook_event_name"], i.get("source") or i.get("reason")) for i in recorded(log)]
+    assert seen[:3] == [
+        ("SessionStart", "startup"),
+        ("SessionEnd", "clear"),
+        ("SessionStart", "clear"),
+    ]
+    assert seen[3:] == [("SessionEnd", "exit")]  # the app closed its session
