@@ -370,6 +370,10 @@ class ForgeAcpAgent:
             opened.servers_pending = False
             await decide_servers(opened, relay.channel)
         await session.wait_for_mcp(MCP_WAIT)
+        if not opened.hooks_started:  # SessionStart: startup, or resume after session/load
+            opened.hooks_started = True
+            async for hook_event in session.start_hooks():
+                await relay.relay(hook_event)
         slash = parse_slash(text)
         if slash is not None:
             handled = await run_slash(self, opened, slash, relay)

@@ -25,3 +25,5 @@ class OpenSession:
     servers_starting: asyncio.Future[None] | None = None
     """The editor's trusted servers being started (the first turn waits for them)."""
     turn: asyncio.Task[StopReason] | None = None
+    hooks_started: bool = False
+    """SessionStart's hooks ran (before the first turn, their notices relayed with it)."""

@@ -43,6 +43,9 @@ from forge.agent.events import (
     ApprovalRequested,
     AssistantMessageDone,
     ErrorEvent,
+    HookBlocked,
+    HookOutput,
+    HookWarning,
     MessageDelta,
     QuestionAsked,
     ReasoningDelta,
@@ -72,6 +75,8 @@ STOP_REASONS: dict[str, StopReason] = {
     "max_turns": "max_turn_requests",
     "circuit_breaker": "end_turn",
     "cancelled": "cancelled",
+    "hook_blocked": "refusal",  # a UserPromptSubmit hook kept the prompt from the model
+    "hook_stopped": "end_turn",  # a hook's `continue: false`
 }
 """Forge's turn endings as ACP stop reasons (an error is a JSON-RPC error instead)."""
 
@@ -137,6 +142,14 @@ class TurnRelay:
             await self.channel.send(update_agent_message_text(redact(event.text)))
         elif isinstance(event, ReasoningDelta):
             await self.channel.send(update_agent_thought_text(redact(event.text)))
+        elif isinstance(event, HookBlocked):  # the user must see why (docs/adr/0043)
+            text = f"[hook] {event.event} blocked by {event.hook}: {event.reason}\n"
+            await self.channel.send(update_agent_message_text(redact(text)))
+        elif isinstance(event, HookOutput):
+            text = f"[hook] {event.event} {event.hook}: {event.text}\n"
+            await self.channel.send(update_agent_thought_text(redact(text)))
+        elif isinstance(event, HookWarning):
+            await self.channel.send(update_agent_thought_text(redact(f"[hook] {event.text}\n")))
         elif isinstance(event, AttachmentsAdded):
             lines = [*event.attached, *(f"not attached: {p}" for p in event.problems)]
             await self.channel.send(update_agent_thought_text("\n".join(lines) + "\n"))
