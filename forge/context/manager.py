@@ -29,6 +29,7 @@ from forge.config.settings import ContextSettings
 from forge.context.adaptive import AdaptiveSummarizer
 from forge.context.auto_summary import auto_summarize, compaction_strategies, run_triggered
 from forge.context.budget import CompactionGovernor, UsageTracker, WarningLatch, prompt_budget
+from forge.context.cache_pricing import CachePricing
 from forge.context.conversation import Conversation
 from forge.context.counting_provider import UsageSink
 from forge.context.errors import SummarizationSkipped
@@ -180,6 +181,11 @@ class Manager:
             self._max_tokens = prompt_budget(self.settings, context_window)
             self._context_window = context_window
         self._update_summarizer_limit()
+
+    def set_cache_pricing(self, pricing: CachePricing) -> None:
+        """The main model's prompt-cache prices (from the price table): masking then waits
+        until a rewrite of the prompt's prefix pays (`forge.context.cache_pricing`)."""
+        self.services.cache_pricing = pricing
 
     def set_summarization_model(self, model: str) -> None:
         """Use this model for summaries from now on ("" = the main model). A different model
