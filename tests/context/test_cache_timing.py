@@ -178,4 +178,3 @@ def test_prefix_sums_follow_appends_and_replacements() -> None:
     assert sums.total() == sum(values) and len(sums) == 7
     sums.clear()
     assert sums.total() == 0 and len(sums) == 0
-
