@@ -180,3 +180,27 @@ async def test_a_cut_output_names_the_recall_id_of_its_uncut_original(
     cut = chat[-1]
     assert cut.meta.get("capped") is True
     assert f"or recall {big[1].id[:6]} for all of it" in cut.content
+
+
+async def test_an_output_barely_over_its_share_is_not_cut_on_arrival(
+    llm_server: OpenAIServer,
+) -> None:
+    """A cut loses the output verbatim; one that would free less than masking's minimum
+    saving is not made (a 6,013-token output at a 6,000-token share lost three referenced
+    uses in the replay, ADR 0038 §8). Well over its share, an output is still cut."""
+    settings = tiers(max_tokens=12_000, ingest_max_share=0.25)  # a share of 3,000 tokens
+    exact = counter()
+    near = group("read_file", words(3000 + 40, "near"), arguments={"path": "src/near.py"})
+    far = group("read_file", words(3000 + 400, "far"), arguments={"path": "src/far.py"})
+    assert 3000 < exact.count_message(near[1]) < 3000 + 100 < exact.count_message(far[1])
+    chat = conversation(task_start(), near)
+    async with provider_for(llm_server) as provider:
+        manager = make_manager(provider, settings)
+        await manager.evaluate_and_summarize(chat)
+        assert chat[-1] is near[1]  # whole
+        for message in far:
+            chat.append(message)
+        await manager.evaluate_and_summarize(chat)
+    assert chat[-1].meta.get("capped") is True
+    assert exact.count_message(chat[-1]) <= 3000
+    assert llm_server.requests == []
