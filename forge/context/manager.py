@@ -300,6 +300,7 @@ class Manager:
         current = self.current_tokens(conversation)
         self._warning.update(current, self.max_tokens)
         self._usage.mark_sent(conversation)
+        self.services.sent = (id(conversation), conversation.version)
         self._emit(ContextUsage(current, self.max_tokens))
 
     def _emit(self, event: ContextEvent) -> None:

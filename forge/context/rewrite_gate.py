@@ -11,6 +11,7 @@ tiers do not ask.
 from __future__ import annotations
 
 from forge.context.cache_pricing import CachePricing
+from forge.context.conversation import Conversation
 
 
 class RewriteGate:
@@ -40,3 +41,16 @@ class RewriteGate:
     def paid(self) -> None:
         """The rewrite was made (or the conversation started over): start renting afresh."""
         self.rent, self._since = 0.0, None
+
+
+def rewritten_from(conversation: Conversation, sent: tuple[int, int] | None) -> int | None:
+    """The first position rewritten since the request last sent (`sent`: its conversation's
+    id and version), or None: nothing rewritten, or unknown. A request will re-write the
+    prompt from there anyway, so a tier's rewrite after it costs nothing more (a cut paid
+    anyway is a cut to make now)."""
+    if sent is None or sent[0] != id(conversation):
+        return None
+    edits = conversation.edits_since(sent[1])
+    if not edits:
+        return None
+    return min(edit.start for edit in edits)

@@ -16,7 +16,7 @@ from forge.context.cache_pricing import (
 from forge.context.conversation import Conversation
 from forge.context.prefix_sums import PrefixSums
 from forge.context.rewrite_gate import RewriteGate
-from forge.llm.messages import MessageKind, assistant, user
+from forge.llm.messages import Message, MessageKind, assistant, user
 from forge.session.parts import model_cache_pricing
 from tests.context.builders import (
     conversation,
@@ -178,3 +178,38 @@ def test_prefix_sums_follow_appends_and_replacements() -> None:
     assert sums.total() == sum(values) and len(sums) == 7
     sums.clear()
     assert sums.total() == 0 and len(sums) == 0
+
+
+async def test_a_waiting_goal_batch_runs_at_once_when_the_prefix_is_rewritten_anyway(
+    llm_server: OpenAIServer,
+) -> None:
+    """A rewrite since the last request (here an early output cut in place, as the ingest cap
+    or masking under pressure do) un-caches the prompt after it for the next request anyway:
+    a goal batch after that point costs nothing more, so it no longer waits."""
+    llm_server.responder = lambda request: Text("Renamed modules m1 to m3; tests pass.")
+    settings = llm_tiers(tool_call_summaries=False, goal_batch_min_turns=3)
+    turns = [m for n in (1, 2, 3) for m in goal_turn(n)]
+    chat = conversation(task_start(), turns, user("the current request"), filler(24))
+    async with provider_for(llm_server) as provider:
+        manager = make_manager(provider, settings)
+        manager.set_cache_pricing(ANTHROPIC)
+        await manager.evaluate_and_summarize(chat)
+        assert llm_server.requests == []  # waits, as above
+        chat.append(assistant("next step"))
+        chat.append(user("ok"))
+        await manager.evaluate_and_summarize(chat)
+        assert llm_server.requests == []  # still waiting: one request of rent is not enough
+        output = next(i for i, m in enumerate(chat.messages) if m.role == "tool")
+        original = chat[output]
+        cut = Message(
+            role="tool",
+            content="[cut]",
+            tool_call_id=original.tool_call_id,
+            name=original.name,
+            replaces=(original.id,),
+        )
+        chat.replace_message(output, cut)
+        await manager.evaluate_and_summarize(chat)
+    assert len(llm_server.requests) == 1
+    assert any(m.kind is MessageKind.GOAL_BATCH for m in chat.messages)
+    assert chat.is_valid()

@@ -48,6 +48,9 @@ class StrategyServices:
     cache_pricing: CachePricing = NO_CACHE
     """The main model's prompt-cache prices: when a rewrite nothing forces pays
     (`forge.context.cache_pricing`; the manager's `set_cache_pricing` changes it)."""
+    sent: tuple[int, int] | None = None
+    """(conversation id, version) of the request last sent: a rewrite since then is paid
+    already (`forge.context.rewrite_gate.rewritten_from`)."""
 
     def __post_init__(self) -> None:
         if self.tallies is None:

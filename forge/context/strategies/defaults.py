@@ -29,6 +29,7 @@ def default_strategies(services: StrategyServices) -> list[ContextStrategy]:
             counter,
             summaries_active=tool_call_summaries_active,
             cache_pricing=lambda: services.cache_pricing,
+            last_sent=lambda: services.sent,
         ),
         ToolCallSummarizationStrategy(services),
         InstructionCondensationStrategy(services),

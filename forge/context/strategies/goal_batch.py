@@ -25,7 +25,7 @@ from forge.context.groups import (
 )
 from forge.context.ledger import collect_ledger
 from forge.context.prompts import ContentType
-from forge.context.rewrite_gate import RewriteGate
+from forge.context.rewrite_gate import RewriteGate, rewritten_from
 from forge.context.strategies.base import (
     StrategyServices,
     SummarizationStrategy,
@@ -203,12 +203,18 @@ class GoalBatchCompactionStrategy(SummarizationStrategy):
         if not pricing.rewrites_wait:
             return True
         work = sum(self._turns[conversation[turn.start].id][3] for turn in turns)
+        saved = work - work // 4
         counter = self.services.counter
         head = 1 if conversation[0].role == "system" else 0
-        start = pricing.rewrite_start(turns[0].start, len(conversation), head)
-        before = sum(counter.count_message(conversation[i]) for i in range(start))
-        tail = self.services.tally(conversation).tokens - before
-        return self._gate.pays(pricing, work - work // 4, tail, self._requests)
+        length = len(conversation)
+        start = pricing.rewrite_start(turns[0].start, length, head)
+        paid = rewritten_from(conversation, self.services.sent)
+        if paid is not None and pricing.rewrite_start(paid, length, head) <= start:
+            tail = saved  # the next request re-writes from there anyway: free
+        else:
+            before = sum(counter.count_message(conversation[i]) for i in range(start))
+            tail = self.services.tally(conversation).tokens - before
+        return self._gate.pays(pricing, saved, tail, self._requests)
 
     def pending_items(
         self, conversation: Conversation, max_tokens: int = 0, *, force: bool = False

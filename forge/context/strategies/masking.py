@@ -29,7 +29,7 @@ from forge.context.conversation import Conversation
 from forge.context.fallback import tool_output_placeholder
 from forge.context.prefix_sums import PrefixSums
 from forge.context.recall import original_id, recall_hint
-from forge.context.rewrite_gate import RewriteGate
+from forge.context.rewrite_gate import RewriteGate, rewritten_from
 from forge.context.strategies.contract import Capabilities
 from forge.context.strategies.deterministic import (
     AppendCursor,
@@ -62,12 +62,15 @@ class ObservationMaskingStrategy(DeterministicStrategy):
         *,
         summaries_active: Callable[[], bool] = lambda: False,
         cache_pricing: Callable[[], CachePricing] = lambda: NO_CACHE,
+        last_sent: Callable[[], tuple[int, int] | None] = lambda: None,
     ) -> None:
         super().__init__(settings, counter)
         self.summaries_active = summaries_active
         """True while the LLM tool-call tier takes aging groups (see module docstring)."""
         self.cache_pricing = cache_pricing
         """The main model's prompt-cache prices: a batch nothing forces waits until it pays."""
+        self.last_sent = last_sent
+        """(conversation id, version) of the request last sent (`StrategyServices.sent`)."""
         self._tokens = PrefixSums()
         """Every message's tokens by position: what follows a candidate, in O(log n)."""
         self._candidate_tokens = 0
@@ -181,8 +184,15 @@ class ObservationMaskingStrategy(DeterministicStrategy):
         if first is None:
             return False
         head = 1 if len(conversation) and conversation[0].role == "system" else 0
-        start = pricing.rewrite_start(first, len(conversation), head)
-        tail = self._tokens.total() - self._tokens.prefix(start)
+        length = len(conversation)
+        start = pricing.rewrite_start(first, length, head)
+        end = length  # what this rewrite un-caches that the next request would not anyway
+        paid = rewritten_from(conversation, self.last_sent())
+        if paid is not None:
+            end = max(start, min(length, pricing.rewrite_start(paid, length, head)))
+        tail = self._tokens.prefix(end) - self._tokens.prefix(start)
+        if end < length:
+            tail += saved  # the removed tokens themselves are un-cached either way
         return self._gate.pays(pricing, saved, tail, self._requests)
 
     # --- the strategy --------------------------------------------------------------------
