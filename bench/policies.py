@@ -20,8 +20,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from bench.prices import ANTHROPIC_MAIN, CACHE_WRITE_MULTIPLIER, MAIN
 from bench.sessions import Session
 from forge.config.settings import ContextSettings
+from forge.context.cache_pricing import BREAKPOINT_LOOKBACK, NO_CACHE, CachePricing
 from forge.context.conversation import Conversation
 from forge.context.events import SummarizationCompleted
 from forge.context.manager import Manager
@@ -42,15 +44,19 @@ BASELINES = (
     "masking",
     "masking-3",
     "masking-5",
+    "masking-fit",
     "summarize-at-90",
     "eager",
     "codex",
     "claude-code",
     "openhands",
 )
-"""`masking` keeps 10 outputs (its name predates `masking-3`/`masking-5`); the last three are
-the peers' policies of `bench.peer_policies`."""
-DEFAULT_POLICIES = (*BASELINES, "forge")
+"""`masking` keeps 10 outputs (its name predates `masking-3`/`masking-5`); `masking-fit` is
+masking-10 held to the budget (issue 23's loss comparator among policies that fit); the last
+three are the peers' policies of `bench.peer_policies`."""
+DEFAULT_POLICIES = (*BASELINES, "forge", "forge@anthropic")
+"""`forge` runs with the OpenAI-style model's cache prices, `forge@anthropic` with the
+Anthropic-style one's: each is Forge as a session on that provider's model would run."""
 SUMMARY_SYSTEM_PROMPT = (
     "You write the working memory of a coding agent. Summarize the material, keeping file "
     "paths, commands, errors and decisions exactly."
@@ -184,6 +190,27 @@ class MaskingPolicy(_Baseline):
         ]
 
 
+class MaskingFitPolicy(MaskingPolicy):
+    """masking-10 held to the budget: while the request is above it, one more of the kept
+    outputs (the oldest first) is masked too, down to none kept. What masking-10 would lose if
+    it had to fit, the comparator for referenced-output loss among policies with 0 requests
+    over budget (issue 23)."""
+
+    def __init__(self, context: PolicyContext) -> None:
+        super().__init__(context, keep=MASKING_KEEP, name="masking-fit")
+
+    async def prepare(self, history: Sequence[Message]) -> list[Message]:
+        """The history with old tool outputs masked, then more until it fits the budget."""
+        keep = self.keep
+        while True:
+            self.keep = keep
+            request = await super().prepare(history)
+            if keep == 0 or self.context.measure(request) <= self.context.budget:
+                self.keep = MASKING_KEEP
+                return request
+            keep -= 1
+
+
 class SummarizeAt90Policy(_Baseline):
     """At 90 % of the budget, one summary of everything but the user instructions and the
     newest `SUMMARIZE_KEEP` messages (the previous summary included)."""
@@ -302,6 +329,7 @@ class ForgePolicy:
         context_window: int,
         summarization_model: str,
         observations: frozenset[int] = frozenset(),
+        pricing: CachePricing = NO_CACHE,
     ) -> None:
         self.name = name
         self.provider = provider
@@ -318,6 +346,7 @@ class ForgePolicy:
             summarization_model=summarization_model,
             emit=self._on_event,
         )
+        self.manager.set_cache_pricing(pricing)
         self._appended = 0
 
     @property
@@ -357,6 +386,12 @@ class ForgePolicy:
 # Names
 
 
+CACHE_PRICES = ("openai", "anthropic", "none")
+"""The cache prices a forge policy is told (`forge@anthropic`): the replay's OpenAI-style model
+(`openai`, the default), its Anthropic-style model, or none (every rewrite free: Forge before
+price-aware masking)."""
+
+
 @dataclass(frozen=True)
 class PolicySpec:
     """A parsed policy name: a baseline, or `forge` with settings overrides."""
@@ -364,6 +399,23 @@ class PolicySpec:
     name: str
     kind: str
     overrides: dict[str, Any] = field(default_factory=dict)
+    cache: str = "openai"
+    """For `forge`: which price model's cache prices its manager is given (`CACHE_PRICES`),
+    as a session fills them from its model's prices."""
+
+
+def cache_pricing(cache: str) -> CachePricing:
+    """The `CachePricing` a forge policy's manager gets for `cache` (`CACHE_PRICES`)."""
+    if cache == "anthropic":
+        return CachePricing.from_prices(
+            ANTHROPIC_MAIN.input,
+            ANTHROPIC_MAIN.cached_input,
+            ANTHROPIC_MAIN.input * CACHE_WRITE_MULTIPLIER,
+            lookback=BREAKPOINT_LOOKBACK,
+        )
+    if cache == "openai":
+        return CachePricing.from_prices(MAIN.input, MAIN.cached_input, MAIN.cache_write)
+    return NO_CACHE
 
 
 def _parse_value(raw: str, annotation: Any) -> Any:
@@ -385,12 +437,20 @@ def _field_annotation(model: type[Any], key: str, spec: str) -> Any:
 
 
 def parse_policy(spec: str) -> PolicySpec:
-    """`none`, `masking`, `summarize-at-90`, `eager`, `forge` or `forge:key=value,...`;
-    `ValueError` for anything else, an unknown key, `max_tokens` or an invalid value."""
+    """A baseline (`none`, `masking`, ...), `forge` or `forge:key=value,...`, each forge name
+    optionally with `@openai`, `@anthropic` or `@none` after `forge` (the cache prices its
+    manager is given; `@openai` by default); `ValueError` for anything else, an unknown key,
+    `max_tokens` or an invalid value."""
     name = spec.strip()
-    if name in BASELINES or name == "forge":
+    if name in BASELINES:
         return PolicySpec(name, name)
     kind, _, options = name.partition(":")
+    kind, at, cache = kind.partition("@")
+    if at and cache not in CACHE_PRICES:
+        raise ValueError(f"policy {spec!r}: cache prices {cache!r}, choose from {CACHE_PRICES}")
+    cache = cache or "openai"
+    if kind == "forge" and not options:
+        return PolicySpec(name, "forge", cache=cache)
     if kind != "forge" or not options:
         raise ValueError(f"unknown policy {spec!r}; choose from {', '.join(DEFAULT_POLICIES)}")
     overrides: dict[str, Any] = {}
@@ -414,7 +474,7 @@ def parse_policy(spec: str) -> PolicySpec:
             annotation = _field_annotation(ContextSettings, key, spec)
             overrides[key] = _parse_value(raw, annotation)
     forge_settings(PolicySpec(name, "forge", overrides), 10_000)  # invalid values fail now
-    return PolicySpec(name, "forge", overrides)
+    return PolicySpec(name, "forge", overrides, cache)
 
 
 def forge_settings(spec: PolicySpec, budget: int | None) -> ContextSettings:
@@ -434,6 +494,7 @@ def baseline(spec: PolicySpec, context: PolicyContext) -> Policy:
         "masking": MaskingPolicy,
         "masking-3": lambda context: MaskingPolicy(context, keep=3, name="masking-3"),
         "masking-5": lambda context: MaskingPolicy(context, keep=5, name="masking-5"),
+        "masking-fit": MaskingFitPolicy,
         "summarize-at-90": SummarizeAt90Policy,
         "eager": EagerPolicy,
         "codex": CodexPolicy,

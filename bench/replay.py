@@ -6,8 +6,9 @@ FILES may be session files or folders of `*.messages.json`. Defaults: every traj
 ../shared/corpus/trajectories/, then every session in bench/corpus/, plus the combined session
 (the shared corpus's sessions back to back, each introduced by a "Next task: ..." user message;
 with FILES, all of them); budgets 8k, 12k, 16k and gpt-4o's default budget (`--budget
-default`); policies none, masking (10 outputs kept), masking-3, masking-5, summarize-at-90,
-eager, codex, claude-code, openhands, forge (`forge:key=value,...` adds a Forge variant).
+default`); policies none, masking (10 outputs kept), masking-3, masking-5, masking-fit,
+summarize-at-90, eager, codex, claude-code, openhands, forge and forge@anthropic (Forge told the
+OpenAI-style or the Anthropic-style model's cache prices; `forge:key=value,...` adds a variant).
 
 Each session is replayed message by message: before each assistant message the policy turns
 the history into a request, which is recorded (Forge's built-in tool definitions, the same for
@@ -31,7 +32,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 
-from bench import replay_tables
+from bench import replay_tables, replay_targets
 from bench.cache_model import RequestTokenizer, Segment, prompt_tokens
 from bench.costing import CostMeter
 from bench.fidelity import FidelityTracker
@@ -43,6 +44,7 @@ from bench.policies import (
     PolicySpec,
     Summarizer,
     baseline,
+    cache_pricing,
     forge_settings,
     parse_policy,
 )
@@ -189,6 +191,7 @@ class Replay:
             context_window=self.window,
             summarization_model=self.summary_model,
             observations=observations,
+            pricing=cache_pricing(spec.cache),
         )
 
     async def run(
@@ -558,6 +561,7 @@ def render_markdown(rows: Sequence[Row], policies: Sequence[str]) -> str:
         if policy.startswith("forge") and "masking" in policies and "none" in policies:
             parts += ["", *targets_section(rows, policy)]
     parts += replay_tables.section(rows, policies)
+    parts += replay_targets.section(rows, policies)
     parts += _tiers_section(rows, [p for p in policies if p.startswith("forge")], budgets)
     cost_header = ["session", "policy", *(label for _, label in budgets)]
     cost_rows = []

@@ -3,7 +3,8 @@
 Each variant runs the replay's `forge` policy with one module constant or setting changed (the
 constants are read at run time, so the sweep sets them on their modules for that variant and
 puts them back), over the replay's sessions and budgets, and prints one markdown table per
-variable: recall-adjusted dollars under both price models, requests over budget,
+variable: recall-adjusted dollars under both price models (Anthropic-style from the
+`forge@anthropic` run, told that model's cache prices), requests over budget,
 referenced-output loss and user messages verbatim, summed over all sessions (the combined one
 apart), for the five shared sessions and the larger corpus (`bench/corpus/`) side by side.
 
@@ -87,13 +88,19 @@ def constant(target: str, value: Any) -> Iterator[None]:
 def rows_for(
     variable: Variable, value: Any, sessions: Any, budgets: Sequence[int | None]
 ) -> list[Row]:
-    """The replay's rows for `forge` with `variable` at `value`."""
+    """The replay's rows for `forge` and `forge@anthropic` (told each price model's cache
+    prices, ADR 0038 §8) with `variable` at `value`."""
     if variable.target.startswith("setting:"):
         key = variable.target.partition(":")[2]
-        spec = parse_policy(f"forge:{key}={value}")
-        return asyncio.run(replay_all(sessions, [spec], budgets))
+        specs = [parse_policy(f"{kind}:{key}={value}") for kind in FORGE_POLICIES]
+        return asyncio.run(replay_all(sessions, specs, budgets))
     with constant(variable.target, value):
-        return asyncio.run(replay_all(sessions, [parse_policy("forge")], budgets))
+        specs = [parse_policy(kind) for kind in FORGE_POLICIES]
+        return asyncio.run(replay_all(sessions, specs, budgets))
+
+
+FORGE_POLICIES = ("forge", "forge@anthropic")
+"""Each variant runs as both: the Anthropic-style dollars come from the second."""
 
 
 def _group(row: Row) -> str | None:
@@ -103,25 +110,37 @@ def _group(row: Row) -> str | None:
 
 
 def summary(rows: Sequence[Row]) -> dict[str, dict[str, float]]:
-    """Sums per group (shared, corpus, all)."""
+    """Sums per group (shared, corpus, all): the Anthropic-style dollars from the rows of the
+    `@anthropic` run when there is one, everything else from the other run's."""
+    twin = any("@anthropic" in row.policy for row in rows)
     totals: dict[str, dict[str, float]] = {}
     for row in rows:
         group = _group(row)
         if group is None:
             continue
+        anthropic_run = "@anthropic" in row.policy
+        if twin and anthropic_run:
+            fields: tuple[str, ...] = ("recall_cost_usd_anthropic",)
+        elif twin:
+            fields = SUMMED[:1] + SUMMED[2:]
+        else:
+            fields = SUMMED
         for name in (group, "all"):
             bucket = totals.setdefault(name, {})
-            for field in (
-                "recall_cost_usd_openai",
-                "recall_cost_usd_anthropic",
-                "over_budget",
-                "referenced_lost",
-                "referenced_outputs",
-                "user_requests_verbatim",
-                "user_requests_total",
-            ):
+            for field in fields:
                 bucket[field] = bucket.get(field, 0) + float(getattr(row, field))
     return totals
+
+
+SUMMED = (
+    "recall_cost_usd_openai",
+    "recall_cost_usd_anthropic",
+    "over_budget",
+    "referenced_lost",
+    "referenced_outputs",
+    "user_requests_verbatim",
+    "user_requests_total",
+)
 
 
 def table(variable: Variable, results: list[tuple[Any, Sequence[Row]]]) -> str:

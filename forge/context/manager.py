@@ -29,7 +29,9 @@ from forge.config.settings import ContextSettings
 from forge.context.adaptive import AdaptiveSummarizer
 from forge.context.auto_summary import auto_summarize, compaction_strategies, run_triggered
 from forge.context.budget import CompactionGovernor, UsageTracker, WarningLatch, prompt_budget
+from forge.context.cache_pricing import CachePricing
 from forge.context.conversation import Conversation
+from forge.context.count_ahead import CountAhead
 from forge.context.counting_provider import UsageSink
 from forge.context.errors import SummarizationSkipped
 from forge.context.events import (
@@ -50,7 +52,7 @@ from forge.context.summary_archive import SummaryArchive
 from forge.context.tally import Tallies
 from forge.llm.model_info import context_window as model_context_window
 from forge.llm.model_info import default_reply_headroom
-from forge.llm.protocols import CountsAhead, ModelCloner, Provider, TokenCounter, ToolSpec
+from forge.llm.protocols import ModelCloner, Provider, TokenCounter, ToolSpec
 
 logger = logging.getLogger("forge.context")
 
@@ -125,6 +127,7 @@ class Manager:
         self._warning = WarningLatch(settings.warning_threshold)
         self._governor = CompactionGovernor(resume_below=settings.threshold_trigger)
         self._lock = asyncio.Lock()
+        self._count_ahead = CountAhead()
         self._update_summarizer_limit()
 
     # --- budget and usage ------------------------------------------------------------------
@@ -180,6 +183,11 @@ class Manager:
             self._max_tokens = prompt_budget(self.settings, context_window)
             self._context_window = context_window
         self._update_summarizer_limit()
+
+    def set_cache_pricing(self, pricing: CachePricing) -> None:
+        """The main model's prompt-cache prices (from the price table): masking then waits
+        until a rewrite of the prompt's prefix pays (`forge.context.cache_pricing`)."""
+        self.services.cache_pricing = pricing
 
     def set_summarization_model(self, model: str) -> None:
         """Use this model for summaries from now on ("" = the main model). A different model
@@ -245,9 +253,9 @@ class Manager:
             self._finish(conversation)
 
     async def count_ahead(self, conversation: Conversation) -> None:
-        """Huge messages are counted off the event loop before anything counts them on it."""
-        if isinstance(self.counter, CountsAhead):
-            await self.counter.count_ahead(conversation.messages)
+        """Huge messages are counted off the event loop before anything counts them on it
+        (the messages new since the last call: `forge.context.count_ahead`)."""
+        await self._count_ahead.count(self.counter, conversation)
 
     async def compact(
         self, conversation: Conversation, instructions: str = "", trigger: Trigger = Trigger.MANUAL
@@ -292,6 +300,7 @@ class Manager:
         current = self.current_tokens(conversation)
         self._warning.update(current, self.max_tokens)
         self._usage.mark_sent(conversation)
+        self.services.sent = (id(conversation), conversation.version)
         self._emit(ContextUsage(current, self.max_tokens))
 
     def _emit(self, event: ContextEvent) -> None:

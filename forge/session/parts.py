@@ -13,6 +13,7 @@ from forge.agent.sessions import SessionStore
 from forge.config.ephemeral import is_ephemeral
 from forge.config.secrets import remember_settings_secrets
 from forge.config.settings import Settings
+from forge.context.cache_pricing import CachePricing, cache_pricing_for
 from forge.context.counting_provider import UsageSink
 from forge.context.events import EventSink
 from forge.context.manager import Manager
@@ -70,7 +71,7 @@ def make_manager(
 ) -> Manager:
     """The context manager for `settings`; the summarization model is the settings' (its
     one home: `settings.llm.summarization_model`, handed on here and by `apply_settings`)."""
-    return Manager(
+    manager = Manager(
         settings.context,
         provider,
         counter,
@@ -80,3 +81,11 @@ def make_manager(
         usage_sink=usage_sink,
         emit=emit,  # the agent's router: context events reach the running turn (ADR 0039)
     )
+    manager.set_cache_pricing(model_cache_pricing(settings))
+    return manager
+
+
+def model_cache_pricing(settings: Settings) -> CachePricing:
+    """The conversation model's prompt-cache prices for the context manager, from the price
+    table and the provider's kind of cache (docs/adr/0038 §8)."""
+    return cache_pricing_for(settings.llm.provider, settings.llm.model, settings.prices)

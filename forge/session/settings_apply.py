@@ -32,6 +32,7 @@ from forge.llm.window_discovery import WindowTracker
 from forge.session.parts import (
     make_manager,
     make_window_tracker,
+    model_cache_pricing,
     secrets_of,
     summary_dir,
     window_tokens,
@@ -166,6 +167,7 @@ def _switch_manager(session: Session, old: Settings, new: Settings) -> str:
         )
     session.context_manager.set_summarization_model(new.llm.summarization_model)
     session.context_manager.set_summarization_provider(session.summarization_provider)
+    session.context_manager.set_cache_pricing(model_cache_pricing(new))
     return change
 
 

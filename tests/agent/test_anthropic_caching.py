@@ -16,6 +16,7 @@ from pathlib import Path
 from pydantic import SecretStr
 
 from forge.agent.system_prompt import build_system_prompt, session_date
+from forge.config.prices import ModelPriceSettings
 from forge.config.settings import ContextSettings, LLMSettings, Settings
 from forge.llm.anthropic_cache import message_breakpoints, with_breakpoints
 from forge.llm.anthropic_wire import MessagesRequest
@@ -34,7 +35,9 @@ KEY = "sk-ant-test-caching-0123456789"
 MODEL = "claude-sonnet-4-6"
 
 
-def settings_for(server: AnthropicServer, **context: object) -> Settings:
+def settings_for(
+    server: AnthropicServer, prices: dict[str, ModelPriceSettings] | None = None, **context: object
+) -> Settings:
     llm = LLMSettings(
         provider="anthropic",
         model=MODEL,
@@ -42,7 +45,12 @@ def settings_for(server: AnthropicServer, **context: object) -> Settings:
         api_key=SecretStr(KEY),
         max_retries=0,
     )
-    return Settings(llm=llm, context=ContextSettings.model_validate(context))
+    return Settings(llm=llm, context=ContextSettings.model_validate(context), prices=prices or {})
+
+
+FLAT_CACHE_PRICES = {MODEL: ModelPriceSettings(input=3.0, cached_input=3.0, output=15.0)}
+"""Prices under which a cache read costs what a write does: masking then has nothing to wait
+for (docs/adr/0038 §8) and batches as `mask_batch` says."""
 
 
 def steps(count: int) -> object:
@@ -222,9 +230,10 @@ async def test_a_masking_batch_invalidates_the_cache_once_not_every_turn(
         return Answer("", calls=[Use("task_completion", {"result": "done"})])
 
     anthropic_server.responder = respond
-    runtime = build_session(
-        settings_for(anthropic_server, mask_keep_recent=3, mask_batch=3), workspace
+    settings = settings_for(
+        anthropic_server, prices=FLAT_CACHE_PRICES, mask_keep_recent=3, mask_batch=3
     )
+    runtime = build_session(settings, workspace)
     try:
         events = await drive(runtime.agent.run_turn("read the ten big files"))
     finally:
@@ -248,3 +257,38 @@ async def test_a_masking_batch_invalidates_the_cache_once_not_every_turn(
     # Even then the tools and the system prompt are read from the cache.
     for number in invalidated:
         assert usage[number]["cache_read_input_tokens"] > 0
+
+
+async def test_under_claudes_list_prices_masking_waits_and_the_cache_keeps_hitting(
+    anthropic_server: AnthropicServer, workspace: Path
+) -> None:
+    """With Claude's own prices (reads 0.1 x, writes 1.25 x) a masking batch would re-write the
+    whole conversation to save a tenth of its tokens per request: masking waits until keeping
+    the outputs has cost as much (docs/adr/0038 §8), so these ten reads never invalidate the
+    cache, and every request repeats the one before it."""
+    for number in range(10):
+        (workspace / f"big{number}.txt").write_text(f"line {number} of text to read back\n" * 40)
+
+    def respond(request: MessagesRequestRecord) -> Reply:
+        results = sum(
+            1 for entry in request.blocks() if entry.get("block", {}).get("type") == "tool_result"
+        )
+        if results < 10:
+            path = f"big{results}.txt"
+            return Answer(f"Read {results + 1}.", calls=[Use("read_file", {"path": path})])
+        return Answer("", calls=[Use("task_completion", {"result": "done"})])
+
+    anthropic_server.responder = respond
+    runtime = build_session(
+        settings_for(anthropic_server, mask_keep_recent=3, mask_batch=3), workspace
+    )
+    try:
+        assert runtime.context_manager.services.cache_pricing.rewrites_wait
+        events = await drive(runtime.agent.run_turn("read the ten big files"))
+    finally:
+        await runtime.aclose()
+    assert finished(events).reason == "completed"
+    requests = chat_requests(anthropic_server)
+    assert len(requests) == 11
+    for number in range(1, len(requests)):
+        assert_prefix_repeated(requests[number - 1], requests[number])

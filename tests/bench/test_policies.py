@@ -15,17 +15,20 @@ from bench.policies import (
     TOOL_SUMMARY_HEADING,
     EagerPolicy,
     ForgePolicy,
+    MaskingFitPolicy,
     MaskingPolicy,
     NonePolicy,
     PolicyContext,
     SummarizeAt90Policy,
     Summarizer,
+    cache_pricing,
     forge_settings,
     parse_policy,
     placeholder_text,
     tool_groups,
 )
 from bench.sessions import Session, annotate
+from forge.context.cache_pricing import NO_CACHE, CachePricing
 from forge.context.conversation import Conversation
 from forge.llm.messages import Message
 from forge.llm.openai_provider import OpenAICompatibleProvider
@@ -211,3 +214,35 @@ def test_policy_names_and_forge_variants() -> None:
 def test_bad_policy_names_are_errors(name: str, message: str) -> None:
     with pytest.raises(ValueError, match=message):
         parse_policy(name)
+
+
+async def test_masking_fit_masks_more_of_the_newest_ten_only_to_fit_the_budget(
+    summarizer: Summarizer,
+) -> None:
+    session = annotate("s", tool_session(14, output_words=150))
+    history = session.messages[:-1]
+    roomy = await MaskingFitPolicy(context(session, summarizer)).prepare(history)
+    masking_10 = await MaskingPolicy(context(session, summarizer)).prepare(history)
+    assert [m.content for m in roomy] == [m.content for m in masking_10]  # it is masking-10
+    budget = measure(masking_10) - 300
+    fitted = await MaskingFitPolicy(context(session, summarizer, budget)).prepare(history)
+    assert measure(fitted) <= budget < measure(masking_10)
+    kept = [m for m in fitted if m.role == "tool" and not m.content.startswith("[Old tool")]
+    assert 0 < len(kept) < MASKING_KEEP  # the oldest of the ten masked, the newest kept
+    assert kept[-1] is history[-1]  # the newest output stays whole
+    assert Conversation(fitted).problems() == []
+
+
+def test_forge_policies_are_told_the_cache_prices_of_their_price_model() -> None:
+    assert parse_policy("forge").cache == "openai"
+    anthropic = parse_policy("forge@anthropic:mask_batch=5")
+    assert (anthropic.kind, anthropic.cache, anthropic.overrides) == (
+        "forge",
+        "anthropic",
+        {"mask_batch": 5},
+    )
+    assert cache_pricing("anthropic").rewrites_wait
+    assert cache_pricing("openai") == CachePricing(read=0.5, write=1.0)
+    assert cache_pricing("none") == NO_CACHE
+    with pytest.raises(ValueError, match="cache prices"):
+        parse_policy("forge@gemini")

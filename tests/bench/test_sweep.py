@@ -42,3 +42,23 @@ def test_sums_per_group_leave_the_combined_session_out() -> None:
     variable = sweep.VARIABLES[0]
     text = sweep.table(variable, [(variable.default, rows)])
     assert f"| {variable.default} (default) | all | 3.0000 |" in text
+
+
+def test_the_anthropic_style_dollars_come_from_the_forge_told_anthropic_prices() -> None:
+    rows = [
+        row(
+            "a", "shared", policy="forge", recall_cost_usd_openai=1.0, recall_cost_usd_anthropic=5.0
+        ),
+        row(
+            "a",
+            "shared",
+            policy="forge@anthropic",
+            recall_cost_usd_openai=9.0,
+            recall_cost_usd_anthropic=2.0,
+            referenced_lost=7,
+        ),
+    ]
+    totals = sweep.summary(rows)["all"]
+    assert totals["recall_cost_usd_openai"] == 1.0
+    assert totals["recall_cost_usd_anthropic"] == 2.0
+    assert totals["referenced_lost"] == 0  # the OpenAI-style run's

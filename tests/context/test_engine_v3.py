@@ -4,14 +4,16 @@ bookkeeping stays O(new) when masking fires."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from forge.config.settings import ContextSettings
 from forge.context.conversation import Conversation
 from forge.context.last_resort import cap_outputs_until
+from forge.context.manager import Manager
 from forge.context.strategies.ingest_cap import IngestCapStrategy
 from forge.llm.messages import Message, MessageKind, assistant, user
-from forge.llm.tokenizer import CharEstimateCounter
+from forge.llm.tokenizer import CharEstimateCounter, TiktokenCounter
 from tests.context.builders import (
     conversation,
     counter,
@@ -180,3 +182,67 @@ async def test_a_cut_output_names_the_recall_id_of_its_uncut_original(
     cut = chat[-1]
     assert cut.meta.get("capped") is True
     assert f"or recall {big[1].id[:6]} for all of it" in cut.content
+
+
+async def test_an_output_barely_over_its_share_is_not_cut_on_arrival(
+    llm_server: OpenAIServer,
+) -> None:
+    """A cut loses the output verbatim; one that would free less than masking's minimum
+    saving is not made (a 6,013-token output at a 6,000-token share lost three referenced
+    uses in the replay, ADR 0038 §8). Well over its share, an output is still cut."""
+    settings = tiers(max_tokens=12_000, ingest_max_share=0.25)  # a share of 3,000 tokens
+    exact = counter()
+    near = group("read_file", words(3000 + 40, "near"), arguments={"path": "src/near.py"})
+    far = group("read_file", words(3000 + 400, "far"), arguments={"path": "src/far.py"})
+    assert 3000 < exact.count_message(near[1]) < 3000 + 100 < exact.count_message(far[1])
+    chat = conversation(task_start(), near)
+    async with provider_for(llm_server) as provider:
+        manager = make_manager(provider, settings)
+        await manager.evaluate_and_summarize(chat)
+        assert chat[-1] is near[1]  # whole
+        for message in far:
+            chat.append(message)
+        await manager.evaluate_and_summarize(chat)
+    assert chat[-1].meta.get("capped") is True
+    assert exact.count_message(chat[-1]) <= 3000
+    assert llm_server.requests == []
+
+
+class AheadCounter(TiktokenCounter):
+    """The real counter, recording how many messages each `count_ahead` was handed."""
+
+    def __init__(self) -> None:
+        super().__init__("gpt-4o")
+        self.handed: list[int] = []
+
+    async def count_ahead(self, messages: Sequence[Message]) -> None:
+        self.handed.append(len(messages))
+        await super().count_ahead(messages)
+
+
+async def test_the_count_ahead_before_each_call_is_handed_only_the_new_messages(
+    llm_server: OpenAIServer,
+) -> None:
+    """Counting ahead off the loop (ADR 0036) looked at every message before every call:
+    O(conversation), 40 x the floor at 20,000 messages. Now the first call hands everything,
+    later ones what was appended or replaced in place since, and a summary (a change that
+    moves messages) everything once more."""
+    settings = tiers(max_tokens=100_000_000, mask_batch=3)
+    chat = conversation(task_start())
+    for number in range(1000):
+        for message in group("read_file", words(20, f"r{number % 97:02d}")):
+            chat.append(message)
+    ahead = AheadCounter()
+    async with provider_for(llm_server) as provider:
+        manager = Manager(settings, provider, ahead, context_window=1_000_000_000)
+        await manager.evaluate_and_summarize(chat)
+        assert ahead.handed == [len(chat)]
+        for number in range(6):
+            for message in group("read_file", words(300, f"n{number:02d}")):
+                chat.append(message)
+            await manager.evaluate_and_summarize(chat)
+        assert max(ahead.handed[1:]) <= 2 + 3  # two appended, at most a masked batch
+        assert any(m.kind is MessageKind.PRUNED for m in chat.messages)  # masking did run
+        chat.replace_range(2, 4, [assistant("[Summary of earlier work]")])
+        await manager.evaluate_and_summarize(chat)
+        assert ahead.handed[-1] == len(chat)  # moved messages: everything once

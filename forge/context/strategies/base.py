@@ -19,6 +19,7 @@ from typing import TypeVar
 
 from forge.config.settings import ContextSettings
 from forge.context.adaptive import AdaptiveSummarizer, SummaryResult
+from forge.context.cache_pricing import NO_CACHE, CachePricing
 from forge.context.conversation import Conversation
 from forge.context.errors import SummarizationError
 from forge.context.events import SummarizationProgress
@@ -44,6 +45,12 @@ class StrategyServices:
     summarizer: AdaptiveSummarizer
     archive: SummaryArchive | None = None
     tallies: Tallies | None = None
+    cache_pricing: CachePricing = NO_CACHE
+    """The main model's prompt-cache prices: when a rewrite nothing forces pays
+    (`forge.context.cache_pricing`; the manager's `set_cache_pricing` changes it)."""
+    sent: tuple[int, int] | None = None
+    """(conversation id, version) of the request last sent: a rewrite since then is paid
+    already (`forge.context.rewrite_gate.rewritten_from`)."""
 
     def __post_init__(self) -> None:
         if self.tallies is None:

@@ -24,7 +24,13 @@ def default_strategies(services: StrategyServices) -> list[ContextStrategy]:
 
     return [
         IngestCapStrategy(settings, counter),
-        ObservationMaskingStrategy(settings, counter, summaries_active=tool_call_summaries_active),
+        ObservationMaskingStrategy(
+            settings,
+            counter,
+            summaries_active=tool_call_summaries_active,
+            cache_pricing=lambda: services.cache_pricing,
+            last_sent=lambda: services.sent,
+        ),
         ToolCallSummarizationStrategy(services),
         InstructionCondensationStrategy(services),
         ThresholdSummarizationStrategy(services),

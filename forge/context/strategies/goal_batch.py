@@ -25,6 +25,7 @@ from forge.context.groups import (
 )
 from forge.context.ledger import collect_ledger
 from forge.context.prompts import ContentType
+from forge.context.rewrite_gate import RewriteGate, rewritten_from
 from forge.context.strategies.base import (
     StrategyServices,
     SummarizationStrategy,
@@ -65,6 +66,10 @@ class GoalBatchCompactionStrategy(SummarizationStrategy):
         self._turns: dict[str, tuple[int, str, bool, int]] = {}
         """Closed turns by their first message's id: (length, last message's id, finished,
         work tokens)."""
+        self._gate = RewriteGate()
+        """What keeping an eligible batch has cost under the cache prices (ski rental)."""
+        self._requests = 0
+        """Assistant messages seen: the requests made so far."""
 
     def eligible_turns(self, conversation: Conversation) -> list[Turn]:
         """The oldest run of consecutive eligible finished turns (at most the maximum), or []
@@ -166,6 +171,8 @@ class GoalBatchCompactionStrategy(SummarizationStrategy):
         batch can only appear when a closed turn ages past `goal_batch_age` (or a wait after
         a failure ends), or after a change other than an append."""
         restarted, fresh = self._cursor.new_messages(conversation)
+        assistants = sum(message.role == "assistant" for message in fresh)
+        self._requests = assistants if restarted else self._requests + assistants
         length = len(conversation)
         age = self.settings.goal_batch_age
         quiet = self._quiet_until
@@ -177,13 +184,37 @@ class GoalBatchCompactionStrategy(SummarizationStrategy):
             self._quiet_until = quiet
             if length < quiet:
                 return False
-        if self.eligible_turns(conversation):
+        turns = self.eligible_turns(conversation)
+        if turns:
             self._quiet_until = None
-            return True
+            return self._batch_pays(conversation, turns)
         positions = self.services.tally(conversation).user_positions()
         ageing = [end + age + 1 for end in positions[self._frontier + 1 :] if length - end <= age]
         self._quiet_until = min([*ageing, length + age])
         return False
+
+    def _batch_pays(self, conversation: Conversation, turns: Sequence[Turn]) -> bool:
+        """Whether compacting `turns` now pays under the model's cache prices (ski rental,
+        `forge.context.rewrite_gate`): the summary is taken at the summarizer's default target,
+        a quarter of the work. Only under breakpoint caching, where a batch (older than the
+        cache's lookback by `goal_batch_age`) un-caches the whole prompt after the system
+        prompt; the tail's count is then O(1)."""
+        pricing = self.services.cache_pricing
+        if not pricing.rewrites_wait:
+            return True
+        work = sum(self._turns[conversation[turn.start].id][3] for turn in turns)
+        saved = work - work // 4
+        counter = self.services.counter
+        head = 1 if conversation[0].role == "system" else 0
+        length = len(conversation)
+        start = pricing.rewrite_start(turns[0].start, length, head)
+        paid = rewritten_from(conversation, self.services.sent)
+        if paid is not None and pricing.rewrite_start(paid, length, head) <= start:
+            tail = saved  # the next request re-writes from there anyway: free
+        else:
+            before = sum(counter.count_message(conversation[i]) for i in range(start))
+            tail = self.services.tally(conversation).tokens - before
+        return self._gate.pays(pricing, saved, tail, self._requests)
 
     def pending_items(
         self, conversation: Conversation, max_tokens: int = 0, *, force: bool = False
@@ -235,6 +266,7 @@ class GoalBatchCompactionStrategy(SummarizationStrategy):
             raise SummarizationSkipped("the goal batch would not reduce tokens")
         if not self._swap_stretches(conversation, messages, stretches, message):
             raise SummarizationSkipped("the conversation changed under the goal batch")
+        self._gate.paid()
         self.archive(message, run, result)
         return len(turns)
 

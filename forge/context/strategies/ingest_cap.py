@@ -2,9 +2,12 @@
 
 An output above `ingest_max_share` of the budget keeps its head and its tail (half each) and
 says what was elided and how to get it (`read_file` with a line range, or a narrower command).
-It is checked once, when it arrives (O(new) per LLM call). Excluded tools' outputs are never
-touched. After a context overflow the manager calls `cap_all` with a smaller share, which also
-reaches outputs already checked — the newest included — so the retry is smaller.
+It is checked once, when it arrives (O(new) per LLM call). An output over its share by less
+than masking's minimum saving (`MINIMUM_SAVING_TOKENS`) is left whole on arrival: such a cut
+would lose the output verbatim to free less than a placeholder is worth (docs/adr/0038 §8).
+Excluded tools' outputs are never touched. After a context overflow the manager calls
+`cap_all` with a smaller share, which also reaches outputs already checked — the newest
+included — so the retry is smaller.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from forge.context.strategies.deterministic import (
     DeterministicStrategy,
     excluded_call_ids,
 )
+from forge.context.strategies.masking import MINIMUM_SAVING_TOKENS
 from forge.llm.messages import Message, MessageKind
 from forge.llm.protocols import TokenCounter
 
@@ -67,7 +71,7 @@ class IngestCapStrategy(DeterministicStrategy):
             self._excluded_calls.update(excluded_call_ids([message], excluded))
             if (
                 _cappable(message, excluded, self._excluded_calls)
-                and self.counter.count_message(message) > limit
+                and self.counter.count_message(message) > limit + MINIMUM_SAVING_TOKENS
             ):
                 self._pending.append((first + offset, message.id))
         return self._pending
