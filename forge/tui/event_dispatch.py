@@ -104,6 +104,9 @@ class EventDispatcher:
         self.regions = regions
         self.retry_shown = False
         """A retry was announced this turn: the next event says the request went through."""
+        self.summarizing: set[str] = set()
+        """The summarization runs started and not yet ended: a retry meanwhile is the
+        summarizer's, not the agent's (the provider's event does not say whose it is)."""
 
     def dispatch(self, event: AgentEvent) -> None:
         """Post `event` to each region that shows it (in the order of `ROUTES`)."""
@@ -111,5 +114,18 @@ class EventDispatcher:
             self.retry_shown = False
             self.regions["app"].post_message(RequestResumed())
         message_class, regions = route_of(event)
+        if isinstance(event, SummarizationStarted):
+            self.summarizing.add(event.run_id)
+        elif isinstance(event, SummarizationCompleted | SummarizationFailed):
+            self.summarizing.discard(event.run_id)
         for region in regions:
-            self.regions[region].post_message(message_class(event))  # type: ignore[call-arg]
+            if message_class is RetryNotice:
+                message: Message = RetryNotice(event, summarizer=bool(self.summarizing))  # type: ignore[arg-type]
+            else:
+                message = message_class(event)  # type: ignore[call-arg]
+            self.regions[region].post_message(message)
+
+    def turn_over(self) -> None:
+        """The turn's events ended: nothing announced in it is still under way."""
+        self.retry_shown = False
+        self.summarizing.clear()

@@ -148,7 +148,7 @@ class TurnFlows(App[int]):
             self.chat.post_message(TurnOver(reason, error))
 
     async def on_retry_notice(self, message: RetryNotice) -> None:
-        text = f"Model `{message.retry.model}`: {message.describe()}…"
+        text = f"{message.who()}: {message.describe()}…"
         if self.busy:
             self._show_activity(f"{message.describe()}…")
         if self._retry_notice is None:
@@ -179,7 +179,7 @@ class TurnFlows(App[int]):
         if self.return_code is not None:
             return  # exiting (a signal, Ctrl+C twice): the chat is being taken down
         self._retry_notice = None
-        self.dispatcher.retry_shown = False
+        self.dispatcher.turn_over()
         self._dismiss_dialogs()
         self.refresh_context_gauge()
         self.busy = False
