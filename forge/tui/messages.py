@@ -156,6 +156,12 @@ class TurnOver(Message, bubble=False):
 
 
 @dataclass
+class TurnStarted(Message, bubble=False):
+    """A turn for a new user message started (posted by the app to the summarization panel:
+    the conversation moved on since the last run)."""
+
+
+@dataclass
 class TurnEnded(Message):
     """The turn (or /compact run) is over and the chat has closed it (posted by the chat on
     `TurnOver`, to the app: the next queued message may start)."""

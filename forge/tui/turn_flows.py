@@ -22,7 +22,7 @@ from forge.tui.compaction import CompactionTracker
 from forge.tui.config_problem import not_sent_text
 from forge.tui.delta_batching import batch_deltas
 from forge.tui.input_flows import turn_events, user_command_events
-from forge.tui.messages import ContextWarned, RequestResumed, TurnEnded, TurnOver
+from forge.tui.messages import ContextWarned, RequestResumed, TurnEnded, TurnOver, TurnStarted
 from forge.tui.retry_notices import RetryNotice
 from forge.tui.widgets.chat_blocks import NoticeBlock, UserMessageBlock
 from forge.tui.widgets.config_banner import ConfigProblemBanner
@@ -107,6 +107,7 @@ class TurnFlows(App[int]):
         self.busy = True
         self._warned_this_turn = False
         self._show_activity()
+        self.status.summarization.post_message(TurnStarted())
         self.run_events(turn_events(self.chat, self.runtime, text, model))
 
     def start_compaction(self, instructions: str, notice: NoticeBlock) -> None:
