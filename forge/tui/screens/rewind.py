@@ -113,10 +113,18 @@ class RewindScreen(ModalScreen[RewindChoice | None]):
         row = self.rows[index]
         commands_since = any(later.ran_commands for later in self.rows[index:])
 
+        # The choice is drawn alone: the list's frame would peek out around it on a small
+        # terminal (two top borders at 80x24); Esc there brings the list back.
+        dialog = self.query_one("#rewind-dialog")
+
         def chosen(mode: RewindMode | None) -> None:
             if mode is not None:
                 self.dismiss(RewindChoice(row, mode))
+                return
+            dialog.display = True
+            self.query_one("#rewind-turns", OptionList).focus()
 
+        dialog.display = False
         self.app.push_screen(RewindModeScreen(row, commands_since), callback=chosen)
 
 
