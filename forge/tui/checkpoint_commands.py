@@ -78,6 +78,7 @@ class CheckpointCommands:
 
     async def _rewind(self, choice: RewindChoice, points: list[RewindPoint]) -> None:
         from forge.session.restore import RestoreResult
+        from forge.tui.messages import ConversationRewound
 
         runtime = self.app.runtime
         later = points[points.index(choice.turn) :]
@@ -92,31 +93,24 @@ class CheckpointCommands:
             if choice.mode != "conversation":
                 parts.append(result.text or "No file changes to restore.")
             if choice.mode != "files":
-                await self._rewind_conversation(choice.turn)
                 parts.append(
                     "The conversation is back to that point; its message is in the prompt."
                 )
             if commands:
                 parts.append("Commands run since then were not undone.")
-            await self.app.chat.add_notice(
-                " ".join(parts), kind="error" if result.failed else "info"
-            )
+            notice, kind = " ".join(parts), "error" if result.failed else "info"
+            if choice.mode == "files":
+                await self.app.chat.add_notice(notice, kind=kind)
+                return
+            # The app shows the rewound conversation, then this line (`ConversationRewound`).
+            runtime.rewind_conversation(choice.turn.id)
+            self.app.post_message(ConversationRewound(choice.turn.text, notice, kind))
 
         planned = None if choice.mode == "conversation" else runtime.plan_restore(choice.turn.id)
         if planned is None:
             await finish(RestoreResult("", failed=False))
             return
         await self._restore(planned, finish, f"Rewinding to before “{title}”")
-
-    async def _rewind_conversation(self, point: RewindPoint) -> None:
-        runtime = self.app.runtime
-        runtime.rewind_conversation(point.id)
-        await self.app.chat.clear_chat()
-        await self.app.chat.show_history(runtime.messages)
-        host = self.app
-        host.prompt.load_text(point.text)
-        host.prompt.move_cursor(host.prompt.document.end)
-        host.refresh_context_gauge()
 
     async def _restore(self, planned: PlannedRestore, finish: Finish, what: str) -> None:
         """Apply `planned`, asking first if it would overwrite edits made since (the dialog

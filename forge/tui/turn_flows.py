@@ -22,7 +22,15 @@ from forge.tui.compaction import CompactionTracker
 from forge.tui.config_problem import not_sent_text
 from forge.tui.delta_batching import batch_deltas
 from forge.tui.input_flows import turn_events, user_command_events
-from forge.tui.messages import ContextWarned, RequestResumed, TurnEnded, TurnOver, TurnStarted
+from forge.tui.messages import (
+    CompactionRequested,
+    ContextWarned,
+    RequestResumed,
+    TurnEnded,
+    TurnOver,
+    TurnStarted,
+    UserMessageRequested,
+)
 from forge.tui.retry_notices import RetryNotice
 from forge.tui.widgets.chat_blocks import NoticeBlock, UserMessageBlock
 from forge.tui.widgets.config_banner import ConfigProblemBanner
@@ -117,6 +125,14 @@ class TurnFlows(App[int]):
         self.chat.compaction = CompactionTracker(notice, instructions)
         self._show_activity("compacting…")
         self.run_events(self.runtime.compact(instructions))
+
+    @on(CompactionRequested)
+    def _compaction_requested(self, message: CompactionRequested) -> None:
+        self.start_compaction(message.instructions, message.notice)
+
+    @on(UserMessageRequested)
+    async def _user_message_requested(self, message: UserMessageRequested) -> None:
+        await self.send_user_message(message.text, message.model)
 
     @work(exclusive=True, group="agent-turn", exit_on_error=False)
     async def run_events(self, events: AsyncIterator[AgentEvent]) -> None:

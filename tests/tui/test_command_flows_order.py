@@ -160,3 +160,34 @@ async def test_rewinding_the_conversation_shows_the_history_then_the_outcome(
             "point; its message is in the prompt.",
         ]
         assert app.prompt.text == "second question"
+
+
+async def test_sessions_id_replays_the_saved_session_off_the_ui_thread(
+    llm_server: OpenAIServer,
+    monkeypatch: pytest.MonkeyPatch,
+    workspace: Path,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    import threading
+
+    llm_server.enqueue(Text("first answer"))
+    app = make_app(configure(llm_server, monkeypatch), workspace)
+    async with app.run_test(size=SIZE) as pilot:
+        await submit(pilot, "the first question")
+        await wait_idle(pilot)
+        first, path = app.runtime.session_id, app.runtime.log.path
+        await submit(pilot, "/clear")
+        # A torn last line: reading the file says so in the log, from the thread that read it.
+        with path.open("a", encoding="utf-8") as file:
+            file.write('{"type": "message", "message": {"role": "assi\n')
+        caplog.clear()
+        with caplog.at_level("WARNING", logger="forge"):
+            await submit(pilot, f"/sessions {first}")
+            assert await settled(pilot, app, 3) == [
+                "user: the first question",
+                "answer: first answer",
+                f"notice: Resumed session `{first}`.",
+            ]
+        readers = {r.threadName for r in caplog.records if path.name in r.getMessage()}
+        assert readers, "the torn line was noticed"
+        assert threading.main_thread().name not in readers, "read and replayed in a thread"
