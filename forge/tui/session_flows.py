@@ -95,6 +95,7 @@ class SessionFlows(App[int]):
     async def resume_session(self, session_id: str) -> None:
         """Switch to the saved session `session_id`: its newest screenful first, then the
         session built off the UI thread, its history and the resume notices."""
+        from forge.agent.sessions import SessionNotFoundError
         from forge.tui.history_preview import read_preview
 
         await self.chat.clear_chat()
@@ -102,7 +103,14 @@ class SessionFlows(App[int]):
         preview = await asyncio.to_thread(read_preview, self.workspace, session_id, False)
         if preview is not None and preview.rows:
             await self.chat.show_rows(preview.rows)
-        await self._replace_session(session_id, preview.resumed if preview else None)
+        try:
+            await self._replace_session(session_id, preview.resumed if preview else None)
+        except (SessionNotFoundError, ValueError, OSError) as error:  # e.g. deleted meanwhile
+            # The session in use stays: its conversation comes back on screen.
+            await self.chat.clear_chat()
+            await self.chat.show_history(self.runtime.messages)
+            await self.chat.add_notice(f"Cannot resume `{session_id}`: {error}.", kind="error")
+            return
         await self.chat.show_history(self.runtime.messages)
         await self.chat.add_notice(f"Resumed session `{self.runtime.session_id}`.")
         await self.runtime.count_ahead()  # off the loop, not by the gauge on it (ADR 0036)
