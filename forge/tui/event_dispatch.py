@@ -104,9 +104,10 @@ class EventDispatcher:
         self.regions = regions
         self.retry_shown = False
         """A retry was announced this turn: the next event says the request went through."""
-        self.summarizing: set[str] = set()
-        """The summarization runs started and not yet ended: a retry meanwhile is the
-        summarizer's, not the agent's (the provider's event does not say whose it is)."""
+        self.summarizing: dict[str, str] = {}
+        """The summarization runs started and not yet ended, with their model: a retry for
+        that model meanwhile is the summarizer's, not the agent's (the provider's event does
+        not say whose it is)."""
 
     def dispatch(self, event: AgentEvent) -> None:
         """Post `event` to each region that shows it (in the order of `ROUTES`)."""
@@ -115,12 +116,13 @@ class EventDispatcher:
             self.regions["app"].post_message(RequestResumed())
         message_class, regions = route_of(event)
         if isinstance(event, SummarizationStarted):
-            self.summarizing.add(event.run_id)
+            self.summarizing[event.run_id] = event.model
         elif isinstance(event, SummarizationCompleted | SummarizationFailed):
-            self.summarizing.discard(event.run_id)
+            self.summarizing.pop(event.run_id, None)
         for region in regions:
-            if message_class is RetryNotice:
-                message: Message = RetryNotice(event, summarizer=bool(self.summarizing))  # type: ignore[arg-type]
+            if isinstance(event, RetryScheduled):
+                summarizer = event.model in self.summarizing.values()
+                message: Message = RetryNotice(event, summarizer=summarizer)
             else:
                 message = message_class(event)  # type: ignore[call-arg]
             self.regions[region].post_message(message)
