@@ -40,10 +40,7 @@ SHARED = {
 ALLOWED = {
     "forge.tui": SHARED
     | {
-        # /undo and /rewind ask about conflicts between planning and restoring: the dialog
-        # reads the checkpoint store's plan (docs/adr/0041 lists it as the next to go).
-        "forge.agent.checkpoints",
-        "forge.agent.rewind",
+        "forge.session.restore",  # /undo and /rewind plan, ask, then restore (ADR 0041)
         "forge.agent.interruption",  # the resumed history's "not run" rows
         "forge.agent.mentions",  # the resumed history's attachment rows
         "forge.agent.modes",
@@ -121,3 +118,10 @@ def test_the_lists_hold_nothing_unused(graph: grimp.ImportGraph, front_end: str)
     # A module the front end stopped importing comes off its list (the list stays true).
     unused = ALLOWED[front_end] - _imported_core_modules(graph, front_end)
     assert unused == set()
+
+
+def test_the_tui_restores_files_only_through_the_session(graph: grimp.ImportGraph) -> None:
+    # /undo and /rewind plan, ask about conflicts and restore through `Session.plan_restore`
+    # and `Session.restore`; the checkpoint store and the log's turn reader stay behind them.
+    reached = _imported_core_modules(graph, "forge.tui")
+    assert reached & {"forge.agent.checkpoints", "forge.agent.rewind"} == set()

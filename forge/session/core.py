@@ -2,9 +2,9 @@
 
 The TUI and `forge run` drive a session only through these verbs and views: `run_turn` (a
 message, its `@` mentions expanded, on the session's model or one given for that turn),
-`compact`, `undo`/`rewind_conversation`, `cost_report`, `context_report`, `list_models`,
-`apply_settings`, `set_mode`, and the lifetime calls `start_background`, `wait_for_mcp`,
-`aclose`. Build one with `forge.session.build.build_session`; see docs/adr/0041.
+`compact`, `plan_restore`/`restore`/`rewind_conversation`, `cost_report`, `context_report`,
+`list_models`, `apply_settings`, `set_mode`, and the lifetime calls `start_background`,
+`wait_for_mcp`, `aclose`. Build one with `forge.session.build.build_session`; see docs/adr/0041.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
 from forge.agent.approvals import ApprovalPolicy
-from forge.agent.checkpoints import CheckpointStore, RestoreOutcome
+from forge.agent.checkpoints import CheckpointStore
 from forge.agent.costs import CostLedger, CostReport
 from forge.agent.events import AgentEvent, HookWarning, TurnFinished
 from forge.agent.loop import Agent
@@ -38,6 +38,15 @@ from forge.llm.window_discovery import ContextWindow, WindowTracker
 from forge.session.events import AttachmentsAdded, SessionEvent
 from forge.session.parts import window_tokens
 from forge.session.reports import ContextReport
+from forge.session.restore import (
+    PlannedRestore,
+    RestoreResult,
+    RewindPoint,
+    plan_rewind,
+    plan_undo,
+    restore_files,
+    rewind_points,
+)
 from forge.session.settings_apply import apply_settings
 
 if TYPE_CHECKING:
@@ -245,16 +254,40 @@ class Session:
 
         return hooks_report(self.parts.hooks.hooks if self.parts.hooks is not None else None)
 
-    # --- checkpoints and rewinding -------------------------------------------------------------
-    def undo(self, *, overwrite_conflicts: bool = False) -> RestoreOutcome | None:
-        """Restore every file the last turn that changed files changed; None when there is
-        nothing to undo. A file edited since Forge wrote it is kept unless
-        `overwrite_conflicts` (the TUI asks first: `checkpoints.plan_undo` shows them)."""
+    # --- checkpoints and rewinding (forge.session.restore) ----------------------------------
+    def rewind_points(self) -> list[RewindPoint]:
+        """The session's turns, oldest first, each with the files its checkpoint holds: what
+        `/rewind` lists."""
+        return rewind_points(self.turns(), self.checkpoints)
+
+    def plan_restore(self, before: str | None = None) -> PlannedRestore | None:
+        """Plan putting files back, touching nothing: with `before` None, the files of the last
+        turn that changed files (`/undo`); with a turn id, every file changed from that turn on
+        (`/rewind`). The plan names the files edited since Forge wrote them, to ask about
+        before `restore`. None when there is nothing to undo or no checkpoints are kept."""
         store = self.checkpoints
-        plan = store.plan_undo() if store is not None else None
-        if store is None or plan is None:
+        if store is None:
             return None
-        return store.apply(plan, overwrite_conflicts=overwrite_conflicts)
+        if before is None:
+            return plan_undo(store, self.turns())
+        return plan_rewind(store, self.turns(), before)
+
+    def restore(
+        self, planned: PlannedRestore, *, overwrite_conflicts: bool = False
+    ) -> RestoreResult:
+        """Put `planned`'s files back; a file edited since Forge wrote it is kept unless
+        `overwrite_conflicts`."""
+        store = self.checkpoints
+        assert store is not None, "planned by plan_restore, which needs the checkpoints"
+        return restore_files(store, planned, overwrite_conflicts=overwrite_conflicts)
+
+    def undo(self, *, overwrite_conflicts: bool = False) -> RestoreResult | None:
+        """Restore every file the last turn that changed files changed, without asking; None
+        when there is nothing to undo."""
+        planned = self.plan_restore()
+        if planned is None:
+            return None
+        return self.restore(planned, overwrite_conflicts=overwrite_conflicts)
 
     def turns(self) -> list[SessionTurn]:
         """The session's turns, oldest first, as `/rewind` lists them."""

@@ -7,9 +7,10 @@ each handles its messages with `@on`. Approvals and questions arrive at the app 
 carrying a future, answered by a dialog worker through `push_screen_wait`.
 
 What the app does lives in mixins named for it: `TurnFlows` (input, the turn worker, the end
-of a turn), `StartupFlow` (the runtime loaded after the first frame), `ConfigFlows` (settings
-shown, reloads), `KeyActions` (Esc, Ctrl+C, F1/F2, the mode key), `DialogFlows` (approval and
-question dialogs). No module of `forge.tui` imports this one.
+of a turn), `StartupFlow` (the runtime loaded after the first frame), `SessionFlows` (a new or
+resumed session, and the other flows slash commands ask for with messages), `ConfigFlows`
+(settings shown, reloads, /model), `KeyActions` (Esc, Ctrl+C, F1/F2, the mode key),
+`DialogFlows` (approval and question dialogs). No module of `forge.tui` imports this one.
 """
 
 from __future__ import annotations
@@ -31,11 +32,12 @@ from forge.tui.commands import SlashCommandProvider, SlashCommandRunner
 from forge.tui.config_flows import ConfigFlows
 from forge.tui.dialog_flows import DialogFlows
 from forge.tui.event_dispatch import EventDispatcher
-from forge.tui.hook_flows import start_session_hooks
 from forge.tui.key_actions import QUIT_CONFIRM_SECONDS, KeyActions
 from forge.tui.mcp_notices import McpNoticeArrived, McpSessionWatch
+from forge.tui.messages import InputHandled
 from forge.tui.safe_notify import SafeNotifications
 from forge.tui.session_controls import MODE_KEY, session_state
+from forge.tui.session_flows import SessionFlows
 from forge.tui.startup_flow import StartupFlow
 from forge.tui.turn_flows import TurnFlows
 from forge.tui.widgets.chat import ChatView
@@ -56,7 +58,15 @@ if TYPE_CHECKING:
 __all__ = ["QUIT_CONFIRM_SECONDS", "ForgeApp", "run_tui"]
 
 
-class ForgeApp(SafeNotifications, KeyActions, TurnFlows, StartupFlow, ConfigFlows, DialogFlows):
+class ForgeApp(
+    SafeNotifications,
+    KeyActions,
+    TurnFlows,
+    StartupFlow,
+    SessionFlows,
+    ConfigFlows,
+    DialogFlows,
+):
     """Forge's full-screen UI over one `Session` (agent, context manager, provider)."""
 
     CSS_PATH = "app.tcss"
@@ -186,7 +196,11 @@ class ForgeApp(SafeNotifications, KeyActions, TurnFlows, StartupFlow, ConfigFlow
         try:
             await self._handle_input(message.text)
         finally:
-            self.inputs_handled += 1
+            # Behind any flow the input's command asked the app for (`forge.tui.messages`).
+            self.post_message(InputHandled())
+
+    def on_input_handled(self, message: InputHandled) -> None:
+        self.inputs_handled += 1
 
     def invoke_slash_command(self, command: SlashCommand) -> None:
         """From the command palette: run `command`, or start typing it when it needs an
@@ -202,33 +216,7 @@ class ForgeApp(SafeNotifications, KeyActions, TurnFlows, StartupFlow, ConfigFlow
     async def on_mcp_notice_arrived(self, message: McpNoticeArrived) -> None:
         await self.chat.add_notice(message.text, kind=message.kind)
 
-    # --- the session shown -----------------------------------------------------------------
-    async def new_session(self, session_id: str | None = None) -> None:
-        """Replace the runtime with a fresh one (new conversation and session file), or with
-        the saved session `session_id`."""
-        from forge.session.build import build_session
-
-        old = self.runtime
-        self.runtime = build_session(self.settings, self.workspace, session_id=session_id)
-        self.runtime.set_mode(old.policy.mode)  # the mode the user chose stays
-        self.reload_controller.runtime = self.runtime
-        self.mcp_watch.attach(self.runtime)
-        await old.aclose("clear" if session_id is None else "other")
-        self.queued.clear()
-        await self.chat.clear_chat()
-        await self.commands_runner.load_custom_commands()  # a new session re-reads the files
-        self.status.reset_session()
-        self.refresh_context_gauge()
-        start_session_hooks(self, self.runtime, "clear" if session_id is None else "resume")
-
-    async def resume_session(self, session_id: str) -> None:
-        """Switch to the saved session `session_id`, its history shown in the chat."""
-        await self.new_session(session_id)
-        await self.chat.show_history(self.runtime.messages)
-        await self.chat.add_notice(f"Resumed session `{self.runtime.session_id}`.")
-        await self._say_recache_cost()
-        self.refresh_context_gauge()
-
+    # --- the session shown (replaced by `SessionFlows`) -------------------------------------
     async def _say_recache_cost(self) -> None:
         """Before the first request of a resumed session: what re-caching its prompt costs,
         when the provider's prompt cache has expired (docs/adr/0037)."""

@@ -1,10 +1,11 @@
 """/undo and /rewind: the handlers, mixed into `SlashCommandRunner`.
 
-Both restore files through the session's `CheckpointStore` and ask first when a file was edited
-since Forge wrote it (`RestoreConflictScreen`); /rewind can also take the conversation back
-through the session log (`forge.agent.rewind`). Dialog answers arrive in callbacks: a handler
-never waits on a dialog, which would hold the app's message queue. See
-docs/adr/0027-checkpoints.md.
+Both go through the session: `Session.plan_restore` plans putting files back and names the
+files edited since Forge wrote them, which the user is asked about first
+(`RestoreConflictScreen`); `Session.restore` applies the plan with the answer. /rewind lists
+`Session.rewind_points` and can also take the conversation back (`rewind_conversation`).
+Dialog answers arrive in callbacks: a handler never waits on a dialog, which would hold the
+app's message queue. See docs/adr/0027-checkpoints.md and docs/adr/0041.
 """
 
 from __future__ import annotations
@@ -13,26 +14,19 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    # forge.agent.checkpoints and .rewind pull in the settings (pydantic): imported by the
-    # handlers, after the first frame (tests/tui/test_startup.py).
-    from forge.agent.checkpoints import CheckpointStore, RestoreOutcome, RestorePlan
-    from forge.agent.rewind import SessionTurn
-    from forge.session.core import Session
+    # forge.session.restore pulls in the settings (pydantic): imported by the handlers, after
+    # the first frame (tests/tui/test_startup.py).
+    from forge.session.restore import PlannedRestore, RestoreResult, RewindPoint
     from forge.tui.command_host import CommandHost
     from forge.tui.screens.restore_conflict import ConflictAnswer
     from forge.tui.screens.rewind import RewindChoice
 
-Finish = Callable[["RestoreOutcome | None"], Awaitable[None]]
+Finish = Callable[["RestoreResult | None"], Awaitable[None]]
 
 NOTHING_TO_UNDO = (
     "Nothing to undo: no earlier turn changed files with write_file or apply_diff "
     "(shell commands cannot be undone)."
 )
-
-
-def checkpoint_store(runtime: Session) -> CheckpointStore | None:
-    """The session's checkpoint store, if it has one."""
-    return runtime.checkpoints
 
 
 class CheckpointCommands:
@@ -45,119 +39,98 @@ class CheckpointCommands:
 
     async def command_undo(self, argument: str) -> None:
         """Restore every file the last turn that changed files changed."""
-        from forge.agent.checkpoints import describe_outcome
-
         if await self._refuse_if_busy():
             return
-        store = checkpoint_store(self.app.runtime)
-        plan = store.plan_undo() if store is not None else None
-        if store is None or plan is None:
+        planned = self.app.runtime.plan_restore()
+        if planned is None:
             await self.app.chat.add_notice(NOTHING_TO_UNDO)
             return
-        title = plan.turns[0].title
-        ran = _ran_commands(self.app.runtime, [plan.turns[0].turn])
+        title = _short(planned.title)
 
-        async def finish(outcome: RestoreOutcome | None) -> None:
-            if outcome is None:
+        async def finish(result: RestoreResult | None) -> None:
+            if result is None:
                 await self.app.chat.add_notice("Undo cancelled: nothing was restored.")
                 return
-            note = " Commands that turn ran were not undone." if ran else ""
+            note = " Commands that turn ran were not undone." if planned.ran_commands else ""
             await self.app.chat.add_notice(
-                f"Undid the file changes of “{_short(title)}”. {describe_outcome(outcome)}{note}",
-                kind="error" if outcome.failed else "info",
+                f"Undid the file changes of “{title}”. {result.text}{note}",
+                kind="error" if result.failed else "info",
             )
 
-        await self._restore(store, plan, finish, f"Undoing “{_short(title)}”")
+        await self._restore(planned, finish, f"Undoing “{title}”")
 
     async def command_rewind(self, argument: str) -> None:
         """List the turns; go back to before the chosen one (files, conversation, or both)."""
-        from forge.tui.screens.rewind import RewindScreen, rewind_rows
+        from forge.tui.screens.rewind import RewindScreen
 
         if await self._refuse_if_busy():
             return
-        runtime = self.app.runtime
-        turns = runtime.turns()
-        if not turns:
+        points = self.app.runtime.rewind_points()
+        if not points:
             await self.app.chat.add_notice("Nothing to rewind: this session has no turns yet.")
             return
-        rows = rewind_rows(turns, checkpoint_store(runtime))
 
         async def chosen(choice: RewindChoice | None) -> None:
             if choice is not None:
-                await self._rewind(choice, turns)
+                await self._rewind(choice, points)
 
-        self.app.push_screen(RewindScreen(rows), callback=chosen)
+        self.app.push_screen(RewindScreen(points), callback=chosen)
 
-    async def _rewind(self, choice: RewindChoice, turns: list[SessionTurn]) -> None:
-        from forge.agent.checkpoints import RestoreOutcome, describe_outcome
+    async def _rewind(self, choice: RewindChoice, points: list[RewindPoint]) -> None:
+        from forge.session.restore import RestoreResult
+        from forge.tui.messages import ConversationRewound
 
         runtime = self.app.runtime
-        later = turns[turns.index(choice.turn) :]
-        commands = any(turn.ran_commands for turn in later)
-        store = checkpoint_store(runtime)
+        later = points[points.index(choice.turn) :]
+        commands = any(point.ran_commands for point in later)
         title = _short(choice.turn.title())
 
-        async def finish(outcome: RestoreOutcome | None) -> None:
-            if outcome is None:
+        async def finish(result: RestoreResult | None) -> None:
+            if result is None:
                 await self.app.chat.add_notice("Rewind cancelled: nothing was changed.")
                 return
             parts = [f"Rewound to before “{title}”."]
             if choice.mode != "conversation":
-                parts.append(
-                    describe_outcome(outcome, "created since then")
-                    if outcome.restored or outcome.removed or outcome.failed or outcome.skipped
-                    else "No file changes to restore."
-                )
+                parts.append(result.text or "No file changes to restore.")
             if choice.mode != "files":
-                await self._rewind_conversation(choice.turn)
                 parts.append(
                     "The conversation is back to that point; its message is in the prompt."
                 )
             if commands:
                 parts.append("Commands run since then were not undone.")
-            await self.app.chat.add_notice(
-                " ".join(parts), kind="error" if outcome.failed else "info"
-            )
+            notice, kind = " ".join(parts), "error" if result.failed else "info"
+            if choice.mode == "files":
+                await self.app.chat.add_notice(notice, kind=kind)
+                return
+            # The app shows the rewound conversation, then this line (`ConversationRewound`).
+            runtime.rewind_conversation(choice.turn.id)
+            self.app.post_message(ConversationRewound(choice.turn.text, notice, kind))
 
-        if choice.mode == "conversation" or store is None:
-            await finish(RestoreOutcome())
+        planned = None if choice.mode == "conversation" else runtime.plan_restore(choice.turn.id)
+        if planned is None:
+            await finish(RestoreResult("", failed=False))
             return
-        plan = store.plan(store.turns_since(choice.turn.created))
-        await self._restore(store, plan, finish, f"Rewinding to before “{title}”")
+        await self._restore(planned, finish, f"Rewinding to before “{title}”")
 
-    async def _rewind_conversation(self, turn: SessionTurn) -> None:
-        runtime = self.app.runtime
-        runtime.rewind_conversation(turn.id)
-        await self.app.chat.clear_chat()
-        await self.app.chat.show_history(runtime.messages)
-        host = self.app
-        host.prompt.load_text(turn.text)
-        host.prompt.move_cursor(host.prompt.document.end)
-        host.refresh_context_gauge()
-
-    async def _restore(
-        self, store: CheckpointStore, plan: RestorePlan, finish: Finish, what: str
-    ) -> None:
-        """Apply `plan`, asking first if it would overwrite edits made since (the dialog says
-        `what` is being done, naming the turn)."""
+    async def _restore(self, planned: PlannedRestore, finish: Finish, what: str) -> None:
+        """Apply `planned`, asking first if it would overwrite edits made since (the dialog
+        says `what` is being done, naming the turn)."""
         from forge.tui.screens.restore_conflict import RestoreConflictScreen
 
-        conflicts = [file.path for file in plan.conflicts]
-        if not conflicts:
-            await finish(store.apply(plan, overwrite_conflicts=False))
+        runtime = self.app.runtime
+        if not planned.conflicts:
+            await finish(runtime.restore(planned))
             return
 
         async def answered(answer: ConflictAnswer | None) -> None:
             if answer is None:
                 await finish(None)
             else:
-                await finish(store.apply(plan, overwrite_conflicts=answer == "overwrite"))
+                overwrite = answer == "overwrite"
+                await finish(runtime.restore(planned, overwrite_conflicts=overwrite))
 
-        self.app.push_screen(RestoreConflictScreen(conflicts, what), callback=answered)
-
-
-def _ran_commands(runtime: Session, turn_ids: list[str]) -> bool:
-    return any(t.ran_commands for t in runtime.turns() if t.id in turn_ids)
+        screen = RestoreConflictScreen(list(planned.conflicts), what)
+        self.app.push_screen(screen, callback=answered)
 
 
 def _short(text: str, limit: int = 60) -> str:

@@ -1,6 +1,13 @@
 """What the slash-command handlers (`forge.tui.commands`, `forge.tui.checkpoint_commands`)
 need of the app, as a Protocol of its own: neither handler module imports the app nor the other
-(no import cycle inside `forge.tui`); `ForgeApp` provides it."""
+(no import cycle inside `forge.tui`); `ForgeApp` provides it.
+
+A command reads through these members and shows its own lines in the chat. A flow that belongs
+to the app (a new or resumed session, a /compact run, a message sent, a model switch, the
+settings overlay, /trust, a rewound conversation, quitting) is asked for with a message from
+`forge.tui.messages` (`NewSessionRequested`, `CompactionRequested`, …) posted to the app, which
+handles it with `@on` (docs/adr/0041's addendum).
+"""
 
 from __future__ import annotations
 
@@ -8,16 +15,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
+    from textual.message import Message
     from textual.screen import Screen
 
     from forge.config.settings import Settings
-    from forge.config.store import ConfigStore
     from forge.session.core import Session
-    from forge.tui.mcp_notices import McpSessionWatch
-    from forge.tui.reload import ConfigReloadController
     from forge.tui.widgets.chat import ChatView
-    from forge.tui.widgets.chat_blocks import NoticeBlock
-    from forge.tui.widgets.prompt_input import PromptInput
     from forge.tui.widgets.status import StatusPane
 
 
@@ -25,52 +28,26 @@ class CommandHost(Protocol):
     """What the command handlers need of the app (`ForgeApp` provides it)."""
 
     chat: ChatView
+    """Where a command says what it did."""
     status: StatusPane
+    """/context reads the recent compactions the status pane remembers."""
     runtime: Session
+    """The session the commands ask and act on (its verbs and views)."""
     settings: Settings
-    config_store: ConfigStore
-    reload_controller: ConfigReloadController
+    """The settings in use (/model's current model, custom commands' file limit)."""
     workspace: Path
-    mcp_watch: McpSessionWatch
+    """Where custom commands and saved sessions are found."""
 
     @property
     def busy(self) -> bool:
-        """A turn or a /compact run is in progress."""
+        """A turn or a /compact run is in progress (commands that change the session wait)."""
         ...
 
     def push_screen(self, screen: Screen[Any], callback: Any = None) -> Any:
-        """Show `screen` over the app; `callback` gets its result."""
+        """Show `screen` over the app; `callback` gets its result (/help, /rewind, /undo's
+        conflict question)."""
         ...
 
-    def exit(self, result: int | None = None) -> None:
-        """Quit with `result` as the exit code."""
-        ...
-
-    def start_compaction(self, instructions: str, notice: NoticeBlock) -> None:
-        """Run /compact in the turn worker."""
-        ...
-
-    async def new_session(self) -> None:
-        """Start a new session with an empty chat."""
-        ...
-
-    async def show_settings(self, settings: Settings) -> None:
-        """Reflect settings now in use."""
-        ...
-
-    async def resume_session(self, session_id: str) -> None:
-        """Switch to the saved session `session_id`, its history shown in the chat."""
-        ...
-
-    async def send_user_message(self, text: str, model: str = "") -> None:
-        """Send `text` as the user's message (a turn, or queued), on `model` when given."""
-        ...
-
-    @property
-    def prompt(self) -> PromptInput:
-        """The input the user types into (/rewind puts the turn's text back in it)."""
-        ...
-
-    def refresh_context_gauge(self) -> None:
-        """Show the context manager's current view of the prompt size."""
+    def post_message(self, message: Message) -> bool:
+        """Ask the app for one of its flows (a message of `forge.tui.messages`)."""
         ...

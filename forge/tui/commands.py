@@ -7,6 +7,7 @@ for a command that needs an argument (`/model NAME`) fills the prompt instead of
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import replace
 from functools import partial
 from typing import TYPE_CHECKING, Protocol
@@ -136,11 +137,13 @@ class SlashCommandRunner(CheckpointCommands):
         one (for that turn only)."""
         if command.model and await self._refuse_if_busy():
             return
+        from forge.tui.messages import UserMessageRequested
+
         if command.model:
             await self.app.chat.add_notice(
                 f"`/{command.name}` runs this turn on `{command.model}`."
             )
-        await self.app.send_user_message(command.expand(argument), model=command.model)
+        self.app.post_message(UserMessageRequested(command.expand(argument), command.model))
 
     async def _refuse_if_busy(self) -> bool:
         if self.app.busy:
@@ -150,19 +153,19 @@ class SlashCommandRunner(CheckpointCommands):
 
     async def command_settings(self, argument: str) -> None:
         """Open the settings overlay; saving hot-reloads through the reload controller."""
-        from forge.tui.settings.screen import SettingsScreen
+        from forge.tui.messages import SettingsRequested
 
-        controller = self.app.reload_controller
-        screen = SettingsScreen(self.app.config_store, running=self.app.settings)
-        self.app.push_screen(screen, callback=controller.apply_saved)
+        self.app.post_message(SettingsRequested())
 
     async def command_compact(self, argument: str) -> None:
         """Summarize now, guided by optional instructions."""
+        from forge.tui.messages import CompactionRequested
+
         if await self._refuse_if_busy():
             return
         note = f" with instructions: {argument}" if argument else ""
         notice = await self.app.chat.add_notice(f"Compacting the conversation{note}…")
-        self.app.start_compaction(argument, notice)
+        self.app.post_message(CompactionRequested(argument, notice))
 
     async def command_context(self, argument: str) -> None:
         """Show the context breakdown and recent compactions."""
@@ -211,7 +214,9 @@ class SlashCommandRunner(CheckpointCommands):
     async def command_trust(self, argument: str) -> None:
         """Show the workspace's trust and what it would run, and ask to change it; `/trust
         revoke` forgets the decision (docs/adr/0034)."""
-        await self.app.mcp_watch.trust.command(argument)
+        from forge.tui.messages import TrustRequested
+
+        self.app.post_message(TrustRequested(argument))
 
     async def command_hooks(self, argument: str) -> None:
         """List every hook with its event, matcher, command, source and state (ADR 0043)."""
@@ -220,11 +225,12 @@ class SlashCommandRunner(CheckpointCommands):
         await self.app.chat.add_block(HookListBlock(self.app.runtime.hooks_report()))
 
     async def command_clear(self, argument: str) -> None:
-        """Start a new session: a fresh runtime and an empty chat."""
+        """Start a new session: a fresh runtime and an empty chat (the app's flow says so)."""
+        from forge.tui.messages import NewSessionRequested
+
         if await self._refuse_if_busy():
             return
-        await self.app.new_session()
-        await self.app.chat.add_notice("New session started.")
+        self.app.post_message(NewSessionRequested())
 
     async def command_model(self, argument: str) -> None:
         """Switch the model for this session (the config file is not changed)."""
@@ -232,17 +238,11 @@ class SlashCommandRunner(CheckpointCommands):
         if not argument:
             await self._list_models(current)
             return
+        from forge.tui.messages import ModelSwitchRequested
+
         if await self._refuse_if_busy():
             return
-        llm = self.app.settings.llm.model_copy(update={"model": argument})
-        settings = self.app.settings.model_copy(update={"llm": llm})
-        try:
-            await self.app.reload_controller.apply_override(settings)
-        except Exception as error:  # e.g. a provider that cannot be built
-            await self.app.chat.add_notice(f"Could not switch the model: {error}", kind="error")
-            return
-        await self.app.show_settings(settings)
-        await self.app.chat.add_notice(f"Model for this session: `{argument}` (was `{current}`).")
+        self.app.post_message(ModelSwitchRequested(argument))
 
     async def _list_models(self, current: str) -> None:
         """`/model` alone: the server's models (GET /v1/models) and how to switch."""
@@ -278,8 +278,9 @@ class SlashCommandRunner(CheckpointCommands):
         from forge.agent.sessions import SessionNotFoundError, SessionStore
         from forge.tui.widgets.context_report import sessions_markdown
 
-        sessions = SessionStore().list_sessions(self.app.workspace)
         if not argument:
+            # Each file is read for its first words: in a thread, the UI goes on meanwhile.
+            sessions = await asyncio.to_thread(SessionStore().list_sessions, self.app.workspace)
             await self.app.chat.add_notice(sessions_markdown(sessions, self.app.runtime.session_id))
             return
         if await self._refuse_if_busy():
@@ -294,11 +295,15 @@ class SlashCommandRunner(CheckpointCommands):
         if session_id == self.app.runtime.session_id:
             await self.app.chat.add_notice("That is the session you are in.")
             return
-        await self.app.resume_session(session_id)
+        from forge.tui.messages import SessionResumeRequested
+
+        self.app.post_message(SessionResumeRequested(session_id))
 
     async def command_quit(self, argument: str) -> None:
         """Exit Forge."""
-        self.app.exit(0)
+        from forge.tui.messages import QuitRequested
+
+        self.app.post_message(QuitRequested())
 
 
 def _as_slash_command(command: CustomCommand) -> SlashCommand:

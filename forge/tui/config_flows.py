@@ -5,15 +5,18 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from textual import on
 from textual.app import App
 
 from forge.tui.config_problem import config_still_unreadable
+from forge.tui.messages import ModelSwitchRequested, SettingsRequested
 from forge.tui.widgets.chat_blocks import NoticeBlock
 from forge.tui.widgets.config_banner import ConfigProblemBanner
 from forge.tui.widgets.welcome import KEY_ADDED, needs_api_key
 
 if TYPE_CHECKING:
     from forge.config.settings import Settings
+    from forge.config.store import ConfigStore
     from forge.session.core import Session
     from forge.tui.reload import ConfigReloadController
     from forge.tui.widgets.chat import ChatView
@@ -26,6 +29,8 @@ class ConfigFlows(App[int]):
 
     settings: Settings
     runtime: Session
+    config_store: ConfigStore
+    reload_controller: ConfigReloadController
     header: ForgeHeader
     chat: ChatView
     status: StatusPane
@@ -55,6 +60,29 @@ class ConfigFlows(App[int]):
                 if notice.kind == "welcome":
                     await notice.remove()
             await self.chat.add_notice(KEY_ADDED)
+
+    @on(SettingsRequested)
+    def _settings_requested(self) -> None:
+        """Open the settings overlay; saving hot-reloads through the reload controller."""
+        from forge.tui.settings.screen import SettingsScreen
+
+        screen = SettingsScreen(self.config_store, running=self.settings)
+        self.push_screen(screen, callback=self.reload_controller.apply_saved)
+
+    @on(ModelSwitchRequested)
+    async def _model_switch_requested(self, message: ModelSwitchRequested) -> None:
+        """/model NAME: a session-only copy of the settings, through the reload controller's
+        one path (docs/adr/0041); the chat says what changed."""
+        current, model = self.settings.llm.model, message.model
+        llm = self.settings.llm.model_copy(update={"model": model})
+        settings = self.settings.model_copy(update={"llm": llm})
+        try:
+            await self.reload_controller.apply_override(settings)
+        except Exception as error:  # e.g. a provider that cannot be built
+            await self.chat.add_notice(f"Could not switch the model: {error}", kind="error")
+            return
+        await self.show_settings(settings)
+        await self.chat.add_notice(f"Model for this session: `{model}` (was `{current}`).")
 
     def apply_theme(self, name: str) -> None:
         """Use the Textual theme `name`; an unknown name keeps the current theme."""

@@ -113,6 +113,10 @@ class EventDispatcher:
         self.regions = regions
         self.retry_shown = False
         """A retry was announced this turn: the next event says the request went through."""
+        self.summarizing: dict[str, str] = {}
+        """The summarization runs started and not yet ended, with their model: a retry for
+        that model meanwhile is the summarizer's, not the agent's (the provider's event does
+        not say whose it is)."""
 
     def dispatch(self, event: AgentEvent) -> None:
         """Post `event` to each region that shows it (in the order of `ROUTES`)."""
@@ -120,5 +124,19 @@ class EventDispatcher:
             self.retry_shown = False
             self.regions["app"].post_message(RequestResumed())
         message_class, regions = route_of(event)
+        if isinstance(event, SummarizationStarted):
+            self.summarizing[event.run_id] = event.model
+        elif isinstance(event, SummarizationCompleted | SummarizationFailed):
+            self.summarizing.pop(event.run_id, None)
         for region in regions:
-            self.regions[region].post_message(message_class(event))  # type: ignore[call-arg]
+            if isinstance(event, RetryScheduled):
+                summarizer = event.model in self.summarizing.values()
+                message: Message = RetryNotice(event, summarizer=summarizer)
+            else:
+                message = message_class(event)  # type: ignore[call-arg]
+            self.regions[region].post_message(message)
+
+    def turn_over(self) -> None:
+        """The turn's events ended: nothing announced in it is still under way."""
+        self.retry_shown = False
+        self.summarizing.clear()

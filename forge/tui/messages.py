@@ -134,6 +134,7 @@ class HookWarned(EventMessage[HookWarning]):
 if TYPE_CHECKING:
     from forge.config.store import ConfigStore
     from forge.session.core import Session
+    from forge.tui.widgets.chat_blocks import NoticeBlock
 
 
 @dataclass
@@ -168,6 +169,12 @@ class TurnOver(Message, bubble=False):
 
     reason: str
     error: str = ""
+
+
+@dataclass
+class TurnStarted(Message, bubble=False):
+    """A turn for a new user message started (posted by the app to the summarization panel:
+    the conversation moved on since the last run)."""
 
 
 @dataclass
@@ -210,3 +217,79 @@ class StartupFailed(Message):
     """The runtime could not be built (an unknown or malformed session id): Forge exits."""
 
     error: str
+
+
+# --- what slash commands ask the app to do (docs/adr/0041's addendum) ---------------------------
+# A command reads what it needs through `CommandHost` and posts one of these for a flow that
+# belongs to the app; the app's flow mixins handle each with `@on`. They are posted to the app
+# while it handles the prompt's input, so they run before the input counts as handled.
+
+
+@dataclass
+class NewSessionRequested(Message):
+    """/clear: a fresh session (a new session file) and an empty chat."""
+
+
+@dataclass
+class SessionResumeRequested(Message):
+    """/sessions ID: switch to the saved session `session_id`, its history shown."""
+
+    session_id: str
+
+
+@dataclass
+class CompactionRequested(Message):
+    """/compact: summarize now in the turn worker; `notice` is the chat line announcing it,
+    closed with the outcome."""
+
+    instructions: str
+    notice: NoticeBlock
+
+
+@dataclass
+class UserMessageRequested(Message):
+    """A custom command's expanded text, sent as the user's message (on `model` when given,
+    for that turn only)."""
+
+    text: str
+    model: str = ""
+
+
+@dataclass
+class ModelSwitchRequested(Message):
+    """/model NAME: the session's model from now on (the config file is not changed)."""
+
+    model: str
+
+
+@dataclass
+class SettingsRequested(Message):
+    """/settings (or F2): open the settings overlay."""
+
+
+@dataclass
+class TrustRequested(Message):
+    """/trust [revoke]: show the workspace's trust and ask to change it."""
+
+    argument: str
+
+
+@dataclass
+class ConversationRewound(Message):
+    """/rewind took the session's conversation back: show it, put the turn's text back in the
+    prompt, then say what happened (`notice`, of `kind`)."""
+
+    prompt_text: str
+    notice: str
+    kind: str = "info"
+
+
+@dataclass
+class QuitRequested(Message):
+    """/quit: exit Forge."""
+
+
+@dataclass
+class InputHandled(Message):
+    """Posted by the app to itself after a prompt submission, behind any flow its command
+    asked for: counts the submission as fully handled (`ForgeApp.inputs_handled`)."""

@@ -43,6 +43,14 @@ class RetryNotice(Message):
     """The provider will ask the server again after `retry.delay` seconds."""
 
     retry: RetryScheduled
+    summarizer: bool = False
+    """The retry is of a summarization run's request (the summarizer's model), not the
+    agent's."""
+
+    def who(self) -> str:
+        """Whose request it is: "Model `m`" (the agent's) or "Summarizer (`m`)"."""
+        model = self.retry.model
+        return f"Summarizer (`{model}`)" if self.summarizer else f"Model `{model}`"
 
     def describe(self) -> str:
         """ "retrying in 4 s (HTTP 500, retry 1 of 4)"."""

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from forge.agent.modes import MODE_DESCRIPTIONS, PermissionMode, next_mode
@@ -12,16 +13,33 @@ if TYPE_CHECKING:
     from forge.session.core import Session
     from forge.tui.widgets.cost_notice import CostDetails
 
+
+@dataclass(frozen=True, slots=True)
+class SessionState:
+    """What the status pane's session lines show."""
+
+    mode: PermissionMode
+    cost: CostReport
+    unpriced: frozenset[str]
+    """The kinds of request ("agent", "summarization") whose model has no price."""
+
+
 MODE_KEY = "ctrl+t"
 """Cycles the permission mode (Shift+Tab moves focus in Textual; Ctrl+T reaches every
 terminal and tmux, and nothing in Forge's widgets uses it)."""
 
 
-def session_state(runtime: Session | None) -> tuple[PermissionMode, CostReport] | None:
+def session_state(runtime: Session | None) -> SessionState | None:
     """The running agent's permission mode and priced cost, or None before the runtime."""
     if runtime is None:
         return None
-    return runtime.policy.mode, runtime.cost_report()
+    from forge.config.prices import price_table
+
+    prices = price_table(runtime.settings.prices)
+    llm = runtime.settings.llm
+    models = (("agent", llm.model), ("summarization", llm.effective_summarization_model))
+    unpriced = frozenset(kind for kind, model in models if prices.lookup(model) is None)
+    return SessionState(runtime.policy.mode, runtime.cost_report(), unpriced)
 
 
 def cycle_mode(runtime: Session) -> str:

@@ -22,7 +22,15 @@ from forge.tui.compaction import CompactionTracker
 from forge.tui.config_problem import not_sent_text
 from forge.tui.delta_batching import batch_deltas
 from forge.tui.input_flows import turn_events, user_command_events
-from forge.tui.messages import ContextWarned, RequestResumed, TurnEnded, TurnOver
+from forge.tui.messages import (
+    CompactionRequested,
+    ContextWarned,
+    RequestResumed,
+    TurnEnded,
+    TurnOver,
+    TurnStarted,
+    UserMessageRequested,
+)
 from forge.tui.retry_notices import RetryNotice
 from forge.tui.widgets.chat_blocks import NoticeBlock, UserMessageBlock
 from forge.tui.widgets.config_banner import ConfigProblemBanner
@@ -107,6 +115,7 @@ class TurnFlows(App[int]):
         self.busy = True
         self._warned_this_turn = False
         self._show_activity()
+        self.status.summarization.post_message(TurnStarted())
         self.run_events(turn_events(self.chat, self.runtime, text, model))
 
     def start_compaction(self, instructions: str, notice: NoticeBlock) -> None:
@@ -116,6 +125,14 @@ class TurnFlows(App[int]):
         self.chat.compaction = CompactionTracker(notice, instructions)
         self._show_activity("compacting…")
         self.run_events(self.runtime.compact(instructions))
+
+    @on(CompactionRequested)
+    def _compaction_requested(self, message: CompactionRequested) -> None:
+        self.start_compaction(message.instructions, message.notice)
+
+    @on(UserMessageRequested)
+    async def _user_message_requested(self, message: UserMessageRequested) -> None:
+        await self.send_user_message(message.text, message.model)
 
     @work(exclusive=True, group="agent-turn", exit_on_error=False)
     async def run_events(self, events: AsyncIterator[AgentEvent]) -> None:
@@ -148,7 +165,7 @@ class TurnFlows(App[int]):
             self.chat.post_message(TurnOver(reason, error))
 
     async def on_retry_notice(self, message: RetryNotice) -> None:
-        text = f"Model `{message.retry.model}`: {message.describe()}…"
+        text = f"{message.who()}: {message.describe()}…"
         if self.busy:
             self._show_activity(f"{message.describe()}…")
         if self._retry_notice is None:
@@ -179,7 +196,7 @@ class TurnFlows(App[int]):
         if self.return_code is not None:
             return  # exiting (a signal, Ctrl+C twice): the chat is being taken down
         self._retry_notice = None
-        self.dispatcher.retry_shown = False
+        self.dispatcher.turn_over()
         self._dismiss_dialogs()
         self.refresh_context_gauge()
         self.busy = False

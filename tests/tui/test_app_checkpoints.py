@@ -13,9 +13,10 @@ from textual.widgets import OptionList, Static
 
 from forge.agent.sessions import SessionStore
 from forge.context.conversation import find_problems
+from forge.session.restore import RewindPoint
 from forge.tui.app import ForgeApp
 from forge.tui.screens.restore_conflict import RestoreConflictScreen
-from forge.tui.screens.rewind import COMMANDS_MARK, RewindModeScreen, RewindRow, RewindScreen
+from forge.tui.screens.rewind import COMMANDS_MARK, RewindModeScreen, RewindScreen, row_label
 from tests.support.openai_server import Call, OpenAIServer, Text, ToolCalls
 from tests.tui.test_app_helpers import configure, make_app, notices, submit, wait_idle, wait_until
 
@@ -215,14 +216,14 @@ async def test_rewind_lists_turns_and_restores_files_and_conversation(
         await screen_is(pilot, RewindScreen, "the rewind list")
         screen = app.screen
         assert isinstance(screen, RewindScreen)
-        rows: list[RewindRow] = screen.rows
-        assert [row.turn.title() for row in rows] == [
+        rows: list[RewindPoint] = screen.rows
+        assert [row.title() for row in rows] == [
             "first write a",
             "second run a command and write b",
             "third just talk",
         ]
         assert [row.files for row in rows] == [("a.txt",), ("b.txt",), ()]
-        labels = [str(row.label(n)) for n, row in enumerate(rows, start=1)]
+        labels = [str(row_label(row, n)) for n, row in enumerate(rows, start=1)]
         assert [COMMANDS_MARK in label for label in labels] == [False, True, False]
         assert screen.query_one("#rewind-turns", OptionList).highlighted == 2, "newest first"
         await pilot.press("up", "enter")
@@ -249,7 +250,7 @@ async def test_rewind_lists_turns_and_restores_files_and_conversation(
         assert [m.to_record() for m in resumed.runtime.agent.conversation.messages] == expected
         await submit(pilot, "/rewind")
         await screen_is(pilot, RewindScreen, "the rewind list after a restart")
-        assert [row.turn.title() for row in resumed.screen.rows] == ["first write a"]  # type: ignore[attr-defined]
+        assert [row.title() for row in resumed.screen.rows] == ["first write a"]  # type: ignore[attr-defined]
 
 
 @pytest.mark.parametrize(
@@ -345,3 +346,23 @@ async def test_rewind_after_compact_brings_back_the_summarized_turns(
         assert [m.to_record() for m in conversation.messages][1:] == before_second[1:]
         assert find_problems(conversation.messages) == []
         assert (workspace / "a.txt").exists(), "conversation only: the files stay"
+
+
+async def test_rewind_opens_on_the_newest_turn_and_down_does_not_wrap_to_the_first(
+    llm_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch, workspace: Path
+) -> None:
+    llm_server.enqueue(*THREE_TURNS)
+    app = make_app(configure(llm_server, monkeypatch, config=CONFIG), workspace)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await three_turns(pilot)
+        await submit(pilot, "/rewind")
+        await screen_is(pilot, RewindScreen, "the rewind list")
+        turns = app.screen.query_one("#rewind-turns", OptionList)
+        assert turns.highlighted == 2, "the newest turn is where the highlight starts"
+        await pilot.press("down")
+        assert turns.highlighted == 2, "Down on the newest turn stays there"
+        await pilot.press("up", "up", "up")
+        assert turns.highlighted == 0, "Up on the first turn stays there"
+        await pilot.press("down", "down", "down", "enter")
+        await screen_is(pilot, RewindModeScreen, "the rewind choices")
+        assert app.screen.row.title() == "third just talk"  # type: ignore[attr-defined]

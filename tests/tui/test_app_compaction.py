@@ -185,3 +185,69 @@ async def test_a_long_session_on_a_small_budget_summarizes_live_and_stays_respon
         assert len(warnings) <= 2, "at most one context warning toast per turn"
     sent = [r for r in llm_server.requests if r.tools][-1]
     assert sent.messages[-1] == {"role": "user", "content": "a follow-up typed meanwhile"}
+
+
+async def test_a_manual_compaction_is_titled_as_one_and_its_retries_are_the_summarizers(
+    llm_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch, workspace: Path
+) -> None:
+    from forge.tui.widgets.chat_blocks import SummaryBlock
+
+    long_answer = " ".join(f"Step {n}: checked module {n} and its tests." for n in range(80))
+    for _ in range(4):
+        llm_server.enqueue(Text(long_answer, chunk_size=200))
+    config = {"llm": {"max_retries": 2, "summarization_model": "beta-model"}}
+    app = make_app(configure(llm_server, monkeypatch, config=config), workspace)
+    async with app.run_test(size=SIZE) as pilot:
+        for number in range(4):
+            await submit(pilot, f"task {number}")
+            await wait_idle(pilot)
+        llm_server.enqueue(ServerFault(500), Text("Summary: four modules were checked."))
+        await submit(pilot, "/compact")
+        await wait_idle(pilot, "the compaction to end")
+        retry = [text for text in notices(app) if "retrying in" in text]
+        assert len(retry) == 1 and retry[0].startswith("Summarizer (`beta-model`): retrying in")
+        assert "Model `beta-model`" not in retry[0], "not worded as the agent's own retry"
+        titles = [str(block.title) for block in app.chat.query(SummaryBlock)]
+        assert len(titles) == 1 and "Summarized by /compact (" in titles[0], titles
+        assert "(manual)" in str(
+            app.status.summarization.query_one("#summary-details", Static).render()
+        )
+        # The agent's own retry, in a later turn, is still the model's.
+        llm_server.enqueue(ServerFault(500), Text("fine"))
+        await submit(pilot, "one more")
+        await wait_idle(pilot)
+        retry = [text for text in notices(app) if "retrying in" in text]
+        assert len(retry) == 2 and retry[1].startswith("Model `gpt-4o-mini`: retrying in")
+
+
+async def test_nothing_to_compact_is_not_kept_once_the_conversation_moves_on(
+    llm_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch, workspace: Path
+) -> None:
+    long_answer = " ".join(f"Step {n}: checked module {n} and its tests." for n in range(80))
+    for _ in range(4):
+        llm_server.enqueue(Text(long_answer, chunk_size=200))
+    app = make_app(configure(llm_server, monkeypatch), workspace)
+    async with app.run_test(size=SIZE) as pilot:
+        panel = app.status.summarization
+        await submit(pilot, "/compact")
+        await wait_idle(pilot, "the compaction to end")
+        assert panel.state == "skipped" and result_text(app).startswith(NOTHING_TO_COMPACT)
+        await submit(pilot, "task 0")
+        await wait_idle(pilot)
+        assert panel.state == "idle" and result_text(app) == "idle", "no stale skip"
+
+        for number in range(1, 4):
+            await submit(pilot, f"task {number}")
+            await wait_idle(pilot)
+        llm_server.enqueue(Text("Summary: modules were checked."))
+        await submit(pilot, "/compact")
+        await wait_idle(pilot, "the compaction to end")
+        assert panel.state == "done"
+        compacted = result_text(app)
+        await submit(pilot, "/compact")  # right after: nothing left that is old enough
+        await wait_idle(pilot, "the second compaction to end")
+        assert panel.state == "skipped"
+        llm_server.enqueue(Text("ok"))
+        await submit(pilot, "one more")
+        await wait_idle(pilot)
+        assert panel.state == "done" and result_text(app) == compacted, "the last compaction"

@@ -156,11 +156,31 @@ async def test_an_unlisted_model_shows_unknown_cost(
     config = {"llm": {"model": "my-local-model"}}
     app = make_app(configure(llm_server, monkeypatch, config=config), workspace)
     async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, app.runtime_ready.is_set, "the runtime")
+        # Before the first request too: unknown, as /cost says, never "$0.00".
+        assert shown(app, "#cost") == "cost   ?\n  agent ?\n  summ. ?"
         await submit(pilot, "hi")
         await wait_idle(pilot)
-        assert shown(app, "#cost") == "cost   ?\n  agent ?\n  summ. $0.00"
+        # No summary was made yet, on a model the price table does not list either.
+        assert shown(app, "#cost") == "cost   ?\n  agent ?\n  summ. ?"
         await submit(pilot, "/cost")
         assert "`my-local-model`: unknown (not in the price table)" in notices(app)[-1]
+
+
+async def test_an_unlisted_summarization_model_is_unknown_beside_a_priced_agent(
+    llm_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch, workspace: Path
+) -> None:
+    llm_server.enqueue(Text("priced", prompt_tokens=10_000, completion_tokens=100))
+    config = {"llm": {"model": "gpt-4o-mini", "summarization_model": "my-local-summarizer"}}
+    app = make_app(configure(llm_server, monkeypatch, config=config), workspace)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, app.runtime_ready.is_set, "the runtime")
+        assert shown(app, "#cost") == "cost   ?\n  agent $0.00\n  summ. ?"
+        await submit(pilot, "hi")
+        await wait_idle(pilot)
+        agent = shown(app, "#cost").splitlines()[1].split()[-1]
+        assert agent.startswith("$") and agent != "$0.00"
+        assert shown(app, "#cost") == f"cost   {agent} + ?\n  agent {agent}\n  summ. ?"
 
 
 async def test_a_priced_model_keeps_its_cost_shown_beside_an_unlisted_one(

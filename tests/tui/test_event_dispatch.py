@@ -69,3 +69,47 @@ async def test_a_compaction_reaches_the_summarization_panel_as_its_message(
         # them went on to the app.
         regions = {pump for pump, m in handled[before:] if isinstance(m, SummarizationSucceeded)}
         assert regions == {panel, app.chat, app.status}
+
+
+class Inbox(MessagePump):
+    """A region that keeps what it is posted (a real message pump, never started)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.posted: list[Message] = []
+
+    def post_message(self, message: Message) -> bool:
+        self.posted.append(message)
+        return True
+
+
+def test_a_retry_is_the_summarizers_only_for_the_model_of_a_run_under_way() -> None:
+    from forge.agent.events import SummarizationStarted, Trigger
+    from forge.llm.stream import RetryScheduled
+    from forge.tui.event_dispatch import EventDispatcher
+    from forge.tui.retry_notices import RetryNotice
+
+    regions = {
+        name: Inbox() for name in ("app", "chat", "status", "summarization", "plan", "header")
+    }
+    dispatcher = EventDispatcher(regions)  # type: ignore[arg-type]
+
+    def retry(model: str) -> RetryScheduled:
+        return RetryScheduled(1, 2, 1.0, "server_error", "boom", 500, model)
+
+    def whose(model: str) -> str:
+        dispatcher.dispatch(retry(model))
+        notice = regions["app"].posted[-1]
+        assert isinstance(notice, RetryNotice)
+        return notice.who()
+
+    assert whose("agent-model") == "Model `agent-model`"
+    dispatcher.dispatch(
+        SummarizationStarted("run-1", "threshold", Trigger.MANUAL, "beta-model", 9_000, 10_000, 3)
+    )
+    assert whose("beta-model") == "Summarizer (`beta-model`)"
+    assert whose("agent-model") == "Model `agent-model`", "another model's retry is the agent's"
+    dispatcher.dispatch(
+        SummarizationCompleted("run-1", "threshold", "beta-model", 3, 9_000, 4_000, 1.0, 1)
+    )
+    assert whose("beta-model") == "Model `beta-model`", "the run is over"

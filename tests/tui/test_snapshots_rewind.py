@@ -11,35 +11,37 @@ from collections.abc import Callable
 from textual.pilot import Pilot
 from textual.widgets import OptionList
 
-from forge.agent.rewind import SessionTurn
-from forge.tui.screens.rewind import RewindRow, RewindScreen
+from forge.session.restore import RewindPoint
+from forge.tui.screens.rewind import RewindScreen
 from tests.tui.test_snapshots_small import DialogHost, _steady, fully_visible
 
 SIZE = (80, 24)
 SnapCompare = Callable[..., bool]
 
 
-def rows() -> list[RewindRow]:
+def rows() -> list[RewindPoint]:
     def turn(
-        number: int, text: str, *, commands: bool = False, present: bool = True
-    ) -> SessionTurn:
-        return SessionTurn(f"msg_{number}", text, float(number), commands, present)
+        number: int,
+        text: str,
+        files: tuple[str, ...] = (),
+        note: str = "",
+        *,
+        commands: bool = False,
+        present: bool = True,
+    ) -> RewindPoint:
+        return RewindPoint(f"msg_{number}", text, commands, present, files, note)
 
     return [
-        RewindRow(
-            turn(1, "Add a CSV export to the report module", present=False),
+        turn(
+            1,
+            "Add a CSV export to the report module",
             ("src/report.py", "src/export.py", "tests/test_export.py", "README.md"),
+            present=False,
         ),
-        RewindRow(
-            turn(2, "Run the test suite and fix what fails", commands=True), ("src/export.py",)
-        ),
-        RewindRow(
-            turn(3, "Rename total to grand_total everywhere"), ("src/report.py",), "files undone"
-        ),
-        RewindRow(turn(4, "Why is the export slow on large files?"), ()),
-        RewindRow(
-            turn(5, "Stream the rows instead of building a list", commands=True), ("src/export.py",)
-        ),
+        turn(2, "Run the test suite and fix what fails", ("src/export.py",), commands=True),
+        turn(3, "Rename total to grand_total everywhere", ("src/report.py",), "files undone"),
+        turn(4, "Why is the export slow on large files?"),
+        turn(5, "Stream the rows instead of building a list", ("src/export.py",), commands=True),
     ]
 
 

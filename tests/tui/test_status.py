@@ -176,3 +176,26 @@ async def test_a_new_session_idles_the_panel_and_forgets_compactions() -> None:
         assert "strategy" not in text_of(pane, "#summary-details")
         assert list(pane.recent_compactions) == []
         assert "in  0 tokens" in text_of(pane, "#usage")
+
+
+async def test_a_skip_whose_fallback_shortened_the_context_says_so_not_nothing_to_compact() -> None:
+    app = StatusHost()
+    async with app.run_test(size=(120, 40)):
+        pane = app.query_one(StatusPane)
+        await show_event(pane, started())
+        skipped = SummarizationFailed(
+            "run-1",
+            "threshold",
+            "small-model",
+            "skipped: nothing old enough to summarize",
+            "tool outputs masked",
+            0,
+            90_000,
+            60_000,
+        )
+        await show_event(pane, skipped)
+        assert pane.summarization.state == "done"
+        result = text_of(pane, "#summary-result")
+        assert "Nothing to compact yet" not in result
+        assert result.startswith("Nothing to summarize") and "tool outputs masked" in result
+        assert "90.0k → 60.0k tokens" in result

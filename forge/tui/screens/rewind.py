@@ -20,8 +20,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
-from forge.agent.checkpoints import CheckpointStore
-from forge.agent.rewind import SessionTurn
+from forge.session.restore import RewindPoint
 from forge.text_safety import terminal_safe
 
 RewindMode = Literal["both", "conversation", "files"]
@@ -30,58 +29,48 @@ COMMANDS_MARK = "⚠ ran commands (not undoable)"
 MAX_FILES_SHOWN = 2
 
 
-@dataclass(frozen=True, slots=True)
-class RewindRow:
-    """One turn as the list shows it."""
-
-    turn: SessionTurn
-    files: tuple[str, ...]
-    note: str = ""
-    """"files undone", "files not kept", or empty."""
-
-    def label(self, number: int) -> Content:
-        """Two lines: the number and first words; then files and marks."""
-        details = []
-        if self.files:
-            shown = ", ".join(self.files[:MAX_FILES_SHOWN])
-            more = len(self.files) - MAX_FILES_SHOWN
-            details.append(f"files: {shown}" + (f" +{more}" if more > 0 else ""))
-        elif not self.note:
-            details.append("no file changes")
-        if self.note:
-            details.append(self.note)
-        if not self.turn.in_context:
-            details.append("compacted")
-        first = Content(f"{number}. {terminal_safe(self.turn.title())}")
-        second = Content.styled("   " + terminal_safe(" · ".join(details)), "dim")
-        if self.turn.ran_commands:
-            second += Content.styled(f" · {COMMANDS_MARK}", "$text-warning")
-        return first + "\n" + second
+def row_label(point: RewindPoint, number: int) -> Content:
+    """A turn as the list shows it, in two lines: the number and first words; then the files
+    its checkpoint holds and marks."""
+    details = []
+    if point.files:
+        shown = ", ".join(point.files[:MAX_FILES_SHOWN])
+        more = len(point.files) - MAX_FILES_SHOWN
+        details.append(f"files: {shown}" + (f" +{more}" if more > 0 else ""))
+    elif not point.note:
+        details.append("no file changes")
+    if point.note:
+        details.append(point.note)
+    if not point.in_context:
+        details.append("compacted")
+    first = Content(f"{number}. {terminal_safe(point.title())}")
+    second = Content.styled("   " + terminal_safe(" · ".join(details)), "dim")
+    if point.ran_commands:
+        second += Content.styled(f" · {COMMANDS_MARK}", "$text-warning")
+    return first + "\n" + second
 
 
 @dataclass(frozen=True, slots=True)
 class RewindChoice:
     """The turn to go back before, and what to restore."""
 
-    turn: SessionTurn
+    turn: RewindPoint
     mode: RewindMode
 
 
-def rewind_rows(turns: list[SessionTurn], store: CheckpointStore | None) -> list[RewindRow]:
-    """The list's rows: each turn with the files its checkpoint holds."""
-    rows = []
-    for turn in turns:
-        checkpoint = store.turn(turn.id) if store is not None else None
-        files: tuple[str, ...] = ()
-        note = ""
-        if checkpoint is not None:
-            files = tuple(checkpoint.changes)
-            if checkpoint.dropped:
-                note = "files not kept (checkpoints.max_bytes)"
-            elif checkpoint.undone:
-                note = "files undone"
-        rows.append(RewindRow(turn, files, note))
-    return rows
+class TurnList(OptionList):
+    """The turns, oldest first. Up and Down stop at the ends instead of wrapping: the list
+    opens on the newest turn, and a Down there must not jump to the oldest one."""
+
+    def action_cursor_up(self) -> None:
+        """Move the highlight to the previous turn (it stays on the first)."""
+        if self.highlighted != 0:
+            super().action_cursor_up()
+
+    def action_cursor_down(self) -> None:
+        """Move the highlight to the next turn (it stays on the newest)."""
+        if self.highlighted != self.option_count - 1:
+            super().action_cursor_down()
 
 
 class RewindScreen(ModalScreen[RewindChoice | None]):
@@ -90,7 +79,7 @@ class RewindScreen(ModalScreen[RewindChoice | None]):
     CSS_PATH = "rewind.tcss"
     BINDINGS = [Binding("escape,ctrl+c", "cancel", "Cancel")]
 
-    def __init__(self, rows: list[RewindRow]) -> None:
+    def __init__(self, rows: list[RewindPoint]) -> None:
         super().__init__()
         self.rows = rows
 
@@ -98,10 +87,10 @@ class RewindScreen(ModalScreen[RewindChoice | None]):
         with Vertical(id="rewind-dialog"):
             yield Label("Rewind to before a turn", id="rewind-title")
             options = [
-                Option(row.label(number), id=f"turn-{number - 1}")
+                Option(row_label(row, number), id=f"turn-{number - 1}")
                 for number, row in enumerate(self.rows, start=1)
             ]
-            yield OptionList(*options, id="rewind-turns")
+            yield TurnList(*options, id="rewind-turns")
             yield Static(
                 "Enter: choose · Esc: cancel · commands run by the agent cannot be undone",
                 id="rewind-keys",
@@ -122,12 +111,20 @@ class RewindScreen(ModalScreen[RewindChoice | None]):
     def _turn_chosen(self, event: OptionList.OptionSelected) -> None:
         index = int((event.option.id or "turn-0").removeprefix("turn-"))
         row = self.rows[index]
-        commands_since = any(later.turn.ran_commands for later in self.rows[index:])
+        commands_since = any(later.ran_commands for later in self.rows[index:])
+
+        # The choice is drawn alone: the list's frame would peek out around it on a small
+        # terminal (two top borders at 80x24); Esc there brings the list back.
+        dialog = self.query_one("#rewind-dialog")
 
         def chosen(mode: RewindMode | None) -> None:
             if mode is not None:
-                self.dismiss(RewindChoice(row.turn, mode))
+                self.dismiss(RewindChoice(row, mode))
+                return
+            dialog.display = True
+            self.query_one("#rewind-turns", OptionList).focus()
 
+        dialog.display = False
         self.app.push_screen(RewindModeScreen(row, commands_since), callback=chosen)
 
 
@@ -142,16 +139,16 @@ class RewindModeScreen(ModalScreen["RewindMode | None"]):
         Binding("escape,ctrl+c", "back", "Back"),
     ]
 
-    def __init__(self, row: RewindRow, commands_since: bool = False) -> None:
+    def __init__(self, row: RewindPoint, commands_since: bool = False) -> None:
         """`commands_since`: this turn or a later one ran shell commands."""
         super().__init__()
         self.row = row
-        self.commands_since = commands_since or row.turn.ran_commands
+        self.commands_since = commands_since or row.ran_commands
 
     def compose(self) -> ComposeResult:
         with Vertical(id="rewind-mode-dialog"):
             yield Label("Rewind to before:", id="rewind-mode-title")
-            title = terminal_safe(self.row.turn.title(20))
+            title = terminal_safe(self.row.title(20))
             yield Static(title, id="rewind-mode-turn", markup=False)
             if self.commands_since:
                 yield Static(

@@ -294,8 +294,10 @@ class ChatView(VerticalScroll):
         self, event: SummarizationCompleted | SummarizationFailed
     ) -> None:
         saved = event.tokens_before - event.tokens_after if event.tokens_before else None
+        # A /compact's run says so: the status pane shows its trigger as "(manual)".
+        label = f"Summarized by /compact ({event.strategy})" if self.compaction else None
         await self.show_new_summaries(
-            self.conversation_source(), strategy=event.strategy, tokens_saved=saved
+            self.conversation_source(), strategy=event.strategy, tokens_saved=saved, label=label
         )
 
     @on(TurnOver)
@@ -399,9 +401,15 @@ class ChatView(VerticalScroll):
 
     # --- summaries and history ---------------------------------------------------------------
     async def show_new_summaries(
-        self, messages: Iterable[Message], *, strategy: str, tokens_saved: int | None
+        self,
+        messages: Iterable[Message],
+        *,
+        strategy: str,
+        tokens_saved: int | None,
+        label: str | None = None,
     ) -> SummaryBlock | None:
-        """One block for the summaries in `messages` not shown yet (one summarization run)."""
+        """One block for the summaries in `messages` not shown yet (one summarization run),
+        titled `label` (default "Summarized (strategy)")."""
         new = [
             m for m in messages if m.kind in SUMMARY_KINDS and m.id not in self.shown_summary_ids
         ]
@@ -411,7 +419,10 @@ class ChatView(VerticalScroll):
         text = "\n\n---\n\n".join(m.content for m in new)
         replaced = sum(len(m.replaces) for m in new)
         block = SummaryBlock(
-            text, label=f"Summarized ({strategy})", replaced=replaced, tokens_saved=tokens_saved
+            text,
+            label=label or f"Summarized ({strategy})",
+            replaced=replaced,
+            tokens_saved=tokens_saved,
         )
         await self.add_block(block)
         return block

@@ -16,20 +16,30 @@ from textual.widgets import Static
 from forge.agent.modes import PermissionMode
 
 if TYPE_CHECKING:
-    from forge.agent.costs import CostReport
+    from collections.abc import Collection
+
+    from forge.agent.costs import CostReport, Kind
 
 
-def cost_text(report: CostReport | None) -> str:
+def cost_text(report: CostReport | None, unpriced: Collection[str] = ()) -> str:
     """The total, then agent and summarization requests, one per line (short enough for the
-    narrow pane); "—" before the runtime exists."""
+    narrow pane); "—" before the runtime exists. `unpriced` names the kinds ("agent",
+    "summarization") whose model the price table does not list: with no request of that kind
+    yet, its cost is unknown ("?"), not "$0.00" (as /cost says)."""
     if report is None:
         return "cost   —"
+
+    def spent(kind: Kind) -> str:
+        if kind in unpriced and not any(line.kind == kind for line in report.lines):
+            return "?"
+        return report.shown(kind, unknown="?")
+
     # "+ ?" where a model has no price: what the priced ones cost still shows.
-    text = (
-        f"cost   {report.shown(unknown='?')}\n"
-        f"  agent {report.shown('agent', unknown='?')}\n"
-        f"  summ. {report.shown('summarization', unknown='?')}"
-    )
+    agent, summarization = spent("agent"), spent("summarization")
+    total = report.shown(unknown="?")
+    if "?" in (agent, summarization) and "?" not in total:
+        total = f"{total} + ?" if report.lines else "?"
+    text = f"cost   {total}\n  agent {agent}\n  summ. {summarization}"
     read, written = report.cache_tokens()
     if written:  # a provider that reports cache writes (Anthropic): reads and writes
         text += f"\ncache  r {compact_count(read)} w {compact_count(written)}"
@@ -84,9 +94,9 @@ class CostView(Static):
         super().__init__(cost_text(None), id=id, markup=False)
         self.text = cost_text(None)
 
-    def show(self, report: CostReport | None) -> None:
-        """Show `report` (None: no session yet)."""
-        text = cost_text(report)
+    def show(self, report: CostReport | None, unpriced: Collection[str] = ()) -> None:
+        """Show `report` (None: no session yet); `unpriced`: see `cost_text`."""
+        text = cost_text(report, unpriced)
         if text != self.text:
             self.text = text
             self.update(text)

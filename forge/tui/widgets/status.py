@@ -30,8 +30,7 @@ from forge.tui.widgets.plan_view import PlanView
 from forge.tui.widgets.summarization_panel import SummarizationPanel
 
 if TYPE_CHECKING:
-    from forge.agent.costs import CostReport
-    from forge.agent.modes import PermissionMode
+    from forge.tui.session_controls import SessionState
 
 RECENT_COMPACTIONS = 5
 """Finished summarization runs remembered for /context."""
@@ -129,7 +128,7 @@ class StatusPane(Vertical):
         self.completion_tokens = 0
         self.mode_view = ModeView(id="mode")
         self.cost_view = CostView(id="cost")
-        self.session_source: Callable[[], tuple[PermissionMode, CostReport] | None] = lambda: None
+        self.session_source: Callable[[], SessionState | None] = lambda: None
         """The running agent's permission mode and cost (set by the app; None: not loaded)."""
 
     def compose(self) -> ComposeResult:
@@ -167,8 +166,11 @@ class StatusPane(Vertical):
         """Show the current permission mode and cost (after a request, a compaction, a mode
         change or a new session)."""
         current = self.session_source()
-        self.mode_view.show(current[0] if current else None)
-        self.cost_view.show(current[1] if current else None)
+        self.mode_view.show(current.mode if current else None)
+        if current is None:
+            self.cost_view.show(None)
+        else:
+            self.cost_view.show(current.cost, current.unpriced)
 
     def show_activity(self, text: str) -> None:
         """One line about what Forge is doing ("working…", "2 queued"), or "" for nothing."""

@@ -18,7 +18,13 @@ from forge.agent.events import (
     SummarizerDisabled,
 )
 from forge.text_safety import terminal_safe
-from forge.tui.compaction import NOTHING_TO_COMPACT, is_skip, plain_failure, skip_reason
+from forge.tui.compaction import (
+    NOTHING_TO_COMPACT,
+    is_skip,
+    plain_failure,
+    skip_reason,
+    tokens_change,
+)
 from forge.tui.messages import (
     SummariesTurnedOff,
     SummarizationAdvanced,
@@ -26,6 +32,7 @@ from forge.tui.messages import (
     SummarizationFellShort,
     SummarizationSucceeded,
     TurnOver,
+    TurnStarted,
 )
 from forge.tui.widgets.formatting import format_seconds, format_tokens
 
@@ -73,6 +80,9 @@ class SummarizationPanel(Vertical):
         self.done = 0
         self.total = 0
         self.result_text = ""
+        self._before_run: tuple[str, str, str] = ("idle", "", "idle")
+        """State, strategy line and result shown before the latest run (a skip is undone to
+        it when the conversation moves on)."""
 
     def compose(self) -> ComposeResult:
         yield Label("Summarization", classes="pane-title")
@@ -113,6 +123,8 @@ class SummarizationPanel(Vertical):
 
     def started(self, event: SummarizationStarted) -> None:
         """A run began: show strategy, trigger, model and an empty bar."""
+        if self.state not in ("running", "skipped"):
+            self._before_run = (self.state, self.strategy, self.result_text or "idle")
         self.run_id = event.run_id
         self.strategy = f"{event.strategy} ({event.trigger.value})"
         self.summarization_model = event.model
@@ -141,9 +153,16 @@ class SummarizationPanel(Vertical):
         (nothing worth summarizing) is neutral: "Nothing to compact yet" and why."""
         self.run_id = event.run_id
         if is_skip(event):
+            if event.fallback:  # nothing to summarize, but the context was shortened
+                self.state = "done"
+                change = tokens_change(event.tokens_before, event.tokens_after)
+                self._show_result(
+                    f"Nothing to summarize\n({skip_reason(event)})\n"
+                    f"shortened instead: {event.fallback}\n{change}"
+                )
+                return
             self.state = "skipped"
-            fallback = f"\nfallback: {event.fallback}" if event.fallback else ""
-            self._show_result(f"{NOTHING_TO_COMPACT}\n({skip_reason(event)}){fallback}")
+            self._show_result(f"{NOTHING_TO_COMPACT}\n({skip_reason(event)})")
             return
         self.state = "failed"
         self._show_result(plain_failure(event, markdown=False))
@@ -160,11 +179,21 @@ class SummarizationPanel(Vertical):
 
     def reset(self) -> None:
         """Back to idle with nothing shown (a new session started)."""
+        self._before_run = ("idle", "", "idle")
         self.run_id = self.strategy = ""
         self.done = self.total = 0
         self.state = "idle"
         self._refresh_details()
         self._show_result("idle")
+
+    def conversation_moved_on(self) -> None:
+        """A new turn started: a skip's "nothing to compact" may no longer be true, so the
+        panel goes back to what it showed before that run (the last outcome, or idle)."""
+        if self.state != "skipped":
+            return
+        self.state, self.strategy, text = self._before_run
+        self._refresh_details()
+        self._show_result(text)
 
     def interrupted(self) -> None:
         """The turn ended while a run was in progress: say so instead of spinning forever."""
@@ -196,3 +225,7 @@ class SummarizationPanel(Vertical):
     @on(TurnOver)
     def _turn_ended(self) -> None:
         self.interrupted()
+
+    @on(TurnStarted)
+    def _turn_started(self) -> None:
+        self.conversation_moved_on()
