@@ -35,6 +35,7 @@ from forge.context.manager import Manager
 from forge.llm.messages import Message, ToolCall
 from forge.llm.tokenizer import TiktokenCounter
 from forge.llm.window_discovery import ContextWindow, WindowTracker
+from forge.session.children import SessionChildren
 from forge.session.events import AttachmentsAdded, SessionEvent
 from forge.session.parts import window_tokens
 from forge.session.reports import ContextReport
@@ -74,6 +75,10 @@ class Session:
     retired_providers: list[AnyProvider] = field(default_factory=list)
     """Providers replaced by a settings switch, closed by `aclose` (a turn may still use one)."""
     retired_windows: list[WindowTracker] = field(default_factory=list)
+    children: SessionChildren | None = None
+    """How a subagent's parts are made (follows the settings; docs/adr/0045)."""
+    agent_problems: list[str] = field(default_factory=list)
+    """Agent definition files that could not be used, one line each (file and field)."""
 
     def __post_init__(self) -> None:
         if self.window is not None:
@@ -302,7 +307,11 @@ class Session:
     def apply_settings(self, new: Settings) -> str:
         """Switch the running session to `new` settings; returns what changed, in one line
         (see `forge.session.settings_apply`)."""
-        return apply_settings(self, new)
+        changed = apply_settings(self, new)
+        if self.children is not None:  # a child started later runs on the new settings
+            self.children.settings = self.settings
+            self.children.summarization_provider = self.summarization_provider
+        return changed
 
     def set_mode(self, mode: PermissionMode) -> None:
         """Use permission mode `mode` from the next tool call on (docs/adr/0029)."""
