@@ -124,6 +124,7 @@ class ForgeApp(SafeNotifications, KeyActions, TurnFlows, StartupFlow, ConfigFlow
                 "status": self.status,
                 "summarization": self.status.summarization,
                 "plan": self.status.plan,
+                "subagents": self.status.subagents,
                 "header": self.header,
             }
         )

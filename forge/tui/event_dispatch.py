@@ -29,6 +29,7 @@ from forge.agent.events import (
     QuestionAsked,
     ReasoningDelta,
     RetryScheduled,
+    SubagentEvent,
     SummarizationCompleted,
     SummarizationFailed,
     SummarizationProgress,
@@ -51,6 +52,7 @@ from forge.tui.messages import (
     QuestionNeeded,
     ReasoningStreamed,
     RequestResumed,
+    SubagentActivity,
     SummariesTurnedOff,
     SummarizationAdvanced,
     SummarizationBegan,
@@ -63,9 +65,9 @@ from forge.tui.messages import (
 )
 from forge.tui.retry_notices import RetryNotice
 
-Region = Literal["app", "chat", "status", "summarization", "plan", "header"]
+Region = Literal["app", "chat", "status", "summarization", "plan", "subagents", "header"]
 """Who shows events: the app (dialogs, toasts), the chat, the status pane, its summarization
-panel and plan, the header."""
+panel, plan and running subagents, the header."""
 
 Route = tuple[type[Message], tuple[Region, ...]]
 
@@ -89,6 +91,7 @@ ROUTES: dict[type[Any], Route] = {
     SummarizationFailed: (SummarizationFellShort, ("chat", "status", "summarization")),
     SummarizerDisabled: (SummariesTurnedOff, ("chat", "summarization", "header")),
     RetryScheduled: (RetryNotice, ("app",)),
+    SubagentEvent: (SubagentActivity, ("chat", "subagents")),
 }
 
 

@@ -35,6 +35,7 @@ from forge.tui.messages import (
     AnswerStreamed,
     AttachmentsShown,
     ReasoningStreamed,
+    SubagentActivity,
     SummariesTurnedOff,
     SummarizationFellShort,
     SummarizationSucceeded,
@@ -52,6 +53,7 @@ from forge.tui.widgets.chat_blocks import (
     UserMessageBlock,
 )
 from forge.tui.widgets.error_notice import error_notice
+from forge.tui.widgets.subagent_rows import SubagentRowsTracker
 from forge.tui.widgets.tool_outcomes import recorded_tool_outcome, tool_outcome
 
 MAX_CHAT_BLOCKS = 150
@@ -93,6 +95,8 @@ class ChatView(VerticalScroll):
         self.show_reasoning = show_reasoning
         self.current_answer: AssistantBlock | None = None
         self.tool_blocks: dict[str, ToolCallBlock] = {}
+        self.subagent_rows = SubagentRowsTracker()
+        """What each `task` row's child has done, shown folded under the row."""
         self.shown_summary_ids: set[str] = set()
         self.older_rows: list[HistoryRow] = []
         """A resumed conversation's rows not mounted yet, oldest first (see `show_history`)."""
@@ -167,6 +171,7 @@ class ChatView(VerticalScroll):
         """Remove every block (a new session starts)."""
         self.current_answer = None
         self.tool_blocks.clear()
+        self.subagent_rows.clear()
         self.shown_summary_ids.clear()
         self.older_rows = []
         self.history_shown = []
@@ -222,6 +227,10 @@ class ChatView(VerticalScroll):
         block = self.tool_blocks.get(message.event.call_id)
         if block is not None:
             block.append_output(message.event.text)
+
+    @on(SubagentActivity)
+    async def _subagent_activity(self, message: SubagentActivity) -> None:
+        await self.subagent_rows.show(self.tool_blocks.get(message.event.call_id), message.event)
 
     @on(ToolFinished)
     async def _tool_finished(self, message: ToolFinished) -> None:
@@ -377,6 +386,7 @@ class ChatView(VerticalScroll):
             if block.status in ("running", "pending"):
                 block.set_status("error", "interrupted" if reason == "cancelled" else "unfinished")
         self.tool_blocks.clear()
+        self.subagent_rows.clear()
         if error:
             await self.add_notice(f"**Turn failed**: {error}", kind="error")
         elif note := _TURN_END_NOTES.get(reason):

@@ -1,0 +1,84 @@
+"""Subagents in the real app (docs/adr/0045): a child's approval request reaches the dialog
+labelled with its agent; the status pane shows the running child; its tool calls are folded
+under the `task` row; /cost lists each child's cost."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from textual.widgets import Button, Label
+
+from forge.tui.screens.approval import ApprovalScreen
+from forge.tui.widgets.chat_blocks import ToolCallBlock
+from forge.tui.widgets.subagent_rows import SubagentRows
+from tests.support.openai_server import Call, OpenAIServer, Text, ToolCalls
+from tests.tui.test_app_helpers import (
+    configure,
+    make_app,
+    notices,
+    submit,
+    wait_idle,
+    wait_until,
+)
+
+SIZE = (120, 40)
+PARENT, CHILD = "gpt-4o", "gpt-4o-mini"
+
+
+def write_agent(workspace: Path) -> None:
+    folder = workspace / ".forge" / "agents"
+    folder.mkdir(parents=True)
+    (folder / "writer.md").write_text(
+        f"---\nname: writer\ndescription: writes files\nmodel: {CHILD}\n---\nWrite files.\n"
+    )
+
+
+async def test_a_childs_approval_is_labelled_and_its_work_is_folded_under_the_task_row(
+    llm_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch, workspace: Path
+) -> None:
+    write_agent(workspace)
+    llm_server.enqueue_for(
+        PARENT,
+        ToolCalls([Call("task", {"agent": "writer", "prompt": "write notes.txt"}, id="t1")]),
+        Text("The writer is done.", prompt_tokens=1000, completion_tokens=10),
+    )
+    llm_server.enqueue_for(
+        CHILD,
+        ToolCalls(
+            [Call("write_file", {"path": "notes.txt", "content": "hi\n"})],
+            prompt_tokens=2000,
+            completion_tokens=20,
+        ),
+        Text("notes.txt written", prompt_tokens=2100, completion_tokens=5),
+    )
+    config = {"llm": {"model": PARENT}}
+    app = make_app(configure(llm_server, monkeypatch, config=config), workspace)
+    async with app.run_test(size=SIZE) as pilot:
+        await submit(pilot, "have the writer write notes")
+        await wait_until(pilot, lambda: isinstance(app.screen, ApprovalScreen), "the dialog")
+        dialog = app.screen
+        assert isinstance(dialog, ApprovalScreen)
+        assert dialog.request.agent == "writer"
+        title = str(dialog.query_one("#approval-title", Label).render())
+        assert "write_file" in title and "subagent writer" in title
+        assert "writer only" in str(dialog.query_one("#approve-always", Button).label)
+        panel = str(app.status.subagents.render())
+        assert "writer" in panel, "the status pane shows the running child"
+        await pilot.press("y")
+        await wait_idle(pilot)
+
+        assert (workspace / "notes.txt").read_text() == "hi\n"
+        (task_row,) = [b for b in app.chat.query(ToolCallBlock) if b.call.name == "task"]
+        assert task_row.status == "ok"
+        assert "notes.txt written" in task_row.output
+        rows = task_row.query_one(SubagentRows)
+        assert "write_file" in str(rows.render())
+        # The child's call has no row of its own in the chat: it is folded under the task.
+        assert [b.call.name for b in app.chat.query(ToolCallBlock)] == ["task"]
+        assert not app.status.subagents.children_running
+
+        await submit(pilot, "/cost")
+        details = notices(app)[-1]
+        assert f"| subagent writer | `{CHILD}` | 2 | 4,100 |" in details
+        assert "subagents $" in details
