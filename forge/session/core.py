@@ -179,6 +179,7 @@ class Session:
                     tuple(expansion.problems),
                 )
             text = expansion.text
+        text = self._agent_request(text)
         if not model or model == self.settings.llm.model:
             async for event in self.agent.run_turn(text):
                 yield event
@@ -189,6 +190,22 @@ class Session:
                 yield event
         finally:
             await provider.aclose()
+
+    def agent_names(self) -> list[str]:
+        """The subagents the `task` tool can run now (for `@agent-` completion); none when
+        subagents are off."""
+        if self.children is None or self.agent.subagents is None:
+            return []
+        return self.children.definitions().names()
+
+    def _agent_request(self, text: str) -> str:
+        """`@agent-<name>` in `text` asks for that subagent (docs/adr/0045)."""
+        if "@agent-" not in text:
+            return text
+        from forge.agent.subagents.mentions import requested_agent, with_agent_request
+
+        name = requested_agent(text, self.agent_names())
+        return with_agent_request(text, name) if name is not None else text
 
     def run_command(self, command: str) -> AsyncGenerator[AgentEvent, None]:
         """Run the user's `!command` in the workspace (no approval; cancelling ends its

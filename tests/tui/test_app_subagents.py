@@ -11,6 +11,7 @@ from textual.widgets import Button, Label
 
 from forge.tui.screens.approval import ApprovalScreen
 from forge.tui.widgets.chat_blocks import ToolCallBlock
+from forge.tui.widgets.file_hints import FileHints
 from forge.tui.widgets.subagent_rows import SubagentRows
 from tests.support.openai_server import Call, OpenAIServer, Text, ToolCalls
 from tests.tui.test_app_helpers import (
@@ -82,3 +83,24 @@ async def test_a_childs_approval_is_labelled_and_its_work_is_folded_under_the_ta
         details = notices(app)[-1]
         assert f"| subagent writer | `{CHILD}` | 2 | 4,100 |" in details
         assert "subagents $" in details
+
+
+async def test_at_agent_offers_the_agents_and_tab_completes_one(
+    llm_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch, workspace: Path
+) -> None:
+    write_agent(workspace)
+    (workspace / "agenda.txt").write_text("x\n")
+    app = make_app(configure(llm_server, monkeypatch), workspace)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, app.runtime_ready.is_set, "the session")
+        hints = app.query_one(FileHints)
+        app.prompt.focus()
+        await pilot.press(*"@agent-w")
+        await wait_until(pilot, lambda: hints.active, "the candidates")
+        assert hints.candidates[0] == "agent-writer"
+        await pilot.press("tab")
+        assert app.prompt.text == "@agent-writer "
+        await pilot.press(*"then @agen")
+        await wait_until(pilot, lambda: hints.active, "the candidates for @agen")
+        assert hints.candidates[:2] == ["agent-explore", "agent-writer"]
+        assert "agenda.txt" in hints.candidates  # files are still offered
