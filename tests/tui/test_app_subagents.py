@@ -104,3 +104,18 @@ async def test_at_agent_offers_the_agents_and_tab_completes_one(
         await wait_until(pilot, lambda: hints.active, "the candidates for @agen")
         assert hints.candidates[:2] == ["agent-explore", "agent-writer"]
         assert "agenda.txt" in hints.candidates  # files are still offered
+
+
+async def test_an_invalid_definition_is_reported_at_start_by_file_and_field(
+    llm_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch, workspace: Path
+) -> None:
+    folder = workspace / ".forge" / "agents"
+    folder.mkdir(parents=True)
+    (folder / "broken.md").write_text("---\nname: broken\n---\nNo description.\n")
+    app = make_app(configure(llm_server, monkeypatch), workspace)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, app.runtime_ready.is_set, "the session")
+        await pilot.pause()
+        told = "\n".join(notices(app))
+    assert "Some agent definitions were not used" in told
+    assert "broken.md" in told and "description" in told and "is required" in told
