@@ -313,3 +313,35 @@ async def test_each_childs_cost_is_in_the_cost_report(
     assert figures(finder_result.result)["cost_usd"] == pytest.approx(550 / 1e6)
     assert figures(finder_result.result)["tokens"] == 1050
     assert any(isinstance(e, ToolCallStarted) for e in events)
+
+
+async def test_continue_shows_the_childrens_results_and_rewind_before_the_task_turn_drops_them(
+    llm_server: OpenAIServer, workspace: Path
+) -> None:
+    write_agent(workspace, "finder")
+    llm_server.enqueue_for(
+        PARENT_MODEL,
+        Text("first answer"),
+        ToolCalls([task_call("finder", "look", "t1")]),
+        Text("after the task"),
+    )
+    llm_server.enqueue_for(CHILD_MODEL, Text("the child's report"))
+    store = SessionStore()
+    session = build_session(settings_for(llm_server), workspace, store=store)
+    try:
+        await drive(session.run_turn("hello"))
+        await drive(session.run_turn("use the finder"))
+    finally:
+        await session.aclose()
+
+    resumed = build_session(settings_for(llm_server), workspace, store=store, resume_latest=True)
+    try:
+        assert resumed.session_id == session.session_id  # not the child's session
+        reports = [m for m in resumed.messages if m.role == "tool" and m.name == "task"]
+        assert len(reports) == 1 and reports[0].content.startswith("the child's report")
+        task_turn = next(turn for turn in resumed.turns() if turn.text == "use the finder")
+        resumed.rewind_conversation(task_turn.id)
+        assert not any(m.role == "tool" for m in resumed.messages)
+        assert [m.content for m in resumed.messages if m.role == "user"] == ["hello"]
+    finally:
+        await resumed.aclose()
