@@ -27,7 +27,15 @@ from tests.agent.subagents.support import (
     settings_for,
     write_agent,
 )
-from tests.support.openai_server import Call, Fault, OpenAIServer, Text, ToolCalls
+from tests.support.openai_server import (
+    Call,
+    Fault,
+    OpenAIServer,
+    RecordedRequest,
+    Reply,
+    Text,
+    ToolCalls,
+)
 
 
 def task_call(agent: str, prompt: str, call_id: str) -> Call:
@@ -345,3 +353,80 @@ async def test_continue_shows_the_childrens_results_and_rewind_before_the_task_t
         assert [m.content for m in resumed.messages if m.role == "user"] == ["hello"]
     finally:
         await resumed.aclose()
+
+
+async def test_undo_restores_the_files_a_child_wrote(
+    llm_server: OpenAIServer, workspace: Path
+) -> None:
+    write_agent(workspace, "writer")
+    (workspace / "old.txt").write_text("before\n")
+    llm_server.enqueue_for(
+        PARENT_MODEL, ToolCalls([task_call("writer", "write files", "t1")]), Text("ok")
+    )
+    llm_server.enqueue_for(
+        CHILD_MODEL,
+        ToolCalls([Call("read_file", {"path": "old.txt"})]),
+        ToolCalls(
+            [
+                Call("write_file", {"path": "old.txt", "content": "after\n"}),
+                Call("write_file", {"path": "new.txt", "content": "new\n"}),
+            ]
+        ),
+        Text("wrote both"),
+    )
+    session = build_session(settings_for(llm_server), workspace, approve_all=True)
+    try:
+        await drive(session.run_turn("go"))
+        assert (workspace / "old.txt").read_text() == "after\n"
+        outcome = session.undo()
+    finally:
+        await session.aclose()
+    assert outcome is not None
+    assert (workspace / "old.txt").read_text() == "before\n"
+    assert not (workspace / "new.txt").exists()
+
+
+async def test_a_second_child_cannot_overwrite_a_file_the_first_changed_unseen(
+    llm_server: OpenAIServer, workspace: Path
+) -> None:
+    write_agent(workspace, "writer")
+    (workspace / "shared.txt").write_text("original\n")
+    llm_server.enqueue_for(
+        PARENT_MODEL,
+        ToolCalls([task_call("writer", "edit A", "t1"), task_call("writer", "edit B", "t2")]),
+        Text("ok"),
+    )
+
+    # Each child reads the file at once, then writes it later (B after A): B's write comes
+    # after A changed the file B read.
+    def child_reply(request: RecordedRequest) -> Reply:
+        text = request.text()
+        first = "edit A" in text
+        roles = [message["role"] for message in request.messages]
+        if roles[-1] == "user":
+            return ToolCalls([Call("read_file", {"path": "shared.txt"})])
+        if roles.count("tool") == 1:
+            content = "first\n" if first else "second\n"
+            return ToolCalls(
+                [Call("write_file", {"path": "shared.txt", "content": content})],
+                delay=0.5 if first else 1.5,
+            )
+        return Text("done")
+
+    llm_server.guard = lambda request: (
+        child_reply(request) if request.model == CHILD_MODEL else None
+    )
+    session = build_session(settings_for(llm_server), workspace, approve_all=True)
+    try:
+        events = await drive(session.run_turn("go"))
+    finally:
+        await session.aclose()
+    writes = [
+        e.event
+        for e in child_events(events)
+        if isinstance(e.event, ToolCallFinished) and e.event.call.name == "write_file"
+    ]
+    assert len(writes) == 2
+    assert (workspace / "shared.txt").read_text() == "first\n"
+    refused = [w for w in writes if w.is_error]
+    assert len(refused) == 1 and "changed" in refused[0].result.lower()
