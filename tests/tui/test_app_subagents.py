@@ -119,3 +119,32 @@ async def test_an_invalid_definition_is_reported_at_start_by_file_and_field(
         told = "\n".join(notices(app))
     assert "Some agent definitions were not used" in told
     assert "broken.md" in told and "description" in told and "is required" in told
+
+
+def test_the_sessions_list_shows_a_childs_session_under_its_parent(tmp_path: Path) -> None:
+    from forge.agent.sessions import SessionInfo
+    from forge.tui.widgets.context_report import sessions_markdown
+
+    def info(session_id: str, updated: float, parent: str = "", agent: str = "") -> SessionInfo:
+        return SessionInfo(
+            session_id,
+            tmp_path,
+            "w",
+            0.0,
+            updated,
+            "m",
+            3,
+            f"title {session_id}",
+            parent=parent,
+            agent=agent,
+        )
+
+    listed = [
+        info("child", 3, parent="parent", agent="explore"),
+        info("other", 2),
+        info("parent", 1),
+    ]
+    text = sessions_markdown(listed, "other")
+    rows = [line for line in text.splitlines() if line.startswith("| `")]
+    assert [row.split("`")[1] for row in rows] == ["other", "parent", "child"]
+    assert "└ subagent explore: title child" in rows[2]

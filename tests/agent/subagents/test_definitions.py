@@ -121,32 +121,3 @@ def test_a_childs_mode_is_never_looser_than_its_parents() -> None:
     assert stricter_mode(PermissionMode.AUTO, PermissionMode.READ_ONLY) is PermissionMode.READ_ONLY
     assert stricter_mode(PermissionMode.ASK, None) is PermissionMode.ASK
     assert stricter_mode(PermissionMode.ACCEPT_EDITS, PermissionMode.ASK) is PermissionMode.ASK
-
-
-def test_the_sessions_list_shows_a_childs_session_under_its_parent(tmp_path: Path) -> None:
-    from forge.agent.sessions import SessionInfo
-    from forge.tui.widgets.context_report import sessions_markdown
-
-    def info(session_id: str, updated: float, parent: str = "", agent: str = "") -> SessionInfo:
-        return SessionInfo(
-            session_id,
-            tmp_path,
-            "w",
-            0.0,
-            updated,
-            "m",
-            3,
-            f"title {session_id}",
-            parent=parent,
-            agent=agent,
-        )
-
-    listed = [
-        info("child", 3, parent="parent", agent="explore"),
-        info("other", 2),
-        info("parent", 1),
-    ]
-    text = sessions_markdown(listed, "other")
-    rows = [line for line in text.splitlines() if line.startswith("| `")]
-    assert [row.split("`")[1] for row in rows] == ["other", "parent", "child"]
-    assert "└ subagent explore: title child" in rows[2]
