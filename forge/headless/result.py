@@ -177,7 +177,7 @@ class RunRecorder:
             "usage": self.usage(),
             "total_cost_usd": None if spent is None else round(spent, 6),
             "permission_denials": [denial.to_dict() for denial in self.denials],
-            **({"subagents": children} if (children := self.subagents()) else {}),
+            "subagents": self.subagents(),
             "result": self.last_text(),
         }
 
