@@ -44,6 +44,7 @@ from forge.agent.parts import AgentParts
 from forge.agent.subagents.batches import TaskHost
 from forge.agent.subagents.child_prompt import child_system_prompt
 from forge.agent.subagents.definitions import AgentDefinition, AgentDefinitions
+from forge.agent.tools.arguments import validate_arguments
 from forge.agent.tools.base import ToolError
 from forge.agent.tools.registry import ToolRegistry
 from forge.agent.tools.task import TaskArgs
@@ -378,10 +379,7 @@ class Subagents:
 
 def _prepare(call: ToolCall, definitions: AgentDefinitions) -> ChildRun:
     try:
-        raw = call.parsed_arguments()
-        from forge.agent.tools.arguments import validate_arguments
-
-        args = validate_arguments(TaskArgs, call.name, raw)
+        args = validate_arguments(TaskArgs, call.name, call.parsed_arguments())
     except (ToolError, ValueError) as error:
         return ChildRun(call, agent="", error=str(error))
     definition = definitions.get(args.agent)
