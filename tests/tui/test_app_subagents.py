@@ -148,3 +148,32 @@ def test_the_sessions_list_shows_a_childs_session_under_its_parent(tmp_path: Pat
     rows = [line for line in text.splitlines() if line.startswith("| `")]
     assert [row.split("`")[1] for row in rows] == ["other", "parent", "child"]
     assert "└ subagent explore: title child" in rows[2]
+
+
+async def test_esc_ends_the_turn_with_its_children_and_keeps_their_partial_reports(
+    llm_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch, workspace: Path
+) -> None:
+    write_agent(workspace)
+    llm_server.enqueue_for(
+        PARENT,
+        ToolCalls([Call("task", {"agent": "writer", "prompt": "look slowly"}, id="t1")]),
+        Text("never asked"),
+    )
+    llm_server.enqueue_for(
+        CHILD, Text("half of what I found " + "and more " * 300, chunk_size=8, chunk_delay=0.05)
+    )
+    config = {"llm": {"model": PARENT}}
+    app = make_app(configure(llm_server, monkeypatch, config=config), workspace)
+    async with app.run_test(size=SIZE) as pilot:
+        await submit(pilot, "have the writer look")
+        await wait_until(pilot, lambda: app.status.subagents.children_running, "the child")
+        await pilot.pause(0.5)  # some of its answer streamed
+        await pilot.press("escape")
+        await wait_idle(pilot)
+        messages = list(app.runtime.messages)
+        assert not app.status.subagents.children_running
+    (report,) = [m for m in messages if m.role == "tool" and m.tool_call_id == "t1"]
+    assert report.content.startswith("half of what I found")
+    assert "[interrupted by the user before the agent finished]" in report.content
+    assert '"completed": false' in report.content
+    assert len(llm_server.requests_for(PARENT)) == 1

@@ -27,11 +27,11 @@ class SubagentsPanel(Static):
     @on(SubagentActivity)
     def _activity(self, message: SubagentActivity) -> None:
         event = message.event
-        if isinstance(event.event, MessageDelta | ReasoningDelta):
-            return  # nothing the panel shows changes
         progress = self.children_running.get(event.call_id)
-        if progress is None:
+        if progress is None:  # its first event: the child is running
             progress = self.children_running[event.call_id] = ChildProgress(event.agent)
+        elif isinstance(event.event, MessageDelta | ReasoningDelta):
+            return  # nothing the panel shows changes
         progress.observe(event)
         if progress.finished:
             del self.children_running[event.call_id]
