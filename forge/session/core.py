@@ -35,7 +35,6 @@ from forge.context.manager import Manager
 from forge.llm.messages import Message, ToolCall
 from forge.llm.tokenizer import TiktokenCounter
 from forge.llm.window_discovery import ContextWindow, WindowTracker
-from forge.session.children import SessionChildren
 from forge.session.events import AttachmentsAdded, SessionEvent
 from forge.session.parts import window_tokens
 from forge.session.reports import ContextReport
@@ -43,6 +42,7 @@ from forge.session.settings_apply import apply_settings
 
 if TYPE_CHECKING:
     from forge.agent.mentions import Expansion
+    from forge.session.children import SessionChildren
 
 logger = logging.getLogger(__name__)
 

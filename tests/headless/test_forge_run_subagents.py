@@ -107,3 +107,23 @@ def test_the_budget_counts_the_childrens_requests(
     assert task_result["result"].startswith("child: the root first")
     assert '"completed": false' in task_result["result"]
     assert final["subagents"][0]["requests"] == 1
+
+
+def test_text_mode_shows_a_childs_tool_calls_labelled_on_stderr(
+    llm_server: OpenAIServer, workspace: Path
+) -> None:
+    write_agent(workspace, "finder", "gpt-4o-mini")
+    (workspace / "a.txt").write_text("a\n")
+    llm_server.enqueue_for(
+        "gpt-4o",
+        ToolCalls([task("finder", "read a.txt", "t1")]),
+        ToolCalls([Call("task_completion", {"result": "a.txt holds a"})]),
+    )
+    llm_server.enqueue_for(
+        "gpt-4o-mini", ToolCalls([Call("read_file", {"path": "a.txt"})]), Text("it holds a")
+    )
+    result = forge_run(llm_server, workspace, "--model", "gpt-4o", "go")
+    assert result.returncode == 0, result.stderr
+    assert "  [finder] → read_file: a.txt" in result.stderr
+    assert result.stdout.strip() == "a.txt holds a"
+    assert "subagents $" in result.stderr  # the cost line names the children's share
