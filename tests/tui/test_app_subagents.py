@@ -79,6 +79,7 @@ async def test_a_childs_approval_is_labelled_and_its_work_is_folded_under_the_ta
         assert [b.call.name for b in app.chat.query(ToolCallBlock)] == ["task"]
         assert not app.status.subagents.children_running
 
+        assert "\n  sub.  $" in str(app.status.query_one("#cost").render())
         await submit(pilot, "/cost")
         details = notices(app)[-1]
         assert f"| subagent writer | `{CHILD}` | 2 | 4,100 |" in details

@@ -20,8 +20,8 @@ if TYPE_CHECKING:
 
 
 def cost_text(report: CostReport | None) -> str:
-    """The total, then agent and summarization requests, one per line (short enough for the
-    narrow pane); "—" before the runtime exists."""
+    """The total, then agent, summarization (and subagent) requests, one per line (short
+    enough for the narrow pane); "—" before the runtime exists."""
     if report is None:
         return "cost   —"
     # "+ ?" where a model has no price: what the priced ones cost still shows.
@@ -30,6 +30,8 @@ def cost_text(report: CostReport | None) -> str:
         f"  agent {report.shown('agent', unknown='?')}\n"
         f"  summ. {report.shown('summarization', unknown='?')}"
     )
+    if report.has_subagents:  # children's requests (docs/adr/0045)
+        text += f"\n  sub.  {report.shown('subagent', unknown='?')}"
     read, written = report.cache_tokens()
     if written:  # a provider that reports cache writes (Anthropic): reads and writes
         text += f"\ncache  r {compact_count(read)} w {compact_count(written)}"
