@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from forge.agent.approvals import ApprovalPolicy
+from forge.agent.approvals import ApprovalPolicy, Decision
 from forge.agent.circuit_breaker import CircuitBreaker
 from forge.agent.costs import CostLedger
 from forge.agent.event_pump import EventPump
@@ -45,7 +45,7 @@ from forge.agent.subagents.batches import TaskHost
 from forge.agent.subagents.child_prompt import child_system_prompt
 from forge.agent.subagents.definitions import AgentDefinition, AgentDefinitions
 from forge.agent.tools.arguments import validate_arguments
-from forge.agent.tools.base import ToolError
+from forge.agent.tools.base import Tool, ToolError
 from forge.agent.tools.registry import ToolRegistry
 from forge.agent.tools.task import TaskArgs
 from forge.agent.turn_events import TurnEvents
@@ -128,6 +128,26 @@ def stricter_mode(parent: PermissionMode, limit: PermissionMode | None) -> Permi
     if limit is None:
         return parent
     return min(parent, limit, key=MODE_ORDER.index)
+
+
+class ChildPolicy(ApprovalPolicy):
+    """A child's approval policy: the parent's `auto_approve` and command allowlist, its own
+    "always" answers, and the parent's mode as it is at each call, bounded by `limit`."""
+
+    def __init__(self, parent: ApprovalPolicy, limit: PermissionMode | None) -> None:
+        super().__init__(
+            auto_approve=parent.auto_approve,
+            command_allowlist=parent.command_allowlist,
+            mode=stricter_mode(parent.mode, limit),
+        )
+        self.parent = parent
+        self.limit = limit
+
+    def decide(self, call: ToolCall, tool: Tool, protected: str | None = None) -> Decision:
+        """As `ApprovalPolicy.decide`, in the parent's current mode bounded by `limit` (a mode
+        switch while the child runs applies to its next call)."""
+        self.mode = stricter_mode(self.parent.mode, self.limit)
+        return super().decide(call, tool, protected)
 
 
 @dataclass
@@ -234,7 +254,7 @@ class Subagents:
     def __init__(self, workspace: Path, factory: ChildFactory) -> None:
         self.workspace = workspace
         self.factory = factory
-        self._policies: dict[str, ApprovalPolicy] = {}
+        self._policies: dict[str, ChildPolicy] = {}
         self._semaphore: asyncio.Semaphore | None = None
         self._semaphore_key: tuple[asyncio.AbstractEventLoop, int] | None = None
 
@@ -248,23 +268,19 @@ class Subagents:
     def policy_for(self, definition: AgentDefinition, parent: ApprovalPolicy) -> ApprovalPolicy:
         """The child's policy: the parent's rules and mode, bounded by the definition; one
         per agent name, so an "always" answer to a child holds for that agent only."""
-        mode = stricter_mode(parent.mode, definition.permission_mode)
         policy = self._policies.get(definition.name)
         if (
             policy is None
+            or policy.parent is not parent
             or policy.auto_approve != parent.auto_approve
             or policy.command_allowlist != parent.command_allowlist
         ):
             approved = policy.approved_this_session if policy is not None else frozenset()
-            policy = ApprovalPolicy(
-                auto_approve=parent.auto_approve,
-                command_allowlist=parent.command_allowlist,
-                mode=mode,
-            )
+            policy = ChildPolicy(parent, definition.permission_mode)
             for name in approved:
                 policy.approve_always(name)
             self._policies[definition.name] = policy
-        policy.mode = mode
+        policy.limit = definition.permission_mode
         return policy
 
     async def run_tasks(

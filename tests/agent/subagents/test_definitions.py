@@ -121,3 +121,23 @@ def test_a_childs_mode_is_never_looser_than_its_parents() -> None:
     assert stricter_mode(PermissionMode.AUTO, PermissionMode.READ_ONLY) is PermissionMode.READ_ONLY
     assert stricter_mode(PermissionMode.ASK, None) is PermissionMode.ASK
     assert stricter_mode(PermissionMode.ACCEPT_EDITS, PermissionMode.ASK) is PermissionMode.ASK
+
+
+def test_a_childs_policy_follows_the_parents_mode_as_it_changes() -> None:
+    from forge.agent.approvals import ApprovalPolicy
+    from forge.agent.subagents.definitions import AgentDefinition
+    from forge.agent.subagents.run import Subagents
+    from forge.agent.tools.read_ledger import FileReadLedger
+    from forge.agent.tools.write_file import WriteFileTool
+    from forge.llm.messages import ToolCall
+
+    parent = ApprovalPolicy(mode=PermissionMode.AUTO)
+    definition = AgentDefinition("w", "d", "p", permission_mode=PermissionMode.ACCEPT_EDITS)
+    runner = Subagents(Path("."), factory=None)  # type: ignore[arg-type]  # policies only
+    child = runner.policy_for(definition, parent)
+    write = ToolCall("c1", "write_file", '{"path": "a", "content": "b"}')
+    tool = WriteFileTool(FileReadLedger())
+    assert child.decide(write, tool) == "allow"  # accept-edits: the definition's bound
+    parent.mode = PermissionMode.READ_ONLY  # the user switches while the child runs
+    assert child.decide(write, tool) == "refuse"
+    assert runner.policy_for(definition, parent) is child  # one policy per agent name
