@@ -1,7 +1,8 @@
 """`python -m bench [SECTION ...] [--results FILE]`: run benchmark sections, print their
 tables, and (for a full run, or with --results) write the results file.
 
-Sections, in order: replay, parallel, bookkeeping, tui, startup, interrupt, fleet. With no
+Sections, in order: replay, parallel, bookkeeping, tui, startup, interrupt, fleet,
+subagents. With no
 SECTION every one runs and `bench/RESULTS.md` is written. Exit status 1 when any section raised
 (a missing corpus, no tmux, a missing module) or found a broken invariant; 2 for an unknown
 section.
@@ -53,6 +54,7 @@ SECTIONS: dict[str, Callable[[], SectionResult]] = {
     "startup": _section("bench.startup"),
     "interrupt": _section("bench.interrupt"),
     "fleet": _section("bench.fleet"),
+    "subagents": _section("bench.subagents"),
 }
 TITLES = {
     "replay": "1. Replay",
@@ -62,6 +64,7 @@ TITLES = {
     "startup": "5. Start-up",
     "interrupt": "6. Interrupting a huge summary",
     "fleet": "7. Fleet",
+    "subagents": "8. Subagents",
 }
 
 

@@ -39,7 +39,8 @@ def permission_options(event: ApprovalRequested) -> list[PermissionOption]:
         options.append(
             PermissionOption(
                 option_id=ALLOW_ALWAYS,
-                name=f"Always allow {event.call.name} this session",
+                name=f"Always allow {event.call.name} this session"
+                + (f" for {event.agent}" if event.agent else ""),
                 kind="allow_always",
             )
         )
@@ -61,7 +62,8 @@ def permission_tool_call(event: ApprovalRequested, workspace: Path) -> ToolCallU
         content.append(tool_content(text_block(event.protected)))
     update = update_tool_call(
         event.call.id,
-        title=redact(event.summary),
+        # A child's request (a `task` call's subagent) names the child (docs/adr/0045).
+        title=redact(f"[{event.agent}] {event.summary}" if event.agent else event.summary),
         kind=TOOL_KINDS.get(event.call.name, "other"),
         status="pending",
         content=content or None,

@@ -49,6 +49,7 @@ from forge.agent.events import (
     MessageDelta,
     QuestionAsked,
     ReasoningDelta,
+    SubagentEvent,
     ToolCallFinished,
     ToolCallStarted,
     ToolOutputDelta,
@@ -142,6 +143,12 @@ class TurnRelay:
             await self.channel.send(update_agent_message_text(redact(event.text)))
         elif isinstance(event, ReasoningDelta):
             await self.channel.send(update_agent_thought_text(redact(event.text)))
+        elif isinstance(event, SubagentEvent):  # a child's progress, one line per call
+            if isinstance(event.event, ToolCallStarted):
+                described = self.session.describe_call(event.event.call)
+                await self.channel.send(
+                    update_agent_thought_text(redact(f"[{event.agent}] {described}\n"))
+                )
         elif isinstance(event, HookBlocked):  # the user must see why (docs/adr/0043)
             text = f"[hook] {event.event} blocked by {event.hook}: {event.reason}\n"
             await self.channel.send(update_agent_message_text(redact(text)))

@@ -71,14 +71,7 @@ async def run_slash(
         if outcome is None:
             await _say(relay, "Nothing to undo.")
         else:
-            done = [*outcome.restored, *(f"{path} (removed)" for path in outcome.removed)]
-            failed = [f"{path}: {why}" for path, why in outcome.failed]
-            await _say(
-                relay,
-                "Restored: "
-                + (", ".join(done) or "nothing")
-                + ("\nNot restored: " + "; ".join(failed) if failed else ""),
-            )
+            await _say(relay, outcome.text or "Nothing changed.")
     return "end_turn"
 
 

@@ -1,11 +1,13 @@
 """What a session has cost in money, from the usage the server reported (docs/adr/0029).
 
-`CostLedger` (one per agent, so one per session run) adds up tokens per model in two kinds:
-"agent" (the conversation's requests) and "summarization" (every summary request, made
-through the context manager's clone of the provider). Only usage the server reported counts;
-a request without a usage report adds nothing. Prompt tokens the server reports as cached
-(`cached_tokens`, cache reads) are priced at the model's cached price, tokens written to the
-cache (`cache_write_tokens`, Anthropic) at its cache-write price, the rest at its input price.
+`CostLedger` (one per agent, so one per session run) adds up tokens per model in three kinds:
+"agent" (the conversation's requests), "summarization" (every summary request, made
+through the context manager's clone of the provider) and "subagent" (every request of a child
+agent a `task` call ran, its summaries included, per agent name; docs/adr/0045). Only usage
+the server reported counts; a request without a usage report adds nothing. Prompt tokens the
+server reports as cached (`cached_tokens`, cache reads) are priced at the model's cached price,
+tokens written to the cache (`cache_write_tokens`, Anthropic) at its cache-write price, the
+rest at its input price.
 
 `CostReport` prices a ledger with a `PriceTable`: a model the table does not list has no
 price, and every sum it is part of is `None` ("unknown"), never a guess.
@@ -30,7 +32,7 @@ from forge.llm.usage_bounds import MAX_TOKENS_PER_REQUEST, describe, is_token_co
 
 logger = logging.getLogger(__name__)
 
-Kind = Literal["agent", "summarization"]
+Kind = Literal["agent", "summarization", "subagent"]
 
 SAVING_METHOD = (
     "Estimate: every agent request after a compaction would have carried, unmanaged, the "
@@ -83,6 +85,13 @@ class CostLedger:
     """Per agent model: prompt tokens requests did not carry thanks to compaction."""
     sent_tokens: int = 0
     """Prompt tokens of every agent request."""
+    subagents: dict[str, dict[str, TokenTotals]] = field(default_factory=dict)
+    """Per child agent name, per model: the tokens of the children's requests."""
+
+    def record_subagent(self, agent: str, model: str, usage: Usage) -> None:
+        """A request of child agent `agent` (its own or a summary) on `model` reported
+        `usage`."""
+        self.subagents.setdefault(agent, {}).setdefault(model, TokenTotals()).add(usage)
 
     def record_agent(self, model: str, usage: Usage) -> None:
         """An agent request on `model` reported `usage`."""
@@ -107,6 +116,13 @@ class CostLedger:
             "removed_tokens": self.removed_tokens,
             "saved_tokens": dict(self.saved_tokens),
             "sent_tokens": self.sent_tokens,
+            **({"subagents": self._subagents_record()} if self.subagents else {}),
+        }
+
+    def _subagents_record(self) -> dict[str, Any]:
+        return {
+            agent: {model: vars(totals).copy() for model, totals in by_model.items()}
+            for agent, by_model in self.subagents.items()
         }
 
     @classmethod
@@ -128,6 +144,13 @@ class CostLedger:
                 str(model): _count(tokens, "saved_tokens") for model, tokens in saved.items()
             }
         ledger.sent_tokens = _count(record.get("sent_tokens"), "sent_tokens")
+        children = record.get("subagents")
+        if isinstance(children, dict):
+            ledger.subagents = {
+                str(agent): {str(model): _totals(fields) for model, fields in by_model.items()}
+                for agent, by_model in children.items()
+                if isinstance(by_model, dict)
+            }
         return ledger
 
     def record_summary(self, model: str, usage: Usage) -> None:
@@ -148,6 +171,11 @@ class CostLedger:
         lines = [
             _line(kind, model, totals, prices.lookup(model))
             for kind, by_model in kinds
+            for model, totals in by_model.items()
+        ]
+        lines += [
+            _line("subagent", model, totals, prices.lookup(model), agent=agent)
+            for agent, by_model in self.subagents.items()
             for model, totals in by_model.items()
         ]
         saved: float | None = 0.0
@@ -211,9 +239,18 @@ class CostLine:
     """None: the model has no price."""
     cache_write: int = 0
     """Prompt tokens written to the cache (Anthropic)."""
+    agent: str = ""
+    """The child agent's name for a "subagent" line."""
+
+    @property
+    def label(self) -> str:
+        """The kind as a report shows it ("subagent explore" for a child's line)."""
+        return f"{self.kind} {self.agent}" if self.agent else self.kind
 
 
-def _line(kind: Kind, model: str, totals: TokenTotals, price: ModelPrice | None) -> CostLine:
+def _line(
+    kind: Kind, model: str, totals: TokenTotals, price: ModelPrice | None, *, agent: str = ""
+) -> CostLine:
     dollars = (
         price.cost(totals.uncached, totals.cached, totals.output, totals.cache_write)
         if price
@@ -228,6 +265,7 @@ def _line(kind: Kind, model: str, totals: TokenTotals, price: ModelPrice | None)
         totals.output,
         dollars,
         totals.cache_write,
+        agent,
     )
 
 
@@ -282,9 +320,11 @@ class CostReport:
             "total": _rounded(self.dollars()),
             "agent": _rounded(self.dollars("agent")),
             "summarization": _rounded(self.dollars("summarization")),
+            **({"subagents": self.subagents_dict()} if self.has_subagents else {}),
             "models": [
                 {
                     "kind": line.kind,
+                    **({"agent": line.agent} if line.agent else {}),
                     "model": line.model,
                     "requests": line.requests,
                     "input_tokens": line.prompt,
@@ -299,11 +339,42 @@ class CostReport:
             "compaction_saved": _rounded(self.saved_dollars),
         }
 
+    @property
+    def has_subagents(self) -> bool:
+        """Whether a child agent's request reported usage."""
+        return any(line.kind == "subagent" for line in self.lines)
+
+    def subagent_names(self) -> list[str]:
+        """The child agents with usage, in the order they first appear."""
+        return list(dict.fromkeys(line.agent for line in self.lines if line.kind == "subagent"))
+
+    def subagent_dollars(self, agent: str) -> float | None:
+        """What child agent `agent`'s requests cost (None: a model without a price)."""
+        return _sum([line.dollars for line in self.lines if line.agent == agent])
+
+    def subagents_dict(self) -> list[dict[str, Any]]:
+        """Per child agent: requests, tokens and dollars (the jsonl cost's `subagents`)."""
+        result = []
+        for agent in self.subagent_names():
+            lines = [line for line in self.lines if line.agent == agent]
+            result.append(
+                {
+                    "agent": agent,
+                    "requests": sum(line.requests for line in lines),
+                    "input_tokens": sum(line.prompt for line in lines),
+                    "cached_tokens": sum(line.cached for line in lines),
+                    "output_tokens": sum(line.output for line in lines),
+                    "dollars": _rounded(self.subagent_dollars(agent)),
+                }
+            )
+        return result
+
     def summary_line(self) -> str:
-        """One line: total, agent and summarization dollars."""
+        """One line: total, agent, summarization (and children's) dollars."""
+        children = f", subagents {self.shown('subagent')}" if self.has_subagents else ""
         return (
             f"cost {self.shown()} (agent {self.shown('agent')}, summarization "
-            f"{self.shown('summarization')})"
+            f"{self.shown('summarization')}{children})"
         )
 
     def saving_sentence(self) -> str:
@@ -336,7 +407,7 @@ class CostReport:
     def table_markdown(self) -> str:
         """Per kind and model: requests, tokens in / cached / out, dollars, as a table."""
         rows = [
-            f"| {line.kind} | `{line.model}` | {line.requests} | {line.prompt:,} | "
+            f"| {line.label} | `{line.model}` | {line.requests} | {line.prompt:,} | "
             f"{line.cached:,} | {line.cache_write:,} | {line.output:,} | "
             f"{format_dollars(line.dollars)} |"
             for line in self.lines
@@ -349,7 +420,7 @@ class CostReport:
     def blocks_markdown(self) -> str:
         """The table's figures as one block per kind and model, for a narrow screen."""
         return "\n".join(
-            f"- **{line.kind}** `{line.model}`: **{format_dollars(line.dollars)}** · "
+            f"- **{line.label}** `{line.model}`: **{format_dollars(line.dollars)}** · "
             f"{line.requests:,} request{'s' if line.requests != 1 else ''} · "
             f"{line.prompt:,} in ({line.cached:,} cached{_written(line.cache_write)}) · "
             f"{line.output:,} out"
@@ -363,9 +434,10 @@ class CostReport:
             figures = "No request has reported usage yet."
         else:
             figures = self.blocks_markdown() if narrow else self.table_markdown()
+        children = f", subagents {self._spent('subagent')}" if self.has_subagents else ""
         return (
             f"**Session cost: {self._spent()}** (agent {self._spent('agent')}, summarization "
-            f"{self._spent('summarization')}; USD, from the usage the server reported; "
+            f"{self._spent('summarization')}{children}; USD, from the usage the server reported; "
             f"unknown: a model the price table does not list)\n\n{figures}\n\n"
             f"{self.saving_sentence()}\n\n_{SAVING_METHOD}_"
         )

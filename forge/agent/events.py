@@ -53,6 +53,7 @@ __all__ = [
     "QuestionAsked",
     "ReasoningDelta",
     "RetryScheduled",
+    "SubagentEvent",
     "SummarizationCompleted",
     "SummarizationFailed",
     "SummarizationProgress",
@@ -134,6 +135,8 @@ class ApprovalRequested:
     protected: str = ""
     """Why the call always asks: it writes Forge's own configuration ("… changes what Forge
     runs"); "" for an ordinary request (docs/adr/0034)."""
+    agent: str = ""
+    """The subagent whose call this is ("" for the main agent's; docs/adr/0045)."""
     future: asyncio.Future[ApprovalDecision] = field(
         default_factory=lambda: asyncio.get_running_loop().create_future()
     )
@@ -209,6 +212,18 @@ class HookWarning:
     text: str
 
 
+@dataclass(frozen=True, slots=True)
+class SubagentEvent:
+    """An event of a child agent that a `task` call runs (docs/adr/0045): `event` as the child
+    made it, labelled with the child's `agent` name and the `task` call's `call_id`. A child's
+    approval requests are not wrapped: they come as `ApprovalRequested` with `agent` set, so
+    every client answers them as it answers the main agent's."""
+
+    agent: str
+    call_id: str
+    event: AgentEvent
+
+
 TurnEvent = (
     AssistantMessageDone
     | ToolCallStarted
@@ -222,6 +237,7 @@ TurnEvent = (
     | HookOutput
     | HookBlocked
     | HookWarning
+    | SubagentEvent
 )
 """The events the agent itself makes of a turn."""
 

@@ -45,6 +45,8 @@ class SessionHooks:
     """`forge run --no-hooks`: a reload loads none either."""
     pending_context: list[str] = field(default_factory=list)
     """SessionStart's `additionalContext`, sent with the next prompt."""
+    subagent: bool = False
+    """The hooks as a child agent (a `task` call) sees them: its end is SubagentStop."""
     _start: asyncio.Future[list[AgentEvent]] | None = field(default=None, init=False, repr=False)
 
     def info(self) -> HookSession:
@@ -54,6 +56,25 @@ class SessionHooks:
     def active(self, event: HookEvent) -> bool:
         """Whether any hook may run for `event`."""
         return self.hooks.active(event)
+
+    @property
+    def stop_event(self) -> HookEvent:
+        """The event of the agent's end: Stop, or SubagentStop for a child."""
+        return HookEvent.SUBAGENT_STOP if self.subagent else HookEvent.STOP
+
+    def for_subagent(self) -> SessionHooks:
+        """The same hooks for a child agent: its tool calls run PreToolUse/PostToolUse as the
+        parent's do, and its end runs SubagentStop instead of Stop."""
+        return SessionHooks(
+            self.hooks,
+            self.session_id,
+            self.transcript_path,
+            self.workspace,
+            mode=self.mode,
+            resumed=self.resumed,
+            no_hooks=self.no_hooks,
+            subagent=True,
+        )
 
     def reload(self, settings: Settings, trust: WorkspaceTrust | None) -> None:
         """Load the hooks again (settings changed, trust decided): from the next event on,

@@ -39,6 +39,7 @@ STOP_ENDINGS = frozenset({"answered", "completed"})
 """The endings Stop hooks are asked about: the agent answered, not a limit or an error."""
 TURN_EVENTS = (
     HookEvent.STOP,
+    HookEvent.SUBAGENT_STOP,
     HookEvent.PRE_COMPACT,
     HookEvent.POST_COMPACT,
     HookEvent.NOTIFICATION,
@@ -74,9 +75,12 @@ async def around_turn(
                 yield event
         if held is None:
             return
-        if held.reason in STOP_ENDINGS and hooks.active(HookEvent.STOP):
+        if held.reason in STOP_ENDINGS and hooks.active(hooks.stop_event):
             outcome = await hooks.hooks.stop(
-                hooks.info(), held.final_text, stop_hook_active=continuations.stop_hook_active
+                hooks.info(),
+                held.final_text,
+                stop_hook_active=continuations.stop_hook_active,
+                subagent=hooks.subagent,
             )
             for event in outcome_events(outcome):
                 yield event
@@ -86,11 +90,13 @@ async def around_turn(
                 continue
             if outcome.go_on and not outcome.stop:
                 yield HookWarning(
-                    HookEvent.STOP.value,
+                    hooks.stop_event.value,
                     f"Stop hooks kept the turn going {STOP_CONTINUATION_LIMIT} times; it ends now",
                 )
-        for event in await hooks.notify(f"Forge finished the turn ({held.reason})", "idle_prompt"):
-            yield event
+        if not hooks.subagent:  # a child's end is not the user's turn ending
+            notices = await hooks.notify(f"Forge finished the turn ({held.reason})", "idle_prompt")
+            for event in notices:
+                yield event
         yield held
         return
 

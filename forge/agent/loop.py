@@ -42,6 +42,7 @@ from forge.agent.interruption import (
     keep_partial_answer,
 )
 from forge.agent.parts import AgentParts
+from forge.agent.subagents.batches import TaskRunner, call_batches, is_task_batch
 from forge.agent.tool_calls import run_tool_call
 from forge.agent.tools.base import FileChangeRecorder
 from forge.agent.tools.registry import ToolRegistry
@@ -87,6 +88,7 @@ class Agent:
         on_costs: Callable[[CostLedger], None] | None = None,
         context_window: WindowTracker | None = None,
         turn_events: TurnEvents | None = None,
+        subagents: TaskRunner | None = None,
     ) -> None:
         self.parts = parts
         """Provider, context manager, policy and command timeout: the Session holds the same
@@ -119,6 +121,9 @@ class Agent:
         it returns ends the turn with that reason, the in-flight request having finished."""
         self.turn_llm_calls = 0
         """The main agent's LLM requests in the current (or last) turn."""
+        self.subagents = subagents
+        """Runs the `task` calls, several of one reply at once (docs/adr/0045); None: no
+        subagents (a child agent, a test's bare agent)."""
         self.set_system_prompt(system_prompt)
         ensure_valid(self.conversation)
 
@@ -300,12 +305,18 @@ class Agent:
             if not message.tool_calls:
                 yield TurnFinished("answered", message.content)
                 return
-            for index, call in enumerate(message.tool_calls):
-                async with aclosing(run_tool_call(self, call, turn, pump, breaker)) as events:
+            tasks = self.subagents is not None
+            for index, batch in call_batches(message.tool_calls, tasks=tasks):
+                steps = (
+                    self.subagents.run_tasks(self, batch, turn, pump, breaker)
+                    if self.subagents is not None and is_task_batch(batch, tasks=tasks)
+                    else run_tool_call(self, batch[0], turn, pump, breaker)
+                )
+                async with aclosing(steps) as events:
                     async for event in events:
                         yield event
                 if turn.finished is not None:
-                    for skipped in message.tool_calls[index + 1 :]:
+                    for skipped in message.tool_calls[index + len(batch) :]:
                         self.conversation.append(cancelled_result(skipped, SKIPPED_RESULT))
                     yield turn.finished
                     return

@@ -74,6 +74,10 @@ class SessionInfo:
     """The first line of the first user message, shortened."""
     problems: tuple[str, ...] = ()
     """What was wrong with the file and skipped or rebuilt (e.g. a torn first line)."""
+    parent: str = ""
+    """For a subagent's session: the id of the session whose `task` call ran it."""
+    agent: str = ""
+    """For a subagent's session: the agent's name (docs/adr/0045)."""
 
 
 @dataclass(frozen=True)
@@ -249,9 +253,16 @@ class SessionStore:
         return self.directory / f"{session_id}{SUMMARY_DIRECTORY_SUFFIX}"
 
     def create(
-        self, workspace: Path | str, model: str, *, redact: Sequence[str] = ()
+        self,
+        workspace: Path | str,
+        model: str,
+        *,
+        redact: Sequence[str] = (),
+        parent: str = "",
+        agent: str = "",
     ) -> SessionLog:
-        """A new session log (the file appears with the first user message)."""
+        """A new session log (the file appears with the first user message). `parent` and
+        `agent`: a subagent's session, listed under its parent's and never `--continue`d."""
         session_id = new_session_id()
         header = {
             "type": "header",
@@ -261,6 +272,8 @@ class SessionStore:
             "created": time.time(),
             "model": model,
         }
+        if parent:
+            header |= {"parent": parent, "agent": agent}
         return SessionLog(self.path_for(session_id), header, redact=redact)
 
     def resume(
@@ -374,11 +387,12 @@ class SessionStore:
                 continue
             candidates.append((updated, path.name.removesuffix(SESSION_FILE_SUFFIX), path))
         for _, session_id, path in sorted(candidates, reverse=True):
-            workspace_of = _header_workspace(path)
+            workspace_of, parent = _header_workspace(path)
             if workspace_of is None:
                 info = _read_info(path)
                 workspace_of = info.workspace if info is not None else ""
-            if workspace_of == wanted:
+                parent = info.parent if info is not None else ""
+            if workspace_of == wanted and not parent:  # a subagent's session is no resume
                 return session_id
         return None
 
@@ -394,18 +408,19 @@ _WORKSPACE_LINE = re.compile(r"^- Workspace: (.+)$", re.MULTILINE)
 """The workspace line of the system prompt (forge.agent.system_prompt)."""
 
 
-def _header_workspace(path: Path) -> str | None:
-    """The workspace named by the file's first line when that line is a whole header record;
-    None when it is not (torn, garbled, or not a header)."""
+def _header_workspace(path: Path) -> tuple[str | None, str]:
+    """The workspace named by the file's first line when that line is a whole header record
+    (None when it is not: torn, garbled, or not a header), and its parent session's id ("" for
+    a session of its own)."""
     try:
         with path.open("r", encoding="utf-8", errors="replace") as handle:
             first = handle.readline()
         record = json.loads(first)
     except (OSError, json.JSONDecodeError):
-        return None
+        return None, ""
     if not isinstance(record, dict) or record.get("type") != "header":
-        return None
-    return str(record.get("workspace") or "")
+        return None, ""
+    return str(record.get("workspace") or ""), str(record.get("parent") or "")
 
 
 def _read_records(path: Path) -> tuple[list[dict[str, Any]], list[str]]:
@@ -541,6 +556,8 @@ def _read_info(path: Path) -> SessionInfo | None:
         messages=len(message_records),
         title=title if len(title) <= 60 else title[:59] + "…",
         problems=tuple(problems),
+        parent=str(header.get("parent") or ""),
+        agent=str(header.get("agent") or ""),
     )
 
 
@@ -552,11 +569,25 @@ def print_sessions(workspace: Path | str, *, store: SessionStore | None = None) 
     if not sessions:
         out.write(f"no sessions for {workspace_key(workspace)}\n")
         return 0
+    ids = {info.id for info in sessions}
+    children: dict[str, list[SessionInfo]] = {}
     for info in sessions:
-        updated = datetime.fromtimestamp(info.updated).strftime("%Y-%m-%d %H:%M")
-        line = f"{info.id}  {updated}  {info.messages:>4} msgs  {info.model}  {info.title}"
-        out.write(terminal_safe(line) + "\n")  # a title is a typed message: no raw controls
-        for problem in info.problems:
-            sys.stderr.write(f"forge sessions: warning: session {info.id}: {problem}\n")
+        if info.parent in ids:
+            children.setdefault(info.parent, []).append(info)
+    for info in sessions:
+        if info.parent in ids:
+            continue  # listed under its parent
+        _print_session(info, out)
+        for child in reversed(children.get(info.id, [])):  # in the order they ran
+            _print_session(child, out, indent="  └ ")
     out.write("resume one with: forge --resume ID   (or the latest: forge --continue)\n")
     return 0
+
+
+def _print_session(info: SessionInfo, out: TextIO, indent: str = "") -> None:
+    updated = datetime.fromtimestamp(info.updated).strftime("%Y-%m-%d %H:%M")
+    title = f"[{info.agent}] {info.title}" if info.agent else info.title
+    line = f"{indent}{info.id}  {updated}  {info.messages:>4} msgs  {info.model}  {title}"
+    out.write(terminal_safe(line) + "\n")  # a title is a typed message: no raw controls
+    for problem in info.problems:
+        sys.stderr.write(f"forge sessions: warning: session {info.id}: {problem}\n")

@@ -31,6 +31,7 @@ from pydantic_settings import (
     SettingsConfigDict,
 )
 
+from forge.config.agent_settings import AgentsSettings
 from forge.config.hook_settings import HooksSettings
 from forge.config.prices import ModelPriceSettings
 
@@ -529,6 +530,8 @@ class Settings(BaseSettings):
     name; added to (or replacing entries of) the built-in table in `forge.config.prices`."""
     hooks: HooksSettings = HooksSettings()
     """Lifecycle hooks: commands run before and after tool calls, prompts and turns."""
+    agents: AgentsSettings = AgentsSettings()
+    """Subagents run by the `task` tool (docs/adr/0045)."""
 
     @classmethod
     def settings_customise_sources(

@@ -31,6 +31,7 @@ from forge.agent.events import (
     QuestionAsked,
     ReasoningDelta,
     RetryScheduled,
+    SubagentEvent,
     SummarizationCompleted,
     SummarizationFailed,
     SummarizationProgress,
@@ -126,13 +127,21 @@ def _plain(value: Any) -> Any:
 
 
 def has_record(event: AgentEvent) -> bool:
-    """Whether `event` is written as a record (a retry is not: `UNRECORDED`)."""
+    """Whether `event` is written as a record (a retry is not: `UNRECORDED`; a child's event
+    as the event it wraps)."""
+    if isinstance(event, SubagentEvent):
+        return has_record(event.event)
     return type(event) not in UNRECORDED
 
 
 def event_to_dict(event: AgentEvent) -> dict[str, Any]:
     """The event as a JSON-ready dict: `{"type": "message_delta", "text": "..."}` and so on.
-    Raises TypeError for an event without a record (ask `has_record` first)."""
+    A child agent's event is the record of the event it wraps plus `agent` (the child's name)
+    and `parent_call_id` (its `task` call; docs/adr/0045). Raises TypeError for an event
+    without a record (ask `has_record` first)."""
+    if isinstance(event, SubagentEvent):
+        inner = event_to_dict(event.event)
+        return {**inner, "agent": event.agent, "parent_call_id": event.call_id}
     record_type = RECORD_TYPES.get(type(event))
     if record_type is None:
         raise TypeError(f"no jsonl record for {type(event).__name__}")

@@ -31,6 +31,7 @@ from forge.agent.events import (
     HookOutput,
     HookWarning,
     MessageDelta,
+    SubagentEvent,
     SummarizationCompleted,
     SummarizationFailed,
     SummarizationProgress,
@@ -321,10 +322,20 @@ class TextWriter(OutputWriter):
         elif isinstance(event, TurnFinished):
             self._finished(event)
             self._cost_line()
+        elif isinstance(event, SubagentEvent):
+            self._child(event)
         else:
             line = context_line(event)
             if line:
                 self._line(line)
+
+    def _child(self, event: SubagentEvent) -> None:
+        """A child's tool calls, indented and labelled with its agent (docs/adr/0045)."""
+        inner = event.event
+        if isinstance(inner, ToolCallStarted):
+            self._line(f"  [{event.agent}] → {self.describe(inner.call)}")
+        elif isinstance(inner, ToolCallFinished) and inner.is_error:
+            self._line(f"  [{event.agent}]   {_result_line(inner)}")
 
     def _finished(self, event: TurnFinished) -> None:
         if event.reason in ("completed", "answered"):

@@ -67,7 +67,11 @@ def _copy(ledger: CostLedger) -> CostLedger:
 
 
 def _sums(ledger: CostLedger) -> dict[str, int]:
-    totals: list[TokenTotals] = [*ledger.agent.values(), *ledger.summarization.values()]
+    totals: list[TokenTotals] = [
+        *ledger.agent.values(),
+        *ledger.summarization.values(),
+        *(totals for by_model in ledger.subagents.values() for totals in by_model.values()),
+    ]
     return {
         "input_tokens": sum(t.prompt for t in totals),
         "cached_input_tokens": sum(t.cached for t in totals),
@@ -153,6 +157,24 @@ class RunRecorder:
         now, before = _sums(self._ledger()), _sums(self._baseline)
         return {key: max(0, now[key] - before[key]) for key in now}
 
+    def subagents(self) -> list[dict[str, Any]]:
+        """Per child agent that ran in this run: its requests, tokens and dollars (the
+        `result`'s `subagents`; docs/adr/0045)."""
+        before = {
+            entry["agent"]: entry for entry in self._baseline.report(self._prices).subagents_dict()
+        }
+        children = []
+        for entry in self._ledger().report(self._prices).subagents_dict():
+            earlier = before.get(entry["agent"], {})
+            child: dict[str, Any] = {"agent": entry["agent"]}
+            for key in ("requests", "input_tokens", "cached_tokens", "output_tokens"):
+                child[key] = max(0, entry[key] - earlier.get(key, 0))
+            dollars, was = entry["dollars"], earlier.get("dollars", 0.0)
+            child["dollars"] = None if dollars is None or was is None else round(dollars - was, 6)
+            if child["requests"]:
+                children.append(child)
+        return children
+
     def result(self, ending: Ending, session_id: str) -> dict[str, Any]:
         """The `result` record."""
         spent = self.spent()
@@ -168,6 +190,7 @@ class RunRecorder:
             "usage": self.usage(),
             "total_cost_usd": None if spent is None else round(spent, 6),
             "permission_denials": [denial.to_dict() for denial in self.denials],
+            "subagents": self.subagents(),
             "result": self.last_text(),
         }
 

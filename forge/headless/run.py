@@ -271,6 +271,8 @@ def run_headless(args: argparse.Namespace) -> int:
         writer.early_init = init_record(runtime)
     for problem in runtime.log.problems:  # a resumed file that needed repair
         writer.write_err(f"forge run: warning: session {runtime.session_id}: {problem}")
+    for problem in runtime.agent_problems:  # an agent definition that cannot be used
+        writer.write_err(f"forge run: warning: {problem}")
     if notice := runtime.recache_notice():
         writer.write_err(f"forge run: {notice}")
     received: list[int] = []

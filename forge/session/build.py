@@ -23,15 +23,19 @@ from forge.agent.parts import AgentParts
 from forge.agent.providers import make_provider, make_summarization_provider
 from forge.agent.recall_archive import SessionArchive
 from forge.agent.sessions import ResumedSession, SessionStore
+from forge.agent.subagents.definitions import load_agent_definitions
+from forge.agent.subagents.run import Subagents
 from forge.agent.system_prompt import build_system_prompt, session_date
 from forge.agent.tools.recall import RecallTool
 from forge.agent.tools.registry import default_registry
+from forge.agent.tools.task import TaskTool
 from forge.agent.trust import WorkspaceTrust
 from forge.agent.turn_events import TurnEvents
 from forge.config.ephemeral import is_ephemeral
 from forge.config.settings import Settings
 from forge.context.conversation import Conversation
 from forge.llm.tokenizer import TiktokenCounter
+from forge.session.children import SessionChildren
 from forge.session.core import Session
 from forge.session.parts import make_manager, make_window_tracker, secrets_of, summary_dir
 
@@ -101,6 +105,15 @@ def build_session(
     registry = default_registry()
     registry.register(RecallTool(SessionArchive(log.path)))
     registry.add_source(mcp)
+    agent_problems: list[str] = []
+    if settings.agents.enabled:  # the `task` tool lists the agents (docs/adr/0045)
+        definitions = load_agent_definitions(
+            workspace, max_file_bytes=settings.agents.max_file_bytes
+        )
+        agent_problems = definitions.problems
+        registry.register(
+            TaskTool((name, definitions.agents[name].description) for name in definitions.names())
+        )
     summarization_provider = make_summarization_provider(settings.llm)
     manager.set_summarization_provider(summarization_provider)
     manager.set_tools(registry.specs())  # a resumed session's gauge is right before a request
@@ -133,6 +146,18 @@ def build_session(
     parts = AgentParts(
         provider, manager, policy, command_timeout=settings.tools.command_timeout, hooks=hooks
     )
+    children = SessionChildren(
+        settings=settings,
+        workspace=workspace,
+        parts=parts,
+        counter=counter,
+        store=store,
+        parent_log=log,
+        window=tracker,
+        summarization_provider=summarization_provider,
+        mcp=mcp,
+        redact=redact,
+    )
     agent = Agent(
         parts,
         registry,
@@ -150,6 +175,7 @@ def build_session(
         on_costs=lambda ledger: log.record_costs(ledger.to_record()),
         context_window=tracker,
         turn_events=turn_events,
+        subagents=Subagents(workspace, children) if settings.agents.enabled else None,
     )
     return Session(
         settings=settings,
@@ -164,4 +190,6 @@ def build_session(
         mcp=mcp,
         trust=trust,
         summarization_provider=summarization_provider,
+        children=children,
+        agent_problems=agent_problems,
     )

@@ -51,6 +51,7 @@ from forge.session.settings_apply import apply_settings
 
 if TYPE_CHECKING:
     from forge.agent.mentions import Expansion
+    from forge.session.children import SessionChildren
 
 logger = logging.getLogger(__name__)
 
@@ -83,6 +84,10 @@ class Session:
     retired_providers: list[AnyProvider] = field(default_factory=list)
     """Providers replaced by a settings switch, closed by `aclose` (a turn may still use one)."""
     retired_windows: list[WindowTracker] = field(default_factory=list)
+    children: SessionChildren | None = None
+    """How a subagent's parts are made (follows the settings; docs/adr/0045)."""
+    agent_problems: list[str] = field(default_factory=list)
+    """Agent definition files that could not be used, one line each (file and field)."""
 
     def __post_init__(self) -> None:
         if self.window is not None:
@@ -190,6 +195,7 @@ class Session:
                     tuple(expansion.problems),
                 )
             text = expansion.text
+        text = self._agent_request(text)
         if prompt.context:  # SessionStart's and UserPromptSubmit's, marked as theirs
             text = f"{text}\n\n{prompt.context}"
         if not model or model == self.settings.llm.model:
@@ -202,6 +208,22 @@ class Session:
                 yield event
         finally:
             await provider.aclose()
+
+    def agent_names(self) -> list[str]:
+        """The subagents the `task` tool can run now (for `@agent-` completion); none when
+        subagents are off."""
+        if self.children is None or self.agent.subagents is None:
+            return []
+        return self.children.definitions().names()
+
+    def _agent_request(self, text: str) -> str:
+        """`@agent-<name>` in `text` asks for that subagent (docs/adr/0045)."""
+        if "@agent-" not in text:
+            return text
+        from forge.agent.subagents.mentions import requested_agent, with_agent_request
+
+        name = requested_agent(text, self.agent_names())
+        return with_agent_request(text, name) if name is not None else text
 
     def run_command(self, command: str) -> AsyncGenerator[AgentEvent, None]:
         """Run the user's `!command` in the workspace (no approval; cancelling ends its
@@ -376,7 +398,11 @@ class Session:
     def apply_settings(self, new: Settings) -> str:
         """Switch the running session to `new` settings; returns what changed, in one line
         (see `forge.session.settings_apply`)."""
-        return apply_settings(self, new)
+        changed = apply_settings(self, new)
+        if self.children is not None:  # a child started later runs on the new settings
+            self.children.settings = self.settings
+            self.children.summarization_provider = self.summarization_provider
+        return changed
 
     def set_mode(self, mode: PermissionMode) -> None:
         """Use permission mode `mode` from the next tool call on (docs/adr/0029)."""

@@ -43,6 +43,7 @@ from forge.tui.turn_flows import TurnFlows
 from forge.tui.widgets.chat import ChatView
 from forge.tui.widgets.chat_blocks import NoticeBlock, UserMessageBlock
 from forge.tui.widgets.config_banner import ConfigProblemBanner
+from forge.tui.widgets.file_hints import FileHints
 from forge.tui.widgets.formatting import display_path
 from forge.tui.widgets.header import ForgeHeader
 from forge.tui.widgets.prompt_input import PromptArea, PromptInput
@@ -135,6 +136,7 @@ class ForgeApp(
                 "status": self.status,
                 "summarization": self.status.summarization,
                 "plan": self.status.plan,
+                "subagents": self.status.subagents,
                 "header": self.header,
             }
         )
@@ -175,6 +177,9 @@ class ForgeApp(
     async def on_mount(self) -> None:
         # Focus first: keys typed as soon as the screen shows must land in the prompt.
         self.prompt.focus()
+        self.query_one(FileHints).agent_names_source = lambda: (
+            self.runtime.agent_names() if self.runtime_ready.is_set() else []
+        )
         if hasattr(self, "runtime"):
             await self._start_session()
         else:

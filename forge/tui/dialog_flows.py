@@ -31,7 +31,8 @@ class DialogFlows(App[int]):
         def action_interrupt(self) -> None: ...  # KeyActions': stop the running turn (Esc)
 
     async def on_approval_needed(self, message: ApprovalNeeded) -> None:
-        await self.chat.mark_awaiting_approval(message.request.call)
+        if not message.request.agent:  # a subagent's call has no row of its own
+            await self.chat.mark_awaiting_approval(message.request.call)
         self.ask_approval(message.request)
 
     @work(group="dialogs", exit_on_error=False)

@@ -32,6 +32,7 @@ from forge.agent.events import (
     QuestionAsked,
     ReasoningDelta,
     RetryScheduled,
+    SubagentEvent,
     SummarizationCompleted,
     SummarizationFailed,
     SummarizationProgress,
@@ -57,6 +58,7 @@ from forge.tui.messages import (
     QuestionNeeded,
     ReasoningStreamed,
     RequestResumed,
+    SubagentActivity,
     SummariesTurnedOff,
     SummarizationAdvanced,
     SummarizationBegan,
@@ -69,9 +71,9 @@ from forge.tui.messages import (
 )
 from forge.tui.retry_notices import RetryNotice
 
-Region = Literal["app", "chat", "status", "summarization", "plan", "header"]
+Region = Literal["app", "chat", "status", "summarization", "plan", "subagents", "header"]
 """Who shows events: the app (dialogs, toasts), the chat, the status pane, its summarization
-panel and plan, the header."""
+panel, plan and running subagents, the header."""
 
 Route = tuple[type[Message], tuple[Region, ...]]
 
@@ -98,6 +100,7 @@ ROUTES: dict[type[Any], Route] = {
     HookOutput: (HookOutputShown, ("chat",)),
     HookBlocked: (HookBlockShown, ("chat",)),
     HookWarning: (HookWarned, ("chat",)),
+    SubagentEvent: (SubagentActivity, ("chat", "subagents")),
 }
 
 

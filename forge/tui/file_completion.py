@@ -12,6 +12,7 @@ from __future__ import annotations
 import heapq
 import threading
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 MAX_INDEX_FILES = 20_000
@@ -93,6 +94,21 @@ def mention_at(line: str, column: int) -> tuple[int, str] | None:
     if any(character.isspace() for character in typed) or '"' in typed:
         return None
     return at, typed
+
+
+AGENT_MENTION_PREFIX = "agent-"
+"""`@agent-<name>` asks for a subagent (docs/adr/0045); completion offers the agents."""
+
+
+def agent_completions(query: str, names: Sequence[str]) -> list[str]:
+    """For a mention typed as `@<query>`: `agent-<name>` for each agent whose mention starts
+    with it, once the query starts with `agent-` or is a start of it (nothing for "")."""
+    if not query or not (
+        query.startswith(AGENT_MENTION_PREFIX) or AGENT_MENTION_PREFIX.startswith(query)
+    ):
+        return []
+    wanted = query[len(AGENT_MENTION_PREFIX) :] if query.startswith(AGENT_MENTION_PREFIX) else ""
+    return [f"{AGENT_MENTION_PREFIX}{name}" for name in sorted(names) if name.startswith(wanted)]
 
 
 def completion_for(path: str) -> str:

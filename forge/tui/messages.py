@@ -29,6 +29,7 @@ from forge.agent.events import (
     MessageDelta,
     QuestionAsked,
     ReasoningDelta,
+    SubagentEvent,
     SummarizationCompleted,
     SummarizationFailed,
     SummarizationProgress,
@@ -57,6 +58,10 @@ class EventMessage(Message, Generic[E]):
 
 class AnswerStreamed(EventMessage[MessageDelta]):
     """Answer text streamed (joined into ~30 ms batches by `delta_batching`)."""
+
+
+class SubagentActivity(EventMessage[SubagentEvent]):
+    """An event of a child agent a `task` call runs (docs/adr/0045)."""
 
 
 class ReasoningStreamed(EventMessage[ReasoningDelta]):

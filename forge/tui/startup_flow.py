@@ -143,6 +143,11 @@ class StartupFlow(App[int]):
         banner = self.query_one(ConfigProblemBanner)
         await show_start_report(self.chat, banner, self.settings, self.config_store.current)
         await self.commands_runner.load_custom_commands()
+        if problems := self.runtime.agent_problems:  # agent definitions (docs/adr/0045)
+            lines = "\n".join(f"- {problem}" for problem in problems)
+            await self.chat.add_notice(
+                f"Some agent definitions were not used:\n\n{lines}", kind="error"
+            )
         start_session_hooks(self, self.runtime)  # SessionStart; the first prompt waits for it
         # Once the ready hint is drawn (docs/adr/0042); a task may start before: its turn
         # starts what it needs itself.

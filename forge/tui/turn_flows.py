@@ -162,6 +162,7 @@ class TurnFlows(App[int]):
             reason, error = "error", str(exception) or type(exception).__name__
         finally:
             self.status.summarization.post_message(TurnOver(reason, error))
+            self.status.subagents.post_message(TurnOver(reason, error))
             self.chat.post_message(TurnOver(reason, error))
 
     async def on_retry_notice(self, message: RetryNotice) -> None:

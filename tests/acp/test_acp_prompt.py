@@ -190,3 +190,29 @@ async def test_undo_context_and_cost_commands_answer_without_a_model_call(
     assert "agent gpt-4o-mini: 2 requests" in replies["/cost"][0]
     assert "made.txt" in replies["/undo"][0] and replies["/undo"][1].startswith("Nothing to undo")
     assert len(llm_server.requests) == 2  # the commands made no request
+
+
+async def test_a_subagents_calls_show_labelled_with_its_name(
+    llm_server: OpenAIServer, workspace: Path
+) -> None:
+    (workspace / "notes.md").write_text("the plan is in here\n")
+    llm_server.enqueue(
+        ToolCalls([Call("task", {"agent": "explore", "prompt": "find the plan"})]),
+        ToolCalls([Call("read_file", {"path": "notes.md"})]),  # the child's first request
+        Text("The plan is in notes.md."),  # the child's report
+        Text("Found it: notes.md."),
+    )
+    client = RecordingClient()
+    async with forge_acp(client, forge_environment(llm_server), workspace=workspace) as (
+        connection,
+        _,
+    ):
+        session = await connection.new_session(cwd=str(workspace), mcp_servers=[])
+        answer = await connection.prompt(
+            session_id=session.session_id, prompt=prompt_of("where is the plan?")
+        )
+    assert answer.stop_reason == "end_turn"
+    assert "[explore] read_file: notes.md" in client.text("agent_thought_chunk")
+    assert client.text().endswith("Found it: notes.md.")
+    final = llm_server.requests[-1].messages
+    assert any("The plan is in notes.md." in str(m.get("content")) for m in final)

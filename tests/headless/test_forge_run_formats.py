@@ -27,6 +27,7 @@ RESULT_FIELDS = {
     "usage",
     "total_cost_usd",
     "permission_denials",
+    "subagents",
     "result",
 }
 USAGE_FIELDS = {"input_tokens", "cached_input_tokens", "cache_write_tokens", "output_tokens"}

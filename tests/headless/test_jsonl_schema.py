@@ -33,6 +33,7 @@ from forge.agent.events import (
     QuestionAsked,
     ReasoningDelta,
     RetryScheduled,
+    SubagentEvent,
     SummarizationCompleted,
     SummarizationFailed,
     SummarizationProgress,
@@ -109,7 +110,12 @@ def sample_events() -> list[AgentEvent]:
         HookOutput("PostToolUse", ".forge/hooks.json: ./fmt.sh", "formatted a.py"),
         HookBlocked("PreToolUse", ".forge/hooks.json: ./guard.sh", "no writes to prod/"),
         HookWarning("Stop", "hook .forge/hooks.json: ./x.sh failed (exit 1)"),
+        SubagentEvent("explore", "call_task", ToolCallStarted(CALL)),
     ]
+
+
+CHILD_FIELDS = {"agent", "parent_call_id"}
+"""Fields a child agent's record has beside its event's (ADR 0015's addendum, ADR 0045)."""
 
 
 async def test_every_event_type_has_a_sample() -> None:
@@ -126,6 +132,9 @@ async def test_every_event_maps_to_a_documented_type_with_exactly_its_fields() -
             continue
         record = event_to_dict(event)
         record_type = record.pop("type")
+        if isinstance(event, SubagentEvent):
+            assert record.pop("agent") == event.agent
+            assert record.pop("parent_call_id") == event.call_id
         assert record_type in table, f"{type(event).__name__} → {record_type!r} is undocumented"
         assert set(record) == table[record_type] - WRITER_FIELDS.get(record_type, set()), (
             record_type
@@ -156,6 +165,9 @@ async def test_writer_records_are_documented_and_every_row_is_produced() -> None
     for record in records:
         record_type = record.pop("type")
         produced.add(record_type)
+        if "parent_call_id" in record:  # a child's record (ADR 0045)
+            for name in CHILD_FIELDS:
+                record.pop(name)
         assert record_type in table, f"{record_type!r} is undocumented"
         assert set(record) == table[record_type], record_type
     assert produced == set(table), f"documented but never produced: {set(table) - produced}"

@@ -410,6 +410,7 @@ class OpenAIServer:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._queue: deque[Reply] = deque()
+        self._model_queues: dict[str, deque[Reply]] = {}
         self.responder: Responder | None = None
         """Answers when the queue is empty. Default: Text("ok")."""
         self.reject_stream_options = False
@@ -448,10 +449,17 @@ class OpenAIServer:
         with self._lock:
             self._queue.extend(replies)
 
+    def enqueue_for(self, model: str, *replies: Reply) -> None:
+        """Answer the next requests that name `model` with these replies, in order (before
+        the shared queue; requests for other models do not take them)."""
+        with self._lock:
+            self._model_queues.setdefault(model, deque()).extend(replies)
+
     def reset(self) -> None:
         """Forget queued replies, recorded requests and settings."""
         with self._lock:
             self._queue.clear()
+            self._model_queues.clear()
             self.requests.clear()
             self.responder = None
             self.reject_stream_options = False
@@ -467,9 +475,9 @@ class OpenAIServer:
 
     @property
     def pending(self) -> int:
-        """Replies still queued."""
+        """Replies still queued (the shared queue and every model's)."""
         with self._lock:
-            return len(self._queue)
+            return len(self._queue) + sum(len(queue) for queue in self._model_queues.values())
 
     @property
     def base_url(self) -> str:
@@ -543,6 +551,9 @@ class OpenAIServer:
 
     def _next_reply(self, recorded: RecordedRequest) -> Reply:
         with self._lock:
+            own = self._model_queues.get(recorded.model)
+            if own:
+                return own.popleft()
             if self._queue:
                 return self._queue.popleft()
         if self.responder is not None:

@@ -183,8 +183,17 @@ class Hooks:
         return cast(PromptOutcome, await self.run(HookEvent.USER_PROMPT_SUBMIT, payload))
 
     async def stop(
-        self, session: HookSession, last_assistant_message: str, *, stop_hook_active: bool
+        self,
+        session: HookSession,
+        last_assistant_message: str,
+        *,
+        stop_hook_active: bool,
+        subagent: bool = False,
     ) -> StopOutcome:
-        """Stop when the agent would end its turn (cap with `StopContinuations`)."""
-        payload = stop_payload(session, last_assistant_message, stop_hook_active=stop_hook_active)
-        return cast(StopOutcome, await self.run(HookEvent.STOP, payload))
+        """Stop when the agent would end its turn, SubagentStop when a child (a `task` call)
+        would (cap with `StopContinuations`)."""
+        payload = stop_payload(
+            session, last_assistant_message, stop_hook_active=stop_hook_active, subagent=subagent
+        )
+        event = HookEvent.SUBAGENT_STOP if subagent else HookEvent.STOP
+        return cast(StopOutcome, await self.run(event, payload))

@@ -48,6 +48,8 @@ class ApprovalScreen(ModalScreen[ApprovalDecision | None]):
         is_diff = _looks_like_diff(preview)
         with Vertical(id="approval-dialog"):
             title = f"Allow {terminal_safe(self.request.call.name)}?"
+            if self.request.agent:  # a subagent's call: say whose (docs/adr/0045)
+                title += f"  (subagent {terminal_safe(self.request.agent)})"
             yield Label(title, id="approval-title", markup=False)
             if self.request.protected:
                 # Why this asks even in accept-edits or when the tool is auto-approved.
@@ -70,8 +72,11 @@ class ApprovalScreen(ModalScreen[ApprovalDecision | None]):
                     # Content labels: "[y]" written as markup would vanish as a tag.
                     yield Button(Content("Approve once [y]"), id="approve-once", variant="success")
                     if not self.request.protected:  # a protected write is approved one at a time
+                        always = "Always for this tool"
+                        if self.request.agent:
+                            always += f" ({terminal_safe(self.request.agent)} only)"
                         yield Button(
-                            Content("Always for this tool [a]"),
+                            Content(f"{always} [a]"),
                             id="approve-always",
                             variant="primary",
                         )

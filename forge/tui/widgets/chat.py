@@ -38,6 +38,7 @@ from forge.tui.messages import (
     HookOutputShown,
     HookWarned,
     ReasoningStreamed,
+    SubagentActivity,
     SummariesTurnedOff,
     SummarizationFellShort,
     SummarizationSucceeded,
@@ -55,6 +56,7 @@ from forge.tui.widgets.chat_blocks import (
     UserMessageBlock,
 )
 from forge.tui.widgets.error_notice import error_notice
+from forge.tui.widgets.subagent_rows import SubagentRowsTracker
 from forge.tui.widgets.tool_outcomes import recorded_tool_outcome, tool_outcome
 
 MAX_CHAT_BLOCKS = 150
@@ -96,6 +98,8 @@ class ChatView(VerticalScroll):
         self.show_reasoning = show_reasoning
         self.current_answer: AssistantBlock | None = None
         self.tool_blocks: dict[str, ToolCallBlock] = {}
+        self.subagent_rows = SubagentRowsTracker()
+        """What each `task` row's child has done, shown folded under the row."""
         self.shown_summary_ids: set[str] = set()
         self.older_rows: list[HistoryRow] = []
         """A resumed conversation's rows not mounted yet, oldest first (see `show_history`)."""
@@ -170,6 +174,7 @@ class ChatView(VerticalScroll):
         """Remove every block (a new session starts)."""
         self.current_answer = None
         self.tool_blocks.clear()
+        self.subagent_rows.clear()
         self.shown_summary_ids.clear()
         self.older_rows = []
         self.history_shown = []
@@ -225,6 +230,10 @@ class ChatView(VerticalScroll):
         block = self.tool_blocks.get(message.event.call_id)
         if block is not None:
             block.append_output(message.event.text)
+
+    @on(SubagentActivity)
+    async def _subagent_activity(self, message: SubagentActivity) -> None:
+        await self.subagent_rows.show(self.tool_blocks.get(message.event.call_id), message.event)
 
     @on(ToolFinished)
     async def _tool_finished(self, message: ToolFinished) -> None:
@@ -390,6 +399,7 @@ class ChatView(VerticalScroll):
             if block.status in ("running", "pending"):
                 block.set_status("error", "interrupted" if reason == "cancelled" else "unfinished")
         self.tool_blocks.clear()
+        self.subagent_rows.clear()
         if error:
             await self.add_notice(f"**Turn failed**: {error}", kind="error")
         elif note := _TURN_END_NOTES.get(reason):

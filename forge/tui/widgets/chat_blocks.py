@@ -391,6 +391,10 @@ class ToolCallBlock(Vertical):
         if self._output_widget is not None:
             self._output_widget.update(text)
 
+    async def mount_detail(self, widget: Widget) -> None:
+        """Show `widget` in the row's body, above the output (a subagent's tool calls)."""
+        await self._box.query_one(Collapsible.Contents).mount(widget, before=self._output)
+
     async def show_diff(self, diff: str) -> None:
         """Show an edit's diff in colour: expanded, as edits are what a reviewer wants to see,
         unless it is longer than `FOLD_DIFF_LINES` (then folded; Enter on the title opens it)."""

@@ -104,15 +104,34 @@ def context_report_markdown(
     )
 
 
+def _children_under_parents(sessions: Sequence[SessionInfo]) -> list[SessionInfo]:
+    """`sessions` with each subagent's session right after its parent's (in the order they
+    ran); a child whose parent is not listed stays where it is."""
+    ids = {info.id for info in sessions}
+    children: dict[str, list[SessionInfo]] = {}
+    for info in sessions:
+        if info.parent in ids:
+            children.setdefault(info.parent, []).append(info)
+    ordered: list[SessionInfo] = []
+    for info in sessions:
+        if info.parent in ids:
+            continue
+        ordered.append(info)
+        ordered.extend(reversed(children.get(info.id, [])))
+    return ordered
+
+
 def sessions_markdown(sessions: Sequence[SessionInfo], current_id: str | None) -> str:
     """The `/sessions` list as markdown, newest first, with how to reopen one."""
     if not sessions:
         return "No saved sessions for this workspace yet."
     lines = ["| Session | Updated | Messages | Model | Title |", "|---|---|---:|---|---|"]
-    for info in sessions[:20]:
+    for info in _children_under_parents(sessions)[:20]:
         updated = datetime.fromtimestamp(info.updated).strftime("%Y-%m-%d %H:%M")
         marker = " (this one)" if info.id == current_id else ""
         title = info.title.replace("|", "\\|")
+        if info.agent:  # a subagent's session, listed under its parent's (docs/adr/0045)
+            title = f"└ subagent {info.agent}: {title}"
         lines.append(
             f"| `{info.id}`{marker} | {updated} | {info.messages} | {info.model} | {title} |"
         )

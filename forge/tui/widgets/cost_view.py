@@ -22,8 +22,8 @@ if TYPE_CHECKING:
 
 
 def cost_text(report: CostReport | None, unpriced: Collection[str] = ()) -> str:
-    """The total, then agent and summarization requests, one per line (short enough for the
-    narrow pane); "—" before the runtime exists. `unpriced` names the kinds ("agent",
+    """The total, then agent, summarization (and subagent) requests, one per line (short
+    enough for the narrow pane); "—" before the runtime exists. `unpriced` names the kinds ("agent",
     "summarization") whose model the price table does not list: with no request of that kind
     yet, its cost is unknown ("?"), not "$0.00" (as /cost says)."""
     if report is None:
@@ -40,6 +40,8 @@ def cost_text(report: CostReport | None, unpriced: Collection[str] = ()) -> str:
     if "?" in (agent, summarization) and "?" not in total:
         total = f"{total} + ?" if report.lines else "?"
     text = f"cost   {total}\n  agent {agent}\n  summ. {summarization}"
+    if report.has_subagents:  # children's requests (docs/adr/0045)
+        text += f"\n  sub.  {report.shown('subagent', unknown='?')}"
     read, written = report.cache_tokens()
     if written:  # a provider that reports cache writes (Anthropic): reads and writes
         text += f"\ncache  r {compact_count(read)} w {compact_count(written)}"

@@ -7,6 +7,7 @@ it is open. The index is built in a thread worker; the list says "indexing…" u
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from rich.text import Text
@@ -14,7 +15,14 @@ from textual.message import Message
 from textual.widgets import Static
 
 from forge.text_safety import terminal_safe
-from forge.tui.file_completion import MAX_INDEX_FILES, FileIndex, fuzzy_rank, mention_at
+from forge.tui.file_completion import (
+    MAX_CANDIDATES,
+    MAX_INDEX_FILES,
+    FileIndex,
+    agent_completions,
+    fuzzy_rank,
+    mention_at,
+)
 
 
 class FileHints(Static):
@@ -44,6 +52,8 @@ class FileHints(Static):
         self.mention_anchor: tuple[int, int] | None = None
         """(row, column) of the `@` the candidates are for."""
         self._dismissed: tuple[int, int] | None = None
+        self.agent_names_source: Callable[[], Sequence[str]] = lambda: ()
+        """The session's subagents, offered after `@agent-` (set by the app; docs/adr/0045)."""
 
     @property
     def active(self) -> bool:
@@ -73,7 +83,9 @@ class FileHints(Static):
             self.set_class(True, "-visible")
             self.update("indexing the workspace's files…")
             return
-        self.candidates = fuzzy_rank(found[1], self.index.files)
+        agents = agent_completions(found[1], self.agent_names_source()) if found[1] else []
+        files = fuzzy_rank(found[1], self.index.files)
+        self.candidates = [*agents, *files][: max(MAX_CANDIDATES, len(agents))]
         self.selected = min(self.selected, max(0, len(self.candidates) - 1))
         self.set_class(True, "-visible")
         self._render_candidates(found[1])

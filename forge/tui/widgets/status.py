@@ -27,6 +27,7 @@ from forge.tui.messages import (
 from forge.tui.widgets.cost_view import CostView, ModeView
 from forge.tui.widgets.formatting import format_tokens
 from forge.tui.widgets.plan_view import PlanView
+from forge.tui.widgets.subagents_panel import SubagentsPanel
 from forge.tui.widgets.summarization_panel import SummarizationPanel
 
 if TYPE_CHECKING:
@@ -121,6 +122,7 @@ class StatusPane(Vertical):
         )
         self.summarization = SummarizationPanel(summarization_model)
         self.plan = PlanView(id="plan")
+        self.subagents = SubagentsPanel(id="subagents")
         self.recent_compactions: deque[SummarizationCompleted | SummarizationFailed] = deque(
             maxlen=RECENT_COMPACTIONS
         )
@@ -139,6 +141,7 @@ class StatusPane(Vertical):
         yield self.cost_view
         yield Label("", id="activity", markup=False)
         yield self.plan
+        yield self.subagents
         yield self.summarization
 
     def _usage_text(self) -> str:

@@ -1,0 +1,1 @@
+"""Subagents: child agents the `task` tool runs, each in a context of its own (docs/adr/0045)."""

@@ -1,0 +1,50 @@
+"""`@agent-<name> message`: the turn asks the model to hand the message to that agent;
+plain `@path` mentions are unchanged (docs/adr/0045)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from forge.agent.subagents.mentions import requested_agent, with_agent_request
+from forge.session.build import build_session
+from forge.tui.file_completion import agent_completions, mention_at
+from tests.agent.subagents.support import PARENT_MODEL, drive, settings_for, write_agent
+from tests.support.openai_server import OpenAIServer, Text
+
+
+def test_only_a_known_agent_mentioned_as_a_word_is_requested() -> None:
+    names = {"explore", "reviewer"}
+    assert requested_agent("@agent-reviewer look at the diff", names) == "reviewer"
+    assert requested_agent("please (@agent-explore) map it", names) == "explore"
+    assert requested_agent("@agent-nobody do it", names) is None
+    assert requested_agent("mail me@agent-explore.com", names) is None
+    assert requested_agent("@agent-explore.md is a file", names) is None
+    assert 'call `task` with agent "explore"' in with_agent_request("x", "explore")
+
+
+def test_completion_offers_the_agents_after_at_agent() -> None:
+    names = ["reviewer", "explore"]
+    assert agent_completions("agent-", names) == ["agent-explore", "agent-reviewer"]
+    assert agent_completions("agent-re", names) == ["agent-reviewer"]
+    assert agent_completions("ag", names) == ["agent-explore", "agent-reviewer"]
+    assert agent_completions("src/app", names) == []
+    assert agent_completions("", names) == []
+    assert mention_at("ask @agent-ex", 13) == (4, "agent-ex")
+
+
+async def test_an_agent_mention_asks_for_the_agent_and_a_path_mention_still_attaches(
+    llm_server: OpenAIServer, workspace: Path
+) -> None:
+    write_agent(workspace, "finder")
+    (workspace / "notes.txt").write_text("the notes\n")
+    llm_server.enqueue_for(PARENT_MODEL, Text("ok"))
+    session = build_session(settings_for(llm_server), workspace)
+    try:
+        await drive(session.run_turn("@agent-finder what does @notes.txt say?"))
+    finally:
+        await session.aclose()
+    sent = llm_server.requests_for(PARENT_MODEL)[0].messages[-1]["content"]
+    assert sent.startswith("@agent-finder what does @notes.txt say?")
+    assert "the notes" in sent  # the file is attached as before
+    assert 'call `task` with agent "finder"' in sent
+    assert session.agent_names() == ["explore", "finder"]
