@@ -42,6 +42,7 @@ from forge.session.settings_apply import apply_settings
 
 if TYPE_CHECKING:
     from forge.agent.mentions import Expansion
+    from forge.agent.skills.catalog import SkillCatalog
 
 logger = logging.getLogger(__name__)
 
@@ -74,6 +75,11 @@ class Session:
     retired_providers: list[AnyProvider] = field(default_factory=list)
     """Providers replaced by a settings switch, closed by `aclose` (a turn may still use one)."""
     retired_windows: list[WindowTracker] = field(default_factory=list)
+    skills: SkillCatalog | None = None
+    """The session's skills and which are loaded (`/skills`, `/name`; docs/adr/0046)."""
+    skill_notices: list[str] = field(default_factory=list)
+    """What to tell the user once at start: skills left out (file and rule), clashes, a
+    capped listing."""
 
     def __post_init__(self) -> None:
         if self.window is not None:
@@ -174,6 +180,12 @@ class Session:
                     tuple(expansion.problems),
                 )
             text = expansion.text
+        if self.skills is not None:  # a summary took a loaded skill out: give it back
+            from forge.agent.skills.loading import missing_from, reattached_text
+
+            missing = missing_from(self.messages, self.skills.loaded())
+            if missing:
+                text = f"{reattached_text(missing)}\n\n{text}"
         if not model or model == self.settings.llm.model:
             async for event in self.agent.run_turn(text):
                 yield event
@@ -223,6 +235,8 @@ class Session:
         """Take the conversation back to just before turn `turn_id` (recorded in the log);
         the model reads files again before writing them."""
         rewind_conversation(self.agent.conversation, self.log, turn_id, self.registry.read_ledger())
+        if self.skills is not None:  # a skill loaded after that turn is no longer loaded
+            self.skills.keep_loaded_in(self.messages)
 
     # --- reports -----------------------------------------------------------------------------
     def cost_report(self) -> CostReport:

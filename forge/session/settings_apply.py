@@ -200,6 +200,7 @@ def carry_over(policy: ApprovalPolicy, old: Settings, new: Settings) -> Approval
         auto_approve=new.tools.auto_approve,
         command_allowlist=new.tools.command_allowlist,
         mode=mode,
+        granted=policy.granted,
     )
     for name in policy.approved_this_session:
         renewed.approve_always(name)
