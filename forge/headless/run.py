@@ -236,6 +236,7 @@ def run_headless(args: argparse.Namespace) -> int:
         mode = permission_mode(args)
         workspace = _workspace(args)
         settings = _settings(args)
+        original_task = task
         task, settings = _expand_custom_command(task, workspace, settings)
         if limit is not None:
             _check_prices(settings)
@@ -268,6 +269,10 @@ def run_headless(args: argparse.Namespace) -> int:
         writer.early_init = init_record(runtime)
     for problem in runtime.log.problems:  # a resumed file that needed repair
         writer.write_err(f"forge run: warning: session {runtime.session_id}: {problem}")
+    for notice in runtime.skill_notices:  # skills left out (file and rule), a capped listing
+        writer.write_err(f"forge run: warning: skills: {notice}")
+    if task == original_task and (skill_text := runtime.skill_command(task)) is not None:
+        task = skill_text  # `/name args` naming a skill (a custom command won above)
     if notice := runtime.recache_notice():
         writer.write_err(f"forge run: {notice}")
     received: list[int] = []

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncGenerator, Callable, Sequence
+from collections.abc import AsyncGenerator, Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
@@ -196,6 +196,15 @@ class Session:
                 yield event
         finally:
             await provider.aclose()
+
+    def skill_command(self, text: str, *, taken: Iterable[str] = ()) -> str | None:
+        """The message to send for `text` when it is `/name args` naming a skill the user may
+        run whose name no command in `taken` has (built-in and custom commands win); the
+        skill counts as loaded from then on. None otherwise (docs/adr/0046)."""
+        from forge.agent.skills.commands import expand_skill_command
+
+        found = expand_skill_command(self.skills, text, taken=taken) if self.skills else None
+        return found[1] if found is not None else None
 
     def run_command(self, command: str) -> AsyncGenerator[AgentEvent, None]:
         """Run the user's `!command` in the workspace (no approval; cancelling ends its

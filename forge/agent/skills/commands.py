@@ -56,3 +56,22 @@ def run_skill_command(catalog: SkillCatalog, skill: Skill, arguments: str) -> st
     """The user message for `/name arguments`; the skill counts as loaded from now on."""
     catalog.mark_loaded(skill)
     return loaded_text(skill, arguments)
+
+
+def expand_skill_command(
+    catalog: SkillCatalog, text: str, *, taken: Iterable[str] = ()
+) -> tuple[Skill, str] | None:
+    """When `text` is "/name args" naming a skill the user may run (read from disk afresh)
+    whose name no command in `taken` has: the skill and the message to send (the skill counts
+    as loaded). None otherwise."""
+    parsed = parse_skill_command(text)
+    if parsed is None:
+        return None
+    name, arguments = parsed
+    if name.lower() in {item.lower() for item in taken}:
+        return None
+    catalog.refresh()
+    skill = next((item for item in catalog.for_user() if item.name == name), None)
+    if skill is None:
+        return None
+    return skill, run_skill_command(catalog, skill, arguments)
