@@ -23,6 +23,7 @@ from forge.agent.providers import (
     make_summarization_provider,
 )
 from forge.agent.sessions import SessionLog, SessionStore
+from forge.agent.skills.catalog import SkillCatalog
 from forge.agent.trust import WorkspaceTrust
 from forge.config.settings import Settings
 from forge.context.manager import Manager
@@ -56,6 +57,7 @@ class Session(Protocol):
     summarization_provider: AnyProvider | None
     retired_providers: list[AnyProvider]
     retired_windows: list[WindowTracker]
+    skills: SkillCatalog | None
 
     @property
     def provider(self) -> AnyProvider: ...
@@ -94,6 +96,9 @@ def apply_settings(session: Session, new: Settings) -> str:
         changes.append(f"summarization model: {new.llm.effective_summarization_model}")
     changes.append(_switch_tools(session, old, new))
     changes.append(_switch_mcp_and_trust(session, old, new))
+    if session.skills is not None:  # the listing stays; use and `/skills` follow (ADR 0046)
+        session.skills.disabled = tuple(new.skills.disabled)
+        session.skills.max_file_bytes = new.skills.max_file_bytes
     # The old key stays masked too: it may still turn up in output (an env dump, a log).
     session.log.record_model(new.llm.model)
     session.log.set_redactions(sorted({*secrets_of(old), *secrets_of(new)}))

@@ -37,8 +37,7 @@ def missing_from(messages: Sequence[Message], skills: Sequence[Skill]) -> list[S
 def reattached_text(skills: Sequence[Skill]) -> str:
     """What goes before the next message when loaded skills were summarized away."""
     parts = [
-        "Skills loaded earlier in this session (re-attached after the conversation was "
-        "summarized):"
+        "Skills loaded earlier in this session (re-attached after the conversation was summarized):"
     ]
     parts.extend(loaded_text(skill) for skill in skills)
     return "\n\n".join(parts)

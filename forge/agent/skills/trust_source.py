@@ -16,7 +16,9 @@ from forge.agent.skills.model import Skill
 from forge.agent.trust.programs import ProgramSource, WorkspaceProgram, fingerprint_of
 
 
-def project_skill_sources(workspace: Path, max_file_bytes: int | None = None) -> list[ProgramSource]:
+def project_skill_sources(
+    workspace: Path, max_file_bytes: int | None = None
+) -> list[ProgramSource]:
     """One source per project skills folder with a skill that has `allowed-tools` (none when
     no project skill pre-approves anything)."""
     sources = []

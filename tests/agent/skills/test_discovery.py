@@ -157,7 +157,9 @@ def test_not_utf8(workspace: Path, skills_dir: Path) -> None:
 def test_larger_than_the_size_cap(workspace: Path, skills_dir: Path) -> None:
     path = write_skill(skills_dir, "pdf", body="x" * 2000)
     _one_problem(workspace, path, "size", max_file_bytes=1000)
-    assert "skills.max_file_bytes" in str(discover_skills(roots(workspace), max_file_bytes=1000).problems[0])
+    assert "skills.max_file_bytes" in str(
+        discover_skills(roots(workspace), max_file_bytes=1000).problems[0]
+    )
 
 
 def test_optional_fields_are_read(workspace: Path, skills_dir: Path) -> None:

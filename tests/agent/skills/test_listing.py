@@ -23,7 +23,9 @@ def catalog_with(workspace: Path, count: int, description: str) -> SkillCatalog:
 
 def test_the_listing_holds_name_description_and_path_not_the_body(workspace: Path) -> None:
     write_skill(workspace / ".forge" / "skills", "review", "Review a diff.", "SECRET BODY\n")
-    write_skill(workspace / ".agents" / "skills", "hidden", extra="disable-model-invocation: true\n")
+    write_skill(
+        workspace / ".agents" / "skills", "hidden", extra="disable-model-invocation: true\n"
+    )
     listing = build_listing(
         SkillCatalog(workspace).for_model(), workspace, budget_tokens=10_000, count=characters
     )

@@ -15,7 +15,6 @@ from forge.agent.events import ApprovalRequested, QuestionAsked
 from forge.agent.sessions import SessionStore
 from forge.config.settings import ContextSettings, LLMSettings, Settings
 from forge.session.build import build_session
-from forge.session.core import Session
 from forge.session.events import SessionEvent
 from tests.agent.loop_harness import approve_once
 from tests.agent.skills.helpers import write_skill

@@ -24,7 +24,9 @@ def user_skills() -> Path:
 async def test_the_body_comes_back_with_skill_dir_expanded(workspace: Path) -> None:
     path = write_skill(user_skills(), "deploy", "Deploy it.", "Run ${SKILL_DIR}/go.sh $1\n")
     catalog = SkillCatalog(workspace)
-    result = await SkillTool(catalog).run(SkillArgs(name="deploy", arguments="prod"), ToolContext(workspace))
+    result = await SkillTool(catalog).run(
+        SkillArgs(name="deploy", arguments="prod"), ToolContext(workspace)
+    )
     assert not result.is_error
     assert f"Run {path.parent}/go.sh prod" in result.content
     assert [skill.name for skill in catalog.loaded()] == ["deploy"]

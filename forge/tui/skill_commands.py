@@ -1,0 +1,158 @@
+"""Skills in the TUI (docs/adr/0046): `/skills` lists them (source, status, size) and enables
+or disables one (`skills.disabled` in the user config), and `/name args` runs a skill as the
+user's message. Built-in commands win over custom commands, which win over skills; each clash
+and each skill that could not be used is said once per session.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from forge.agent.skills.catalog import SkillCatalog, SkillStatus, is_disabled
+from forge.agent.skills.commands import skill_commands
+from forge.text_safety import terminal_safe
+from forge.tui.command_table import SLASH_COMMANDS, SlashCommand, set_skill_commands
+
+if TYPE_CHECKING:
+    from forge.agent.custom_commands import CustomCommands
+    from forge.tui.command_host import CommandHost
+
+USAGE = "Usage: `/skills`, `/skills enable NAME`, `/skills disable NAME` (a name or a glob)."
+
+
+class SkillSlashCommands:
+    """The skills' part of `SlashCommandRunner`: `command_skills` and running `/name`."""
+
+    app: CommandHost
+    custom: CustomCommands
+
+    _skills_told: set[str]
+
+    def _skills_catalog(self) -> SkillCatalog | None:
+        return self.app.runtime.skills
+
+    def _taken_names(self) -> list[str]:
+        return [command.name for command in SLASH_COMMANDS] + list(self.custom.commands)
+
+    async def load_skill_commands(self) -> None:
+        """(Re)read the skills: the `/name` table for completion, help and the palette, and,
+        once per session, what could not be used (file and rule), clashes and a capped
+        listing."""
+        catalog = self._skills_catalog()
+        if not hasattr(self, "_skills_told"):
+            self._skills_told = set()
+        if catalog is None:
+            set_skill_commands(())
+            return
+        problems = [str(problem) for problem in catalog.problems]
+        found = skill_commands(
+            catalog,
+            builtin=[command.name for command in SLASH_COMMANDS],
+            custom=list(self.custom.commands),
+        )
+        set_skill_commands(
+            tuple(
+                SlashCommand(
+                    skill.name,
+                    terminal_safe(skill.description),
+                    skill.argument_hint,
+                )
+                for skill in found.skills.values()
+            )
+        )
+        lines = [*self.app.runtime.skill_notices, *problems, *found.clashes]
+        new = [line for line in lines if line not in self._skills_told]
+        self._skills_told.update(new)
+        if new:
+            text = "\n".join(f"- {terminal_safe(line)}" for line in new)
+            await self.app.chat.add_notice(f"Skills:\n\n{text}", kind="error")
+
+    async def run_skill(self, name: str, argument: str) -> bool:
+        """Send skill `name` run with `argument` as the user's message; False when no skill
+        the user may run has that name (read from disk afresh)."""
+        text = self.app.runtime.skill_command(f"/{name} {argument}", taken=self._taken_names())
+        if text is None:
+            return False
+        await self.load_skill_commands()  # a skill added meanwhile joins completion
+        await self.app.send_user_message(text)
+        return True
+
+    async def command_skills(self, argument: str) -> None:
+        """List the skills, or enable or disable one (stored in the user config)."""
+        catalog = self._skills_catalog()
+        if catalog is None:
+            await self.app.chat.add_notice("Skills are not available in this session.")
+            return
+        verb, _, name = argument.strip().partition(" ")
+        name = name.strip()
+        if not verb:
+            catalog.refresh()
+            await self.load_skill_commands()
+            await self.app.chat.add_notice(skills_report(catalog))
+            return
+        if verb not in ("enable", "disable") or not name:
+            await self.app.chat.add_notice(USAGE, kind="error")
+            return
+        await self._set_enabled(catalog, name, enable=verb == "enable")
+
+    async def _set_enabled(self, catalog: SkillCatalog, name: str, *, enable: bool) -> None:
+        settings = self.app.settings
+        disabled = [pattern for pattern in settings.skills.disabled if pattern != name]
+        if not enable:
+            disabled.append(name)
+        skills = settings.skills.model_copy(update={"disabled": disabled})
+        new = settings.model_copy(update={"skills": skills})
+        try:
+            result = self.app.config_store.save(new, {"skills.disabled"})
+        except OSError as error:
+            await self.app.chat.add_notice(f"Could not save the config: {error}", kind="error")
+            return
+        await self.app.reload_controller.apply(result, source="settings")
+        covering = [p for p in result.settings.skills.disabled if is_disabled(name, [p])]
+        note = ""
+        if enable and covering:
+            note = f" — but `skills.disabled` still covers it: {', '.join(covering)}"
+        await self.load_skill_commands()
+        word = "enabled" if enable else "disabled"
+        await self.app.chat.add_notice(
+            f"Skill `{terminal_safe(name)}` {word}{terminal_safe(note)}; saved in the user "
+            "config (`skills.disabled`). The model's listing follows in the next session."
+        )
+
+
+def skills_report(catalog: SkillCatalog) -> str:
+    """`/skills`: one row per skill (source, status, size), then what could not be used."""
+    statuses = catalog.statuses()
+    if not statuses and not catalog.problems:
+        return (
+            "No skills. Put `<name>/SKILL.md` folders in `.forge/skills/`, `.agents/skills/` "
+            "or `.claude/skills/` (project), or the user's `skills/` config folder or "
+            "`~/.agents/skills/`."
+        )
+    rows = ["| Skill | Source | Status | Size |", "|---|---|---|---|"]
+    rows.extend(_row(status) for status in statuses)
+    text = "\n".join(rows)
+    if catalog.problems:
+        problems = "\n".join(f"- {_cell(str(problem))}" for problem in catalog.problems)
+        text += f"\n\nNot used:\n\n{problems}"
+    return text + "\n\n" + USAGE
+
+
+def _row(status: SkillStatus) -> str:
+    skill = status.skill
+    state = ["enabled" if status.enabled else "disabled"]
+    if status.loaded:
+        state.append("loaded")
+    if not skill.model_invocable:
+        state.append("user only")
+    if not skill.user_invocable:
+        state.append("model only")
+    size = f"{skill.size / 1024:.1f} KB" if skill.size >= 1024 else f"{skill.size} B"
+    return (
+        f"| `{_cell(skill.name)}` | {_cell(skill.location)} ({skill.scope}) | "
+        f"{', '.join(state)} | {size} |"
+    )
+
+
+def _cell(text: str) -> str:
+    return terminal_safe(text).replace("|", "\\|").replace("\n", " ")
