@@ -69,6 +69,7 @@ def test_every_required_command_exists() -> None:
         "undo",
         "rewind",
         "trust",
+        "skills",
     }
 
 
