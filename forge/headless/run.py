@@ -269,9 +269,10 @@ def run_headless(args: argparse.Namespace) -> int:
         writer.early_init = init_record(runtime)
     for problem in runtime.log.problems:  # a resumed file that needed repair
         writer.write_err(f"forge run: warning: session {runtime.session_id}: {problem}")
-    for notice in runtime.skill_notices:  # skills left out (file and rule), a capped listing
-        writer.write_err(f"forge run: warning: skills: {notice}")
-    if task == original_task and (skill_text := runtime.skill_command(task)) is not None:
+    for skill_notice in runtime.skill_notices:  # skills left out (file, rule), a capped listing
+        writer.write_err(f"forge run: warning: skills: {skill_notice}")
+    skill_text = runtime.skill_command(task) if task == original_task else None
+    if skill_text is not None:
         task = skill_text  # `/name args` naming a skill (a custom command won above)
     if notice := runtime.recache_notice():
         writer.write_err(f"forge run: {notice}")

@@ -30,6 +30,11 @@ def skill(root: Path, name: str, description: str, body: str, extra: str = "") -
     )
 
 
+def saved_disabled(path: Path) -> object:
+    """`skills.disabled` as the user config file holds it."""
+    return yaml.safe_load(path.read_text(encoding="utf-8"))["skills"]["disabled"]
+
+
 @pytest.fixture(autouse=True)
 def _forget_commands() -> object:
     yield
@@ -94,7 +99,7 @@ async def test_skills_lists_and_disabling_is_saved_in_the_user_config(
         await submit(pilot, "/skills disable rev*")
         await wait_idle(pilot)
         disabled_names = [command.name for command in all_commands()]
-        saved_disabled = yaml.safe_load(Path(store.path).read_text(encoding="utf-8"))
+        after_disabling = saved_disabled(store.path)
         await submit(pilot, "/review a")
         await wait_idle(pilot)
         after_disable = notices(app)[-1]
@@ -106,7 +111,6 @@ async def test_skills_lists_and_disabling_is_saved_in_the_user_config(
     assert "review" not in disabled_names and "review" in enabled_names
     assert "Unknown command /review" in after_disable
     assert llm_server.requests == []
-    assert saved_disabled["skills"]["disabled"] == ["rev*"]
-    saved = yaml.safe_load(Path(store.path).read_text(encoding="utf-8"))
-    assert saved["skills"]["disabled"] == []
+    assert after_disabling == ["rev*"]
+    assert saved_disabled(store.path) == []
     assert os.stat(store.path).st_mode & 0o777 == 0o600
