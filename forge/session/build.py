@@ -21,6 +21,7 @@ from forge.agent.parts import AgentParts
 from forge.agent.providers import make_provider, make_summarization_provider
 from forge.agent.recall_archive import SessionArchive
 from forge.agent.sessions import ResumedSession, SessionStore
+from forge.agent.skills.listing import estimate_tokens
 from forge.agent.skills.session_setup import session_skills
 from forge.agent.system_prompt import build_system_prompt, session_date
 from forge.agent.tools.recall import RecallTool
@@ -106,11 +107,12 @@ def build_session(
         workspace,
         log,
         window_tokens=window_tokens(tracker.current, settings.llm.model),
-        count=counter.count_text,
+        count=estimate_tokens,  # the tokenizer loads after the first frame (ADR 0042)
         max_file_bytes=settings.skills.max_file_bytes,
         disabled=settings.skills.disabled,
         listing_share=settings.skills.listing_share,
         trust=trust,
+        messages=conversation.messages,
     )
     registry = default_registry(readable=skills.catalog.readable_directories)
     registry.register(RecallTool(SessionArchive(log.path)))

@@ -103,6 +103,15 @@ class SkillCatalog:
         """The skills loaded in the session, in the order they were loaded."""
         return list(self._loaded.values())
 
+    def restore_loaded(self, messages: Sequence[Message]) -> None:
+        """Mark loaded the skills whose text `messages` holds (a resumed session's)."""
+        from forge.agent.skills.loading import missing_from
+
+        missing = {skill.name for skill in missing_from(messages, list(self.skills.values()))}
+        for name, skill in sorted(self.skills.items()):
+            if name not in missing:
+                self._loaded.setdefault(name, skill)
+
     def keep_loaded_in(self, messages: Sequence[Message]) -> None:
         """Keep loaded only the skills whose text `messages` still holds (after a rewind)."""
         from forge.agent.skills.loading import missing_from

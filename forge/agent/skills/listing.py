@@ -25,6 +25,13 @@ _INTRO = (
 _LEFT_OUT = "More skills exist; calling `skill` with an unknown name lists them all."
 
 
+def estimate_tokens(text: str) -> int:
+    """A generous token count without the tokenizer (whose tables load in the background
+    after the first frame, docs/adr/0042): one token per 3 bytes of UTF-8, where English text
+    averages about 4 characters a token, so the listing stays under its share."""
+    return -(-len(text.encode("utf-8")) // 3)
+
+
 @dataclass(frozen=True, slots=True)
 class SkillListing:
     """The listing's text ("" with no skill), and what the cap cost."""

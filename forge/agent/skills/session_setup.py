@@ -3,7 +3,7 @@ prompt holds (the one in the header of a resumed session, else a new one saved t
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -13,6 +13,7 @@ from forge.agent.skills.listing import SKILLS_HEADER_KEY, SkillListing, build_li
 from forge.agent.skills.model import Skill
 from forge.agent.skills.trust_source import skill_source
 from forge.agent.trust.gate import WorkspaceTrust
+from forge.llm.messages import Message
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,10 +35,12 @@ def session_skills(
     disabled: Iterable[str],
     listing_share: float,
     trust: WorkspaceTrust | None,
+    messages: Sequence[Message] = (),
 ) -> SessionSkills:
     """The skills of the session `log` records. A resumed session keeps the listing its
     header holds (the prompt's bytes do not move); a new one's is built within
-    `listing_share` of `window_tokens` and put in the header."""
+    `listing_share` of `window_tokens` and put in the header. The skills whose text a resumed
+    conversation (`messages`) holds count as loaded again."""
 
     def trusted(skill: Skill) -> bool:
         return trust is not None and trust.permits(skill_source(workspace, skill))
@@ -46,6 +49,8 @@ def session_skills(
         workspace, max_file_bytes=max_file_bytes, disabled=disabled, trusted=trusted
     )
     notices = [str(problem) for problem in catalog.refresh_problems()]
+    if messages:
+        catalog.restore_loaded(messages)
     stored = log.header.get(SKILLS_HEADER_KEY)
     if isinstance(stored, str):
         return SessionSkills(catalog, stored, tuple(notices))

@@ -147,3 +147,19 @@ async def test_a_run_skill_is_re_attached_after_its_message_was_condensed(
     sent = llm_server.requests[-1].text()
     assert "re-attached after the conversation was summarized" in sent
     assert "REVIEW RULES" in sent
+
+
+async def test_a_resumed_session_knows_which_skills_were_loaded(
+    llm_server: OpenAIServer, workspace: Path
+) -> None:
+    write_skill(workspace / ".forge" / "skills", "review", "Review.", "Review rules\n")
+    write_skill(workspace / ".forge" / "skills", "other", "Other.", "Other rules\n")
+    store = SessionStore()
+    session = build_session(settings_for(llm_server), workspace, store=store)
+    llm_server.enqueue(ToolCalls([Call("skill", {"name": "review"})]), Text("done"))
+    await drive(session.run_turn("review please"))
+    await session.aclose()
+    resumed = build_session(settings_for(llm_server), workspace, store=store, resume_latest=True)
+    await resumed.aclose()
+    assert resumed.skills is not None
+    assert [skill.name for skill in resumed.skills.loaded()] == ["review"]
