@@ -59,3 +59,14 @@ def test_then_the_last_skills_are_left_out_and_named(workspace: Path) -> None:
     notice = listing.notice()
     assert all(name in notice for name in listing.left_out)
     assert "More skills exist" in listing.text
+
+
+def test_the_listing_sits_after_the_tool_rules_and_before_agents_md(workspace: Path) -> None:
+    from forge.agent.system_prompt import build_system_prompt
+    from forge.agent.tools.registry import default_registry
+
+    (workspace / "AGENTS.md").write_text("Project rules.", encoding="utf-8")
+    listing = "Skills (x):\n- review: Review. (.forge/skills/review/SKILL.md)"
+    prompt = build_system_prompt(workspace, default_registry().specs(), skills_listing=listing)
+    assert prompt.index("Your tools:") < prompt.index(listing) < prompt.index("Project rules.")
+    assert build_system_prompt(workspace, default_registry().specs()).count("Skills (") == 0
