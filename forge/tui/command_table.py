@@ -38,7 +38,7 @@ SLASH_COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("sessions", "List this workspace's sessions, or resume one", "[ID]"),
     SlashCommand("mcp", "MCP servers: status and tools"),
     SlashCommand("trust", "Workspace trust: what the workspace would run; change it", "[revoke]"),
-    SlashCommand("skills", "Skills: list them; enable or disable one", "[enable|disable NAME]"),
+    SlashCommand("skills", "Skills: list them; enable or disable one", "[list|enable|disable]"),
     SlashCommand("quit", "Exit Forge"),
 )
 """Every slash command, in the order help lists them."""

@@ -1,7 +1,8 @@
-"""Skills in the TUI (docs/adr/0046): `/skills` lists them (source, status, size) and enables
-or disables one (`skills.disabled` in the user config), and `/name args` runs a skill as the
-user's message. Built-in commands win over custom commands, which win over skills; each clash
-and each skill that could not be used is said once per session.
+"""Skills in the TUI (docs/adr/0046): `/skills` opens a screen listing them (source, size,
+state) where Space enables or disables one (`skills.disabled` in the user config), `/skills
+list` shows them in the chat, and `/name args` runs a skill as the user's message. Built-in
+commands win over custom commands, which win over skills; each clash and each skill that
+could not be used is said once per session.
 """
 
 from __future__ import annotations
@@ -12,12 +13,16 @@ from forge.agent.skills.catalog import SkillCatalog, SkillStatus, is_disabled
 from forge.agent.skills.commands import skill_commands
 from forge.text_safety import terminal_safe
 from forge.tui.command_table import SLASH_COMMANDS, SlashCommand, set_skill_commands
+from forge.tui.screens.skills import SkillRow, SkillsScreen
 
 if TYPE_CHECKING:
     from forge.agent.custom_commands import CustomCommands
     from forge.tui.command_host import CommandHost
 
-USAGE = "Usage: `/skills`, `/skills enable NAME`, `/skills disable NAME` (a name or a glob)."
+USAGE = (
+    "Usage: `/skills` (a screen to enable or disable them), `/skills list`, "
+    "`/skills enable NAME`, `/skills disable NAME` (a name or a glob)."
+)
 
 
 class SkillSlashCommands:
@@ -78,28 +83,45 @@ class SkillSlashCommands:
         return True
 
     async def command_skills(self, argument: str) -> None:
-        """List the skills, or enable or disable one (stored in the user config)."""
+        """Open the skills screen; `list` shows them in the chat; `enable NAME` and
+        `disable NAME` change one (stored in the user config)."""
         catalog = self._skills_catalog()
         if catalog is None:
             await self.app.chat.add_notice("Skills are not available in this session.")
             return
         verb, _, name = argument.strip().partition(" ")
         name = name.strip()
-        if not verb:
+        if verb in ("", "list"):
             catalog.refresh()
             await self.load_skill_commands()
-            await self.app.chat.add_notice(skills_report(catalog))
+            if verb == "list":
+                await self.app.chat.add_notice(skills_report(catalog))
+            else:
+                self.app.push_screen(skills_screen(catalog), callback=self._screen_closed)
             return
         if verb not in ("enable", "disable") or not name:
             await self.app.chat.add_notice(USAGE, kind="error")
             return
-        await self._set_enabled(catalog, name, enable=verb == "enable")
-
-    async def _set_enabled(self, catalog: SkillCatalog, name: str, *, enable: bool) -> None:
-        settings = self.app.settings
-        disabled = [pattern for pattern in settings.skills.disabled if pattern != name]
-        if not enable:
+        disabled = [pattern for pattern in self.app.settings.skills.disabled if pattern != name]
+        if verb == "disable":
             disabled.append(name)
+        await self._save_disabled(disabled, f"Skill `{terminal_safe(name)}` {verb}d")
+
+    async def _screen_closed(self, left_disabled: list[str] | None) -> None:
+        catalog = self._skills_catalog()
+        if left_disabled is None or catalog is None:
+            return
+        patterns = list(self.app.settings.skills.disabled)
+        for status in catalog.statuses():
+            name = status.skill.name
+            if name in left_disabled and not is_disabled(name, patterns):
+                patterns.append(name)
+            elif name not in left_disabled and name in patterns:
+                patterns.remove(name)
+        await self._save_disabled(patterns, "Skills changed")
+
+    async def _save_disabled(self, disabled: list[str], said: str) -> None:
+        settings = self.app.settings
         skills = settings.skills.model_copy(update={"disabled": disabled})
         new = settings.model_copy(update={"skills": skills})
         try:
@@ -108,16 +130,21 @@ class SkillSlashCommands:
             await self.app.chat.add_notice(f"Could not save the config: {error}", kind="error")
             return
         await self.app.reload_controller.apply(result, source="settings")
-        covering = [p for p in result.settings.skills.disabled if is_disabled(name, [p])]
-        note = ""
-        if enable and covering:
-            note = f" — but `skills.disabled` still covers it: {', '.join(covering)}"
         await self.load_skill_commands()
-        word = "enabled" if enable else "disabled"
+        patterns = ", ".join(f"`{terminal_safe(p)}`" for p in result.settings.skills.disabled)
         await self.app.chat.add_notice(
-            f"Skill `{terminal_safe(name)}` {word}{terminal_safe(note)}; saved in the user "
-            "config (`skills.disabled`). The model's listing follows in the next session."
+            f"{said}; `skills.disabled` in the user config is now [{patterns}]. The model's "
+            "listing follows in the next session."
         )
+
+
+def skills_screen(catalog: SkillCatalog) -> SkillsScreen:
+    """The `/skills` screen for `catalog`'s skills as they are now."""
+    rows = [
+        SkillRow(status.skill.name, _detail(status), status.enabled)
+        for status in catalog.statuses()
+    ]
+    return SkillsScreen(rows, problems=len(catalog.problems))
 
 
 def skills_report(catalog: SkillCatalog) -> str:
@@ -138,19 +165,31 @@ def skills_report(catalog: SkillCatalog) -> str:
     return text + "\n\n" + USAGE
 
 
+def _flags(status: SkillStatus) -> list[str]:
+    skill = status.skill
+    flags = ["loaded"] if status.loaded else []
+    if not skill.model_invocable:
+        flags.append("user only")
+    if not skill.user_invocable:
+        flags.append("model only")
+    return flags
+
+
+def _size(size: int) -> str:
+    return f"{size / 1024:.1f} KB" if size >= 1024 else f"{size} B"
+
+
+def _detail(status: SkillStatus) -> str:
+    skill = status.skill
+    return " · ".join([f"{skill.location} ({skill.scope})", _size(skill.size), *_flags(status)])
+
+
 def _row(status: SkillStatus) -> str:
     skill = status.skill
-    state = ["enabled" if status.enabled else "disabled"]
-    if status.loaded:
-        state.append("loaded")
-    if not skill.model_invocable:
-        state.append("user only")
-    if not skill.user_invocable:
-        state.append("model only")
-    size = f"{skill.size / 1024:.1f} KB" if skill.size >= 1024 else f"{skill.size} B"
+    state = ["enabled" if status.enabled else "disabled", *_flags(status)]
     return (
         f"| `{_cell(skill.name)}` | {_cell(skill.location)} ({skill.scope}) | "
-        f"{', '.join(state)} | {size} |"
+        f"{', '.join(state)} | {_size(skill.size)} |"
     )
 
 

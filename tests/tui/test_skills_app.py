@@ -10,11 +10,20 @@ from pathlib import Path
 
 import pytest
 import yaml
+from textual.widgets import SelectionList
 
 from forge.tui.command_table import all_commands, set_custom_commands, set_skill_commands
+from forge.tui.screens.skills import SkillsScreen
 from forge.tui.widgets.chat_blocks import NoticeBlock
 from tests.support.openai_server import OpenAIServer, Text
-from tests.tui.test_app_helpers import configure, make_app, notices, submit, wait_idle
+from tests.tui.test_app_helpers import (
+    configure,
+    make_app,
+    notices,
+    submit,
+    wait_idle,
+    wait_until,
+)
 
 
 def write(path: Path, text: str) -> Path:
@@ -93,7 +102,7 @@ async def test_skills_lists_and_disabling_is_saved_in_the_user_config(
     app = make_app(store, workspace)
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_idle(pilot, "start")
-        await submit(pilot, "/skills")
+        await submit(pilot, "/skills list")
         await pilot.pause()
         listing = notices(app)[-1]
         await submit(pilot, "/skills disable rev*")
@@ -114,3 +123,29 @@ async def test_skills_lists_and_disabling_is_saved_in_the_user_config(
     assert after_disabling == ["rev*"]
     assert saved_disabled(store.path) == []
     assert os.stat(store.path).st_mode & 0o777 == 0o600
+
+
+async def test_the_skills_screen_toggles_and_saves_on_close(
+    llm_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch, workspace: Path, skills: Path
+) -> None:
+    store = configure(llm_server, monkeypatch)
+    app = make_app(store, workspace)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_idle(pilot, "start")
+        await submit(pilot, "/skills")
+        await wait_until(pilot, lambda: isinstance(app.screen, SkillsScreen), "the screen")
+        options = app.screen.query_one(SelectionList)
+        shown = [str(options.get_option_at_index(i).prompt) for i in range(options.option_count)]
+        assert options.highlighted == 0  # "explain", the first by name
+        await pilot.press("space")
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: not isinstance(app.screen, SkillsScreen), "closed")
+        await wait_idle(pilot)
+        names = [command.name for command in all_commands()]
+        told = notices(app)[-1]
+    assert shown[3].startswith("review  .claude/skills (project) · ")
+    assert any("model only" in line for line in shown)
+    assert saved_disabled(store.path) == ["explain"]
+    assert "`explain`" in told
+    assert "explain" in names  # the custom command of that name stays
+    assert app.runtime.skills is not None and not app.runtime.skills.enabled("explain")
