@@ -9,6 +9,7 @@ listing every skill the model may load.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Mapping
 from typing import Any
 
@@ -55,7 +56,7 @@ class SkillTool(ModelTool[SkillArgs]):
     async def run(self, args: SkillArgs, context: ToolContext) -> ToolResult:
         """The skill's text; `ToolError` for an unknown, disabled or user-only skill."""
         catalog = self.catalog
-        catalog.refresh()
+        await asyncio.to_thread(catalog.refresh)  # reads the skills' folders
         name = args.name.strip()
         skill = catalog.skills.get(name)
         if skill is None or not catalog.enabled(name) or not skill.model_invocable:
