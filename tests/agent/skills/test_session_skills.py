@@ -163,3 +163,18 @@ async def test_a_resumed_session_knows_which_skills_were_loaded(
     await resumed.aclose()
     assert resumed.skills is not None
     assert [skill.name for skill in resumed.skills.loaded()] == ["review"]
+
+
+async def test_rewinding_before_a_skill_was_loaded_unloads_it(
+    llm_server: OpenAIServer, workspace: Path
+) -> None:
+    write_skill(workspace / ".forge" / "skills", "review", "Review.", "Review rules\n")
+    session = build_session(settings_for(llm_server), workspace)
+    llm_server.enqueue(Text("hello"), ToolCalls([Call("skill", {"name": "review"})]), Text("ok"))
+    await drive(session.run_turn("first"))
+    await drive(session.run_turn("load the review skill"))
+    assert session.skills is not None and [s.name for s in session.skills.loaded()] == ["review"]
+    turns = session.turns()
+    session.rewind_conversation(turns[1].id)
+    await session.aclose()
+    assert session.skills.loaded() == []
