@@ -45,6 +45,8 @@ ALLOWED = {
         "forge.agent.mentions",  # the resumed history's attachment rows
         "forge.agent.modes",
         "forge.agent.shell_escape",  # parsing the `!` line
+        "forge.agent.skills.catalog",  # /skills: the statuses, `skills.disabled` globs
+        "forge.agent.skills.commands",  # the skills' /name table (builtin > custom > skill)
         "forge.agent.mcp.project_watch",
         "forge.agent.mcp.report",
         "forge.agent.tools.diffs",  # rendering a diff

@@ -12,7 +12,9 @@ is allowed without asking when any of these holds, checked in order:
 2. (auto mode, checked above);
 3. the tool is in `auto_approve` or was approved "always" this session, or it is an MCP tool
    (`server__tool`) and `auto_approve` holds `server__*`;
-4. it is `execute_command` and its command matches an allowlist entry (below).
+4. it is `execute_command` and its command matches an allowlist entry (below);
+5. a skill loaded in the session pre-approves it (its `allowed-tools`, given by `granted`;
+   `forge.agent.skills.allowed_tools`, docs/adr/0046).
 
 Allowlist matching is by words, not text: the command and the entry are split with
 `shlex.split`, and the entry's words must be the command's first words, exactly. So the entry
@@ -24,10 +26,11 @@ allowlist, because the words after the prefix could start a second command.
 from __future__ import annotations
 
 import shlex
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import Literal
 
 from forge.agent.modes import PermissionMode, mode_verdict
+from forge.agent.skills.allowed_tools import command_prefixes, granted_tools
 from forge.agent.tools.base import Tool
 from forge.llm.messages import ToolCall
 
@@ -53,11 +56,14 @@ class ApprovalPolicy:
         command_allowlist: Iterable[str] = (),
         approve_all: bool = False,
         mode: PermissionMode | str = PermissionMode.ASK,
+        granted: Callable[[], Sequence[str]] | None = None,
     ) -> None:
         """`auto_approve`: tool names that never ask. `command_allowlist`: command prefixes
         (e.g. "git status", "pytest") that `execute_command` may run without asking.
         `approve_all`: never ask (the same as `mode="auto"`). `mode`: the permission mode,
-        changeable later through the `mode` attribute."""
+        changeable later through the `mode` attribute. `granted`: the `allowed-tools` entries
+        of the skills loaded now (asked at each call)."""
+        self.granted = granted
         self.auto_approve = frozenset(auto_approve)
         self.command_allowlist = tuple(command_allowlist)
         self.mode = PermissionMode.AUTO if approve_all else PermissionMode(mode)
@@ -101,7 +107,26 @@ class ApprovalPolicy:
             return "allow"
         if tool.name == COMMAND_TOOL and self.command_is_allowlisted(_command_of(call)):
             return "allow"
+        if self.granted is not None and self._skill_approved(call, tool, self.granted()):
+            return "allow"
         return "ask"
+
+    def _skill_approved(self, call: ToolCall, tool: Tool, entries: Sequence[str]) -> bool:
+        """Whether the loaded skills' `allowed-tools` entries approve `call`."""
+        if not entries:
+            return False
+        if tool.name in granted_tools(entries):
+            return True
+        if tool.name != COMMAND_TOOL:
+            return False
+        command = _command_of(call)
+        if not command or any(character in SHELL_METACHARACTERS for character in command):
+            return False
+        words = _split(command)
+        return bool(words) and any(
+            (prefix_words := _split(prefix)) and words[: len(prefix_words)] == prefix_words
+            for prefix in command_prefixes(entries)
+        )
 
     def _server_approved(self, tool_name: str) -> bool:
         """Whether an `auto_approve` entry `server__*` covers `tool_name` (an MCP tool)."""

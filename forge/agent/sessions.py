@@ -141,6 +141,15 @@ class SessionLog:
             self._write({"type": "model", "model": model})
             self.header = {**self.header, "model": model}
 
+    def add_to_header(self, fields: dict[str, Any]) -> bool:
+        """Put `fields` in the header, while it is not written yet (a new session before its
+        first message); whether it was (a resumed or started session's header is kept)."""
+        if self._started or not self._pending:
+            return False
+        self.header = {**self.header, **fields}
+        self._pending[0] = self._encode(self.header)
+        return True
+
     def record_costs(self, ledger: dict[str, Any]) -> None:
         """Write a `costs` record (the session's cost ledger, `CostLedger.to_record`) when it
         changed; a resume reads the last one (`costs`)."""

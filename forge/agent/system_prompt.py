@@ -57,6 +57,7 @@ def build_system_prompt(
     *,
     interactive: bool = True,
     today: date | None = None,
+    skills_listing: str = "",
 ) -> str:
     """The system prompt for an agent working in `workspace` with `tools`.
 
@@ -64,7 +65,9 @@ def build_system_prompt(
     date; a resumed session passes the day it started, so the prompt stays byte-identical and
     prompt caches keep matching), the tool rules (including the loop-breaking tools), the tool
     names, and the project's `AGENTS.md` when present. `interactive=False` (headless runs)
-    tells the model nobody can answer questions.
+    tells the model nobody can answer questions. `skills_listing` (the skills' names,
+    descriptions and paths, computed once when the session started and kept in its header,
+    docs/adr/0046) comes after the tool rules, before AGENTS.md.
     """
     sections = [_ROLE, _environment(workspace, today or date.today()), _TOOL_RULES]
     if any(spec.name == RECALL_TOOL for spec in tools):
@@ -74,6 +77,8 @@ def build_system_prompt(
         sections.append(f"Your tools: {names}.")
     if not interactive:
         sections.append(_HEADLESS_RULES)
+    if skills_listing:
+        sections.append(skills_listing)
     instructions = read_project_instructions(workspace)
     if instructions:
         sections.append(

@@ -34,6 +34,7 @@ from pydantic_settings import (
 from forge.config.agent_settings import AgentsSettings
 from forge.config.hook_settings import HooksSettings
 from forge.config.prices import ModelPriceSettings
+from forge.config.skill_settings import SkillsSettings
 
 ENV_PREFIX = "FORGE_"
 ENV_NESTED_DELIMITER = "__"
@@ -265,8 +266,9 @@ class ContextSettings(BaseModel):
     """Tool calls needed before the tool-call strategy summarizes them."""
     max_tool_call_distance: PositiveCount = 40
     """Messages back from the end beyond which a tool call may be summarized."""
-    excluded_tools: list[str] = ["task_completion", "ask_question", "converse"]
-    """Tools whose calls and results are never summarized away."""
+    excluded_tools: list[str] = ["task_completion", "ask_question", "converse", "skill"]
+    """Tools whose calls and results are never summarized away (a loaded skill's
+    instructions stay: docs/adr/0046)."""
     goal_batch_age: PositiveCount = 20
     """Messages after which a finished goal's turns may be batched into one summary."""
     goal_batch_min_turns: PositiveCount = 2
@@ -532,6 +534,8 @@ class Settings(BaseSettings):
     """Lifecycle hooks: commands run before and after tool calls, prompts and turns."""
     agents: AgentsSettings = AgentsSettings()
     """Subagents run by the `task` tool (docs/adr/0045)."""
+    skills: SkillsSettings = SkillsSettings()
+    """Skills (agentskills.io `SKILL.md` folders): the size cap and the disabled ones."""
 
     @classmethod
     def settings_customise_sources(

@@ -238,6 +238,7 @@ def run_headless(args: argparse.Namespace) -> int:
         mode = permission_mode(args)
         workspace = _workspace(args)
         settings = _settings(args)
+        original_task = task
         task, settings = _expand_custom_command(task, workspace, settings)
         if limit is not None:
             _check_prices(settings)
@@ -273,6 +274,11 @@ def run_headless(args: argparse.Namespace) -> int:
         writer.write_err(f"forge run: warning: session {runtime.session_id}: {problem}")
     for problem in runtime.agent_problems:  # an agent definition that cannot be used
         writer.write_err(f"forge run: warning: {problem}")
+    for skill_notice in runtime.skill_notices:  # skills left out (file, rule), a capped listing
+        writer.write_err(f"forge run: warning: skills: {skill_notice}")
+    skill_text = runtime.skill_command(task) if task == original_task else None
+    if skill_text is not None:
+        task = skill_text  # `/name args` naming a skill (a custom command won above)
     if notice := runtime.recache_notice():
         writer.write_err(f"forge run: {notice}")
     received: list[int] = []

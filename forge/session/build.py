@@ -23,11 +23,14 @@ from forge.agent.parts import AgentParts
 from forge.agent.providers import make_provider, make_summarization_provider
 from forge.agent.recall_archive import SessionArchive
 from forge.agent.sessions import ResumedSession, SessionStore
+from forge.agent.skills.listing import estimate_tokens
+from forge.agent.skills.session_setup import session_skills
 from forge.agent.subagents.definitions import load_agent_definitions
 from forge.agent.subagents.run import Subagents
 from forge.agent.system_prompt import build_system_prompt, session_date
 from forge.agent.tools.recall import RecallTool
 from forge.agent.tools.registry import default_registry
+from forge.agent.tools.skill import SkillTool
 from forge.agent.tools.task import TaskTool
 from forge.agent.trust import WorkspaceTrust
 from forge.agent.turn_events import TurnEvents
@@ -37,7 +40,13 @@ from forge.context.conversation import Conversation
 from forge.llm.tokenizer import TiktokenCounter
 from forge.session.children import SessionChildren
 from forge.session.core import Session
-from forge.session.parts import make_manager, make_window_tracker, secrets_of, summary_dir
+from forge.session.parts import (
+    make_manager,
+    make_window_tracker,
+    secrets_of,
+    summary_dir,
+    window_tokens,
+)
 
 
 def build_session(
@@ -102,8 +111,20 @@ def build_session(
         costs.record_summary,  # summaries are costed too
         turn_events.emit,
     )
-    registry = default_registry()
+    skills = session_skills(  # the listing is fixed for the session (docs/adr/0046)
+        workspace,
+        log,
+        window_tokens=window_tokens(tracker.current, settings.llm.model),
+        count=estimate_tokens,  # the tokenizer loads after the first frame (ADR 0042)
+        max_file_bytes=settings.skills.max_file_bytes,
+        disabled=settings.skills.disabled,
+        listing_share=settings.skills.listing_share,
+        trust=trust,
+        messages=conversation.messages,
+    )
+    registry = default_registry(readable=skills.catalog.readable_directories)
     registry.register(RecallTool(SessionArchive(log.path)))
+    registry.register(SkillTool(skills.catalog))
     registry.add_source(mcp)
     agent_problems: list[str] = []
     if settings.agents.enabled:  # the `task` tool lists the agents (docs/adr/0045)
@@ -123,6 +144,7 @@ def build_session(
         command_allowlist=settings.tools.command_allowlist,
         approve_all=approve_all,
         mode=mode or settings.tools.mode,
+        granted=skills.catalog.granted_tools,
     )
     checkpoints: CheckpointStore | None = None
     if not is_ephemeral():  # `forge run --ephemeral` keeps no checkpoints (nothing to rewind)
@@ -165,7 +187,11 @@ def build_session(
         # A resumed session keeps the date it started on: the system prompt stays the same
         # bytes, so the provider's prompt cache still matches (docs/adr/0037).
         system_prompt=build_system_prompt(
-            workspace, registry.specs(), interactive=ask_user, today=session_date(log.header)
+            workspace,
+            registry.specs(),
+            interactive=ask_user,
+            today=session_date(log.header),
+            skills_listing=skills.listing,
         ),
         conversation=conversation,
         max_llm_calls=max_llm_calls,
@@ -192,4 +218,6 @@ def build_session(
         summarization_provider=summarization_provider,
         children=children,
         agent_problems=agent_problems,
+        skills=skills.catalog,
+        skill_notices=list(skills.notices),
     )

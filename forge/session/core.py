@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncGenerator, Callable, Mapping, Sequence
+from collections.abc import AsyncGenerator, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
@@ -51,6 +51,7 @@ from forge.session.settings_apply import apply_settings
 
 if TYPE_CHECKING:
     from forge.agent.mentions import Expansion
+    from forge.agent.skills.catalog import SkillCatalog
     from forge.session.children import SessionChildren
 
 logger = logging.getLogger(__name__)
@@ -88,6 +89,11 @@ class Session:
     """How a subagent's parts are made (follows the settings; docs/adr/0045)."""
     agent_problems: list[str] = field(default_factory=list)
     """Agent definition files that could not be used, one line each (file and field)."""
+    skills: SkillCatalog | None = None
+    """The session's skills and which are loaded (`/skills`, `/name`; docs/adr/0046)."""
+    skill_notices: list[str] = field(default_factory=list)
+    """What to tell the user once at start: skills left out (file and rule), clashes, a
+    capped listing."""
 
     def __post_init__(self) -> None:
         if self.window is not None:
@@ -198,6 +204,12 @@ class Session:
         text = self._agent_request(text)
         if prompt.context:  # SessionStart's and UserPromptSubmit's, marked as theirs
             text = f"{text}\n\n{prompt.context}"
+        if self.skills is not None:  # a summary took a loaded skill out: give it back
+            from forge.agent.skills.loading import missing_from, reattached_text
+
+            missing = missing_from(self.messages, self.skills.loaded())
+            if missing:
+                text = f"{reattached_text(missing)}\n\n{text}"
         if not model or model == self.settings.llm.model:
             async for event in self.agent.run_turn(text):
                 yield event
@@ -224,6 +236,15 @@ class Session:
 
         name = requested_agent(text, self.agent_names())
         return with_agent_request(text, name) if name is not None else text
+
+    def skill_command(self, text: str, *, taken: Iterable[str] = ()) -> str | None:
+        """The message to send for `text` when it is `/name args` naming a skill the user may
+        run whose name no command in `taken` has (built-in and custom commands win); the
+        skill counts as loaded from then on. None otherwise (docs/adr/0046)."""
+        from forge.agent.skills.commands import expand_skill_command
+
+        found = expand_skill_command(self.skills, text, taken=taken) if self.skills else None
+        return found[1] if found is not None else None
 
     def run_command(self, command: str) -> AsyncGenerator[AgentEvent, None]:
         """Run the user's `!command` in the workspace (no approval; cancelling ends its
@@ -319,6 +340,8 @@ class Session:
         """Take the conversation back to just before turn `turn_id` (recorded in the log);
         the model reads files again before writing them."""
         rewind_conversation(self.agent.conversation, self.log, turn_id, self.registry.read_ledger())
+        if self.skills is not None:  # a skill loaded after that turn is no longer loaded
+            self.skills.keep_loaded_in(self.messages)
 
     # --- reports -----------------------------------------------------------------------------
     def cost_report(self) -> CostReport:

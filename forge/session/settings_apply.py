@@ -23,6 +23,7 @@ from forge.agent.providers import (
     make_summarization_provider,
 )
 from forge.agent.sessions import SessionLog, SessionStore
+from forge.agent.skills.catalog import SkillCatalog
 from forge.agent.trust import WorkspaceTrust
 from forge.config.settings import Settings
 from forge.context.manager import Manager
@@ -57,6 +58,7 @@ class Session(Protocol):
     summarization_provider: AnyProvider | None
     retired_providers: list[AnyProvider]
     retired_windows: list[WindowTracker]
+    skills: SkillCatalog | None
 
     @property
     def provider(self) -> AnyProvider: ...
@@ -98,6 +100,9 @@ def apply_settings(session: Session, new: Settings) -> str:
     if old.hooks != new.hooks and session.parts.hooks is not None:
         session.parts.hooks.reload(new, session.trust)  # from the next event on (ADR 0043)
         changes.append("hooks")
+    if session.skills is not None:  # the listing stays; use and `/skills` follow (ADR 0046)
+        session.skills.disabled = tuple(new.skills.disabled)
+        session.skills.max_file_bytes = new.skills.max_file_bytes
     # The old key stays masked too: it may still turn up in output (an env dump, a log).
     session.log.record_model(new.llm.model)
     session.log.set_redactions(sorted({*secrets_of(old), *secrets_of(new)}))
@@ -205,6 +210,7 @@ def carry_over(policy: ApprovalPolicy, old: Settings, new: Settings) -> Approval
         auto_approve=new.tools.auto_approve,
         command_allowlist=new.tools.command_allowlist,
         mode=mode,
+        granted=policy.granted,
     )
     for name in policy.approved_this_session:
         renewed.approve_always(name)

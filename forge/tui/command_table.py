@@ -39,6 +39,7 @@ SLASH_COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("mcp", "MCP servers: status and tools"),
     SlashCommand("trust", "Workspace trust: what the workspace would run; change it", "[revoke]"),
     SlashCommand("hooks", "Hooks: each one's event, matcher, command, source and trust"),
+    SlashCommand("skills", "Skills: list them; enable or disable one", "[list|enable|disable]"),
     SlashCommand("quit", "Exit Forge"),
 )
 """Every slash command, in the order help lists them."""
@@ -55,9 +56,22 @@ def set_custom_commands(commands: tuple[SlashCommand, ...]) -> None:
     _custom = tuple(command for command in commands if command.name not in _BY_NAME)
 
 
+_skills: tuple[SlashCommand, ...] = ()
+"""The skills runnable as `/name` (`forge.agent.skills.commands`), after the custom commands."""
+
+
+def set_skill_commands(commands: tuple[SlashCommand, ...]) -> None:
+    """Use `commands` as the skills' commands (a built-in's or custom command's name is left
+    out: they win, docs/adr/0046)."""
+    global _skills
+    taken = set(_BY_NAME) | {command.name for command in _custom}
+    _skills = tuple(command for command in commands if command.name not in taken)
+
+
 def all_commands() -> tuple[SlashCommand, ...]:
-    """The built-in commands, then the custom ones: what help, completion and the palette list."""
-    return SLASH_COMMANDS + _custom
+    """The built-in commands, then the custom ones, then the skills: what help, completion
+    and the palette list."""
+    return SLASH_COMMANDS + _custom + _skills
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,7 +94,7 @@ def parse_slash_command(text: str) -> ParsedCommand | None:
         return None
     head, _, argument = stripped[1:].partition(" ")
     name = head.strip().lower()
-    command = _BY_NAME.get(name) or next((c for c in _custom if c.name == name), None)
+    command = _BY_NAME.get(name) or next((c for c in _custom + _skills if c.name == name), None)
     return ParsedCommand(name=name, argument=argument.strip(), command=command)
 
 

@@ -28,6 +28,7 @@ from forge.tui.command_table import (
     set_custom_commands,
     unknown_command_message,
 )
+from forge.tui.skill_commands import SkillSlashCommands
 
 if TYPE_CHECKING:
     from forge.tui.command_host import CommandHost
@@ -82,9 +83,10 @@ class SlashCommandProvider(Provider):
                 )
 
 
-class SlashCommandRunner(CheckpointCommands):
+class SlashCommandRunner(CheckpointCommands, SkillSlashCommands):
     """Runs slash commands against the app: each `command_*` method is one command
-    (/undo and /rewind live in `forge.tui.checkpoint_commands`)."""
+    (/undo and /rewind live in `forge.tui.checkpoint_commands`, /skills and running a skill
+    in `forge.tui.skill_commands`)."""
 
     BUSY_MESSAGE = "A turn is running: wait for it, or press Esc to interrupt it first."
 
@@ -107,6 +109,7 @@ class SlashCommandRunner(CheckpointCommands):
             await self.app.chat.add_notice(
                 f"Some custom commands were not loaded:\n\n{lines}", kind="error"
             )
+        await self.load_skill_commands()  # after the custom commands, which win a clash
 
     async def run_text(self, text: str) -> bool:
         """Run `text` if it is a slash command; False when it is ordinary chat input."""
@@ -127,6 +130,8 @@ class SlashCommandRunner(CheckpointCommands):
                 custom = self.custom.get(parsed.name)
             if custom is not None:
                 await self.run_custom(custom, parsed.argument)
+                return
+            if await self.run_skill(parsed.name, parsed.argument):
                 return
             await self.app.chat.add_notice(unknown_command_message(parsed.name), kind="error")
             return

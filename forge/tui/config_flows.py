@@ -8,8 +8,13 @@ from typing import TYPE_CHECKING
 from textual import on
 from textual.app import App
 
+from forge.text_safety import terminal_safe
 from forge.tui.config_problem import config_still_unreadable
-from forge.tui.messages import ModelSwitchRequested, SettingsRequested
+from forge.tui.messages import (
+    ModelSwitchRequested,
+    SettingsRequested,
+    SkillsDisabledSaveRequested,
+)
 from forge.tui.widgets.chat_blocks import NoticeBlock
 from forge.tui.widgets.config_banner import ConfigProblemBanner
 from forge.tui.widgets.welcome import KEY_ADDED, needs_api_key
@@ -18,6 +23,7 @@ if TYPE_CHECKING:
     from forge.config.settings import Settings
     from forge.config.store import ConfigStore
     from forge.session.core import Session
+    from forge.tui.commands import SlashCommandRunner
     from forge.tui.reload import ConfigReloadController
     from forge.tui.widgets.chat import ChatView
     from forge.tui.widgets.header import ForgeHeader
@@ -34,6 +40,7 @@ class ConfigFlows(App[int]):
     header: ForgeHeader
     chat: ChatView
     status: StatusPane
+    commands_runner: SlashCommandRunner
 
     if TYPE_CHECKING:
 
@@ -83,6 +90,25 @@ class ConfigFlows(App[int]):
             return
         await self.show_settings(settings)
         await self.chat.add_notice(f"Model for this session: `{model}` (was `{current}`).")
+
+    @on(SkillsDisabledSaveRequested)
+    async def _skills_disabled_save_requested(self, message: SkillsDisabledSaveRequested) -> None:
+        """Save `skills.disabled` to the user config and apply it through the reload
+        controller; the skills' commands follow (docs/adr/0046)."""
+        skills = self.settings.skills.model_copy(update={"disabled": message.disabled})
+        new = self.settings.model_copy(update={"skills": skills})
+        try:
+            result = self.config_store.save(new, {"skills.disabled"})
+        except OSError as error:
+            await self.chat.add_notice(f"Could not save the config: {error}", kind="error")
+            return
+        await self.reload_controller.apply(result, source="settings")
+        await self.commands_runner.load_skill_commands()
+        patterns = ", ".join(f"`{terminal_safe(p)}`" for p in result.settings.skills.disabled)
+        await self.chat.add_notice(
+            f"{message.said}; `skills.disabled` in the user config is now [{patterns}]. The "
+            "model's listing follows in the next session."
+        )
 
     def apply_theme(self, name: str) -> None:
         """Use the Textual theme `name`; an unknown name keeps the current theme."""

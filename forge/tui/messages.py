@@ -268,6 +268,15 @@ class ModelSwitchRequested(Message):
 
 
 @dataclass
+class SkillsDisabledSaveRequested(Message):
+    """/skills enable|disable or the /skills screen closed: save `skills.disabled` in the
+    user config (atomic, 0600) and apply it; the chat then says `said` (docs/adr/0046)."""
+
+    disabled: list[str]
+    said: str
+
+
+@dataclass
 class SettingsRequested(Message):
     """/settings (or F2): open the settings overlay."""
 

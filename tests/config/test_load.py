@@ -123,7 +123,12 @@ def test_validation_errors_name_key_and_line_keep_the_valid_values_and_the_file(
     assert result.settings.llm.model == "mine"
     assert result.settings.llm.base_url == "https://api.openai.com/v1"
     assert result.settings.context.warning_threshold == 0.85
-    assert result.settings.context.excluded_tools == ["task_completion", "ask_question", "converse"]
+    assert result.settings.context.excluded_tools == [
+        "task_completion",
+        "ask_question",
+        "converse",
+        "skill",
+    ]
     assert result.settings.context.summarizer.chunk_size == 2048
     assert result.save_blocked is None
     assert result.file_data["llm"]["model"] == "mine"

@@ -30,7 +30,7 @@ def test_defaults_are_the_documented_ones() -> None:
     assert context.max_tokens is None
     assert (context.warning_threshold, context.auto_summary_threshold) == (0.85, 0.90)
     assert context.threshold_trigger == 0.80
-    assert context.excluded_tools == ["task_completion", "ask_question", "converse"]
+    assert context.excluded_tools == ["task_completion", "ask_question", "converse", "skill"]
     assert (context.goal_batch_min_turns, context.goal_batch_max_turns) == (2, 6)
     assert context.ingest_max_share == 0.5
     assert (context.observation_masking, context.mask_keep_recent, context.mask_batch) == (

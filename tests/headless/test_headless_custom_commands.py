@@ -45,3 +45,28 @@ def test_forge_run_uses_user_commands_and_leaves_other_slashes_alone(
     assert (first.returncode, second.returncode) == (0, 0), first.stderr + second.stderr
     sent = [request.messages[-1]["content"] for request in llm_server.requests]
     assert sent == ["Explain the parser", "/etc/hosts: what is it?"]
+
+
+def test_forge_run_runs_a_skill_as_name_args_and_lists_skills(
+    llm_server: OpenAIServer, workspace: Path
+) -> None:
+    skills = workspace / ".agents" / "skills"
+    write(
+        skills / "review" / "SKILL.md",
+        "---\nname: review\ndescription: Review a file.\n---\nReview $1 in ${SKILL_DIR}\n",
+    )
+    bad = write(skills / "Bad" / "SKILL.md", "---\nname: Bad\ndescription: x\n---\nbody\n")
+    write(workspace / ".forge" / "commands" / "same.md", "The custom command")
+    write(skills / "same" / "SKILL.md", "---\nname: same\ndescription: Shadowed.\n---\nThe skill\n")
+    llm_server.enqueue(Text("Reviewed."), Text("Custom."))
+    first = forge_run(llm_server, workspace, "/review src/a.py")
+    second = forge_run(llm_server, workspace, "/same")
+    assert (first.returncode, second.returncode) == (0, 0), first.stderr + second.stderr
+    request = llm_server.requests[0]
+    assert f"Review src/a.py in {skills / 'review'}" in request.messages[-1]["content"]
+    assert (
+        "- review: Review a file. (.agents/skills/review/SKILL.md)"
+        in request.messages[0]["content"]
+    )
+    assert f"skills: {bad}: `name` 'Bad' must be" in first.stderr
+    assert llm_server.requests[1].messages[-1]["content"] == "The custom command"

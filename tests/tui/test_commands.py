@@ -70,6 +70,7 @@ def test_every_required_command_exists() -> None:
         "rewind",
         "trust",
         "hooks",
+        "skills",
     }
 
 

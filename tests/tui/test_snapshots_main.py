@@ -98,6 +98,22 @@ def make_scene_app(home: Path, monkeypatch: pytest.MonkeyPatch | None = None) ->
     return ForgeApp(runtime=runtime, store=store, workspace=workspace)
 
 
+async def start_up_done(pilot: Pilot[object]) -> None:
+    """Wait until the session is ready and start-up's own gauge update (the tokenizer's count,
+    off the loop) has landed: the scene's events must come after it, not race it."""
+    app = pilot.app
+    assert isinstance(app, ForgeApp)
+    await app.runtime_ready.wait()
+    seen = False
+    for _ in range(300):  # the worker starts after a refresh and is dropped once it ends
+        await pilot.pause()
+        running = any(worker.group == "context-count" for worker in app.workers)
+        if running:
+            seen = True
+        elif seen:
+            return
+
+
 async def play(pilot: Pilot[object], events: tuple[AgentEvent, ...]) -> None:
     """Hand each event to the app's handler, as the turn worker's messages are, awaiting each
     (posting and pausing would depend on how busy the machine is), then let the chat settle."""
@@ -112,6 +128,7 @@ async def working_scene(pilot: Pilot[object]) -> None:
     """A turn in progress: tool calls, a diff, and a tool-call summarization at 7/12."""
     app = pilot.app
     assert isinstance(app, ForgeApp)
+    await start_up_done(pilot)
     app.prompt.cursor_blink = False
     await app.chat.add_user_message("Make the date parser accept ISO weeks and fix the tests")
     app.busy = True

@@ -12,7 +12,7 @@ from pydantic import Field
 from forge.agent.tools.arguments import Boolean, ModelTool, ToolArguments, tool_schema
 from forge.agent.tools.base import ToolContext, ToolError, ToolResult
 from forge.agent.tools.ignore import IgnoreRules, walk
-from forge.agent.tools.workspace import display_path, resolve_in_workspace, workspace_root
+from forge.agent.tools.workspace import ReadableRoots, resolve_readable
 from forge.llm.protocols import ToolSpec
 
 MAX_ENTRIES = 500
@@ -48,12 +48,16 @@ class ListFilesTool(ModelTool[ListFilesArgs]):
         suffix = " (recursive)" if arguments.get("recursive") is True else ""
         return f"list_files: {arguments.get('path') or '.'}{suffix}"
 
+    def __init__(self, readable: ReadableRoots | None = None) -> None:
+        """`readable`: folders outside the workspace it may list too (loaded skills')."""
+        self.readable = readable
+
     async def run(self, args: ListFilesArgs, context: ToolContext) -> ToolResult:
         """The entries, one per line, capped at `MAX_ENTRIES`."""
-        directory = resolve_in_workspace(context.workspace, args.path or ".")
-        shown = display_path(context.workspace, directory)
+        directory, root, shown = resolve_readable(
+            context.workspace, args.path or ".", self.readable
+        )
         recursive = bool(args.recursive)
-        root = workspace_root(context.workspace)
         content = await asyncio.to_thread(_list, root, directory, shown, recursive)
         return ToolResult(content=content, metadata={"path": shown})
 

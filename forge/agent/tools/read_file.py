@@ -15,7 +15,7 @@ from forge.agent.tools.output import head_and_tail_lines
 from forge.agent.tools.read_ledger import FileReadLedger
 from forge.agent.tools.text_files import read_regular_bytes
 from forge.agent.tools.threads import run_in_daemon_thread
-from forge.agent.tools.workspace import display_path, resolve_in_workspace
+from forge.agent.tools.workspace import ReadableRoots, resolve_readable
 from forge.llm.protocols import ToolSpec
 
 MAX_LINES = 2000
@@ -55,9 +55,13 @@ class ReadFileTool(ModelTool[ReadFileArgs]):
     )
     arguments_model = ReadFileArgs
 
-    def __init__(self, ledger: FileReadLedger | None = None) -> None:
-        """`ledger` records what the model read (shared with the edit tools of a session)."""
+    def __init__(
+        self, ledger: FileReadLedger | None = None, readable: ReadableRoots | None = None
+    ) -> None:
+        """`ledger` records what the model read (shared with the edit tools of a session);
+        `readable`: folders outside the workspace it may read too (loaded skills')."""
         self.ledger = ledger if ledger is not None else FileReadLedger()
+        self.readable = readable
 
     def describe(self, arguments: Mapping[str, Any]) -> str:
         """E.g. "read_file: src/app.py (lines 10-40)"."""
@@ -69,8 +73,7 @@ class ReadFileTool(ModelTool[ReadFileArgs]):
 
     async def run(self, args: ReadFileArgs, context: ToolContext) -> ToolResult:
         """The numbered lines asked for, or a `ToolError` naming what is wrong."""
-        path = resolve_in_workspace(context.workspace, args.path)
-        shown = display_path(context.workspace, path)
+        path, _, shown = resolve_readable(context.workspace, args.path, self.readable)
         data, content = await run_in_daemon_thread(
             _read_numbered, path, shown, args.start_line, args.end_line
         )

@@ -40,6 +40,7 @@ from forge.agent.tools.read_file import ReadFileTool
 from forge.agent.tools.read_ledger import FileReadLedger
 from forge.agent.tools.search_files import SearchFilesTool
 from forge.agent.tools.update_plan import UpdatePlanTool
+from forge.agent.tools.workspace import ReadableRoots
 from forge.agent.tools.write_file import WriteFileTool
 from forge.llm.messages import ToolCall
 from forge.llm.protocols import ToolSpec
@@ -165,20 +166,21 @@ def _as_dict(args: Any) -> dict[str, Any]:
     return dict(args)
 
 
-def default_registry() -> ToolRegistry:
+def default_registry(readable: ReadableRoots | None = None) -> ToolRegistry:
     """A registry with every built-in tool: file tools, search, commands, loop-breaking tools,
     and `update_plan`.
 
     The file tools share one `FileReadLedger`: the registry of a session is its memory of
-    what the model has read.
+    what the model has read. `readable`: folders outside the workspace `read_file` and
+    `list_files` may read too (the loaded skills', docs/adr/0046).
     """
     ledger = FileReadLedger()
     return ToolRegistry(
         [
-            ReadFileTool(ledger),
+            ReadFileTool(ledger, readable),
             WriteFileTool(ledger),
             ApplyDiffTool(ledger),
-            ListFilesTool(),
+            ListFilesTool(readable),
             SearchFilesTool(),
             ExecuteCommandTool(),
             UpdatePlanTool(),

@@ -8,6 +8,7 @@ it lies inside the workspace's own real path.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from forge.agent.tools.base import ToolError
@@ -62,3 +63,42 @@ def is_inside_workspace(root: Path, path: Path) -> bool:
         return path.resolve(strict=False).is_relative_to(root)
     except (OSError, RuntimeError):
         return False
+
+
+ReadableRoots = Callable[[], Sequence[Path]]
+"""Folders outside the workspace the read-only tools may read now (loaded skills' folders,
+docs/adr/0046)."""
+
+
+def resolve_readable(
+    workspace: Path, path: str, readable: ReadableRoots | None
+) -> tuple[Path, Path, str]:
+    """For a read-only tool: the real path `path` names, the root it lies in, and how to show
+    it. Inside the workspace as `resolve_in_workspace`; else, for an absolute path, inside one
+    of the `readable` folders (shown absolute). `ToolError` otherwise."""
+    try:
+        resolved = resolve_in_workspace(workspace, path)
+    except ToolError:
+        found = _in_readable(path, readable() if readable is not None else ())
+        if found is None:
+            raise
+        return found
+    return resolved, workspace_root(workspace), display_path(workspace, resolved)
+
+
+def _in_readable(path: str, roots: Sequence[Path]) -> tuple[Path, Path, str] | None:
+    candidate = Path(path).expanduser() if path and "\x00" not in path else None
+    if candidate is None or not candidate.is_absolute() or not roots:
+        return None
+    try:
+        resolved = candidate.resolve(strict=False)
+    except (OSError, RuntimeError):
+        return None
+    for root in roots:
+        try:
+            real = root.resolve(strict=True)
+        except (OSError, RuntimeError):
+            continue
+        if resolved.is_relative_to(real):
+            return resolved, real, str(resolved)
+    return None

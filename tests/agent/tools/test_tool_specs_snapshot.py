@@ -13,14 +13,20 @@ import os
 from pathlib import Path
 
 from forge.agent.recall_archive import SessionArchive
+from forge.agent.skills.catalog import SkillCatalog
 from forge.agent.tools.recall import RecallTool
 from forge.agent.tools.registry import default_registry
+from forge.agent.tools.skill import SkillTool
 
 SNAPSHOT = Path(__file__).parent / "snapshots" / "tool_specs.json"
 
 
 def _wire_text(tmp_path: Path) -> str:
-    specs = [*default_registry().specs(), RecallTool(SessionArchive(tmp_path / "s.jsonl")).spec]
+    specs = [
+        *default_registry().specs(),
+        RecallTool(SessionArchive(tmp_path / "s.jsonl")).spec,
+        SkillTool(SkillCatalog(tmp_path, roots=[])).spec,
+    ]
     return json.dumps([spec.to_api() for spec in specs], indent=2, ensure_ascii=False) + "\n"
 
 

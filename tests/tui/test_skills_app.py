@@ -1,0 +1,151 @@
+"""Skills in the real app against the loopback server: `/name args` sends the skill's text,
+the clash order builtin > custom > skill (each said once), completion lists skills, problems
+are told at start naming the file, and `/skills` lists them and enables/disables one in the
+user config."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+import yaml
+from textual.widgets import SelectionList
+
+from forge.tui.command_table import all_commands, set_custom_commands, set_skill_commands
+from forge.tui.screens.skills import SkillsScreen
+from forge.tui.widgets.chat_blocks import NoticeBlock
+from tests.support.openai_server import OpenAIServer, Text
+from tests.tui.test_app_helpers import (
+    configure,
+    make_app,
+    notices,
+    submit,
+    wait_idle,
+    wait_until,
+)
+
+
+def write(path: Path, text: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def skill(root: Path, name: str, description: str, body: str, extra: str = "") -> Path:
+    return write(
+        root / name / "SKILL.md",
+        f"---\nname: {name}\ndescription: {description}\n{extra}---\n{body}",
+    )
+
+
+def saved_disabled(path: Path) -> object:
+    """`skills.disabled` as the user config file holds it."""
+    return yaml.safe_load(path.read_text(encoding="utf-8"))["skills"]["disabled"]
+
+
+@pytest.fixture(autouse=True)
+def _forget_commands() -> object:
+    yield
+    set_custom_commands(())
+    set_skill_commands(())
+
+
+@pytest.fixture
+def skills(workspace: Path) -> Path:
+    root = workspace / ".claude" / "skills"
+    skill(root, "review", "Review a file.", "Review $1 using ${SKILL_DIR}/checklist.md\n")
+    skill(root, "help", "Clashes with /help.", "not the help\n")
+    skill(root, "explain", "Clashes with a custom command.", "the skill's explain\n")
+    skill(root, "hidden", "Model only.", "hidden body\n", extra="user-invocable: false\n")
+    write(root / "Broken" / "SKILL.md", "---\nname: Broken\ndescription: x\n---\nbody\n")
+    write(workspace / ".forge" / "commands" / "explain.md", "the custom explain $ARGUMENTS")
+    return root
+
+
+async def test_a_skill_runs_as_name_args_and_commands_win_clashes(
+    llm_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch, workspace: Path, skills: Path
+) -> None:
+    llm_server.enqueue(Text("Reviewed."), Text("Explained."))
+    app = make_app(configure(llm_server, monkeypatch), workspace)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_idle(pilot, "start")
+        names = [command.name for command in all_commands()]
+        await submit(pilot, "/review src/a.py")
+        await wait_idle(pilot)
+        await submit(pilot, "/explain x")
+        await wait_idle(pilot)
+        await submit(pilot, "/hidden")
+        await wait_idle(pilot)
+        problems = [b.text for b in app.chat.query(NoticeBlock) if b.kind == "error"]
+        told = notices(app)
+    sent = [request.messages[-1]["content"] for request in llm_server.requests]
+    assert f"Review src/a.py using {skills / 'review'}/checklist.md" in sent[0]
+    assert sent[1] == "the custom explain x"
+    assert len(sent) == 2  # /hidden is not a user command
+    assert any("Unknown command /hidden" in text for text in told)
+    assert "review" in names and names.count("help") == 1 and names.count("explain") == 1
+    assert "hidden" not in names
+    skill_problems = [text for text in problems if text.startswith("Skills:")]
+    assert len(skill_problems) == 1  # said once
+    assert str(skills / "help" / "SKILL.md") in skill_problems[0]
+    assert "built-in" in skill_problems[0] and "custom command wins" in skill_problems[0]
+    assert str(skills / "Broken" / "SKILL.md") in skill_problems[0]
+    assert "lower-case" in skill_problems[0]
+    assert "- review: Review a file." in llm_server.requests[0].messages[0]["content"]
+
+
+async def test_skills_lists_and_disabling_is_saved_in_the_user_config(
+    llm_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch, workspace: Path, skills: Path
+) -> None:
+    store = configure(llm_server, monkeypatch)
+    app = make_app(store, workspace)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_idle(pilot, "start")
+        await submit(pilot, "/skills list")
+        await pilot.pause()
+        listing = notices(app)[-1]
+        await submit(pilot, "/skills disable rev*")
+        await wait_idle(pilot)
+        disabled_names = [command.name for command in all_commands()]
+        after_disabling = saved_disabled(store.path)
+        await submit(pilot, "/review a")
+        await wait_idle(pilot)
+        after_disable = notices(app)[-1]
+        await submit(pilot, "/skills enable rev*")
+        await wait_idle(pilot)
+        enabled_names = [command.name for command in all_commands()]
+    assert "| `review` | .claude/skills (project) | enabled |" in listing
+    assert "model only" in listing and "Not used:" in listing
+    assert "review" not in disabled_names and "review" in enabled_names
+    assert "Unknown command /review" in after_disable
+    assert llm_server.requests == []
+    assert after_disabling == ["rev*"]
+    assert saved_disabled(store.path) == []
+    assert os.stat(store.path).st_mode & 0o777 == 0o600
+
+
+async def test_the_skills_screen_toggles_and_saves_on_close(
+    llm_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch, workspace: Path, skills: Path
+) -> None:
+    store = configure(llm_server, monkeypatch)
+    app = make_app(store, workspace)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_idle(pilot, "start")
+        await submit(pilot, "/skills")
+        await wait_until(pilot, lambda: isinstance(app.screen, SkillsScreen), "the screen")
+        options = app.screen.query_one(SelectionList)
+        shown = [str(options.get_option_at_index(i).prompt) for i in range(options.option_count)]
+        assert options.highlighted == 0  # "explain", the first by name
+        await pilot.press("space")
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: not isinstance(app.screen, SkillsScreen), "closed")
+        await wait_idle(pilot)
+        names = [command.name for command in all_commands()]
+        told = notices(app)[-1]
+    assert shown[3].startswith("review  .claude/skills (project) · ")
+    assert any("model only" in line for line in shown)
+    assert saved_disabled(store.path) == ["explain"]
+    assert "`explain`" in told
+    assert "explain" in names  # the custom command of that name stays
+    assert app.runtime.skills is not None and not app.runtime.skills.enabled("explain")
