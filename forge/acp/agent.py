@@ -48,13 +48,14 @@ from acp.schema import (
 from forge import __version__
 from forge.acp import errors
 from forge.acp.client_mcp import client_servers
-from forge.acp.commands import advertised, load_commands, parse_slash
+from forge.acp.commands import BUILTIN_NAMES, advertised, load_commands, parse_slash
 from forge.acp.open_session import OpenSession
 from forge.acp.prompt_text import prompt_text
 from forge.acp.relay import TurnFailed, TurnRelay, Update
 from forge.acp.replay import replay_updates
 from forge.acp.server_trust import decide_servers, start_servers
 from forge.acp.slash_run import run_slash
+from forge.agent.custom_commands import CustomCommands
 from forge.agent.modes import MODE_DESCRIPTIONS, MODE_ORDER, PermissionMode
 from forge.agent.sessions import SessionNotFoundError, SessionStore
 from forge.config.provider_keys import main_api_key
@@ -229,7 +230,9 @@ class ForgeAcpAgent:
             session_id,
             AvailableCommandsUpdate(
                 session_update="available_commands_update",
-                available_commands=advertised(opened.custom),
+                available_commands=advertised(
+                    opened.custom, _skills(opened.session, opened.custom)
+                ),
             ),
         )
         notes = [*opened.servers.skipped, *opened.custom.problems]
@@ -319,7 +322,7 @@ class ForgeAcpAgent:
             session.session_id,
             AvailableCommandsUpdate(
                 session_update="available_commands_update",
-                available_commands=advertised(custom),
+                available_commands=advertised(custom, _skills(session, custom)),
             ),
         )
 
@@ -383,6 +386,9 @@ class ForgeAcpAgent:
         if slash is not None and (found := opened.custom.expand_input(text)) is not None:
             command, text = found
             model = command.model or None
+        elif slash is not None:  # `/name args` naming a skill (docs/adr/0046)
+            taken = [*BUILTIN_NAMES, *opened.custom.commands]
+            text = session.skill_command(text, taken=taken) or text
         return await relay.run(session.run_turn(text, model=model))
 
     async def cancel(self, session_id: str, **kwargs: Any) -> None:
@@ -468,3 +474,8 @@ class _Channel:
         self, tool_call: ToolCallUpdate, options: list[PermissionOption]
     ) -> RequestPermissionResponse:
         return await self._agent.ask(self._session_id, tool_call, options)
+
+
+def _skills(session: Session, custom: CustomCommands) -> list[tuple[str, str]]:
+    """The skills the editor may offer as commands (built-in and custom commands win)."""
+    return session.skill_commands(taken=[*BUILTIN_NAMES, *custom.commands])

@@ -4,6 +4,7 @@ the user's and project's custom commands (docs/adr/0026), expanded into a turn."
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -56,8 +57,11 @@ def load_commands(workspace: Path, max_file_bytes: int) -> CustomCommands:
     return load_custom_commands(workspace, reserved=BUILTIN_NAMES, max_file_bytes=max_file_bytes)
 
 
-def advertised(custom: CustomCommands) -> list[AvailableCommand]:
-    """Every command the editor may offer: Forge's, then the custom ones."""
+def advertised(
+    custom: CustomCommands, skills: Sequence[tuple[str, str]] = ()
+) -> list[AvailableCommand]:
+    """Every command the editor may offer: Forge's, then the custom ones, then the skills the
+    user may run as `/name args` (docs/adr/0046)."""
     commands = [
         AvailableCommand(
             name=command.name, description=command.description, input=_input(command.hint)
@@ -68,6 +72,10 @@ def advertised(custom: CustomCommands) -> list[AvailableCommand]:
         hint = command.argument_hint or ("arguments" if command.takes_arguments else "")
         commands.append(
             AvailableCommand(name=name, description=command.summary, input=_input(hint))
+        )
+    for name, description in skills:
+        commands.append(
+            AvailableCommand(name=name, description=description, input=_input("arguments"))
         )
     return commands
 

@@ -37,6 +37,9 @@ async def run_slash(
             await agent.reload_commands(opened)  # a command file added since the start
         if opened.custom.get(slash.name) is not None:
             return None
+        skills = opened.session.skill_commands(taken=[*BUILTIN_NAMES, *opened.custom.commands])
+        if any(name == slash.name for name, _ in skills):
+            return None  # a skill: the caller sends it (docs/adr/0046)
         await _say(relay, f"Unknown command /{slash.name}. /help lists Forge's commands.")
         return "end_turn"
     session = opened.session

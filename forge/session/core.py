@@ -237,6 +237,16 @@ class Session:
         name = requested_agent(text, self.agent_names())
         return with_agent_request(text, name) if name is not None else text
 
+    def skill_commands(self, *, taken: Iterable[str] = ()) -> list[tuple[str, str]]:
+        """(name, description) of each skill the user may run as `/name` whose name no
+        command in `taken` has (built-in and custom commands win; docs/adr/0046)."""
+        if self.skills is None:
+            return []
+        from forge.agent.skills.commands import skill_commands
+
+        runnable = skill_commands(self.skills, builtin=taken)
+        return [(name, skill.description) for name, skill in sorted(runnable.skills.items())]
+
     def skill_command(self, text: str, *, taken: Iterable[str] = ()) -> str | None:
         """The message to send for `text` when it is `/name args` naming a skill the user may
         run whose name no command in `taken` has (built-in and custom commands win); the

@@ -216,3 +216,30 @@ async def test_a_subagents_calls_show_labelled_with_its_name(
     assert client.text().endswith("Found it: notes.md.")
     final = llm_server.requests[-1].messages
     assert any("The plan is in notes.md." in str(m.get("content")) for m in final)
+
+
+async def test_skills_are_advertised_and_run_as_slash_prompts(
+    llm_server: OpenAIServer, workspace: Path
+) -> None:
+    skill = workspace / ".forge" / "skills" / "release-notes"
+    skill.mkdir(parents=True)
+    (skill / "SKILL.md").write_text(
+        "---\nname: release-notes\ndescription: Write release notes from the git log\n---\n"
+        "Read the log since the last tag and group the changes by area.\n"
+    )
+    llm_server.enqueue(Text("Notes written."))
+    client = RecordingClient()
+    async with forge_acp(client, forge_environment(llm_server), workspace=workspace) as (
+        connection,
+        _,
+    ):
+        session = await connection.new_session(cwd=str(workspace), mcp_servers=[])
+        answer = await connection.prompt(
+            session_id=session.session_id, prompt=prompt_of("/release-notes v2.1")
+        )
+    advertised = client.of_kind("available_commands_update")
+    names = {command.name: command for command in advertised[0].available_commands}
+    assert names["release-notes"].description == "Write release notes from the git log"
+    assert answer.stop_reason == "end_turn"
+    sent = llm_server.requests[0].messages[-1]["content"]
+    assert "group the changes by area" in sent and "v2.1" in sent
