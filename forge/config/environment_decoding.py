@@ -15,7 +15,7 @@ from typing import Any, cast
 from pydantic import BaseModel
 from pydantic_settings import BaseSettings, EnvSettingsSource, SettingsError
 
-__all__ = ["SettingsError", "decode_variable", "forge_values"]
+__all__ = ["decode_variable", "forge_values"]
 
 
 class _ForgeVariablesSource(EnvSettingsSource):
