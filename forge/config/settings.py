@@ -107,8 +107,9 @@ NonBlank = Annotated[str, AfterValidator(_not_blank)]
 MaskKeep = Annotated[int, AfterValidator(_at_least_three)]
 
 _SECTION_CONFIG = ConfigDict(extra="ignore", validate_default=True)
-"""Every section: unknown keys ignored, defaults validated too; field docstrings are the
-descriptions (`DocumentedModel`)."""
+"""Every section: unknown keys ignored, defaults validated too. A section subclasses
+`DocumentedModel` (not `BaseModel`), whose field docstrings become the descriptions the
+settings screen shows, without pydantic's slow `use_attribute_docstrings` (docs/adr/0042)."""
 
 
 class LLMSettings(DocumentedModel):
