@@ -80,3 +80,18 @@ def test_a_model_made_in_a_function_is_documented_too() -> None:
     assert Local.model_fields["size"].description == "How big."
     assert Local.model_fields["untold"].description is None
     assert Local.model_json_schema()["properties"]["size"]["description"] == "How big."
+
+
+def test_every_settings_model_is_a_documented_model() -> None:
+    # A section made from BaseModel would lose its descriptions (the settings screen's help).
+    modules = (forge.config.settings, forge.config.hook_settings, forge.config.prices)
+    plain = [
+        value.__name__
+        for module in modules
+        for value in vars(module).values()
+        if isinstance(value, type)
+        and issubclass(value, BaseModel)
+        and value.__module__ == module.__name__
+        and not issubclass(value, DocumentedModel)
+    ]
+    assert plain == []
