@@ -21,9 +21,9 @@ _parsed: dict[str, ast.Module | None] = {}
 
 
 def attribute_docstrings(cls: type) -> dict[str, str]:
-    """`cls`'s attribute docstrings by field name: a string statement right after an annotated
-    name (`model: str = "x"` then `\"\"\"The model.\"\"\"`), cleaned as `inspect.cleandoc` does —
-    what pydantic's `use_attribute_docstrings` reads."""
+    """`cls`'s attribute docstrings by field name: the string statement right after an
+    annotated name (`model: str = "x"`, then the docstring line), cleaned as `inspect.cleandoc`
+    does — what pydantic's `use_attribute_docstrings` reads."""
     node = _class_node(cls)
     if node is None:
         return {}
