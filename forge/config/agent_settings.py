@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, field_validator
+from pydantic import ConfigDict, field_validator
+
+from forge.config.field_docs import DocumentedModel
 
 
-class AgentsSettings(BaseModel):
+class AgentsSettings(DocumentedModel):
     """Subagents: child agents the `task` tool runs, each in a context of its own
     (`.forge/agents/`, `.claude/agents/` and the user's `agents/` folder; docs/adr/0045)."""
 
-    model_config = ConfigDict(use_attribute_docstrings=True, extra="ignore", validate_default=True)
+    model_config = ConfigDict(extra="ignore", validate_default=True)
     """As every section of `Settings` (`forge.config.settings`)."""
 
     enabled: bool = True

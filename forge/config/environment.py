@@ -4,16 +4,16 @@ pydantic-settings reads all `FORGE_*` variables at once and, for a value it cann
 names only the section ("error parsing value for field "tools" from source
 "EnvSettingsSource""). Reading each variable on its own lets every problem name its variable,
 and lets a bad variable be ignored while the good ones still apply.
+
+pydantic-settings decodes the `FORGE_*` variables (`forge.config.environment_decoding`); it is
+imported only when one is set, so a start without them does not load it (docs/adr/0042).
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
-
-from pydantic_settings import BaseSettings, EnvSettingsSource, SettingsError
 
 from forge.config.keys import deep_merge, dotted_keys
 from forge.config.settings import (
@@ -21,19 +21,9 @@ from forge.config.settings import (
     ENV_PREFIX,
     OPENAI_ENV_VARIABLES,
     Settings,
+    forge_variables,
+    openai_values,
 )
-
-
-class _OneVariableSource(EnvSettingsSource):
-    """pydantic-settings' own environment source, limited to one variable."""
-
-    def __init__(self, settings_cls: type[BaseSettings], variable: str) -> None:
-        self._variable = variable.lower()
-        super().__init__(settings_cls)
-
-    def _load_env_vars(self) -> Mapping[str, str | None]:
-        every = super()._load_env_vars()
-        return {name: value for name, value in every.items() if name == self._variable}
 
 
 @dataclass
@@ -67,34 +57,19 @@ def _overlaps(key: str, other: str) -> bool:
     return key == other or other.startswith(f"{key}.") or key.startswith(f"{other}.")
 
 
-def forge_variables() -> list[str]:
-    """The names of the `FORGE_*` variables that can hold a setting (not `FORGE_CONFIG`)."""
-    sections = {name.upper() for name in Settings.model_fields}
-    names = []
-    for name in sorted(os.environ):
-        upper = name.upper()
-        if not upper.startswith(ENV_PREFIX):
-            continue
-        head = upper[len(ENV_PREFIX) :].split(ENV_NESTED_DELIMITER, 1)[0]
-        if head in sections:
-            names.append(name)
-    return names
-
-
 def read_environment() -> EnvironmentReading:
     """Read every settings variable on its own; never raises for a bad value."""
     reading = EnvironmentReading()
-    openai: dict[str, Any] = {}
+    openai = openai_values()
     for variable, (section, key) in OPENAI_ENV_VARIABLES.items():
-        value = os.environ.get(variable, "")
-        if value:
-            openai.setdefault(section, {})[key] = value
+        if os.environ.get(variable, ""):
             reading.keys_by_variable[variable] = frozenset({f"{section}.{key}"})
     forge: dict[str, Any] = {}
     for variable in forge_variables():
-        try:
-            values = _OneVariableSource(Settings, variable)()
-        except SettingsError:
+        from forge.config.environment_decoding import decode_variable
+
+        values = decode_variable(Settings, ENV_PREFIX, ENV_NESTED_DELIMITER, variable)
+        if values is None:
             reading.undecodable[variable] = (
                 "is not valid JSON (lists and sections are written as JSON, "
                 'e.g. ["read_file", "list_files"])'

@@ -6,15 +6,17 @@ about one it cannot use, so one bad entry does not cost its neighbours.
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import ConfigDict
+
+from forge.config.field_docs import DocumentedModel
 
 
-class HookCommandSettings(BaseModel):
+class HookCommandSettings(DocumentedModel):
     """One hook: a shell command run with the event's JSON on stdin (docs/adr/0043). Kept
     loose here so one bad entry does not cost its neighbours: `forge.agent.hooks.config`
     checks `type` and `timeout` and warns about an entry it cannot use."""
 
-    model_config = ConfigDict(use_attribute_docstrings=True, extra="allow")
+    model_config = ConfigDict(extra="allow")
 
     type: str = "command"
     """The kind of hook; only "command" is supported."""
@@ -24,11 +26,11 @@ class HookCommandSettings(BaseModel):
     """Seconds before the hook's process group is killed (default 60)."""
 
 
-class HookMatcherSettings(BaseModel):
+class HookMatcherSettings(DocumentedModel):
     """A matcher group: the hooks that run when `matcher` matches (a regex on the tool name
     for tool events; empty or "*" matches everything)."""
 
-    model_config = ConfigDict(use_attribute_docstrings=True, extra="allow")
+    model_config = ConfigDict(extra="allow")
 
     matcher: str = ""
     """Regex on the tool name (Forge's or Claude Code's: "Bash|Write"), the SessionStart
@@ -37,12 +39,12 @@ class HookMatcherSettings(BaseModel):
     """The commands to run."""
 
 
-class HooksSettings(BaseModel):
+class HooksSettings(DocumentedModel):
     """Lifecycle hooks, in Claude Code's shape: each event maps to matcher groups
     (docs/adr/0043). Project hooks (`.forge/hooks.json`, `.claude/settings.json`) are read
     beside these and run only in a trusted workspace."""
 
-    model_config = ConfigDict(use_attribute_docstrings=True, extra="ignore", validate_default=True)
+    model_config = ConfigDict(extra="ignore", validate_default=True)
     """As every section of `Settings` (`forge.config.settings`)."""
 
     disabled: bool = False

@@ -20,7 +20,9 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from pydantic import BaseModel, ConfigDict, NonNegativeFloat
+from pydantic import ConfigDict, NonNegativeFloat
+
+from forge.config.field_docs import DocumentedModel
 
 PER_MILLION = 1_000_000
 
@@ -63,10 +65,10 @@ def _clamped(count: int) -> int:
 _MAX_PRICED_TOKENS = 10**18
 
 
-class ModelPriceSettings(BaseModel):
+class ModelPriceSettings(DocumentedModel):
     """One model's prices in the config file, dollars per million tokens."""
 
-    model_config = ConfigDict(use_attribute_docstrings=True, extra="ignore")
+    model_config = ConfigDict(extra="ignore")
 
     input: NonNegativeFloat
     """Prompt tokens not served from the cache."""

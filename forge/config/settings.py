@@ -17,22 +17,17 @@ from typing import Annotated, Any, Literal
 
 from pydantic import (
     AfterValidator,
-    BaseModel,
     ConfigDict,
     SecretStr,
     ValidationInfo,
     field_validator,
     model_validator,
 )
-from pydantic.fields import FieldInfo
-from pydantic_settings import (
-    BaseSettings,
-    PydanticBaseSettingsSource,
-    SettingsConfigDict,
-)
 
 from forge.config.agent_settings import AgentsSettings
+from forge.config.field_docs import DocumentedModel
 from forge.config.hook_settings import HooksSettings
+from forge.config.keys import deep_merge
 from forge.config.prices import ModelPriceSettings
 from forge.config.skill_settings import SkillsSettings
 
@@ -113,10 +108,13 @@ Seconds = Annotated[float, AfterValidator(_positive_seconds)]
 NonBlank = Annotated[str, AfterValidator(_not_blank)]
 MaskKeep = Annotated[int, AfterValidator(_at_least_three)]
 
-_SECTION_CONFIG = ConfigDict(use_attribute_docstrings=True, extra="ignore", validate_default=True)
+_SECTION_CONFIG = ConfigDict(extra="ignore", validate_default=True)
+"""Every section: unknown keys ignored, defaults validated too. A section subclasses
+`DocumentedModel` (not `BaseModel`), whose field docstrings become the descriptions the
+settings screen shows, without pydantic's slow `use_attribute_docstrings` (docs/adr/0042)."""
 
 
-class LLMSettings(BaseModel):
+class LLMSettings(DocumentedModel):
     """How Forge talks to the model: an OpenAI-compatible chat completions endpoint or the
     Anthropic Messages API."""
 
@@ -221,7 +219,7 @@ class LLMSettings(BaseModel):
         )
 
 
-class SummarizerSettings(BaseModel):
+class SummarizerSettings(DocumentedModel):
     """The adaptive map-reduce summarizer used for long stretches of history."""
 
     model_config = _SECTION_CONFIG
@@ -247,7 +245,7 @@ class SummarizerSettings(BaseModel):
         return value
 
 
-class ContextSettings(BaseModel):
+class ContextSettings(DocumentedModel):
     """When and how Forge compacts the conversation to stay inside the model's window."""
 
     model_config = _SECTION_CONFIG
@@ -321,7 +319,7 @@ class ContextSettings(BaseModel):
         return value
 
 
-class ToolsSettings(BaseModel):
+class ToolsSettings(DocumentedModel):
     """What the agent's tools may do without asking."""
 
     model_config = _SECTION_CONFIG
@@ -340,7 +338,7 @@ class ToolsSettings(BaseModel):
     edits approved, commands ask) or auto (everything approved). Cycled with Ctrl+T in the TUI."""
 
 
-class CheckpointSettings(BaseModel):
+class CheckpointSettings(DocumentedModel):
     """The file states kept so /undo and /rewind can restore them (docs/adr/0027)."""
 
     model_config = _SECTION_CONFIG
@@ -349,7 +347,7 @@ class CheckpointSettings(BaseModel):
     """Bytes of earlier file contents kept per session; the oldest turns are dropped first."""
 
 
-class TrustSettings(BaseModel):
+class TrustSettings(DocumentedModel):
     """What a trusted workspace's own definitions (`.forge/mcp.yaml`) may receive
     (docs/adr/0034; an untrusted workspace runs none of them)."""
 
@@ -360,7 +358,7 @@ class TrustSettings(BaseModel):
     "GITHUB_TOKEN"); any other reference is left empty. Your own config.yaml is not limited."""
 
 
-class McpSettings(BaseModel):
+class McpSettings(DocumentedModel):
     """Bounds on what MCP servers send (docs/adr/0036)."""
 
     model_config = _SECTION_CONFIG
@@ -372,7 +370,7 @@ class McpSettings(BaseModel):
     """Bytes of a stdio MCP server's stderr kept (the newest); older output is dropped."""
 
 
-class CommandsSettings(BaseModel):
+class CommandsSettings(DocumentedModel):
     """Custom slash commands read from `.forge/commands/` and the user's commands folder."""
 
     model_config = _SECTION_CONFIG
@@ -381,7 +379,7 @@ class CommandsSettings(BaseModel):
     """Bytes of one custom command file; a larger file is refused, naming it (docs/adr/0036)."""
 
 
-class UISettings(BaseModel):
+class UISettings(DocumentedModel):
     """The look of the terminal UI."""
 
     model_config = _SECTION_CONFIG
@@ -392,7 +390,7 @@ class UISettings(BaseModel):
     """Textual theme name."""
 
 
-class McpServerSettings(BaseModel):
+class McpServerSettings(DocumentedModel):
     """One MCP server: `command` (+ `args`, `env`) runs it over stdio, `url` (+ `headers`)
     reaches it over streamable HTTP. `${VAR}` in `env` and `headers` values is read from the
     environment when Forge connects (the file keeps the reference, never the secret)."""
@@ -468,46 +466,15 @@ def settings_sources(
         _source_inputs.reset(token)
 
 
-class _FileDataSource(PydanticBaseSettingsSource):
-    """A nested mapping handed in through `settings_sources`: the parsed YAML file, or the
-    environment as `forge.config.environment` read it."""
+class Settings(DocumentedModel):
+    """All of Forge's settings. Sections mirror the YAML file's top-level keys.
 
-    def __init__(self, settings_cls: type[BaseSettings], data: Mapping[str, Any]) -> None:
-        super().__init__(settings_cls)
-        self._data = data
+    `Settings(**values)` layers `values` over the environment over the file given by
+    `settings_sources` (none by default) over the defaults; `model_validate` takes its data
+    alone.
+    """
 
-    def get_field_value(self, field: FieldInfo, field_name: str) -> tuple[Any, str, bool]:
-        return self._data.get(field_name), field_name, False
-
-    def __call__(self) -> dict[str, Any]:
-        return {name: value for name, value in self._data.items() if name in Settings.model_fields}
-
-
-class OpenAIEnvironmentSource(PydanticBaseSettingsSource):
-    """`OPENAI_API_KEY` and `OPENAI_BASE_URL`; empty values count as unset."""
-
-    def get_field_value(self, field: FieldInfo, field_name: str) -> tuple[Any, str, bool]:
-        return None, field_name, False
-
-    def __call__(self) -> dict[str, Any]:
-        data: dict[str, dict[str, str]] = {}
-        for variable, (section, key) in OPENAI_ENV_VARIABLES.items():
-            value = os.environ.get(variable, "")
-            if value:
-                data.setdefault(section, {})[key] = value
-        return data
-
-
-class Settings(BaseSettings):
-    """All of Forge's settings. Sections mirror the YAML file's top-level keys."""
-
-    model_config = SettingsConfigDict(
-        env_prefix=ENV_PREFIX,
-        env_nested_delimiter=ENV_NESTED_DELIMITER,
-        use_attribute_docstrings=True,
-        extra="ignore",
-        validate_default=True,
-    )
+    model_config = _SECTION_CONFIG
 
     llm: LLMSettings = LLMSettings()
     """The model endpoint."""
@@ -537,21 +504,61 @@ class Settings(BaseSettings):
     skills: SkillsSettings = SkillsSettings()
     """Skills (agentskills.io `SKILL.md` folders): the size cap and the disabled ones."""
 
-    @classmethod
-    def settings_customise_sources(
-        cls,
-        settings_cls: type[BaseSettings],
-        init_settings: PydanticBaseSettingsSource,
-        env_settings: PydanticBaseSettingsSource,
-        dotenv_settings: PydanticBaseSettingsSource,
-        file_secret_settings: PydanticBaseSettingsSource,
-    ) -> tuple[PydanticBaseSettingsSource, ...]:
-        # Called on every construction, so the context variable is read per instance.
-        inputs = _source_inputs.get(_SourceInputs())
-        file_source = _FileDataSource(settings_cls, inputs.file_data)
-        if not inputs.include_environment:
-            return init_settings, file_source
-        if inputs.environment_data is not None:
-            environment_source = _FileDataSource(settings_cls, inputs.environment_data)
-            return init_settings, environment_source, file_source
-        return init_settings, env_settings, OpenAIEnvironmentSource(settings_cls), file_source
+    def __init__(self, **values: Any) -> None:
+        super().__init__(**_layered_sources(values))
+
+
+def _layered_sources(values: Mapping[str, Any]) -> dict[str, Any]:
+    """`values` over the environment over the file (`settings_sources`), merged section by
+    section: a mapping merges key by key, any other value replaces the one below."""
+    inputs = _source_inputs.get(_SourceInputs())
+    layers: list[Mapping[str, Any]] = [_known_sections(inputs.file_data)]
+    if inputs.include_environment and inputs.environment_data is not None:
+        layers.append(_known_sections(inputs.environment_data))
+    elif inputs.include_environment:
+        layers.append(environment_values())
+    merged: dict[str, Any] = {}
+    for layer in [*layers, values]:
+        merged = deep_merge(merged, layer)
+    return merged
+
+
+def _known_sections(data: Mapping[str, Any]) -> dict[str, Any]:
+    return {name: value for name, value in data.items() if name in Settings.model_fields}
+
+
+def forge_variables() -> list[str]:
+    """The names of the `FORGE_*` variables that can hold a setting (not `FORGE_CONFIG`)."""
+    sections = {name.upper() for name in Settings.model_fields}
+    names = []
+    for name in sorted(os.environ):
+        upper = name.upper()
+        if not upper.startswith(ENV_PREFIX):
+            continue
+        head = upper[len(ENV_PREFIX) :].split(ENV_NESTED_DELIMITER, 1)[0]
+        if head in sections:
+            names.append(name)
+    return names
+
+
+def openai_values() -> dict[str, Any]:
+    """The settings `OPENAI_API_KEY` and `OPENAI_BASE_URL` fill; empty values count as unset."""
+    values: dict[str, Any] = {}
+    for variable, (section, key) in OPENAI_ENV_VARIABLES.items():
+        value = os.environ.get(variable, "")
+        if value:
+            values.setdefault(section, {})[key] = value
+    return values
+
+
+def environment_values() -> dict[str, Any]:
+    """What `Settings()` reads from the environment: the `OPENAI_*` variables under the
+    `FORGE_*` ones. Raises pydantic-settings' SettingsError for a `FORGE_*` value it cannot
+    decode (`forge.config.environment.read_environment` reports it instead). pydantic-settings
+    is imported only when a `FORGE_*` variable is set."""
+    values = openai_values()
+    if forge_variables():
+        from forge.config.environment_decoding import forge_values
+
+        values = deep_merge(values, forge_values(Settings, ENV_PREFIX, ENV_NESTED_DELIMITER))
+    return values

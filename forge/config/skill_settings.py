@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
+
+from forge.config.field_docs import DocumentedModel
 
 
-class SkillsSettings(BaseModel):
+class SkillsSettings(DocumentedModel):
     """Skills: `SKILL.md` folders in `.forge/skills/`, `.agents/skills/`, `.claude/skills/`
     (project), the user's `skills/` config folder and `~/.agents/skills/`."""
 
-    model_config = ConfigDict(use_attribute_docstrings=True, extra="ignore", validate_default=True)
+    model_config = ConfigDict(extra="ignore", validate_default=True)
     """As every section of `Settings` (`forge.config.settings`)."""
 
     max_file_bytes: int = Field(default=256 * 1024, gt=0)

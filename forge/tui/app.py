@@ -25,7 +25,6 @@ from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.reactive import var
-from textual.widgets import Footer
 
 from forge.tui.command_table import ParsedCommand, SlashCommand
 from forge.tui.commands import SlashCommandProvider, SlashCommandRunner
@@ -44,6 +43,7 @@ from forge.tui.widgets.chat import ChatView
 from forge.tui.widgets.chat_blocks import NoticeBlock, UserMessageBlock
 from forge.tui.widgets.config_banner import ConfigProblemBanner
 from forge.tui.widgets.file_hints import FileHints
+from forge.tui.widgets.footer import ForgeFooter
 from forge.tui.widgets.formatting import display_path
 from forge.tui.widgets.header import ForgeHeader
 from forge.tui.widgets.prompt_input import PromptArea, PromptInput
@@ -167,7 +167,7 @@ class ForgeApp(
                 yield self.chat
                 yield PromptArea(id="prompt-area")
             yield self.status
-        yield Footer()
+        yield ForgeFooter()
 
     @property
     def prompt(self) -> PromptInput:

@@ -143,6 +143,48 @@ def test_building_a_session_loads_neither_the_mcp_sdk_jsonschema_nor_the_tokeniz
     assert json.loads(result.stdout.strip().splitlines()[-1]) == [False, False, False]
 
 
+LAZY_UNTIL_USED = ("pydantic_settings", "pathspec", "re2")
+"""Loaded by what needs them (a `FORGE_*` variable to decode, a listing or a search), not by
+the start-up worker (docs/adr/0042)."""
+
+
+def test_the_start_up_worker_loads_the_settings_and_the_session_without_lazy_modules(
+    tmp_path: Path,
+) -> None:
+    # What `load_runtime` does: the settings from the store (a config file, the key in the
+    # environment), then the session.
+    config = tmp_path / "config" / "forge" / "config.yaml"
+    config.parent.mkdir(parents=True)
+    config.write_text("llm:\n  model: from-file\n", encoding="utf-8")
+    probe = (
+        "import json, sys, pathlib; from forge.config.store import ConfigStore; "
+        "from forge.session.build import build_session; "
+        "settings = ConfigStore().current.settings; "
+        f"session = build_session(settings, pathlib.Path({str(tmp_path)!r})); "
+        f"print(json.dumps([settings.llm.model, sorted(m for m in {LAZY_UNTIL_USED!r} "
+        "if m in sys.modules)]))"
+    )
+    environment = {
+        "PATH": "/usr/bin:/bin",
+        "HOME": str(tmp_path),
+        "XDG_CONFIG_HOME": str(tmp_path / "config"),
+        "XDG_DATA_HOME": str(tmp_path / "data"),
+        "XDG_STATE_HOME": str(tmp_path / "state"),
+        "XDG_CACHE_HOME": str(tmp_path / "cache"),
+        "OPENAI_API_KEY": "sk-test-key",
+    }
+    result = subprocess.run(
+        [sys.executable, "-c", probe],
+        cwd=REPO_ROOT,
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout.strip().splitlines()[-1]) == ["from-file", []]
+
+
 async def test_an_unknown_session_id_ends_forge_with_exit_code_2(workspace: Path) -> None:
     app = ForgeApp(workspace=workspace, session_id="no-such-session")
     async with app.run_test(size=(100, 30)) as pilot:

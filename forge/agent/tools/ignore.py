@@ -11,8 +11,12 @@ import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
+from typing import TYPE_CHECKING
 
-from pathspec import GitIgnoreSpec
+if TYPE_CHECKING:
+    # Imported when a spec is first made: pathspec (and its RE2 backend) costs ~10 ms, off
+    # the start-up path (docs/adr/0042).
+    from pathspec import GitIgnoreSpec
 
 ALWAYS_SKIPPED = frozenset({".git"})
 """Directory names never listed or searched, whatever the ignore files say."""
@@ -53,8 +57,15 @@ class IgnoreRules:
                     lines.extend(source.read_text(encoding="utf-8", errors="replace").splitlines())
                 except OSError:
                     continue
-            self._specs[directory] = GitIgnoreSpec.from_lines(lines) if lines else None
+            self._specs[directory] = gitignore_spec(lines) if lines else None
         return self._specs[directory]
+
+
+def gitignore_spec(lines: list[str]) -> GitIgnoreSpec:
+    """`lines` as gitignore patterns."""
+    from pathspec import GitIgnoreSpec
+
+    return GitIgnoreSpec.from_lines(lines)
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,13 +14,11 @@ from collections.abc import Mapping
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-import re2
-from pathspec import GitIgnoreSpec
 from pydantic import Field
 
 from forge.agent.tools.arguments import ModelTool, ToolArguments, tool_schema
 from forge.agent.tools.base import ToolContext, ToolError, ToolResult
-from forge.agent.tools.ignore import IgnoreRules, WorkspaceEntry, walk
+from forge.agent.tools.ignore import IgnoreRules, WorkspaceEntry, gitignore_spec, walk
 from forge.agent.tools.text_files import not_regular_error, read_regular_bytes
 from forge.agent.tools.threads import run_in_daemon_thread
 from forge.agent.tools.workspace import (
@@ -90,6 +88,8 @@ class SearchFilesTool(ModelTool[SearchFilesArgs]):
 
 def compile_pattern(regex: str) -> Any:
     """`regex` compiled by RE2; `ToolError` naming what RE2 cannot take (e.g. "\\1")."""
+    import re2  # on first use: not on the start-up path (docs/adr/0042)
+
     options = re2.Options()
     options.log_errors = False  # RE2 would print to stderr, through the TUI
     options.max_mem = MAX_PATTERN_MEMORY
@@ -111,7 +111,7 @@ def _search(root: Path, target: Path, shown: str, pattern: Any, include: str | N
         raise ToolError(f"path '{shown}' does not exist") from None
     if not (stat.S_ISDIR(mode) or stat.S_ISREG(mode)):
         raise not_regular_error(shown, mode)
-    included = GitIgnoreSpec.from_lines([include]) if include else None
+    included = gitignore_spec([include]) if include else None
     matches: list[str] = []
     extra = 0
     for entry in _candidate_files(root, target):
