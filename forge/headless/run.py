@@ -276,6 +276,13 @@ def run_headless(args: argparse.Namespace) -> int:
         writer.write_err(f"forge run: warning: {problem}")
     for skill_notice in runtime.skill_notices:  # skills left out (file, rule), a capped listing
         writer.write_err(f"forge run: warning: skills: {skill_notice}")
+    if task != original_task:  # a custom command ran: a skill of that name is hidden
+        name = original_task.strip()[1:].partition(" ")[0]
+        if any(skill == name for skill, _ in runtime.skill_commands()):
+            writer.write_err(
+                f"forge run: warning: skills: /{name} is also a custom command; "
+                "the custom command wins"
+            )
     skill_text = runtime.skill_command(task) if task == original_task else None
     if skill_text is not None:
         task = skill_text  # `/name args` naming a skill (a custom command won above)

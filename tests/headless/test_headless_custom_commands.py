@@ -70,3 +70,6 @@ def test_forge_run_runs_a_skill_as_name_args_and_lists_skills(
     )
     assert f"skills: {bad}: `name` 'Bad' must be" in first.stderr
     assert llm_server.requests[1].messages[-1]["content"] == "The custom command"
+    # The clash is said, as the TUI says it (builtin > custom > skill; docs/adr/0046).
+    assert "skills: /same is also a custom command; the custom command wins" in second.stderr
+    assert "/same is also a custom command" not in first.stderr
