@@ -1,0 +1,112 @@
+"""`forge acp` judged by the official TypeScript ACP SDK (`check.mjs`, the editor).
+
+Installs the SDK pinned in `package-lock.json` into this folder (`npm ci`; node_modules is
+git-ignored; needs npm's registry, so this is not part of `make test`), starts the loopback
+OpenAI-compatible server scripted for the scenario (turn 1 writes hello.txt, turn 2 reads it
+back, turn 3 streams a long answer that the editor cancels), makes a temporary workspace and
+XDG directories, and runs `node check.mjs`, which spawns `python -m forge acp` itself (twice:
+the second process loads the session). Prints check.mjs's PASS/FAIL table and this runner's
+own rows; exits 1 when any row failed.
+
+Run: `make acp-ts-check` (or `.venv/bin/python scripts/acp_ts_check/run_check.py`).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+REPO_ROOT = HERE.parent.parent
+sys.path.insert(0, str(REPO_ROOT))
+
+from tests.support.openai_server import Call, OpenAIServer, Text, ToolCalls  # noqa: E402
+
+FIRST_ANSWER = "Created hello.txt for you."
+SECOND_ANSWER = "The file says: hello from forge"
+LONG_ANSWER = "word " * 400
+"""Turn 3's answer: streamed slowly enough that the editor cancels it after its first chunk."""
+
+
+def install_sdk() -> None:
+    """`npm ci` in this folder unless node_modules already matches the lockfile."""
+    installed = HERE / "node_modules" / ".package-lock.json"
+    lock = HERE / "package-lock.json"
+    if installed.exists() and installed.stat().st_mtime >= lock.stat().st_mtime:
+        return
+    subprocess.run(["npm", "ci", "--no-audit", "--no-fund"], cwd=HERE, check=True)
+
+
+def scripted_server() -> OpenAIServer:
+    server = OpenAIServer().start()
+    server.enqueue(
+        ToolCalls([Call("write_file", {"path": "hello.txt", "content": "hello from forge\n"})]),
+        Text(FIRST_ANSWER),
+        ToolCalls([Call("read_file", {"path": "hello.txt"})]),
+        Text(SECOND_ANSWER),
+        Text(LONG_ANSWER, chunk_size=5, chunk_delay=0.05),
+    )
+    return server
+
+
+def environment(server: OpenAIServer, root: Path, workspace: Path) -> dict[str, str]:
+    env = dict(os.environ)
+    for name in list(env):
+        if name.startswith("FORGE_"):
+            del env[name]  # the developer's own Forge settings stay out of the check
+    env.update(
+        HOME=str(root / "home"),
+        XDG_CONFIG_HOME=str(root / "config"),
+        XDG_DATA_HOME=str(root / "data"),
+        XDG_STATE_HOME=str(root / "state"),
+        XDG_CACHE_HOME=str(root / "cache"),
+        OPENAI_BASE_URL=server.base_url,
+        OPENAI_API_KEY="sk-acp-ts-check-0123456789",
+        FORGE_LLM__MAX_RETRIES="0",
+        PYTHONPATH=str(REPO_ROOT),
+        FORGE_ACP_COMMAND=json.dumps([sys.executable, "-m", "forge", "acp"]),
+        FORGE_ACP_WORKSPACE=str(workspace),
+        FORGE_ACP_STDERR="pipe",
+    )
+    return env
+
+
+def main() -> int:
+    if shutil.which("node") is None or shutil.which("npm") is None:
+        print("FAIL: node and npm are needed (Node 20 or later)")
+        return 1
+    try:
+        install_sdk()
+    except subprocess.CalledProcessError as error:
+        print(f"FAIL: npm ci did not install the SDK: {error}")
+        return 1
+    server = scripted_server()
+    root = Path(tempfile.mkdtemp(prefix="forge-acp-ts-check-"))
+    workspace = root / "workspace"
+    workspace.mkdir()
+    try:
+        result = subprocess.run(
+            ["node", str(HERE / "check.mjs")],
+            cwd=HERE,
+            env=environment(server, root, workspace),
+            timeout=600,
+            check=False,
+        )
+        unused = server.pending
+        print(
+            f"{'PASS' if unused == 0 else 'FAIL'}  every scripted model reply was asked for"
+            + (f"  — {unused} not asked for" if unused else "")
+        )
+        return 1 if result.returncode != 0 or unused else 0
+    finally:
+        server.stop()
+        shutil.rmtree(root, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
