@@ -5,8 +5,10 @@
 // Forge command it is given (FORGE_ACP_COMMAND, a JSON list) twice:
 //   1. initialize, session/new, turn 1 (the model writes hello.txt: the permission request is
 //      answered "allow once"), turn 2 (the model reads it back and answers), turn 3 cancelled
-//      with session/cancel after the first streamed chunk;
-//   2. a new process: initialize, session/load of the same session (its history replayed).
+//      with session/cancel after the first streamed chunk,
+//      and turn 4 aborted through the SDK's own request cancellation ($/cancel_request);
+//   2. a new process: initialize, session/load of the same session (its history replayed),
+//      session/list, set_mode, set_config_option, a "/cost" command, an unknown session.
 // Every message Forge sends is also checked against the SDK's own v1 schema validators
 // (requests' responses included, which the SDK's client does not validate itself), and the
 // order of updates and responses is checked on the wire. Prints a PASS/FAIL table; exit
@@ -31,6 +33,7 @@ const STDERR_LOG = process.env.FORGE_ACP_STDERR ?? "inherit";
 const TURN_1 = "Create hello.txt saying hello from forge";
 const TURN_2 = "What does hello.txt say?";
 const TURN_3 = "Tell me a long story";
+const TURN_4 = "Tell me another long story";
 const FIRST_ANSWER = "Created hello.txt for you.";
 const SECOND_ANSWER = "The file says: hello from forge";
 const STEP_TIMEOUT_MS = 60_000;
@@ -40,6 +43,9 @@ const RESPONSE_SCHEMAS = {
   "session/new": v1.zNewSessionResponse,
   "session/load": v1.zLoadSessionResponse,
   "session/prompt": v1.zPromptResponse,
+  "session/list": v1.zListSessionsResponse,
+  "session/set_mode": v1.zSetSessionModeResponse,
+  "session/set_config_option": v1.zSetSessionConfigOptionResponse,
 };
 const INCOMING_SCHEMAS = {
   "session/update": v1.zSessionNotification,
@@ -58,6 +64,10 @@ const SCHEMA_NAMES = {
   "session/new": "NewSessionResponse",
   "session/load": "LoadSessionResponse",
   "session/prompt": "PromptResponse",
+  "session/list": "ListSessionsResponse",
+  "session/set_mode": "SetSessionModeResponse",
+  "session/set_config_option": "SetSessionConfigOptionResponse",
+  error: "Error",
   "session/update": "SessionNotification",
   "session/request_permission": "RequestPermissionRequest",
 };
@@ -175,7 +185,11 @@ class ForgeProcess {
     }
     const method = this.methodsById.get(message.id);
     what = `response to ${method}`;
-    if ("error" in message) return; // errors are judged by the step that expects an answer
+    if ("error" in message) {
+      const faults = jsonSchemaFaults("error", message.error);
+      if (faults) this.schemaFaults.push(`${this.label} error ${what} (JSON schema): ${faults}`);
+      return;
+    }
     schema = RESPONSE_SCHEMAS[method];
     if (!schema) return;
     const result = schema.safeParse(message.result);
@@ -184,8 +198,8 @@ class ForgeProcess {
     if (faults) this.schemaFaults.push(`${this.label} ${what} (JSON schema): ${faults}`);
   }
 
-  request(method, params) {
-    return withTimeout(this.agent.request(method, params), `${this.label} ${method}`);
+  request(method, params, options) {
+    return withTimeout(this.agent.request(method, params, options), `${this.label} ${method}`);
   }
 
   /** The wire index of the response to the last request of `method` sent so far. */
@@ -229,13 +243,13 @@ async function initialize(forge) {
 }
 
 /** Sends a prompt and returns its response and the updates that arrived during it. */
-async function prompt(forge, sessionId, text, during) {
+async function prompt(forge, sessionId, text, during, options) {
   const start = forge.updates.length;
   forge.onUpdate = during ?? null;
   const response = await forge.request(acp.methods.agent.session.prompt, {
     sessionId,
     prompt: [{ type: "text", text }],
-  });
+  }, options);
   forge.onUpdate = null;
   return { response, updates: forge.updates.slice(start).map((n) => n.update) };
 }
@@ -338,6 +352,23 @@ async function firstProcess() {
     check("turn 3: only part of the long answer streamed", streamed.length > 0 && streamed.length < 2000,
       `${streamed.length} characters`);
 
+    // Turn 4: the SDK's own request cancellation ($/cancel_request, sent when a caller aborts
+    // a request), waiting for Forge's answer to the cancelled prompt.
+    const abort = new AbortController();
+    let aborted = false;
+    const four = await prompt(forge, sessionId, TURN_4, (update) => {
+      if (!aborted && update.sessionUpdate === "agent_message_chunk") {
+        aborted = true;
+        abort.abort();
+      }
+    }, { cancellationSignal: abort.signal });
+    const cancelRequests = forge.wire.filter(
+      ({ direction, message }) => direction === "out" && message.method === "$/cancel_request");
+    check("turn 4: a chunk streamed, then the SDK sent $/cancel_request", aborted && cancelRequests.length === 1,
+      `aborted ${aborted}, ${cancelRequests.length} $/cancel_request sent`);
+    check("turn 4: the aborted prompt answers, stop reason cancelled", four.response.stopReason === "cancelled",
+      JSON.stringify(four.response));
+
     // Updates of a turn come before its prompt's response (ACP: all updates, then the answer).
     const late = [];
     forge.wire.forEach(({ direction, message }, index) => {
@@ -382,8 +413,8 @@ async function secondProcess(sessionId) {
       .map(({ message }) => message.params.update);
     const kinds = replayed.map((u) => u.sessionUpdate).filter((k) => k !== "available_commands_update");
     const users = replayed.filter((u) => u.sessionUpdate === "user_message_chunk").map((u) => u.content.text);
-    check("replay: the three user prompts, in order, before the load response",
-      JSON.stringify(users) === JSON.stringify([TURN_1, TURN_2, TURN_3]), JSON.stringify(users));
+    check("replay: the four user prompts, in order, before the load response",
+      JSON.stringify(users) === JSON.stringify([TURN_1, TURN_2, TURN_3, TURN_4]), JSON.stringify(users));
     const answers = textOf(replayed, "agent_message_chunk");
     check("replay: both answers and the cut-off partial answer",
       answers.includes(FIRST_ANSWER) && answers.includes(SECOND_ANSWER) && answers.includes("word"),
@@ -399,6 +430,33 @@ async function secondProcess(sessionId) {
       kinds.indexOf("user_message_chunk") === 0 &&
         kinds.indexOf("tool_call") < kinds.lastIndexOf("user_message_chunk"),
       order);
+
+    // The session's other verbs, each answer held to the schema.
+    const listed = await forge.request(acp.methods.agent.session.list, { cwd: WORKSPACE });
+    check("process 2: session/list lists the session",
+      listed.sessions?.some((s) => s.sessionId === sessionId && s.cwd === WORKSPACE),
+      JSON.stringify(listed).slice(0, 300));
+    await forge.request(acp.methods.agent.session.setMode, { sessionId, modeId: "accept-edits" });
+    const model = loaded.configOptions?.find((o) => o.id === "model");
+    const set = await forge.request(acp.methods.agent.session.setConfigOption, {
+      sessionId, configId: "model", value: model?.currentValue ?? "",
+    });
+    check("process 2: set_mode and set_config_option answer (the options back)",
+      Array.isArray(set.configOptions), JSON.stringify(set).slice(0, 300));
+    const cost = await prompt(forge, sessionId, "/cost");
+    check("process 2: the /cost command answers with a message, end_turn",
+      cost.response.stopReason === "end_turn" && textOf(cost.updates, "agent_message_chunk").length > 0,
+      JSON.stringify(cost.response));
+    let unknownError = null;
+    try {
+      await forge.request(acp.methods.agent.session.prompt, {
+        sessionId: "no-such-session", prompt: [{ type: "text", text: "hi" }],
+      });
+    } catch (error) {
+      unknownError = error;
+    }
+    check("process 2: a prompt to an unknown session is refused with -32002",
+      unknownError?.code === -32002, String(unknownError?.message ?? "answered"));
     const code = await forge.close();
     check("process 2: exits 0 when stdin closes", code === 0, `exit status ${code}`);
   } catch (error) {

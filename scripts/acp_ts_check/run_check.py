@@ -3,7 +3,8 @@
 Installs the SDK pinned in `package-lock.json` into this folder (`npm ci`; node_modules is
 git-ignored; needs npm's registry, so this is not part of `make test`), starts the loopback
 OpenAI-compatible server scripted for the scenario (turn 1 writes hello.txt, turn 2 reads it
-back, turn 3 streams a long answer that the editor cancels), makes a temporary workspace and
+back, turns 3 and 4 stream long answers that the editor cancels: with `session/cancel`, then
+with the SDK's `$/cancel_request`), makes a temporary workspace and
 XDG directories, and runs `node check.mjs`, which spawns `python -m forge acp` itself (twice:
 the second process loads the session). Prints check.mjs's PASS/FAIL table and this runner's
 own rows; exits 1 when any row failed.
@@ -30,7 +31,8 @@ from tests.support.openai_server import Call, OpenAIServer, Text, ToolCalls  # n
 FIRST_ANSWER = "Created hello.txt for you."
 SECOND_ANSWER = "The file says: hello from forge"
 LONG_ANSWER = "word " * 400
-"""Turn 3's answer: streamed slowly enough that the editor cancels it after its first chunk."""
+"""Turns 3 and 4's answer: streamed slowly enough that the editor cancels it after its first
+chunk."""
 
 
 def install_sdk() -> None:
@@ -49,6 +51,7 @@ def scripted_server() -> OpenAIServer:
         Text(FIRST_ANSWER),
         ToolCalls([Call("read_file", {"path": "hello.txt"})]),
         Text(SECOND_ANSWER),
+        Text(LONG_ANSWER, chunk_size=5, chunk_delay=0.05),
         Text(LONG_ANSWER, chunk_size=5, chunk_delay=0.05),
     )
     return server
