@@ -8,14 +8,15 @@
 //      with session/cancel after the first streamed chunk,
 //      and turn 4 aborted through the SDK's own request cancellation ($/cancel_request);
 //   2. a new process: initialize, session/load of the same session (its history replayed),
-//      session/list, set_mode, set_config_option, a "/cost" command, an unknown session.
+//      session/list, set_mode, set_config_option, a "/cost" command, an unknown session, and a
+//      second session: a plan and a command, a cancel while asking, a failed turn.
 // Every message Forge sends is also checked against the SDK's own v1 schema validators
 // (requests' responses included, which the SDK's client does not validate itself), and the
 // order of updates and responses is checked on the wire. Prints a PASS/FAIL table; exit
 // status 1 when a row failed.
 
 import { spawn } from "node:child_process";
-import { readFileSync, writeFileSync } from "node:fs";
+import { existsSync, openSync, readFileSync, writeFileSync } from "node:fs";
 import { isAbsolute } from "node:path";
 import { Readable, Writable } from "node:stream";
 
@@ -29,7 +30,8 @@ const SDK_VERSION = JSON.parse(
 ).version;
 const COMMAND = JSON.parse(process.env.FORGE_ACP_COMMAND);
 const WORKSPACE = process.env.FORGE_ACP_WORKSPACE;
-const STDERR_LOG = process.env.FORGE_ACP_STDERR ?? "inherit";
+// Forge's stderr: appended to this file (run_check.py shows its end on a failure), else ours.
+const STDERR_LOG = process.env.FORGE_ACP_STDERR;
 const TURN_1 = "Create hello.txt saying hello from forge";
 const TURN_2 = "What does hello.txt say?";
 const TURN_3 = "Tell me a long story";
@@ -109,13 +111,13 @@ class ForgeProcess {
     this.permissions = []; // the session/request_permission params, in order
     this.fileRequests = [];
     this.onUpdate = null;
+    this.answerPermission = null; // (params) => outcome; default: allow once
     this.child = spawn(COMMAND[0], COMMAND.slice(1), {
       cwd: WORKSPACE,
       env: process.env,
-      stdio: ["pipe", "pipe", STDERR_LOG === "inherit" ? "inherit" : "pipe"],
+      stdio: ["pipe", "pipe", STDERR_LOG ? openSync(STDERR_LOG, "a") : "inherit"],
     });
     this.exited = new Promise((resolve) => this.child.on("exit", (code) => resolve(code)));
-    if (this.child.stderr) this.child.stderr.resume();
     const stream = acp.ndJsonStream(Writable.toWeb(this.child.stdin), Readable.toWeb(this.child.stdout));
     const writer = stream.writable.getWriter();
     const tapped = {
@@ -140,6 +142,7 @@ class ForgeProcess {
       .client({ name: "forge-acp-ts-check" })
       .onRequest(acp.methods.client.session.requestPermission, ({ params }) => {
         this.permissions.push(params);
+        if (this.answerPermission) return this.answerPermission(params);
         const once = params.options.find((option) => option.kind === "allow_once");
         return { outcome: { outcome: "selected", optionId: once.optionId } };
       })
@@ -457,6 +460,7 @@ async function secondProcess(sessionId) {
     }
     check("process 2: a prompt to an unknown session is refused with -32002",
       unknownError?.code === -32002, String(unknownError?.message ?? "answered"));
+    await otherSession(forge);
     const code = await forge.close();
     check("process 2: exits 0 when stdin closes", code === 0, `exit status ${code}`);
   } catch (error) {
@@ -464,6 +468,58 @@ async function secondProcess(sessionId) {
     forge.child.kill("SIGTERM");
   }
   return forge;
+}
+
+/** A second session in process 2: a plan and a command, a cancel while a permission request
+ * is pending (answered "cancelled", as ACP asks of a client that cancels), a failed turn. */
+async function otherSession(forge) {
+  const session = await forge.request(acp.methods.agent.session.new, { cwd: WORKSPACE, mcpServers: [] });
+  const sessionId = session.sessionId;
+  const asked = forge.permissions.length;
+  const planned = await prompt(forge, sessionId, "Plan it, then run a command");
+  check("session B: plan + command turn, end_turn", planned.response.stopReason === "end_turn",
+    JSON.stringify(planned.response));
+  const plans = planned.updates.filter((u) => u.sessionUpdate === "plan");
+  check("session B: update_plan sent as a plan (3 entries, statuses mapped)",
+    plans.length === 1 && plans[0].entries.map((e) => e.status).join() === "completed,in_progress,pending",
+    JSON.stringify(plans).slice(0, 300));
+  const commands = planned.updates.filter((u) => u.sessionUpdate === "tool_call" && u.kind === "execute");
+  const commandEnd = commands.length === 1 && planned.updates.filter(
+    (u) => u.sessionUpdate === "tool_call_update" && u.toolCallId === commands[0].toolCallId && u.status).at(-1);
+  check("session B: the command asked once, its card execute → completed",
+    forge.permissions.length === asked + 1 && commandEnd?.status === "completed",
+    JSON.stringify({ asked: forge.permissions.length - asked, commands, commandEnd }).slice(0, 300));
+  const outputs = planned.updates.filter((u) => u.sessionUpdate === "tool_call_update" &&
+    u.toolCallId === commands[0]?.toolCallId && JSON.stringify(u.content ?? []).includes("second line"));
+  check("session B: the command's output in its card", outputs.length > 0, "no output shown");
+
+  forge.answerPermission = () => {
+    void forge.agent.notify(acp.methods.agent.session.cancel, { sessionId });
+    return { outcome: { outcome: "cancelled" } };
+  };
+  const withdrawn = await prompt(forge, sessionId, "Write two files");
+  forge.answerPermission = null;
+  check("session B: cancel while asking → stop reason cancelled", withdrawn.response.stopReason === "cancelled",
+    JSON.stringify(withdrawn.response));
+  const writes = withdrawn.updates.filter((u) => u.sessionUpdate === "tool_call");
+  const finals = writes.map((w) => withdrawn.updates.filter(
+    (u) => u.sessionUpdate === "tool_call_update" && u.toolCallId === w.toolCallId && u.status).at(-1)?.status);
+  check("session B: both announced writes end failed, no file written",
+    writes.length === 2 && finals.every((f) => f === "failed") &&
+      !existsSync(`${WORKSPACE}/one.txt`) && !existsSync(`${WORKSPACE}/two.txt`),
+    JSON.stringify(finals));
+
+  let failure = null;
+  try {
+    await prompt(forge, sessionId, "This one fails");
+  } catch (error) {
+    failure = error;
+  }
+  check("session B: a server error fails the prompt with -32603", failure?.code === -32603,
+    String(failure?.message ?? "answered"));
+  const after = await prompt(forge, sessionId, "Try again");
+  check("session B: the session goes on after the error", after.response.stopReason === "end_turn" &&
+    textOf(after.updates, "agent_message_chunk") === "Recovered.", JSON.stringify(after.response));
 }
 
 const first = await firstProcess();

@@ -4,7 +4,8 @@ Installs the SDK pinned in `package-lock.json` into this folder (`npm ci`; node_
 git-ignored; needs npm's registry, so this is not part of `make test`), starts the loopback
 OpenAI-compatible server scripted for the scenario (turn 1 writes hello.txt, turn 2 reads it
 back, turns 3 and 4 stream long answers that the editor cancels: with `session/cancel`, then
-with the SDK's `$/cancel_request`), makes a temporary workspace and
+with the SDK's `$/cancel_request`; a second session plans, runs a command, is cancelled while
+asking and fails on a server error), makes a temporary workspace and
 XDG directories, and runs `node check.mjs`, which spawns `python -m forge acp` itself (twice:
 the second process loads the session). Prints check.mjs's PASS/FAIL table and this runner's
 own rows; exits 1 when any row failed.
@@ -26,13 +27,25 @@ HERE = Path(__file__).resolve().parent
 REPO_ROOT = HERE.parent.parent
 sys.path.insert(0, str(REPO_ROOT))
 
-from tests.support.openai_server import Call, OpenAIServer, Text, ToolCalls  # noqa: E402
+from tests.support.openai_server import (  # noqa: E402
+    Call,
+    OpenAIServer,
+    ServerFault,
+    Text,
+    ToolCalls,
+)
 
 FIRST_ANSWER = "Created hello.txt for you."
 SECOND_ANSWER = "The file says: hello from forge"
 LONG_ANSWER = "word " * 400
 """Turns 3 and 4's answer: streamed slowly enough that the editor cancels it after its first
 chunk."""
+
+PLAN = [
+    {"step": "Read the code", "status": "done"},
+    {"step": "Run a command", "status": "in_progress"},
+    {"step": "Report", "status": "pending"},
+]
 
 
 def install_sdk() -> None:
@@ -53,6 +66,22 @@ def scripted_server() -> OpenAIServer:
         Text(SECOND_ANSWER),
         Text(LONG_ANSWER, chunk_size=5, chunk_delay=0.05),
         Text(LONG_ANSWER, chunk_size=5, chunk_delay=0.05),
+        # Process 2's second session.
+        ToolCalls(
+            [
+                Call("update_plan", {"plan": PLAN}),
+                Call("execute_command", {"command": "echo first line; echo second line"}),
+            ]
+        ),
+        Text("Ran it."),
+        ToolCalls(
+            [
+                Call("write_file", {"path": "one.txt", "content": "1\n"}),
+                Call("write_file", {"path": "two.txt", "content": "2\n"}),
+            ]
+        ),
+        ServerFault(500),
+        Text("Recovered."),
     )
     return server
 
@@ -74,7 +103,7 @@ def environment(server: OpenAIServer, root: Path, workspace: Path) -> dict[str, 
         PYTHONPATH=str(REPO_ROOT),
         FORGE_ACP_COMMAND=json.dumps([sys.executable, "-m", "forge", "acp"]),
         FORGE_ACP_WORKSPACE=str(workspace),
-        FORGE_ACP_STDERR="pipe",
+        FORGE_ACP_STDERR=str(root / "forge-stderr.log"),
     )
     return env
 
@@ -105,7 +134,12 @@ def main() -> int:
             f"{'PASS' if unused == 0 else 'FAIL'}  every scripted model reply was asked for"
             + (f"  — {unused} not asked for" if unused else "")
         )
-        return 1 if result.returncode != 0 or unused else 0
+        failed = result.returncode != 0 or unused
+        stderr = root / "forge-stderr.log"
+        if failed and stderr.exists() and stderr.read_text().strip():
+            print("--- forge acp's stderr (last 3,000 characters) ---")
+            print(stderr.read_text()[-3000:])
+        return 1 if failed else 0
     finally:
         server.stop()
         shutil.rmtree(root, ignore_errors=True)
