@@ -2,14 +2,15 @@
 //
 // Started by run_check.py, which owns the loopback model server (scripted for this scenario),
 // the isolated XDG directories and the workspace; this file is the editor. It spawns the
-// Forge command it is given (FORGE_ACP_COMMAND, a JSON list) twice:
+// Forge command it is given (FORGE_ACP_COMMAND, a JSON list) three times:
 //   1. initialize, session/new, turn 1 (the model writes hello.txt: the permission request is
 //      answered "allow once"), turn 2 (the model reads it back and answers), turn 3 cancelled
 //      with session/cancel after the first streamed chunk,
 //      and turn 4 aborted through the SDK's own request cancellation ($/cancel_request);
 //   2. a new process: initialize, session/load of the same session (its history replayed),
 //      session/list, set_mode, set_config_option, a "/cost" command, an unknown session, and a
-//      second session: a plan and a command, a cancel while asking, a failed turn.
+//      second session: a plan and a command, a cancel while asking, a failed turn;
+//   3. a new process driven through the SDK's session helpers (buildSession, nextUpdate).
 // Every message Forge sends is also checked against the SDK's own v1 schema validators
 // (requests' responses included, which the SDK's client does not validate itself), and the
 // order of updates and responses is checked on the wire. Prints a PASS/FAIL table; exit
@@ -36,6 +37,7 @@ const TURN_1 = "Create hello.txt saying hello from forge";
 const TURN_2 = "What does hello.txt say?";
 const TURN_3 = "Tell me a long story";
 const TURN_4 = "Tell me another long story";
+const HELPER_PROMPT = "Say hello";
 const FIRST_ANSWER = "Created hello.txt for you.";
 const SECOND_ANSWER = "The file says: hello from forge";
 const STEP_TIMEOUT_MS = 60_000;
@@ -522,9 +524,46 @@ async function otherSession(forge) {
     textOf(after.updates, "agent_message_chunk") === "Recovered.", JSON.stringify(after.response));
 }
 
+/** Process 3: the SDK's own session helpers (`connectWith`, `buildSession(...).withSession`,
+ * `prompt`, `nextUpdate`, `readText`), the way a TypeScript editor is written against it. */
+async function helperProcess() {
+  const child = spawn(COMMAND[0], COMMAND.slice(1), {
+    cwd: WORKSPACE,
+    env: process.env,
+    stdio: ["pipe", "pipe", STDERR_LOG ? openSync(STDERR_LOG, "a") : "inherit"],
+  });
+  const exited = new Promise((resolve) => child.on("exit", (code) => resolve(code)));
+  const stream = acp.ndJsonStream(Writable.toWeb(child.stdin), Readable.toWeb(child.stdout));
+  try {
+    const seen = await withTimeout(acp.client({ name: "forge-acp-ts-check" }).connectWith(stream, async (ctx) => {
+      await ctx.request(acp.methods.agent.initialize, { protocolVersion: acp.PROTOCOL_VERSION, clientCapabilities: {} });
+      return ctx.buildSession(WORKSPACE).withSession(async (session) => {
+        const response = await session.prompt(HELPER_PROMPT);
+        const kinds = [];
+        for (;;) {
+          const message = await session.nextUpdate();
+          kinds.push(message.kind === "stop" ? `stop:${message.stopReason}` : message.update.sessionUpdate);
+          if (message.kind === "stop") break;
+        }
+        return { response, kinds };
+      });
+    }), "process 3 (the SDK's session helpers)");
+    check("process 3: the SDK's session helpers see the commands, the answer and end_turn",
+      seen.response.stopReason === "end_turn" && seen.kinds.includes("available_commands_update") &&
+        seen.kinds.includes("agent_message_chunk") && seen.kinds.at(-1) === "stop:end_turn",
+      JSON.stringify(seen.kinds));
+  } catch (error) {
+    check("process 3: the SDK's session helpers ran to the end", false, String(error?.stack ?? error).slice(0, 500));
+  }
+  child.stdin.end();
+  const code = await withTimeout(exited, "process 3 exit after stdin closed");
+  check("process 3: exits 0 when stdin closes", code === 0, `exit status ${code}`);
+}
+
 const first = await firstProcess();
 const processes = [first.forge];
 if (first.sessionId) processes.push(await secondProcess(first.sessionId));
+await helperProcess();
 const faults = processes.flatMap((p) => p.schemaFaults);
 const inbound = processes.reduce((n, p) => n + p.wire.filter((e) => e.direction === "in").length, 0);
 check(`every message from Forge validates against the SDK's v1 zod and JSON schemas (${inbound} messages)`,

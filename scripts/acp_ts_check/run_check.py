@@ -5,10 +5,11 @@ git-ignored; needs npm's registry, so this is not part of `make test`), starts t
 OpenAI-compatible server scripted for the scenario (turn 1 writes hello.txt, turn 2 reads it
 back, turns 3 and 4 stream long answers that the editor cancels: with `session/cancel`, then
 with the SDK's `$/cancel_request`; a second session plans, runs a command, is cancelled while
-asking and fails on a server error), makes a temporary workspace and
-XDG directories, and runs `node check.mjs`, which spawns `python -m forge acp` itself (twice:
-the second process loads the session). Prints check.mjs's PASS/FAIL table and this runner's
-own rows; exits 1 when any row failed.
+asking and fails on a server error; a last answer for the SDK's session helpers), makes a
+temporary workspace and XDG directories, and runs `node check.mjs`, which spawns
+`python -m forge acp` itself three times (the second process loads the session, the third is
+driven by the SDK's session helpers). Prints check.mjs's PASS/FAIL table and this runner's own
+rows, and forge's stderr on a failure; exits 1 when any row failed.
 
 Run: `make acp-ts-check` (or `.venv/bin/python scripts/acp_ts_check/run_check.py`).
 """
@@ -82,6 +83,7 @@ def scripted_server() -> OpenAIServer:
         ),
         ServerFault(500),
         Text("Recovered."),
+        Text("Hello from the helpers."),  # process 3
     )
     return server
 
