@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.forge-installed
 
-.PHONY: run test check lint format typecheck contracts bench clean
+.PHONY: run test check lint format typecheck contracts bench acp-ts-check clean
 
 $(STAMP): pyproject.toml
 	@echo "forge: installing Forge and its dependencies into $(VENV) (about a minute the first time)..."
@@ -43,6 +43,13 @@ bench: $(STAMP)
 	  (apt-get update -qq && apt-get install -y -qq tmux) || true; }
 	@command -v tmux >/dev/null 2>&1 || { echo "bench: tmux is required (apt-get install tmux)" >&2; exit 1; }
 	$(BIN)/python -m bench $(ARGS)
+
+# forge acp under the official TypeScript ACP SDK (needs node >= 20, npm and npm's registry; not
+# part of `make test`): scripts/acp_ts_check/.
+acp-ts-check: $(STAMP)
+	@command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 || \
+	  { echo "acp-ts-check: node (>= 20) and npm are required" >&2; exit 1; }
+	$(BIN)/python scripts/acp_ts_check/run_check.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

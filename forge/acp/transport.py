@@ -5,6 +5,13 @@ sent it waits forever. This one answers it as JSON-RPC 2.0 says: a parse error (
 text that is not JSON, an invalid request (-32600) for JSON that is not a request, a
 notification or a response; both with `id: null`, since none could be read. The connection
 stays open.
+
+It also honours `$/cancel_request` (ACP's protocol-level cancellation, stable since 2026-06;
+the TypeScript SDK sends it whenever a caller aborts a request), which the Python SDK 0.12
+does not route: for a `session/prompt` still running it becomes that session's
+`session/cancel`, so the prompt answers `cancelled` as ACP asks (a valid response with a
+cancellation marker); for any other request it is dropped, since Forge answers those without
+waiting on anything the client could cancel.
 """
 
 from __future__ import annotations
@@ -16,6 +23,7 @@ from typing import Any
 
 PARSE_ERROR = -32700
 INVALID_REQUEST = -32600
+CANCEL_REQUEST = "$/cancel_request"
 
 MAX_QUOTED = 200
 """Characters of a bad line quoted back in the error's data."""
@@ -52,6 +60,44 @@ def _error(code: int, message: str, text: str) -> dict[str, Any]:
     }
 
 
+class PromptRequests:
+    """The `session/prompt` requests not answered yet, by JSON-RPC id, and their sessions:
+    what a `$/cancel_request` refers to."""
+
+    def __init__(self) -> None:
+        self._sessions: dict[Any, str] = {}
+
+    def received(self, message: dict[str, Any]) -> dict[str, Any] | None:
+        """The message to hand to the SDK in place of `message` (itself, or a `session/cancel`
+        for a cancelled prompt), or None to drop it (a `$/cancel_request` of anything else)."""
+        method = message.get("method")
+        params = message.get("params")
+        if method == "session/prompt" and "id" in message and isinstance(params, dict):
+            session_id = params.get("sessionId")
+            key = _key(message["id"])
+            if isinstance(session_id, str) and key is not None:
+                self._sessions[key] = session_id
+            return message
+        if method != CANCEL_REQUEST or "id" in message:
+            return message
+        request_id = params.get("requestId") if isinstance(params, dict) else None
+        key = _key(request_id)
+        session_id = self._sessions.get(key) if key is not None else None
+        if session_id is None:
+            return None
+        return {"jsonrpc": "2.0", "method": "session/cancel", "params": {"sessionId": session_id}}
+
+    def sent(self, message: dict[str, Any]) -> None:
+        """Forget a prompt once its response is sent."""
+        if "method" not in message and "id" in message:
+            self._sessions.pop(_key(message["id"]), None)
+
+
+def _key(request_id: Any) -> Any:
+    """A request id as a dict key (ids are strings or integers; anything else matches none)."""
+    return request_id if isinstance(request_id, str | int) else None
+
+
 class CheckedNdjsonTransport:
     """The SDK's `Transport` protocol (send, receive, close) over a reader and a writer,
     answering malformed lines itself (see the module docstring)."""
@@ -61,6 +107,7 @@ class CheckedNdjsonTransport:
         self._writer = writer
         self._lock = asyncio.Lock()
         self._closed = False
+        self._prompts = PromptRequests()
 
     async def send(self, message: dict[str, Any]) -> None:
         """Write one message as one line (one writer at a time)."""
@@ -70,6 +117,7 @@ class CheckedNdjsonTransport:
                 raise ConnectionError("the connection to the client is closed")
             self._writer.write(data)
             await self._writer.drain()
+        self._prompts.sent(message)
 
     async def receive(self) -> dict[str, Any] | None:
         """The next usable message; None at the end of the stream."""
@@ -81,8 +129,10 @@ class CheckedNdjsonTransport:
                 continue
             reply = malformed_reply(line)
             if reply is None:
-                message: dict[str, Any] = json.loads(line)
-                return message
+                message: dict[str, Any] | None = self._prompts.received(json.loads(line))
+                if message is not None:
+                    return message
+                continue
             await self.send(reply)
 
     async def close(self) -> None:

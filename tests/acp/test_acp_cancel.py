@@ -108,3 +108,48 @@ async def test_the_editor_going_away_mid_turn_cancels_it_and_the_session_is_save
     saved = _saved_messages(sid)
     assert saved[-1]["role"] == "tool" and saved[-1]["tool_call_id"] == "c1"
     assert saved[-1]["meta"].get("cancelled")
+
+
+async def test_cancel_request_of_a_running_prompt_cancels_its_turn(
+    llm_server: OpenAIServer, workspace: Path
+) -> None:
+    """`$/cancel_request` (ACP's protocol-level cancellation; the TypeScript SDK sends it when a
+    caller aborts a request) of a running `session/prompt` ends the turn as `session/cancel`
+    does; one naming a prompt already answered cancels nothing."""
+    llm_server.enqueue(Text("word " * 200, chunk_size=5, chunk_delay=0.05))
+    first_chunk = asyncio.Event()
+    client = RecordingClient(
+        on_update=lambda u: first_chunk.set() if u.session_update == "agent_message_chunk" else None
+    )
+    async with forge_acp(client, forge_environment(llm_server), workspace=workspace) as (
+        connection,
+        _,
+    ):
+        raw = connection._conn  # the SDK's JSON-RPC layer: it has no $/cancel_request verb
+        prompt_ids: list[int] = []
+        raw.add_observer(
+            lambda event: (
+                prompt_ids.append(event.message["id"])
+                if event.message.get("method") == "session/prompt"
+                else None
+            )
+        )
+        session = await connection.new_session(cwd=str(workspace), mcp_servers=[])
+        sid = session.session_id
+        turn = asyncio.ensure_future(
+            connection.prompt(session_id=sid, prompt=prompt_of("talk at length"))
+        )
+        await asyncio.wait_for(first_chunk.wait(), 30)
+        await raw.send_notification("$/cancel_request", {"requestId": prompt_ids[0]})
+        answer = await asyncio.wait_for(turn, 30)
+        llm_server.enqueue(Text("Next.", chunk_delay=0.05))
+        first_chunk.clear()
+        after = asyncio.ensure_future(connection.prompt(session_id=sid, prompt=prompt_of("go on")))
+        await asyncio.wait_for(first_chunk.wait(), 30)
+        await raw.send_notification("$/cancel_request", {"requestId": prompt_ids[0]})
+        await raw.send_notification("$/cancel_request", {"requestId": 999})
+        next_answer = await asyncio.wait_for(after, 30)
+    assert answer.stop_reason == "cancelled"
+    assert len(client.text()) < len("word " * 200) + len("Next.")
+    assert next_answer.stop_reason == "end_turn"
+    assert client.text().endswith("Next.")
