@@ -79,13 +79,17 @@ def build_system_prompt(
         sections.append(_HEADLESS_RULES)
     if skills_listing:
         sections.append(skills_listing)
-    instructions = read_project_instructions(workspace)
-    if instructions:
-        sections.append(
-            f"Project instructions from {PROJECT_INSTRUCTIONS_FILE} (follow them):\n\n"
-            f"{instructions}"
-        )
+    if (instructions := project_instructions_section(workspace)) is not None:
+        sections.append(instructions)
     return "\n\n".join(sections)
+
+
+def project_instructions_section(workspace: Path) -> str | None:
+    """The workspace's AGENTS.md as a section of a system prompt (None without one)."""
+    instructions = read_project_instructions(workspace)
+    if not instructions:
+        return None
+    return f"Project instructions from {PROJECT_INSTRUCTIONS_FILE} (follow them):\n\n{instructions}"
 
 
 def session_date(header: Mapping[str, Any]) -> date:

@@ -10,7 +10,7 @@ from datetime import date
 from pathlib import Path
 
 from forge.agent.subagents.definitions import AgentDefinition
-from forge.agent.system_prompt import PROJECT_INSTRUCTIONS_FILE, read_project_instructions
+from forge.agent.system_prompt import project_instructions_section
 
 CHILD_RULES = """\
 You are a subagent: another agent gave you this task and reads only your final report, not \
@@ -39,10 +39,6 @@ def child_system_prompt(
     ]
     if tools:
         sections.append(f"Your tools: {', '.join(tools)}.")
-    instructions = read_project_instructions(workspace)
-    if instructions:
-        sections.append(
-            f"Project instructions from {PROJECT_INSTRUCTIONS_FILE} (follow them):\n\n"
-            f"{instructions}"
-        )
+    if (instructions := project_instructions_section(workspace)) is not None:
+        sections.append(instructions)
     return "\n\n".join(sections)
