@@ -169,15 +169,22 @@ class Agent:
 
     # --- turns ---------------------------------------------------------------------------------
     async def run_turn(
-        self, user_text: str, *, provider: Provider | None = None
+        self,
+        user_text: str,
+        *,
+        provider: Provider | None = None,
+        required_tool: str | None = None,
     ) -> AsyncGenerator[AgentEvent, None]:
         """Run one turn for `user_text`; yields events and ends with `TurnFinished`
         (unless the consuming task is cancelled, which leaves the conversation valid).
         `provider` answers this turn's LLM calls instead of the session's (a custom
-        command's model); the next turn uses the session's again."""
+        command's model); the next turn uses the session's again. `required_tool`: a tool
+        the turn's first reply must call (offered only if registered)."""
         if self._current_turn is not None:
             self._settle(self._current_turn)  # abandoned without being closed
         turn = self._current_turn = TurnState(provider=provider)
+        if required_tool is not None and required_tool in self.registry.names():
+            turn.required_tool = required_tool
         last = next((m for m in reversed(self.conversation.messages) if not is_pinned(m)), None)
         if not (last is not None and last.role == "user" and last.content == user_text):
             # The same text again right after a turn that failed before any reply (sent again
@@ -388,7 +395,10 @@ class Agent:
         self, turn: TurnState, completion: list[llm_stream.Completion]
     ) -> AsyncGenerator[AgentEvent, None]:
         provider = self._turn_provider(turn)
-        stream = provider.stream(self.conversation.messages, self.registry.specs())
+        required, turn.required_tool = turn.required_tool, None  # the first reply only
+        stream = provider.stream(
+            self.conversation.messages, self.registry.specs(), required_tool=required
+        )
         try:
             async for item in stream:
                 # The stream's own events reach the client as the provider made them.

@@ -27,6 +27,9 @@ class TurnState:
     provider: Provider | None = None
     """The provider this turn's LLM calls go to when it is not the session's (a custom
     command's model); given to `Agent.run_turn`, gone with the turn."""
+    required_tool: str | None = None
+    """A tool the turn's first reply must call (`@agent-NAME` forces `task`); cleared once
+    that request is sent."""
 
     def clear_partial(self) -> None:
         """Forget the streamed text (it was appended, or will be streamed again)."""

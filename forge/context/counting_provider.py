@@ -43,10 +43,13 @@ class CountingProvider:
         tools: Sequence[ToolSpec] | None = None,
         *,
         max_tokens: int | None = None,
+        required_tool: str | None = None,
     ) -> AsyncIterator[StreamEvent]:
         """Stream through the wrapped provider."""
         self.calls += 1
-        events = self.inner.stream(messages, tools, max_tokens=max_tokens)
+        events = self.inner.stream(
+            messages, tools, max_tokens=max_tokens, required_tool=required_tool
+        )
         return events if self.on_usage is None else self._reporting(events)
 
     async def _reporting(self, events: AsyncIterator[StreamEvent]) -> AsyncIterator[StreamEvent]:

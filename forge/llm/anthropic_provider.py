@@ -211,8 +211,11 @@ class AnthropicProvider(ProviderIdentity):
         tools: Sequence[ToolSpec] | None = None,
         *,
         max_tokens: int | None = None,
+        required_tool: str | None = None,
     ) -> dict[str, Any]:
-        """The Messages API request for `messages`: prompt, breakpoints, thinking, limits."""
+        """The Messages API request for `messages`: prompt, breakpoints, thinking, limits;
+        `required_tool` forced through `tool_choice` unless thinking is on (the API refuses
+        forced tool use with extended thinking)."""
         thinking = self._thinking_budget > 0 and not last_turn_lacks_thinking(messages)
         prompt = with_breakpoints(
             to_messages_request(messages, tools, with_thinking=thinking), self._cache_ttl
@@ -228,6 +231,8 @@ class AnthropicProvider(ProviderIdentity):
         if thinking:
             body["thinking"] = {"type": "enabled", "budget_tokens": self._thinking_budget}
             reply_tokens = max(reply_tokens, self._thinking_budget + 4096)
+        elif required_tool and prompt.tools:
+            body["tool_choice"] = {"type": "tool", "name": required_tool}
         body["max_tokens"] = reply_tokens
         return body
 
@@ -250,11 +255,14 @@ class AnthropicProvider(ProviderIdentity):
         tools: Sequence[ToolSpec] | None = None,
         *,
         max_tokens: int | None = None,
+        required_tool: str | None = None,
     ) -> AsyncGenerator[StreamEvent, None]:
         """Stream one reply; the last event is always `StreamFinished`. Retryable failures are
         retried only while nothing visible has been yielded, each announced by a
         `RetryScheduled` before the wait."""
-        body = self.request_body(messages, tools, max_tokens=max_tokens)
+        body = self.request_body(
+            messages, tools, max_tokens=max_tokens, required_tool=required_tool
+        )
         retries_done = 0
         while True:
             assembler = MessagesStreamAssembler(self._model)

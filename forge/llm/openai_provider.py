@@ -192,9 +192,16 @@ class OpenAICompatibleProvider(ProviderIdentity):
         max_tokens: int | None,
         *,
         stream: bool,
+        required_tool: str | None = None,
     ) -> dict[str, Any]:
-        """The request body, with the options this server is known to accept."""
-        tool_choice = self._tool_choice if self._quirks.accepts_tool_choice else ""
+        """The request body, with the options this server is known to accept (`required_tool`
+        forces that tool through `tool_choice`, unless the server refused `tool_choice` or the
+        settings say never to send it)."""
+        tool_choice: str | dict[str, Any] = (
+            self._tool_choice if self._quirks.accepts_tool_choice else ""
+        )
+        if required_tool and self._tool_choice and self._quirks.accepts_tool_choice:
+            tool_choice = {"type": "function", "function": {"name": required_tool}}
         return request_body(
             self._model,
             messages,
@@ -233,8 +240,10 @@ class OpenAICompatibleProvider(ProviderIdentity):
         tools: Sequence[ToolSpec] | None = None,
         *,
         max_tokens: int | None = None,
+        required_tool: str | None = None,
     ) -> AsyncGenerator[StreamEvent, None]:
-        """Stream one reply; the last event is always `StreamFinished`.
+        """Stream one reply; the last event is always `StreamFinished` (`required_tool`: a
+        tool the reply must call, sent as `tool_choice`).
 
         Retryable failures are retried only while nothing visible has been yielded; each
         retry is announced by a `RetryScheduled` before the wait. After visible output the
@@ -243,7 +252,7 @@ class OpenAICompatibleProvider(ProviderIdentity):
         retries_done = 0
         while True:
             assembler = StreamAssembler(self._model)
-            attempt = self._stream_once(messages, tools, max_tokens, assembler)
+            attempt = self._stream_once(messages, tools, max_tokens, assembler, required_tool)
             try:
                 try:
                     async with aclosing(attempt) as events:
@@ -256,7 +265,9 @@ class OpenAICompatibleProvider(ProviderIdentity):
                     logger.info(
                         "empty stream from %s; asking again without streaming", self._base_url
                     )
-                    completion = await self._complete_once(messages, tools, max_tokens)
+                    completion = await self._complete_once(
+                        messages, tools, max_tokens, required_tool
+                    )
                     for event in _events_for_completion(completion):
                         yield event
                     return
@@ -279,8 +290,9 @@ class OpenAICompatibleProvider(ProviderIdentity):
         tools: Sequence[ToolSpec] | None,
         max_tokens: int | None,
         assembler: StreamAssembler,
+        required_tool: str | None = None,
     ) -> AsyncGenerator[StreamEvent, None]:
-        body = self._body(messages, tools, max_tokens, stream=True)
+        body = self._body(messages, tools, max_tokens, stream=True, required_tool=required_tool)
         try:
             async with self._client.stream(
                 "POST",
@@ -366,8 +378,9 @@ class OpenAICompatibleProvider(ProviderIdentity):
         messages: Sequence[Message],
         tools: Sequence[ToolSpec] | None,
         max_tokens: int | None,
+        required_tool: str | None = None,
     ) -> Completion:
-        body = self._body(messages, tools, max_tokens, stream=False)
+        body = self._body(messages, tools, max_tokens, stream=False, required_tool=required_tool)
         try:
             response = await self._client.post(
                 self._endpoint, json=body, headers=self._headers(), timeout=self._timeout

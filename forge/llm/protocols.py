@@ -46,8 +46,11 @@ class Provider(Protocol):
         tools: Sequence[ToolSpec] | None = None,
         *,
         max_tokens: int | None = None,
+        required_tool: str | None = None,
     ) -> AsyncIterator[StreamEvent]:
-        """Stream one reply; the last event is always `StreamFinished`."""
+        """Stream one reply; the last event is always `StreamFinished`. `required_tool` names
+        a tool of `tools` the reply must call (the user asked for it by name); a provider or
+        server that cannot force a tool answers as usual."""
         ...
 
     async def complete(

@@ -27,7 +27,7 @@ def request_body(
     max_tokens: int | None,
     stream: bool,
     include_usage: bool,
-    tool_choice: str | None = None,
+    tool_choice: str | dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The JSON body of one `/chat/completions` request. `tool_choice` is sent only with
     tools (llama-cpp-python emits tool calls only when it is sent)."""

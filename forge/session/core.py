@@ -201,7 +201,10 @@ class Session:
                     tuple(expansion.problems),
                 )
             text = expansion.text
-        text = self._agent_request(text)
+        asked = self._agent_request(text)
+        # `@agent-NAME`: the first reply must call `task` (the instruction says with whom).
+        required = "task" if asked != text else None
+        text = asked
         if prompt.context:  # SessionStart's and UserPromptSubmit's, marked as theirs
             text = f"{text}\n\n{prompt.context}"
         if self.skills is not None:  # a summary took a loaded skill out: give it back
@@ -211,12 +214,12 @@ class Session:
             if missing:
                 text = f"{reattached_text(missing)}\n\n{text}"
         if not model or model == self.settings.llm.model:
-            async for event in self.agent.run_turn(text):
+            async for event in self.agent.run_turn(text, required_tool=required):
                 yield event
             return
         provider = make_provider(self.settings.llm.model_copy(update={"model": model}))
         try:
-            async for event in self.agent.run_turn(text, provider=provider):
+            async for event in self.agent.run_turn(text, provider=provider, required_tool=required):
                 yield event
         finally:
             await provider.aclose()

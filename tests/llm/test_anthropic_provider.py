@@ -366,3 +366,23 @@ async def test_a_tool_list_change_is_one_cache_write_not_one_per_turn(
     # Tools come first: only the unchanged tools before the new one are still read.
     assert usage[2]["cache_read_input_tokens"] < usage[2]["cache_creation_input_tokens"] / 10
     assert usage[3]["cache_read_input_tokens"] > 0 and usage[4]["cache_read_input_tokens"] > 0
+
+
+async def test_a_required_tool_is_forced_unless_thinking_is_on(
+    anthropic_server: AnthropicServer,
+) -> None:
+    """`@agent-NAME` forces `task` in the turn's first reply; with extended thinking the API
+    refuses forced tool use, so the request goes without it (the message's instruction
+    stays)."""
+    anthropic_server.enqueue(Answer("forced"), Answer("thinking"), Answer("plain"))
+    history: list[Message] = [system("sys"), user("list them")]
+    async with provider(anthropic_server) as client:
+        [_ async for _ in client.stream(history, TOOLS, required_tool="list_files")]
+    async with provider(anthropic_server, thinking_budget=2048) as client:
+        [_ async for _ in client.stream(history, TOOLS, required_tool="list_files")]
+    async with provider(anthropic_server) as client:
+        [_ async for _ in client.stream(history, TOOLS)]
+    forced, thinking, plain = (request.body for request in anthropic_server.requests)
+    assert forced["tool_choice"] == {"type": "tool", "name": "list_files"}
+    assert "tool_choice" not in thinking and thinking["thinking"]["type"] == "enabled"
+    assert "tool_choice" not in plain

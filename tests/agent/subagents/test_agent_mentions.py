@@ -8,8 +8,14 @@ from pathlib import Path
 from forge.agent.subagents.mentions import requested_agent, with_agent_request
 from forge.session.build import build_session
 from forge.tui.file_completion import agent_completions, mention_at
-from tests.agent.subagents.support import PARENT_MODEL, drive, settings_for, write_agent
-from tests.support.openai_server import OpenAIServer, Text
+from tests.agent.subagents.support import (
+    CHILD_MODEL,
+    PARENT_MODEL,
+    drive,
+    settings_for,
+    write_agent,
+)
+from tests.support.openai_server import Call, OpenAIServer, Text, ToolCalls
 
 
 def test_only_a_known_agent_mentioned_as_a_word_is_requested() -> None:
@@ -48,3 +54,29 @@ async def test_an_agent_mention_asks_for_the_agent_and_a_path_mention_still_atta
     assert "the notes" in sent  # the file is attached as before
     assert 'call `task` with agent "finder"' in sent
     assert session.agent_names() == ["explore", "finder"]
+
+
+async def test_an_agent_mention_forces_the_first_reply_to_call_task_and_only_that_one(
+    llm_server: OpenAIServer, workspace: Path
+) -> None:
+    write_agent(workspace, "finder")
+    llm_server.enqueue_for(
+        PARENT_MODEL,
+        ToolCalls([Call("task", {"agent": "finder", "prompt": "find the notes"})]),
+        Text("The finder found them."),
+        Text("plain"),
+    )
+    llm_server.enqueue_for(CHILD_MODEL, Text("notes are in docs/"))
+    session = build_session(settings_for(llm_server), workspace)
+    try:
+        await drive(session.run_turn("@agent-finder where are the notes?"))
+        await drive(session.run_turn("and now without a mention"))
+    finally:
+        await session.aclose()
+    parent = llm_server.requests_for(PARENT_MODEL)
+    # The first reply of the mentioned turn must call `task`; nothing else is forced.
+    forced = {"type": "function", "function": {"name": "task"}}
+    assert parent[0].body["tool_choice"] == forced
+    assert parent[1].body.get("tool_choice") != forced
+    assert parent[2].body.get("tool_choice") != forced
+    assert all(r.body.get("tool_choice") != forced for r in llm_server.requests_for(CHILD_MODEL))
