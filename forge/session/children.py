@@ -101,8 +101,17 @@ class SessionChildren:
         """The settings' price table."""
         return price_table(self.settings.prices)
 
-    def _provider(self, model: str) -> Provider:
-        parent = self._parts.provider
+    def _provider(self, definition: AgentDefinition) -> Provider:
+        """The session's provider, or the summarization server's (`provider: summarization`),
+        on the definition's model (for the summarization server: the summarization model
+        unless the definition names one)."""
+        parent: Provider = self._parts.provider
+        model = definition.model
+        if definition.provider == "summarization":
+            llm = self.settings.llm
+            model = model or llm.effective_summarization_model
+            if self.summarization_provider is not None:  # a server of its own
+                parent = self.summarization_provider
         if not model or model == parent.model or not isinstance(parent, ModelCloner):
             return parent
         return parent.clone_with_model(model)
@@ -111,7 +120,7 @@ class SessionChildren:
         self, definition: AgentDefinition, costs: CostLedger, conversation: Conversation
     ) -> ChildSetup:
         """One child's parts; its session file records `conversation` from now on."""
-        provider = self._provider(definition.model)
+        provider = self._provider(definition)
         log = self._store.create(
             self._workspace,
             provider.model,

@@ -11,7 +11,10 @@ matter's fields:
   server's tools as `server__*`; Claude Code's names `Read`, `Grep`, `Bash`, … mapped to
   Forge's). Default: every tool but `task` (children cannot start children).
 - `model`: the child's model, any name the server serves; default (or `inherit`): the
-  parent's.
+  parent's (with `provider: summarization`, the summarization model).
+- `provider`: which configured server answers the child: `main` (default: the session's) or
+  `summarization` (the server summaries go to, `llm.summarization_*`: a cheaper server or a
+  local one).
 - `max_turns`: the child's LLM requests at most (default 30).
 - `permission_mode`: `read-only`, `ask`, `accept-edits` or `auto` (Claude Code's
   `plan`/`default`/`acceptEdits`/`bypassPermissions` too); never looser than the parent's mode
@@ -31,6 +34,8 @@ from pathlib import Path
 
 from forge.agent.modes import PermissionMode
 
+PROVIDERS = ("main", "summarization")
+"""What a definition's `provider` may name: the session's server, or the summarization one."""
 AGENTS_DIRECTORY_NAME = "agents"
 DEFAULT_MAX_TURNS = 30
 MAX_FILE_BYTES = 64 * 1024
@@ -77,7 +82,9 @@ class AgentDefinition:
     tools: tuple[str, ...] | None = None
     """Allowed tool names (`server__*` patterns allowed); None: every tool but `task`."""
     model: str = ""
-    """The child's model; "" for the parent's."""
+    """The child's model; "" for the parent's (or the summarization model, below)."""
+    provider: str = "main"
+    """The server that answers the child: "main" or "summarization" (`PROVIDERS`)."""
     max_turns: int = DEFAULT_MAX_TURNS
     permission_mode: PermissionMode | None = None
     """The loosest mode the child may run in; None: the parent's."""
@@ -238,6 +245,7 @@ def read_agent_file(
         prompt=body,
         tools=_tools(path, meta.get("tools")),
         model=_model(path, meta),
+        provider=_provider(path, meta),
         max_turns=_max_turns(path, meta.get("max_turns", meta.get("maxturns"))),
         permission_mode=_mode(path, meta.get("permission_mode", meta.get("permissionmode"))),
         path=path,
@@ -292,6 +300,15 @@ def _tools(path: Path, value: object) -> tuple[str, ...] | None:
 def _model(path: Path, meta: dict[str, object]) -> str:
     model = _text(path, meta, "model")
     return "" if model.lower() in INHERIT_MODELS else model
+
+
+def _provider(path: Path, meta: dict[str, object]) -> str:
+    provider = _text(path, meta, "provider").lower() or "main"
+    if provider not in PROVIDERS:
+        raise AgentFileError(
+            f"{path}: `provider` {provider!r} must be one of {', '.join(PROVIDERS)}"
+        )
+    return provider
 
 
 def _max_turns(path: Path, value: object) -> int:

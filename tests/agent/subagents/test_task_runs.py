@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 
 import pytest
+from pydantic import SecretStr
 
 from forge.agent.events import (
     ApprovalRequested,
@@ -18,6 +19,7 @@ from forge.agent.events import (
     TurnFinished,
 )
 from forge.agent.sessions import SessionStore, print_sessions
+from forge.agent.subagents.definitions import load_agent_definitions
 from forge.session.build import build_session
 from tests.agent.subagents.support import (
     CHILD_MODEL,
@@ -430,3 +432,37 @@ async def test_a_second_child_cannot_overwrite_a_file_the_first_changed_unseen(
     assert (workspace / "shared.txt").read_text() == "first\n"
     refused = [w for w in writes if w.is_error]
     assert len(refused) == 1 and "changed" in refused[0].result.lower()
+
+
+async def test_a_child_with_provider_summarization_runs_on_the_summarization_server(
+    llm_server: OpenAIServer, workspace: Path
+) -> None:
+    """`provider: summarization` sends the child to the server summaries go to (its own key
+    here), on the summarization model unless the definition names one."""
+    write_agent(workspace, "cheap", model="inherit", extra="provider: summarization\n")
+    llm_server.enqueue_for(
+        PARENT_MODEL, ToolCalls([task_call("cheap", "look", "t1")]), Text("done")
+    )
+    llm_server.enqueue_for("summary-model", Text("looked"))
+    settings = settings_for(llm_server)
+    llm = settings.llm.model_copy(
+        update={
+            "summarization_model": "summary-model",
+            "summarization_api_key": SecretStr("sk-summaries-0123456789"),
+        }
+    )
+    session = build_session(settings.model_copy(update={"llm": llm}), workspace)
+    try:
+        await drive(session.run_turn("look cheaply"))
+    finally:
+        await session.aclose()
+    [child] = llm_server.requests_for("summary-model")
+    assert child.headers["authorization"] == "Bearer sk-summaries-0123456789"
+    assert "looked" in str(llm_server.requests_for(PARENT_MODEL)[1].messages[-1])
+
+
+def test_an_unknown_provider_is_reported_by_file_and_field(workspace: Path) -> None:
+    path = write_agent(workspace, "odd", extra="provider: elsewhere\n")
+    found = load_agent_definitions(workspace)
+    assert "odd" not in found.names()
+    assert any(str(path) in p and "`provider` 'elsewhere'" in p for p in found.problems)
