@@ -156,7 +156,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         return run_trust_command(args.path or args.workspace, revoke=args.revoke, show=args.show)
     if args.command == "sessions":
-        from forge.agent.sessions import print_sessions
+        from forge.agent.session_listing import print_sessions
 
         return print_sessions(args.workspace)
     from forge.tui.app import run_tui

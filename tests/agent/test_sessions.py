@@ -11,11 +11,11 @@ from typing import Any
 
 import pytest
 
+from forge.agent.session_listing import print_sessions
 from forge.agent.sessions import (
     SessionLog,
     SessionNotFoundError,
     SessionStore,
-    print_sessions,
 )
 from forge.config.paths import sessions_dir
 from forge.context.conversation import Conversation
