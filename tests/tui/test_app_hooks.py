@@ -68,6 +68,30 @@ async def test_a_blocking_hook_is_shown_with_its_name_as_plain_text(
     assert not (workspace / "a.txt").exists()
 
 
+async def test_a_call_a_hook_blocked_says_so_in_its_row_live_and_resumed(
+    llm_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch, workspace: Path
+) -> None:
+    """The mode is ask: the row of a call a PreToolUse hook refused must not read "refused
+    (read-only mode)", neither live nor in the resumed chat."""
+    config = {"hooks": {"PreToolUse": [command_hook("echo no >&2; exit 2", "Write")]}}
+    llm_server.enqueue(
+        ToolCalls([Call("write_file", {"path": "a.txt", "content": "x"})]), Text("Okay.")
+    )
+    store = configure(llm_server, monkeypatch, config=config)
+    app = make_app(store, workspace)
+    async with app.run_test(size=SIZE) as pilot:
+        await submit(pilot, "write a.txt")
+        await wait_idle(pilot)
+        block = app.chat.query_one(ToolCallBlock)
+        live = (block.status, block.status_text)
+    assert live == ("rejected", "blocked by a hook")
+    resumed = make_app(store, workspace, resume_latest=True)
+    async with resumed.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: resumed.chat.query(ToolCallBlock), "the history")
+        block = resumed.chat.query_one(ToolCallBlock)
+        assert (block.status, block.status_text) == live
+
+
 async def test_slash_hooks_lists_every_hook_with_its_source_and_trust(
     llm_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch, workspace: Path
 ) -> None:

@@ -355,6 +355,7 @@ class ChatView(VerticalScroll):
                 exit_code=event.exit_code,
                 rejected=bool(event.metadata.get("rejected")),
                 refused=bool(event.metadata.get("refused")),
+                by_hook=bool(event.metadata.get("hook")),
                 diff_stats=stats,
             )
         )
