@@ -10,7 +10,7 @@ import pytest
 from textual.widgets import Button, Label
 
 from forge.tui.screens.approval import ApprovalScreen
-from forge.tui.widgets.chat_blocks import ToolCallBlock
+from forge.tui.widgets.chat_blocks import ToolCallBlock, UserMessageBlock
 from forge.tui.widgets.file_hints import FileHints
 from forge.tui.widgets.subagent_rows import SubagentRows
 from tests.support.openai_server import Call, OpenAIServer, Text, ToolCalls
@@ -178,3 +178,27 @@ async def test_esc_ends_the_turn_with_its_children_and_keeps_their_partial_repor
     assert "[interrupted by the user before the agent finished]" in report.content
     assert '"completed": false' in report.content
     assert len(llm_server.requests_for(PARENT)) == 1
+
+
+async def test_a_resumed_at_agent_message_reads_as_typed(
+    llm_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch, workspace: Path
+) -> None:
+    """The instruction `@agent-` adds for the model is not the user's: the resumed chat shows
+    the message as it was typed, as the live chat did."""
+    llm_server.enqueue(
+        ToolCalls([Call("task", {"agent": "explore", "prompt": "find X"})]),
+        Text("X is in a.txt."),
+        Text("The explorer found X in a.txt."),
+    )
+    store = configure(llm_server, monkeypatch)
+    app = make_app(store, workspace)
+    async with app.run_test(size=SIZE) as pilot:
+        await submit(pilot, "@agent-explore find X")
+        await wait_idle(pilot)
+        live = [block.text for block in app.chat.query(UserMessageBlock)]
+    assert "call `task`" in llm_server.requests[0].messages[-1]["content"]  # sent to the model
+    resumed = make_app(store, workspace, resume_latest=True)
+    async with resumed.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: resumed.chat.query(UserMessageBlock), "the history")
+        shown = [block.text for block in resumed.chat.query(UserMessageBlock)]
+    assert shown == live == ["@agent-explore find X"]
