@@ -207,7 +207,7 @@ class Session:
         if self.skills is not None:  # a summary took a loaded skill out: give it back
             from forge.agent.skills.loading import missing_from, reattached_text
 
-            missing = missing_from(self.messages, self.skills.loaded())
+            missing = missing_from(self.messages, self.skills.loaded(), sending=text)
             if missing:
                 text = f"{reattached_text(missing)}\n\n{text}"
         if not model or model == self.settings.llm.model:
