@@ -12,7 +12,9 @@ from textual.widgets import Button, Label
 from forge.tui.screens.approval import ApprovalScreen
 from forge.tui.widgets.chat_blocks import ToolCallBlock, UserMessageBlock
 from forge.tui.widgets.file_hints import FileHints
+from forge.tui.widgets.hook_notice import HookNoticeBlock
 from forge.tui.widgets.subagent_rows import SubagentRows
+from tests.agent.hooks.support import command_hook
 from tests.support.openai_server import Call, OpenAIServer, Text, ToolCalls
 from tests.tui.test_app_helpers import (
     configure,
@@ -202,3 +204,38 @@ async def test_a_resumed_at_agent_message_reads_as_typed(
         await wait_until(pilot, lambda: resumed.chat.query(UserMessageBlock), "the history")
         shown = [block.text for block in resumed.chat.query(UserMessageBlock)]
     assert shown == live == ["@agent-explore find X"]
+
+
+async def test_a_childs_hook_notices_are_shown_labelled_with_its_agent(
+    llm_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch, workspace: Path
+) -> None:
+    """The parent's hooks run for a child's calls: what they print or block is shown in the
+    chat as for the parent's calls, naming the subagent."""
+    write_agent(workspace)
+    llm_server.enqueue_for(
+        PARENT,
+        ToolCalls([Call("task", {"agent": "writer", "prompt": "look around"}, id="t1")]),
+        Text("The writer is done."),
+    )
+    llm_server.enqueue_for(
+        CHILD,
+        ToolCalls(
+            [Call("list_files", {}), Call("write_file", {"path": "s.txt", "content": "x"})]
+        ),
+        Text("looked"),
+    )
+    config = {
+        "llm": {"model": PARENT},
+        "hooks": {
+            "PreToolUse": [command_hook("echo no secrets >&2; exit 2", "Write")],
+            "PostToolUse": [command_hook("echo listed by the hook", "Glob")],
+        },
+    }
+    app = make_app(configure(llm_server, monkeypatch, config=config), workspace)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await submit(pilot, "have the writer look")
+        await wait_idle(pilot)
+        shown = {block.kind: block.text for block in app.chat.query(HookNoticeBlock)}
+    assert "subagent writer" in shown["output"] and "listed by the hook" in shown["output"]
+    assert "subagent writer" in shown["blocked"] and "no secrets" in shown["blocked"]
+    assert not (workspace / "s.txt").exists()

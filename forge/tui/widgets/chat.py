@@ -13,6 +13,9 @@ from textual.containers import VerticalScroll
 from textual.widget import Widget
 
 from forge.agent.events import (
+    HookBlocked,
+    HookOutput,
+    HookWarning,
     SummarizationCompleted,
     SummarizationFailed,
     ToolCallFinished,
@@ -234,6 +237,11 @@ class ChatView(VerticalScroll):
     @on(SubagentActivity)
     async def _subagent_activity(self, message: SubagentActivity) -> None:
         await self.subagent_rows.show(self.tool_blocks.get(message.event.call_id), message.event)
+        inner = message.event.event
+        if isinstance(inner, HookBlocked | HookOutput | HookWarning):
+            from forge.tui.widgets.hook_notice import HookNoticeBlock
+
+            await self.add_block(HookNoticeBlock(inner, agent=message.event.agent))
 
     @on(ToolFinished)
     async def _tool_finished(self, message: ToolFinished) -> None:

@@ -13,7 +13,8 @@ HookEventNotice = HookBlocked | HookOutput | HookWarning
 
 
 class HookNoticeBlock(Static):
-    """One hook notice: `-blocked`, `-output` or `-warning`."""
+    """One hook notice: `-blocked`, `-output` or `-warning`; `agent` names the subagent
+    whose call it was about."""
 
     DEFAULT_CLASSES = "chat-block"
     DEFAULT_CSS = """
@@ -27,8 +28,10 @@ class HookNoticeBlock(Static):
     HookNoticeBlock.-warning { border-left: outer $error; color: $text-warning; }
     """
 
-    def __init__(self, event: HookEventNotice) -> None:
+    def __init__(self, event: HookEventNotice, *, agent: str = "") -> None:
         kind, text = hook_notice_text(event)
+        if agent:  # a child's call (docs/adr/0045): the parent's hooks run for it too
+            text = f"(subagent {agent}) {text}"
         super().__init__(terminal_safe(text), markup=False)
         self.add_class(f"-{kind}")
         self.kind = kind
