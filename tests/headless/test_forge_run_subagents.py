@@ -142,9 +142,7 @@ def test_a_childs_hook_output_and_block_are_printed_labelled_with_its_agent(
         }
     )
     write_agent(workspace, "finder", "gpt-4o-mini")
-    llm_server.enqueue_for(
-        "gpt-4o", ToolCalls([task("finder", "look", "t1")]), Text("parent done")
-    )
+    llm_server.enqueue_for("gpt-4o", ToolCalls([task("finder", "look", "t1")]), Text("parent done"))
     llm_server.enqueue_for(
         "gpt-4o-mini",
         ToolCalls([Call("list_files", {}), Call("write_file", {"path": "s.txt", "content": "x"})]),

@@ -219,9 +219,7 @@ async def test_a_childs_hook_notices_are_shown_labelled_with_its_agent(
     )
     llm_server.enqueue_for(
         CHILD,
-        ToolCalls(
-            [Call("list_files", {}), Call("write_file", {"path": "s.txt", "content": "x"})]
-        ),
+        ToolCalls([Call("list_files", {}), Call("write_file", {"path": "s.txt", "content": "x"})]),
         Text("looked"),
     )
     config = {

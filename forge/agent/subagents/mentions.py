@@ -16,9 +16,7 @@ _REQUEST = (
     "and a prompt holding everything this message asks, then report what it found.)"
 )
 """The instruction added after the message (`{name}`: the agent's)."""
-_REQUEST_NOTE = re.compile(
-    re.escape(_REQUEST).replace(re.escape("{name}"), "[a-z0-9][a-z0-9_-]*")
-)
+_REQUEST_NOTE = re.compile(re.escape(_REQUEST).replace(re.escape("{name}"), "[a-z0-9][a-z0-9_-]*"))
 
 
 def requested_agent(text: str, names: Collection[str]) -> str | None:
