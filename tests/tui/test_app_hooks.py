@@ -92,6 +92,23 @@ async def test_a_call_a_hook_blocked_says_so_in_its_row_live_and_resumed(
         assert (block.status, block.status_text) == live
 
 
+async def test_a_malformed_hooks_file_is_told_as_a_file_problem_not_a_config_hook(
+    llm_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch, workspace: Path
+) -> None:
+    """The start-up warning about a hooks file names the file and line; its title does not
+    read "config hook" (no hook of the config file failed)."""
+    (workspace / ".forge").mkdir()
+    (workspace / ".forge" / "hooks.json").write_text('{"hooks": {,}}\n', encoding="utf-8")
+    app = make_app(configure(llm_server, monkeypatch), workspace)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: app.chat.query(HookNoticeBlock), "the warning")
+        [notice] = app.chat.query(HookNoticeBlock)
+    assert notice.kind == "warning"
+    assert ".forge/hooks.json:1:" in notice.text
+    assert notice.text.startswith("⚠ Hooks file problem: ")
+    assert "config hook" not in notice.text
+
+
 async def test_slash_hooks_lists_every_hook_with_its_source_and_trust(
     llm_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch, workspace: Path
 ) -> None:

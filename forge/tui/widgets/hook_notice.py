@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from textual.widgets import Static
 
-from forge.agent.events import HookBlocked, HookOutput, HookWarning
+from forge.agent.events import HOOK_FILE_PROBLEM, HookBlocked, HookOutput, HookWarning
 from forge.text_safety import terminal_safe
 
 HookEventNotice = HookBlocked | HookOutput | HookWarning
@@ -45,6 +45,8 @@ def hook_notice_text(event: HookEventNotice) -> tuple[str, str]:
         return "blocked", f"⛔ {event.event} hook blocked — {event.hook}\n{event.reason}"
     if isinstance(event, HookOutput):
         return "output", f"{event.event} hook — {event.hook}\n{event.text}"
+    if event.event == HOOK_FILE_PROBLEM:
+        return "warning", f"⚠ Hooks file problem: {event.text}"
     return "warning", f"⚠ {event.event} hook: {event.text}"
 
 
