@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from textual.widgets import Static
 
+from forge.tui.app import ForgeApp
 from forge.tui.screens.approval import ApprovalScreen
 from forge.tui.screens.trust import TrustScreen
 from forge.tui.widgets.chat_blocks import ToolCallBlock
@@ -21,6 +22,11 @@ from tests.support.openai_server import Call, OpenAIServer, Text, ToolCalls
 from tests.tui.test_app_helpers import configure, make_app, submit, wait_idle, wait_until
 
 SIZE = (120, 40)
+
+
+def dialog_text(app: ForgeApp) -> str:
+    """Every line the current screen's Statics show."""
+    return "\n".join(str(widget.render()) for widget in app.screen.query(Static))
 
 
 async def test_the_approval_shows_the_command_a_hook_rewrote_and_that_one_runs(
@@ -137,8 +143,8 @@ async def test_a_project_hook_runs_only_once_the_workspace_is_trusted(
     app = make_app(configure(llm_server, monkeypatch), workspace)
     async with app.run_test(size=SIZE) as pilot:
         await wait_until(pilot, lambda: isinstance(app.screen, TrustScreen), "the trust dialog")
-        dialog = "\n".join(str(w.render()) for w in app.screen.query(Static))
-        assert "UserPromptSubmit hook" in dialog
+        # The dialog's lines may render a frame after it is pushed (flaky on a loaded machine).
+        await wait_until(pilot, lambda: "UserPromptSubmit hook" in dialog_text(app), "its lines")
         await pilot.press("n")
         await wait_until(pilot, lambda: not isinstance(app.screen, TrustScreen), "its answer")
         await submit(pilot, "before")
