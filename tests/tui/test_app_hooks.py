@@ -14,12 +14,19 @@ from textual.widgets import Static
 from forge.tui.app import ForgeApp
 from forge.tui.screens.approval import ApprovalScreen
 from forge.tui.screens.trust import TrustScreen
-from forge.tui.widgets.chat_blocks import ToolCallBlock
+from forge.tui.widgets.chat_blocks import ToolCallBlock, UserMessageBlock
 from forge.tui.widgets.hook_notice import HookListBlock, HookNoticeBlock
 from tests.agent.hooks.support import command_hook, write_project_hooks
 from tests.agent.hooks.turns_support import emit_json, recorded, recorder
 from tests.support.openai_server import Call, OpenAIServer, Text, ToolCalls
-from tests.tui.test_app_helpers import configure, make_app, submit, wait_idle, wait_until
+from tests.tui.test_app_helpers import (
+    configure,
+    make_app,
+    notices,
+    submit,
+    wait_idle,
+    wait_until,
+)
 
 SIZE = (120, 40)
 
@@ -113,6 +120,30 @@ async def test_a_malformed_hooks_file_is_told_as_a_file_problem_not_a_config_hoo
     assert ".forge/hooks.json:1:" in notice.text
     assert notice.text.startswith("⚠ Hooks file problem: ")
     assert "config hook" not in notice.text
+
+
+async def test_a_prompt_a_hook_blocked_is_marked_not_sent(
+    llm_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch, workspace: Path
+) -> None:
+    """A UserPromptSubmit hook's exit 2 keeps the message from the model and the session: the
+    chat must not show it as an ordinary sent message (the resumed chat will not have it)."""
+    guard = command_hook("echo no secrets >&2; exit 2")
+    config = {"hooks": {"UserPromptSubmit": [guard]}}
+    app = make_app(configure(llm_server, monkeypatch, config=config), workspace)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await submit(pilot, "my secret is 42")
+        await wait_idle(pilot)
+        [block] = app.chat.query(UserMessageBlock)
+        shown = str(block.render())
+        told = notices(app)[-1]
+        app.prompt.focus()
+        await pilot.press("up")
+        recalled = app.prompt.text
+    assert recalled == "my secret is 42"
+    assert llm_server.requests == []
+    assert block.has_class("-not-sent")
+    assert shown.startswith("not sent") and "my secret is 42" in shown
+    assert "Not sent" in told and "↑" in told
 
 
 async def test_slash_hooks_lists_every_hook_with_its_source_and_trust(

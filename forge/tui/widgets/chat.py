@@ -83,6 +83,8 @@ _TURN_END_NOTES = {
     "cancelled": INTERRUPTED_NOTE,
     "max_turns": "Stopped: the turn reached its limit of LLM calls.",
     "circuit_breaker": "Stopped: the same failing call kept repeating.",
+    "hook_blocked": "Not sent: a hook blocked this message, so it is not in the conversation. "
+    "Press ↑ in the prompt to edit it.",
 }
 
 
@@ -409,6 +411,10 @@ class ChatView(VerticalScroll):
                 block.set_status("error", "interrupted" if reason == "cancelled" else "unfinished")
         self.tool_blocks.clear()
         self.subagent_rows.clear()
+        if reason == "hook_blocked":  # UserPromptSubmit kept the message from the model
+            sent = [block for block in self.query(UserMessageBlock) if not block.queued]
+            if sent:
+                sent[-1].set_not_sent()
         if error:
             await self.add_notice(f"**Turn failed**: {error}", kind="error")
         elif note := _TURN_END_NOTES.get(reason):
