@@ -237,3 +237,29 @@ async def test_a_childs_hook_notices_are_shown_labelled_with_its_agent(
     assert "subagent writer" in shown["output"] and "listed by the hook" in shown["output"]
     assert "subagent writer" in shown["blocked"] and "no secrets" in shown["blocked"]
     assert not (workspace / "s.txt").exists()
+
+
+async def test_a_running_task_row_does_not_repeat_its_agents_name(
+    llm_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch, workspace: Path
+) -> None:
+    """The row's title says "writer: <prompt>"; its running status gives the figures only, so
+    the prompt keeps the room at 80 columns. The status pane, a list of children, names it."""
+    write_agent(workspace)
+    llm_server.enqueue_for(
+        PARENT,
+        ToolCalls([Call("task", {"agent": "writer", "prompt": "look slowly"}, id="t1")]),
+        Text("never asked"),
+    )
+    llm_server.enqueue_for(CHILD, Text("found " + "more " * 300, chunk_size=8, chunk_delay=0.05))
+    config = {"llm": {"model": PARENT}}
+    app = make_app(configure(llm_server, monkeypatch, config=config), workspace)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await submit(pilot, "have the writer look")
+        await wait_until(pilot, lambda: app.status.subagents.children_running, "the child")
+        (row,) = app.chat.query(ToolCallBlock)
+        status, panel = row.status_text, str(app.status.subagents.render())
+        await pilot.press("escape")
+        await wait_idle(pilot)
+    assert status.startswith("0 turns") or status.startswith("1 turn"), status
+    assert "writer" not in status
+    assert "▸ writer · " in panel
