@@ -165,3 +165,23 @@ async def test_the_skills_screen_shows_no_markdown_marks_at_80_by_24(
     assert any("skills.disabled" in line for line in lines)
     assert any("could not be used" in line for line in lines)  # the Broken skill
     assert not any("`" in line for line in lines)
+
+
+async def test_a_skills_change_the_config_file_refuses_is_told_and_the_app_goes_on(
+    llm_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch, workspace: Path, skills: Path
+) -> None:
+    """A config file Forge cannot read is never overwritten: toggling a skill then says so
+    in the chat (a ConfigSaveError is no OSError; it used to end the app)."""
+    store = configure(llm_server, monkeypatch)
+    write(store.path, "llm: [unclosed\n")
+    store.load()
+    app = make_app(store, workspace)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_idle(pilot, "start")
+        await submit(pilot, "/skills")
+        await wait_until(pilot, lambda: isinstance(app.screen, SkillsScreen), "the screen")
+        await pilot.press("space")
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: "Could not save" in notices(app)[-1], "the error")
+        assert app.is_running
+    assert store.path.read_text(encoding="utf-8") == "llm: [unclosed\n"
