@@ -185,6 +185,9 @@ async def test_a_project_hook_runs_only_once_the_workspace_is_trusted(
         await wait_until(pilot, lambda: isinstance(app.screen, TrustScreen), "the dialog again")
         await pilot.press("t")
         await wait_until(pilot, lambda: not isinstance(app.screen, TrustScreen), "trusted")
+        # A hooks file holds no servers: the confirmation must not speak of starting them.
+        told = next(n for n in notices(app) if n.startswith("Trusted this workspace"))
+        assert "servers of" not in told and "`.forge/hooks.json`" in told
         await submit(pilot, "after")
         await wait_idle(pilot)
     assert [i["prompt"] for i in recorded(log)] == ["after"]
