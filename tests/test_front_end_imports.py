@@ -47,6 +47,8 @@ ALLOWED = {
         "forge.agent.shell_escape",  # parsing the `!` line
         "forge.agent.skills.catalog",  # /skills: the statuses, `skills.disabled` globs
         "forge.agent.skills.commands",  # the skills' /name table (builtin > custom > skill)
+        "forge.agent.subagents.definitions",  # a task row's title (TASK_TOOL)
+        "forge.agent.subagents.mentions",  # the resumed history's `@agent-` message as typed
         "forge.agent.mcp.project_watch",
         "forge.agent.mcp.report",
         "forge.agent.tools.diffs",  # rendering a diff

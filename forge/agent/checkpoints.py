@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from forge.agent.mentions import split_attachments
+from forge.agent.subagents.mentions import without_agent_request
 from forge.agent.tools.base import ToolError
 from forge.agent.tools.workspace import resolve_in_workspace, workspace_root
 from forge.config.paths import ensure_dir
@@ -60,6 +61,7 @@ def current_turn(conversation: Conversation) -> TurnInfo | None:
         return None
     message = conversation[index]
     typed, _ = split_attachments(message.content)  # what the user typed, not attached files
+    typed = without_agent_request(typed)  # nor the instruction `@agent-` added
     return TurnInfo(message.id, typed, message.created_at)
 
 

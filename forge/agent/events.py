@@ -203,6 +203,10 @@ class HookBlocked:
     reason: str
 
 
+HOOK_FILE_PROBLEM = "config"
+"""The `event` of a `HookWarning` about a hooks file (a parse error, a bad entry), not a hook."""
+
+
 @dataclass(frozen=True, slots=True)
 class HookWarning:
     """A hook failed, timed out or could not start (the action went on), or a hooks file has a

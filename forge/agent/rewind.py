@@ -15,6 +15,7 @@ from pathlib import Path
 from forge.agent.interruption import ensure_valid
 from forge.agent.mentions import split_attachments
 from forge.agent.sessions import SessionLog, _apply_replacement, _read_records
+from forge.agent.subagents.mentions import without_agent_request
 from forge.agent.tools.read_ledger import FileReadLedger
 from forge.context.conversation import Conversation
 from forge.llm.messages import Message, MessageKind
@@ -80,6 +81,7 @@ def session_turns(path: Path) -> list[SessionTurn]:
                 messages.append(message)
                 if starts_turn(message):
                     typed, _ = split_attachments(message.content)  # the text, not the files
+                    typed = without_agent_request(typed)  # nor what `@agent-` added
                     turns.append(SessionTurn(message.id, typed, message.created_at))
                     commands.clear()
                 elif turns:

@@ -288,7 +288,9 @@ def _result_message(call: ToolCall, result: ToolResult) -> Message:
     meta: dict[str, object] = {}
     if result.is_error or result.exit_code is not None:
         meta = {"is_error": result.is_error, "exit_code": result.exit_code}
-    for marker in ("rejected", "refused"):  # it did not run (a rewind needs to know)
+    # It did not run (a rewind needs to know), and why: a hook's refusal ("hook") is not the
+    # mode's (a resumed chat says which).
+    for marker in ("rejected", "refused", "hook"):
         if result.metadata.get(marker):
             meta[marker] = True
     diff = result.metadata.get("diff")

@@ -31,7 +31,12 @@ def leaf_values(model: BaseModel, prefix: str = "") -> dict[str, Any]:
         elif isinstance(value, SecretStr):
             values[key] = value.get_secret_value()
         elif isinstance(value, list):
-            values[key] = list(value)
+            # A list of sections (`hooks.PreToolUse`) is one leaf, written as the plain data
+            # the user wrote (what was set, so a save leaves the entries as they were).
+            values[key] = [
+                item.model_dump(exclude_unset=True) if isinstance(item, BaseModel) else item
+                for item in value
+            ]
         elif isinstance(value, dict):
             # A map of sections (`mcp_servers`) is one leaf, written as plain data.
             values[key] = {

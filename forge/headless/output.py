@@ -336,6 +336,8 @@ class TextWriter(OutputWriter):
             self._line(f"  [{event.agent}] → {self.describe(inner.call)}")
         elif isinstance(inner, ToolCallFinished) and inner.is_error:
             self._line(f"  [{event.agent}]   {_result_line(inner)}")
+        elif line := hook_line(inner):  # the parent's hooks run for the child's calls
+            self._line(f"  [{event.agent}] {line}")
 
     def _finished(self, event: TurnFinished) -> None:
         if event.reason in ("completed", "answered"):

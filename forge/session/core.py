@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, cast
 from forge.agent.approvals import ApprovalPolicy
 from forge.agent.checkpoints import CheckpointStore
 from forge.agent.costs import CostLedger, CostReport
-from forge.agent.events import AgentEvent, HookWarning, TurnFinished
+from forge.agent.events import HOOK_FILE_PROBLEM, AgentEvent, HookWarning, TurnFinished
 from forge.agent.loop import Agent
 from forge.agent.mcp import McpServers
 from forge.agent.modes import PermissionMode
@@ -210,7 +210,7 @@ class Session:
         if self.skills is not None:  # a summary took a loaded skill out: give it back
             from forge.agent.skills.loading import missing_from, reattached_text
 
-            missing = missing_from(self.messages, self.skills.loaded())
+            missing = missing_from(self.messages, self.skills.loaded(), sending=text)
             if missing:
                 text = f"{reattached_text(missing)}\n\n{text}"
         if not model or model == self.settings.llm.model:
@@ -291,7 +291,7 @@ class Session:
         if hooks is None:
             return
         for problem in hooks.problems():
-            yield HookWarning("config", problem)
+            yield HookWarning(HOOK_FILE_PROBLEM, problem)
         started = hooks.start(source)
         if started is not None:
             for event in await asyncio.shield(started):

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 from textual import on
 from textual.app import App
 
+from forge.config.errors import ConfigSaveError
 from forge.text_safety import terminal_safe
 from forge.tui.config_problem import config_still_unreadable
 from forge.tui.messages import (
@@ -99,7 +100,7 @@ class ConfigFlows(App[int]):
         new = self.settings.model_copy(update={"skills": skills})
         try:
             result = self.config_store.save(new, {"skills.disabled"})
-        except OSError as error:
+        except (ConfigSaveError, OSError) as error:  # the file is left as it was
             await self.chat.add_notice(f"Could not save the config: {error}", kind="error")
             return
         await self.reload_controller.apply(result, source="settings")

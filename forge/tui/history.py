@@ -172,6 +172,10 @@ class _HistoryReader:
         if message.kind is not MessageKind.OBSERVATION:
             self.turn = "unanswered"
         content = message.content
+        if "@agent-" in content:  # the instruction for the model is not what the user typed
+            from forge.agent.subagents.mentions import without_agent_request  # ADR 0045
+
+            content = without_agent_request(content)
         if "\n</attached_file>" not in content:
             self.out.append(UserRow(content))
             return

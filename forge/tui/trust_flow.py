@@ -27,11 +27,12 @@ class TrustHost(Protocol):
 
 
 CHOICE_NOTICES = {
-    "trust": "Trusted this workspace: the servers of {files} start now. A new or changed "
-    "definition asks again; `/trust` changes this.",
-    "not_now": "Not started this session: the servers of {files} (this workspace is not "
+    # The files may hold MCP servers, hooks or skills' pre-approved tools: name none of them.
+    "trust": "Trusted this workspace: what {files} define is used from now on. A new or "
+    "changed definition asks again; `/trust` changes this.",
+    "not_now": "Not used this session: what {files} define (this workspace is not "
     "trusted). `/trust` decides now; Forge asks again at the next start.",
-    "never": "Never for this folder: the servers of {files} will not run and Forge will not "
+    "never": "Never for this folder: what {files} define will not run and Forge will not "
     "ask again. `/trust` or `forge trust` changes this.",
 }
 

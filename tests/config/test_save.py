@@ -291,3 +291,33 @@ def test_config_store_remembers_what_it_wrote() -> None:
 )
 def test_mask_secret(secret: str, masked: str) -> None:
     assert mask_secret(secret) == masked
+
+
+def test_a_save_keeps_the_users_hooks_as_written() -> None:
+    """Hooks are lists of sections: a save (a skill toggled, /settings) must write them as
+    the plain data the user wrote, not fail on the section objects."""
+    path = _write(
+        config_path(),
+        textwrap.dedent(
+            """\
+            hooks:
+              PreToolUse:
+                - matcher: Write
+                  hooks:
+                    - type: command
+                      command: ./guard.sh
+            """
+        ),
+    )
+    previous = load_settings()
+    settings = _with(previous.settings, skills={"disabled": ["x"]})
+    save_settings(settings, previous, {"skills.disabled"})
+    assert _file_data(path) == {
+        "hooks": {
+            "PreToolUse": [
+                {"matcher": "Write", "hooks": [{"type": "command", "command": "./guard.sh"}]}
+            ]
+        },
+        "skills": {"disabled": ["x"]},
+    }
+    assert load_settings().settings == settings

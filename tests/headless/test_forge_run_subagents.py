@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.agent.hooks.support import command_hook, write_user_hooks
 from tests.headless.test_headless import forge_run, stream_json
 from tests.support.openai_server import Call, OpenAIServer, Text, ToolCalls
 
@@ -127,3 +128,30 @@ def test_text_mode_shows_a_childs_tool_calls_labelled_on_stderr(
     assert "  [finder] → read_file: a.txt" in result.stderr
     assert result.stdout.strip() == "a.txt holds a"
     assert "subagents $" in result.stderr  # the cost line names the children's share
+
+
+def test_a_childs_hook_output_and_block_are_printed_labelled_with_its_agent(
+    llm_server: OpenAIServer, workspace: Path
+) -> None:
+    """The parent's hooks run for a child's calls; what they say is shown as for the
+    parent's, with the child's name (the text mode printed nothing of it)."""
+    write_user_hooks(
+        {
+            "PreToolUse": [command_hook("echo no secrets >&2; exit 2", "Write")],
+            "PostToolUse": [command_hook("echo listed by the hook", "Glob")],
+        }
+    )
+    write_agent(workspace, "finder", "gpt-4o-mini")
+    llm_server.enqueue_for("gpt-4o", ToolCalls([task("finder", "look", "t1")]), Text("parent done"))
+    llm_server.enqueue_for(
+        "gpt-4o-mini",
+        ToolCalls([Call("list_files", {}), Call("write_file", {"path": "s.txt", "content": "x"})]),
+        Text("child done"),
+    )
+    result = forge_run(llm_server, workspace, "--model", "gpt-4o", "--yes", "go")
+    assert result.returncode == 0, result.stderr
+    assert "[finder] [hook] PostToolUse" in result.stderr
+    assert "listed by the hook" in result.stderr
+    assert "[finder] [hook] PreToolUse blocked by" in result.stderr
+    assert "no secrets" in result.stderr
+    assert not (workspace / "s.txt").exists()

@@ -11,16 +11,29 @@ from pathlib import Path
 import pytest
 from textual.widgets import Static
 
+from forge.tui.app import ForgeApp
 from forge.tui.screens.approval import ApprovalScreen
 from forge.tui.screens.trust import TrustScreen
-from forge.tui.widgets.chat_blocks import ToolCallBlock
+from forge.tui.widgets.chat_blocks import ToolCallBlock, UserMessageBlock
 from forge.tui.widgets.hook_notice import HookListBlock, HookNoticeBlock
 from tests.agent.hooks.support import command_hook, write_project_hooks
 from tests.agent.hooks.turns_support import emit_json, recorded, recorder
 from tests.support.openai_server import Call, OpenAIServer, Text, ToolCalls
-from tests.tui.test_app_helpers import configure, make_app, submit, wait_idle, wait_until
+from tests.tui.test_app_helpers import (
+    configure,
+    make_app,
+    notices,
+    submit,
+    wait_idle,
+    wait_until,
+)
 
 SIZE = (120, 40)
+
+
+def dialog_text(app: ForgeApp) -> str:
+    """Every line the current screen's Statics show."""
+    return "\n".join(str(widget.render()) for widget in app.screen.query(Static))
 
 
 async def test_the_approval_shows_the_command_a_hook_rewrote_and_that_one_runs(
@@ -68,6 +81,71 @@ async def test_a_blocking_hook_is_shown_with_its_name_as_plain_text(
     assert not (workspace / "a.txt").exists()
 
 
+async def test_a_call_a_hook_blocked_says_so_in_its_row_live_and_resumed(
+    llm_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch, workspace: Path
+) -> None:
+    """The mode is ask: the row of a call a PreToolUse hook refused must not read "refused
+    (read-only mode)", neither live nor in the resumed chat."""
+    config = {"hooks": {"PreToolUse": [command_hook("echo no >&2; exit 2", "Write")]}}
+    llm_server.enqueue(
+        ToolCalls([Call("write_file", {"path": "a.txt", "content": "x"})]), Text("Okay.")
+    )
+    store = configure(llm_server, monkeypatch, config=config)
+    app = make_app(store, workspace)
+    async with app.run_test(size=SIZE) as pilot:
+        await submit(pilot, "write a.txt")
+        await wait_idle(pilot)
+        block = app.chat.query_one(ToolCallBlock)
+        live = (block.status, block.status_text)
+    assert live == ("rejected", "blocked by a hook")
+    resumed = make_app(store, workspace, resume_latest=True)
+    async with resumed.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: resumed.chat.query(ToolCallBlock), "the history")
+        block = resumed.chat.query_one(ToolCallBlock)
+        assert (block.status, block.status_text) == live
+
+
+async def test_a_malformed_hooks_file_is_told_as_a_file_problem_not_a_config_hook(
+    llm_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch, workspace: Path
+) -> None:
+    """The start-up warning about a hooks file names the file and line; its title does not
+    read "config hook" (no hook of the config file failed)."""
+    (workspace / ".forge").mkdir()
+    (workspace / ".forge" / "hooks.json").write_text('{"hooks": {,}}\n', encoding="utf-8")
+    app = make_app(configure(llm_server, monkeypatch), workspace)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: app.chat.query(HookNoticeBlock), "the warning")
+        [notice] = app.chat.query(HookNoticeBlock)
+    assert notice.kind == "warning"
+    assert ".forge/hooks.json:1:" in notice.text
+    assert notice.text.startswith("⚠ Hooks file problem: ")
+    assert "config hook" not in notice.text
+
+
+async def test_a_prompt_a_hook_blocked_is_marked_not_sent(
+    llm_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch, workspace: Path
+) -> None:
+    """A UserPromptSubmit hook's exit 2 keeps the message from the model and the session: the
+    chat must not show it as an ordinary sent message (the resumed chat will not have it)."""
+    guard = command_hook("echo no secrets >&2; exit 2")
+    config = {"hooks": {"UserPromptSubmit": [guard]}}
+    app = make_app(configure(llm_server, monkeypatch, config=config), workspace)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await submit(pilot, "my secret is 42")
+        await wait_idle(pilot)
+        [block] = app.chat.query(UserMessageBlock)
+        shown = str(block.render())
+        told = notices(app)[-1]
+        app.prompt.focus()
+        await pilot.press("up")
+        recalled = app.prompt.text
+    assert recalled == "my secret is 42"
+    assert llm_server.requests == []
+    assert block.has_class("-not-sent")
+    assert shown.startswith("not sent") and "my secret is 42" in shown
+    assert "Not sent" in told and "↑" in told
+
+
 async def test_slash_hooks_lists_every_hook_with_its_source_and_trust(
     llm_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch, workspace: Path
 ) -> None:
@@ -96,8 +174,8 @@ async def test_a_project_hook_runs_only_once_the_workspace_is_trusted(
     app = make_app(configure(llm_server, monkeypatch), workspace)
     async with app.run_test(size=SIZE) as pilot:
         await wait_until(pilot, lambda: isinstance(app.screen, TrustScreen), "the trust dialog")
-        dialog = "\n".join(str(w.render()) for w in app.screen.query(Static))
-        assert "UserPromptSubmit hook" in dialog
+        # The dialog's lines may render a frame after it is pushed (flaky on a loaded machine).
+        await wait_until(pilot, lambda: "UserPromptSubmit hook" in dialog_text(app), "its lines")
         await pilot.press("n")
         await wait_until(pilot, lambda: not isinstance(app.screen, TrustScreen), "its answer")
         await submit(pilot, "before")
@@ -107,6 +185,9 @@ async def test_a_project_hook_runs_only_once_the_workspace_is_trusted(
         await wait_until(pilot, lambda: isinstance(app.screen, TrustScreen), "the dialog again")
         await pilot.press("t")
         await wait_until(pilot, lambda: not isinstance(app.screen, TrustScreen), "trusted")
+        # A hooks file holds no servers: the confirmation must not speak of starting them.
+        told = next(n for n in notices(app) if n.startswith("Trusted this workspace"))
+        assert "servers of" not in told and "`.forge/hooks.json`" in told
         await submit(pilot, "after")
         await wait_idle(pilot)
     assert [i["prompt"] for i in recorded(log)] == ["after"]

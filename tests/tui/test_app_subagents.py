@@ -10,9 +10,11 @@ import pytest
 from textual.widgets import Button, Label
 
 from forge.tui.screens.approval import ApprovalScreen
-from forge.tui.widgets.chat_blocks import ToolCallBlock
+from forge.tui.widgets.chat_blocks import ToolCallBlock, UserMessageBlock
 from forge.tui.widgets.file_hints import FileHints
+from forge.tui.widgets.hook_notice import HookNoticeBlock
 from forge.tui.widgets.subagent_rows import SubagentRows
+from tests.agent.hooks.support import command_hook
 from tests.support.openai_server import Call, OpenAIServer, Text, ToolCalls
 from tests.tui.test_app_helpers import (
     configure,
@@ -178,3 +180,86 @@ async def test_esc_ends_the_turn_with_its_children_and_keeps_their_partial_repor
     assert "[interrupted by the user before the agent finished]" in report.content
     assert '"completed": false' in report.content
     assert len(llm_server.requests_for(PARENT)) == 1
+
+
+async def test_a_resumed_at_agent_message_reads_as_typed(
+    llm_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch, workspace: Path
+) -> None:
+    """The instruction `@agent-` adds for the model is not the user's: the resumed chat shows
+    the message as it was typed, as the live chat did."""
+    llm_server.enqueue(
+        ToolCalls([Call("task", {"agent": "explore", "prompt": "find X"})]),
+        Text("X is in a.txt."),
+        Text("The explorer found X in a.txt."),
+    )
+    store = configure(llm_server, monkeypatch)
+    app = make_app(store, workspace)
+    async with app.run_test(size=SIZE) as pilot:
+        await submit(pilot, "@agent-explore find X")
+        await wait_idle(pilot)
+        live = [block.text for block in app.chat.query(UserMessageBlock)]
+    assert "call `task`" in llm_server.requests[0].messages[-1]["content"]  # sent to the model
+    resumed = make_app(store, workspace, resume_latest=True)
+    async with resumed.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: resumed.chat.query(UserMessageBlock), "the history")
+        shown = [block.text for block in resumed.chat.query(UserMessageBlock)]
+    assert shown == live == ["@agent-explore find X"]
+
+
+async def test_a_childs_hook_notices_are_shown_labelled_with_its_agent(
+    llm_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch, workspace: Path
+) -> None:
+    """The parent's hooks run for a child's calls: what they print or block is shown in the
+    chat as for the parent's calls, naming the subagent."""
+    write_agent(workspace)
+    llm_server.enqueue_for(
+        PARENT,
+        ToolCalls([Call("task", {"agent": "writer", "prompt": "look around"}, id="t1")]),
+        Text("The writer is done."),
+    )
+    llm_server.enqueue_for(
+        CHILD,
+        ToolCalls([Call("list_files", {}), Call("write_file", {"path": "s.txt", "content": "x"})]),
+        Text("looked"),
+    )
+    config = {
+        "llm": {"model": PARENT},
+        "hooks": {
+            "PreToolUse": [command_hook("echo no secrets >&2; exit 2", "Write")],
+            "PostToolUse": [command_hook("echo listed by the hook", "Glob")],
+        },
+    }
+    app = make_app(configure(llm_server, monkeypatch, config=config), workspace)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await submit(pilot, "have the writer look")
+        await wait_idle(pilot)
+        shown = {block.kind: block.text for block in app.chat.query(HookNoticeBlock)}
+    assert "subagent writer" in shown["output"] and "listed by the hook" in shown["output"]
+    assert "subagent writer" in shown["blocked"] and "no secrets" in shown["blocked"]
+    assert not (workspace / "s.txt").exists()
+
+
+async def test_a_running_task_row_does_not_repeat_its_agents_name(
+    llm_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch, workspace: Path
+) -> None:
+    """The row's title says "writer: <prompt>"; its running status gives the figures only, so
+    the prompt keeps the room at 80 columns. The status pane, a list of children, names it."""
+    write_agent(workspace)
+    llm_server.enqueue_for(
+        PARENT,
+        ToolCalls([Call("task", {"agent": "writer", "prompt": "look slowly"}, id="t1")]),
+        Text("never asked"),
+    )
+    llm_server.enqueue_for(CHILD, Text("found " + "more " * 300, chunk_size=8, chunk_delay=0.05))
+    config = {"llm": {"model": PARENT}}
+    app = make_app(configure(llm_server, monkeypatch, config=config), workspace)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await submit(pilot, "have the writer look")
+        await wait_until(pilot, lambda: app.status.subagents.children_running, "the child")
+        (row,) = app.chat.query(ToolCallBlock)
+        status, panel = row.status_text, str(app.status.subagents.render())
+        await pilot.press("escape")
+        await wait_idle(pilot)
+    assert status.startswith("0 turns") or status.startswith("1 turn"), status
+    assert "writer" not in status
+    assert "▸ writer · " in panel

@@ -57,7 +57,7 @@ async def test_not_now_starts_nothing_and_says_so(
         assert not (workspace / "FLAG").exists()
         await pilot.press("n")
         await wait_until(
-            pilot, lambda: any("Not started this session" in n for n in notices(app)), "notice"
+            pilot, lambda: any("Not used this session" in n for n in notices(app)), "notice"
         )
         await submit(pilot, "/mcp")
         await wait_until(pilot, lambda: any("MCP servers" in n for n in notices(app)), "/mcp")
@@ -120,7 +120,7 @@ async def test_a_definition_appearing_while_running_asks(
         assert not (workspace / "FLAG").exists()
         await pilot.press("escape")  # Esc is Not now
         await wait_until(
-            pilot, lambda: any("Not started this session" in n for n in notices(app)), "notice"
+            pilot, lambda: any("Not used this session" in n for n in notices(app)), "notice"
         )
     assert not (workspace / "FLAG").exists()
 

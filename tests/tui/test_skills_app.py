@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from textual.widgets import SelectionList
+from textual.widgets import SelectionList, Static
 
 from forge.tui.command_table import all_commands, set_custom_commands, set_skill_commands
 from forge.tui.screens.skills import SkillsScreen
@@ -149,3 +149,39 @@ async def test_the_skills_screen_toggles_and_saves_on_close(
     assert "`explain`" in told
     assert "explain" in names  # the custom command of that name stays
     assert app.runtime.skills is not None and not app.runtime.skills.enabled("explain")
+
+
+async def test_the_skills_screen_shows_no_markdown_marks_at_80_by_24(
+    llm_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch, workspace: Path, skills: Path
+) -> None:
+    """The screen's lines are plain text (markup off): backticks would show as they are."""
+    app = make_app(configure(llm_server, monkeypatch), workspace)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_idle(pilot, "start")
+        await submit(pilot, "/skills")
+        await wait_until(pilot, lambda: isinstance(app.screen, SkillsScreen), "the screen")
+        lines = [str(static.render()) for static in app.screen.query(Static)]
+        await pilot.press("escape")
+    assert any("skills.disabled" in line for line in lines)
+    assert any("could not be used" in line for line in lines)  # the Broken skill
+    assert not any("`" in line for line in lines)
+
+
+async def test_a_skills_change_the_config_file_refuses_is_told_and_the_app_goes_on(
+    llm_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch, workspace: Path, skills: Path
+) -> None:
+    """A config file Forge cannot read is never overwritten: toggling a skill then says so
+    in the chat (a ConfigSaveError is no OSError; it used to end the app)."""
+    store = configure(llm_server, monkeypatch)
+    write(store.path, "llm: [unclosed\n")
+    store.load()
+    app = make_app(store, workspace)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_idle(pilot, "start")
+        await submit(pilot, "/skills")
+        await wait_until(pilot, lambda: isinstance(app.screen, SkillsScreen), "the screen")
+        await pilot.press("space")
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: "Could not save" in notices(app)[-1], "the error")
+        assert app.is_running
+    assert store.path.read_text(encoding="utf-8") == "llm: [unclosed\n"

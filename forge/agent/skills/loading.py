@@ -24,13 +24,17 @@ def loaded_text(skill: Skill, arguments: str = "") -> str:
     return f"{skill_header(skill)}\n{body}\n</skill>"
 
 
-def missing_from(messages: Sequence[Message], skills: Sequence[Skill]) -> list[Skill]:
+def missing_from(
+    messages: Sequence[Message], skills: Sequence[Skill], *, sending: str = ""
+) -> list[Skill]:
     """The `skills` whose loaded text no message holds any more (a summary or a rewind took
-    it out)."""
+    it out), nor the message being sent now (`sending`: a `/name args` run counts as loaded
+    before its message is in the conversation)."""
     return [
         skill
         for skill in skills
-        if not any(skill_header(skill) in (message.content or "") for message in messages)
+        if skill_header(skill) not in sending
+        and not any(skill_header(skill) in (message.content or "") for message in messages)
     ]
 
 

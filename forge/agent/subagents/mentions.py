@@ -11,6 +11,12 @@ import re
 from collections.abc import Collection
 
 _AGENT_MENTION = re.compile(r"(?:(?<=[\s(\[{])|^)@agent-(?P<name>[a-z0-9][a-z0-9_-]*)(?![\w./-])")
+_REQUEST = (
+    '\n\n(The user asks for the `{name}` agent: call `task` with agent "{name}" '
+    "and a prompt holding everything this message asks, then report what it found.)"
+)
+"""The instruction added after the message (`{name}`: the agent's)."""
+_REQUEST_NOTE = re.compile(re.escape(_REQUEST).replace(re.escape("{name}"), "[a-z0-9][a-z0-9_-]*"))
 
 
 def requested_agent(text: str, names: Collection[str]) -> str | None:
@@ -23,7 +29,10 @@ def requested_agent(text: str, names: Collection[str]) -> str | None:
 
 def with_agent_request(text: str, name: str) -> str:
     """`text` with the instruction to hand it to agent `name`."""
-    return (
-        f'{text}\n\n(The user asks for the `{name}` agent: call `task` with agent "{name}" '
-        "and a prompt holding everything this message asks, then report what it found.)"
-    )
+    return text + _REQUEST.format(name=name)
+
+
+def without_agent_request(text: str) -> str:
+    """`text` without the instruction `with_agent_request` added: the message as the user
+    typed it (a resumed chat shows that, as the live chat did)."""
+    return _REQUEST_NOTE.sub("", text, count=1)

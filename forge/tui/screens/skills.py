@@ -41,7 +41,7 @@ class SkillsScreen(ModalScreen[list[str] | None]):
         with Vertical(id="skills-body"):
             yield Static(
                 "Skills — Space enables or disables the highlighted skill; Esc closes "
-                "(saved in `skills.disabled`).",
+                "(saved in skills.disabled in your config).",
                 id="skills-title",
                 markup=False,
             )
@@ -58,7 +58,7 @@ class SkillsScreen(ModalScreen[list[str] | None]):
             )
             if self.problems:
                 yield Static(
-                    f"{self.problems} skill file(s) could not be used: `/skills list` says why.",
+                    f"{self.problems} skill file(s) could not be used: /skills list says why.",
                     markup=False,
                 )
 

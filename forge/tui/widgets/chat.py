@@ -13,6 +13,9 @@ from textual.containers import VerticalScroll
 from textual.widget import Widget
 
 from forge.agent.events import (
+    HookBlocked,
+    HookOutput,
+    HookWarning,
     SummarizationCompleted,
     SummarizationFailed,
     ToolCallFinished,
@@ -80,6 +83,8 @@ _TURN_END_NOTES = {
     "cancelled": INTERRUPTED_NOTE,
     "max_turns": "Stopped: the turn reached its limit of LLM calls.",
     "circuit_breaker": "Stopped: the same failing call kept repeating.",
+    "hook_blocked": "Not sent: a hook blocked this message, so it is not in the conversation. "
+    "Press ↑ in the prompt to edit it.",
 }
 
 
@@ -234,6 +239,11 @@ class ChatView(VerticalScroll):
     @on(SubagentActivity)
     async def _subagent_activity(self, message: SubagentActivity) -> None:
         await self.subagent_rows.show(self.tool_blocks.get(message.event.call_id), message.event)
+        inner = message.event.event
+        if isinstance(inner, HookBlocked | HookOutput | HookWarning):
+            from forge.tui.widgets.hook_notice import HookNoticeBlock
+
+            await self.add_block(HookNoticeBlock(inner, agent=message.event.agent))
 
     @on(ToolFinished)
     async def _tool_finished(self, message: ToolFinished) -> None:
@@ -355,6 +365,7 @@ class ChatView(VerticalScroll):
                 exit_code=event.exit_code,
                 rejected=bool(event.metadata.get("rejected")),
                 refused=bool(event.metadata.get("refused")),
+                by_hook=bool(event.metadata.get("hook")),
                 diff_stats=stats,
             )
         )
@@ -400,6 +411,10 @@ class ChatView(VerticalScroll):
                 block.set_status("error", "interrupted" if reason == "cancelled" else "unfinished")
         self.tool_blocks.clear()
         self.subagent_rows.clear()
+        if reason == "hook_blocked":  # UserPromptSubmit kept the message from the model
+            sent = [block for block in self.query(UserMessageBlock) if not block.queued]
+            if sent:
+                sent[-1].set_not_sent()
         if error:
             await self.add_notice(f"**Turn failed**: {error}", kind="error")
         elif note := _TURN_END_NOTES.get(reason):

@@ -53,6 +53,7 @@ def mark_markdown_edges(markdown: Markdown) -> None:
 
 
 QUEUED_LABEL = "queued · sent when the running turn ends"
+NOT_SENT_LABEL = "not sent · a hook blocked it"
 """The line above a message typed while a turn runs."""
 
 
@@ -108,6 +109,12 @@ class UserMessageBlock(Static):
         """Mark the message waiting (labelled "queued") or sent."""
         self.set_class(queued, "-queued")
         self.update(self._content(self.text, queued))
+
+    def set_not_sent(self) -> None:
+        """Mark the message kept from the model (a UserPromptSubmit hook blocked it): it is
+        not in the conversation, so it must not read as sent."""
+        self.set_class(True, "-not-sent")
+        self.update(f"{NOT_SENT_LABEL}\n{terminal_safe(self.text)}")
 
 
 class NoticeBlock(Markdown):

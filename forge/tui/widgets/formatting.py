@@ -5,10 +5,20 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from forge.agent.subagents.definitions import TASK_TOOL
 from forge.context.plan import PLAN_TOOL, plan_from_meta, progress
 from forge.llm.messages import ToolCall
 
-_KEY_ARGUMENTS = ("command", "path", "pattern", "query", "question", "message", "summary")
+_KEY_ARGUMENTS = (
+    "command",
+    "path",
+    "pattern",
+    "query",
+    "question",
+    "message",
+    "summary",
+    "name",
+)
 """Argument names that best say what a call does, most telling first."""
 
 
@@ -43,6 +53,9 @@ def tool_call_argument_summary(call: ToolCall, width: int = 60) -> str:
         return shorten(call.arguments, width)
     if call.name == PLAN_TOOL:
         return _plan_summary(arguments.get("plan"))
+    agent, prompt = arguments.get("agent"), arguments.get("prompt")
+    if call.name == TASK_TOOL and isinstance(agent, str) and isinstance(prompt, str):
+        return shorten(f"{agent}: {prompt}", width)
     for key in _KEY_ARGUMENTS:
         value = arguments.get(key)
         if isinstance(value, str) and value:

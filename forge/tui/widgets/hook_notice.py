@@ -6,14 +6,15 @@ from __future__ import annotations
 
 from textual.widgets import Static
 
-from forge.agent.events import HookBlocked, HookOutput, HookWarning
+from forge.agent.events import HOOK_FILE_PROBLEM, HookBlocked, HookOutput, HookWarning
 from forge.text_safety import terminal_safe
 
 HookEventNotice = HookBlocked | HookOutput | HookWarning
 
 
 class HookNoticeBlock(Static):
-    """One hook notice: `-blocked`, `-output` or `-warning`."""
+    """One hook notice: `-blocked`, `-output` or `-warning`; `agent` names the subagent
+    whose call it was about."""
 
     DEFAULT_CLASSES = "chat-block"
     DEFAULT_CSS = """
@@ -27,8 +28,10 @@ class HookNoticeBlock(Static):
     HookNoticeBlock.-warning { border-left: outer $error; color: $text-warning; }
     """
 
-    def __init__(self, event: HookEventNotice) -> None:
+    def __init__(self, event: HookEventNotice, *, agent: str = "") -> None:
         kind, text = hook_notice_text(event)
+        if agent:  # a child's call (docs/adr/0045): the parent's hooks run for it too
+            text = f"(subagent {agent}) {text}"
         super().__init__(terminal_safe(text), markup=False)
         self.add_class(f"-{kind}")
         self.kind = kind
@@ -42,6 +45,8 @@ def hook_notice_text(event: HookEventNotice) -> tuple[str, str]:
         return "blocked", f"⛔ {event.event} hook blocked — {event.hook}\n{event.reason}"
     if isinstance(event, HookOutput):
         return "output", f"{event.event} hook — {event.hook}\n{event.text}"
+    if event.event == HOOK_FILE_PROBLEM:
+        return "warning", f"⚠ Hooks file problem: {event.text}"
     return "warning", f"⚠ {event.event} hook: {event.text}"
 
 

@@ -50,9 +50,10 @@ class ChildProgress:
             self.current_tool = ""
             self.finished = inner.reason
 
-    def summary(self) -> str:
-        """One line: "explore · read_file · 3 turns · 4.1k tokens"."""
-        parts = [self.agent]
+    def summary(self, *, named: bool = True) -> str:
+        """One line: "explore · read_file · 3 turns · 4.1k tokens"; without the agent's name
+        when not `named` (the `task` row's title already says it)."""
+        parts = [self.agent] if named else []
         if self.current_tool:
             parts.append(self.current_tool)
         parts.append(f"{self.turns} turn{'s' if self.turns != 1 else ''}")

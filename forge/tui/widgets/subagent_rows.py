@@ -45,7 +45,7 @@ class SubagentRowsTracker:
         if block is None:
             return
         if not progress.finished:
-            block.set_status("running", progress.summary())
+            block.set_status("running", progress.summary(named=False))
         rows = self.rows.get(event.call_id)
         if progress.tools and rows is None:
             rows = self.rows[event.call_id] = SubagentRows()

@@ -18,13 +18,14 @@ def tool_outcome(
     exit_code: int | None,
     rejected: bool = False,
     refused: bool = False,
+    by_hook: bool = False,
     diff_stats: tuple[int, int] | None = None,
 ) -> tuple[str, str]:
     """A tool call's (status, text) for its block: rejected with the reason, refused by the
-    permission mode (styled like a rejection: it did not run), the exit code of a command,
-    "failed", "+added -removed" for an edit, or "done"."""
+    permission mode or by a PreToolUse hook (`by_hook`; styled like a rejection: it did not
+    run), the exit code of a command, "failed", "+added -removed" for an edit, or "done"."""
     if refused:
-        return "rejected", "refused (read-only mode)"
+        return "rejected", "blocked by a hook" if by_hook else "refused (read-only mode)"
     if rejected:
         # The result says why ("rejected by user: not now"); the title shows it, wrapping
         # rather than cutting the user's reason (bounded only against a pasted essay).
@@ -59,6 +60,7 @@ def recorded_tool_outcome(result: Message | None) -> tuple[str, str]:
         exit_code=exit_code if isinstance(exit_code, int) else None,
         rejected=rejected,
         refused=refused,
+        by_hook=bool(meta.get("hook")),
         diff_stats=(int(stats[0]), int(stats[1]))
         if isinstance(stats, list) and len(stats) == 2
         else None,

@@ -129,10 +129,29 @@ async def test_name_args_runs_a_skill_and_commands_win_clashes(
         await session.aclose()
 
 
+async def test_slash_name_args_sends_the_skill_once_with_its_arguments(
+    llm_server: OpenAIServer, workspace: Path
+) -> None:
+    """The skill a user runs counts as loaded before its message is in the conversation:
+    that message must not be mistaken for one a summary took out (a second copy, without
+    the arguments, "re-attached after the conversation was summarized")."""
+    write_skill(workspace / ".forge" / "skills", "greet", "Greets.", "Greet $1 warmly\n")
+    session = build_session(settings_for(llm_server), workspace)
+    text = session.skill_command("/greet Bob")
+    assert text is not None
+    llm_server.enqueue(Text("Hello Bob"))
+    await drive(session.run_turn(text))
+    await session.aclose()
+    sent = llm_server.requests[-1].messages[-1]["content"]
+    assert sent == text
+    assert "re-attached" not in sent
+    assert sent.count('<skill name="greet"') == 1
+
+
 async def test_a_run_skill_is_re_attached_after_its_message_was_condensed(
     llm_server: OpenAIServer, workspace: Path
 ) -> None:
-    rules = "REVIEW RULES " + "keep every check " * 150
+    rules = "REVIEW RULES " + "keep every check " * 300
     write_skill(workspace / ".forge" / "skills", "review", "Review.", rules + "\n")
     context = ContextSettings(max_tokens=8_000, user_instruction_share=0.1)
     session = build_session(settings_for(llm_server, context=context), workspace)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from forge.agent.checkpoints import current_turn
 from forge.agent.subagents.mentions import requested_agent, with_agent_request
 from forge.session.build import build_session
 from forge.tui.file_completion import agent_completions, mention_at
@@ -80,3 +81,20 @@ async def test_an_agent_mention_forces_the_first_reply_to_call_task_and_only_tha
     assert parent[1].body.get("tool_choice") != forced
     assert parent[2].body.get("tool_choice") != forced
     assert all(r.body.get("tool_choice") != forced for r in llm_server.requests_for(CHILD_MODEL))
+
+
+async def test_rewind_and_undo_name_an_agent_turn_as_typed(
+    llm_server: OpenAIServer, workspace: Path
+) -> None:
+    """/rewind's list and /undo's notice name a turn by what the user typed: not the
+    instruction `@agent-` added for the model."""
+    write_agent(workspace, "finder")
+    llm_server.enqueue_for(PARENT_MODEL, Text("ok"))
+    session = build_session(settings_for(llm_server), workspace)
+    try:
+        await drive(session.run_turn("@agent-finder find X"))
+        assert [turn.text for turn in session.turns()] == ["@agent-finder find X"]
+        info = current_turn(session.agent.conversation)
+        assert info is not None and info.text == "@agent-finder find X"
+    finally:
+        await session.aclose()
