@@ -6,9 +6,10 @@ test`), starts the loopback OpenAI-compatible server with a scripted three-turn 
 and drives it with keys: turn 1 asks Forge to create a file (Forge asks for approval; Toad
 asks inline and the script presses `a`, "Allow once"), turn 2 asks what the file says (a
 read, no approval), turn 3 changes the file (Toad's full-screen permissions view with the
-diff; `a` again). It checks the screen (`tmux capture-pane`) and the file, prints the Toad
-version, the screens at both approvals and at the end, and PASS, or FAIL with the screen
-and the reason. TOAD_CHECK_TRACE=DIR records the ACP traffic both ways in DIR.
+diff; `a` again), then `/help` (its lines kept apart on screen). It checks the screen (`tmux
+capture-pane`) and the file, prints the Toad version, the screens at both approvals and at
+the end, and PASS, or FAIL with the screen and the reason. TOAD_CHECK_TRACE=DIR records the
+ACP traffic both ways in DIR.
 
 Toad 0.5 and later require Python >= 3.14: set TOAD_PYTHON to such an interpreter when
 `python3.14` is not on PATH. On Debian 12 (Python 3.11), `sudo
@@ -39,6 +40,7 @@ WAIT = 60.0
 FIRST_ANSWER = "Created hello.txt for you."
 SECOND_ANSWER = "The file says: hello from forge"
 THIRD_ANSWER = "Changed hello.txt to goodbye."
+HELP_LINE = "/cost — Show the session's cost per model"
 SCREENS: dict[str, str] = {}  # the screen at the approval and at the end, printed by main
 
 
@@ -198,8 +200,17 @@ def run_check(toad: Path, server: OpenAIServer, root: Path) -> None:
     wait_for("the third answer", lambda: on_screen(THIRD_ANSWER))
     if (workspace / "hello.txt").read_text() != "goodbye from forge\n":
         raise CheckFailed("hello.txt was not changed as asked")
+    # A command's answer keeps its lines (Toad renders messages as Markdown).
+    tmux("send-keys", "-t", SESSION, "-l", "/help")
+    time.sleep(0.5)
+    tmux("send-keys", "-t", SESSION, "Escape")  # close Toad's command menu
+    time.sleep(0.3)
+    tmux("send-keys", "-t", SESSION, "Enter")
+    wait_for("the /help answer", lambda: on_screen(HELP_LINE))
     time.sleep(1)  # let the turn's last updates settle on screen
     SCREENS["end"] = screen()
+    if not any(line.strip(" ▌▎▊").strip() == HELP_LINE for line in SCREENS["end"].splitlines()):
+        raise CheckFailed("/help's lines ran together")
     if server.pending:
         raise CheckFailed(f"{server.pending} scripted replies were not asked for")
 
@@ -232,7 +243,10 @@ def main() -> int:
         shutil.rmtree(root, ignore_errors=True)
     for moment, text in SCREENS.items():
         print(f"--- screen at the {moment} ---\n{text.rstrip()}")
-    print("PASS: three turns, two approvals, the file written, read back and changed through Toad")
+    print(
+        "PASS: three turns, two approvals, the file written, read back and changed, and /help, "
+        "through Toad"
+    )
     return 0
 
 
