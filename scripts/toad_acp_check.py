@@ -201,10 +201,15 @@ def run_check(toad: Path, server: OpenAIServer, root: Path) -> None:
     if (workspace / "hello.txt").read_text() != "goodbye from forge\n":
         raise CheckFailed("hello.txt was not changed as asked")
     # A command's answer keeps its lines (Toad renders messages as Markdown).
-    tmux("send-keys", "-t", SESSION, "-l", "/help")
+    # As a user does: "/" opens Toad's command menu (the agent's commands and Toad's own),
+    # "help" narrows it, Enter inserts the command into the prompt, Enter sends it.
+    tmux("send-keys", "-t", SESSION, "-l", "/")
+    wait_for("Toad's command menu", lambda: on_screen("fuzzy search"))
+    tmux("send-keys", "-t", SESSION, "-l", "help")
+    time.sleep(1)
+    tmux("send-keys", "-t", SESSION, "Enter")
+    wait_for("the menu to close", lambda: not on_screen("fuzzy search"))
     time.sleep(0.5)
-    tmux("send-keys", "-t", SESSION, "Escape")  # close Toad's command menu
-    time.sleep(0.3)
     tmux("send-keys", "-t", SESSION, "Enter")
     wait_for("the /help answer", lambda: on_screen(HELP_LINE))
     time.sleep(1)  # let the turn's last updates settle on screen
