@@ -19,7 +19,7 @@ if [ -x "$ROOT/usr/bin/python3.14" ]; then
     echo "already built: $ROOT/usr/bin/python3.14"
 else
     if ! command -v debootstrap >/dev/null 2>&1; then
-        apt-get install -y debootstrap
+        apt-get update && apt-get install -y debootstrap  # from the host's own sources
     fi
     # bookworm's debootstrap knows sid (not forky); sid has python3.14 for amd64.
     debootstrap --variant=minbase --include=python3.14,python3.14-venv,ca-certificates \
