@@ -1,15 +1,21 @@
 """Toad (an ACP client in Textual, `batrachian-toad` on PyPI) against `forge acp`, in tmux.
 
 Installs Toad into `.toad-venv` (git-ignored; needs PyPI, so this is not part of `make
-test`), starts the loopback OpenAI-compatible server with a scripted two-turn task, runs
+test`), starts the loopback OpenAI-compatible server with a scripted three-turn task, runs
 `toad acp "python -m forge acp" WORKSPACE` in a tmux session with isolated XDG directories,
-and drives it with keys: turn 1 asks Forge to create a file (Forge asks for approval; the
-script presses `a`, Toad's "Allow once"), turn 2 asks what the file says (a read, no
-approval). It checks the screen (`tmux capture-pane`) and the file, prints the Toad version
-and PASS, or FAIL with the screen and the reason.
+and drives it with keys: turn 1 asks Forge to create a file (Forge asks for approval; Toad
+asks inline and the script presses `a`, "Allow once"), turn 2 asks what the file says (a
+read, no approval), turn 3 changes the file (Toad's full-screen permissions view with the
+diff; `a` again), then `/help` (its lines kept apart on screen). It checks the screen (`tmux
+capture-pane`) and the file, prints the Toad version, the screens at both approvals and at
+the end, and PASS, or FAIL with the screen and the reason. TOAD_CHECK_TRACE=DIR records the
+ACP traffic both ways in DIR.
 
 Toad 0.5 and later require Python >= 3.14: set TOAD_PYTHON to such an interpreter when
-`python3.14` is not on PATH. Run: `.venv/bin/python scripts/toad_acp_check.py`.
+`python3.14` is not on PATH. On Debian 12 (Python 3.11), `sudo
+scripts/toad_python314_root.sh` builds one from Debian's archive and
+`TOAD_PYTHON=scripts/toad_python314` runs it. Run: `.venv/bin/python
+scripts/toad_acp_check.py`.
 """
 
 from __future__ import annotations
@@ -33,6 +39,9 @@ SESSION = f"forge-toad-check-{os.getpid()}"
 WAIT = 60.0
 FIRST_ANSWER = "Created hello.txt for you."
 SECOND_ANSWER = "The file says: hello from forge"
+THIRD_ANSWER = "Changed hello.txt to goodbye."
+HELP_LINE = "/cost — Show the session's cost per model"
+SCREENS: dict[str, str] = {}  # the screen at the approval and at the end, printed by main
 
 
 class CheckFailed(Exception):
@@ -58,10 +67,42 @@ def toad_python() -> str:
     )
 
 
+def make_venv(python: str) -> None:
+    """`.toad-venv` made by `python`, with pip.
+
+    When `python` is scripts/toad_python314 (a Python 3.14 from a Debian root, run through
+    that root's loader), the venv's own interpreter link points at the root's binary, which
+    cannot start on the host's libraries: it is pointed at the wrapper instead. pip comes
+    from the interpreter's own `share/python-wheels` when it has one (Debian's; its
+    `ensurepip` would look in the host's /usr/share/python-wheels), else from `ensurepip`.
+    """
+    subprocess.run([python, "-m", "venv", "--without-pip", str(VENV)], check=True)
+    venv_python = str(VENV / "bin" / "python")
+    if subprocess.run([venv_python, "-c", "pass"], capture_output=True).returncode != 0:
+        for entry in (VENV / "bin").iterdir():
+            if entry.is_symlink() and os.path.isabs(os.readlink(entry)):
+                entry.unlink()
+                entry.symlink_to(Path(python).resolve())
+    base_prefix = subprocess.run(
+        [venv_python, "-c", "import sys; print(sys.base_prefix)"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    wheels = sorted(Path(base_prefix, "share", "python-wheels").glob("pip-*.whl"))
+    if wheels:
+        wheel = str(wheels[-1])
+        subprocess.run(
+            [venv_python, f"{wheel}/pip", "install", "-q", "--no-index", wheel], check=True
+        )
+    else:
+        subprocess.run([venv_python, "-m", "ensurepip"], check=True)
+
+
 def install_toad() -> tuple[Path, str]:
     """`.toad-venv` with batrachian-toad; the `toad` program and its version."""
     if not (VENV / "bin" / "toad").exists():
-        subprocess.run([toad_python(), "-m", "venv", str(VENV)], check=True)
+        make_venv(toad_python())
         subprocess.run([str(VENV / "bin" / "pip"), "install", "-q", "batrachian-toad"], check=True)
     shown = subprocess.run(
         [str(VENV / "bin" / "pip"), "show", "batrachian-toad"],
@@ -118,6 +159,10 @@ def run_check(toad: Path, server: OpenAIServer, root: Path) -> None:
         "TERM": "xterm-256color",
     }
     forge = f"{shlex.quote(sys.executable)} -m forge acp"
+    if trace := os.environ.get("TOAD_CHECK_TRACE"):  # a folder: the ACP traffic, both ways
+        Path(trace).mkdir(parents=True, exist_ok=True)
+        into, out = (shlex.quote(str(Path(trace, name))) for name in ("to-forge", "from-forge"))
+        forge = f"sh -c {shlex.quote(f'tee {into} | {forge} | tee {out}')}"
     command = shlex.join(
         [
             "env",
@@ -134,14 +179,45 @@ def run_check(toad: Path, server: OpenAIServer, root: Path) -> None:
     wait_for(
         "the approval request", lambda: on_screen("Approval request") or on_screen("Allow once")
     )
+    time.sleep(1)  # the approval screen drawn in full
+    SCREENS["approval"] = screen()
     tmux("send-keys", "-t", SESSION, "a")  # Toad's "Allow once"
     wait_for("the first answer", lambda: on_screen(FIRST_ANSWER))
     if (workspace / "hello.txt").read_text() != "hello from forge\n":
         raise CheckFailed("hello.txt was not written as asked")
     type_line("What does hello.txt say?")
     wait_for("the second answer", lambda: on_screen(SECOND_ANSWER))
-    if server.pending():
-        raise CheckFailed(f"{server.pending()} scripted replies were not asked for")
+    # Turn 3 overwrites the file: the request's diff has old text, which Toad shows in its
+    # full-screen permissions view (a new file's diff has none: the inline question above).
+    type_line("Change hello.txt to say goodbye")
+    wait_for(
+        "the edit's approval request",
+        lambda: on_screen("Allow once") and on_screen("goodbye from forge"),
+    )
+    time.sleep(1)
+    SCREENS["edit approval"] = screen()
+    tmux("send-keys", "-t", SESSION, "a")
+    wait_for("the third answer", lambda: on_screen(THIRD_ANSWER))
+    if (workspace / "hello.txt").read_text() != "goodbye from forge\n":
+        raise CheckFailed("hello.txt was not changed as asked")
+    # A command's answer keeps its lines (Toad renders messages as Markdown).
+    # As a user does: "/" opens Toad's command menu (the agent's commands and Toad's own),
+    # "help" narrows it, Enter inserts the command into the prompt, Enter sends it.
+    tmux("send-keys", "-t", SESSION, "-l", "/")
+    wait_for("Toad's command menu", lambda: on_screen("fuzzy search"))
+    tmux("send-keys", "-t", SESSION, "-l", "help")
+    time.sleep(1)
+    tmux("send-keys", "-t", SESSION, "Enter")
+    wait_for("the menu to close", lambda: not on_screen("fuzzy search"))
+    time.sleep(0.5)
+    tmux("send-keys", "-t", SESSION, "Enter")
+    wait_for("the /help answer", lambda: on_screen(HELP_LINE))
+    time.sleep(1)  # let the turn's last updates settle on screen
+    SCREENS["end"] = screen()
+    if not any(line.strip(" ▌▎▊").strip() == HELP_LINE for line in SCREENS["end"].splitlines()):
+        raise CheckFailed("/help's lines ran together")
+    if server.pending:
+        raise CheckFailed(f"{server.pending} scripted replies were not asked for")
 
 
 def main() -> int:
@@ -157,6 +233,8 @@ def main() -> int:
         Text(FIRST_ANSWER),
         ToolCalls([Call("read_file", {"path": "hello.txt"})]),
         Text(SECOND_ANSWER),
+        ToolCalls([Call("write_file", {"path": "hello.txt", "content": "goodbye from forge\n"})]),
+        Text(THIRD_ANSWER),
     )
     root = Path(tempfile.mkdtemp(prefix="forge-toad-check-"))
     try:
@@ -168,7 +246,12 @@ def main() -> int:
         tmux("kill-session", "-t", SESSION)
         server.stop()
         shutil.rmtree(root, ignore_errors=True)
-    print("PASS: two turns, one approval, the file written and read back through Toad")
+    for moment, text in SCREENS.items():
+        print(f"--- screen at the {moment} ---\n{text.rstrip()}")
+    print(
+        "PASS: three turns, two approvals, the file written, read back and changed, and /help, "
+        "through Toad"
+    )
     return 0
 
 

@@ -55,6 +55,7 @@ from forge.acp.relay import TurnFailed, TurnRelay, Update
 from forge.acp.replay import replay_updates
 from forge.acp.server_trust import decide_servers, start_servers
 from forge.acp.slash_run import run_slash
+from forge.acp.updates import markdown_lines
 from forge.agent.custom_commands import CustomCommands
 from forge.agent.modes import MODE_DESCRIPTIONS, MODE_ORDER, PermissionMode
 from forge.agent.sessions import SessionNotFoundError, SessionStore
@@ -237,7 +238,9 @@ class ForgeAcpAgent:
         )
         notes = [*opened.servers.skipped, *opened.custom.problems]
         if notes:
-            await self._send(session_id, update_agent_message_text("\n".join(notes) + "\n"))
+            await self._send(
+                session_id, update_agent_message_text(markdown_lines("\n".join(notes)) + "\n")
+            )
 
     def _modes(self, session: Session) -> SessionModeState:
         return SessionModeState(

@@ -31,6 +31,7 @@ from acp.schema import (
 from forge.acp.permissions import decision_of, permission_options, permission_tool_call
 from forge.acp.updates import (
     MAX_LIVE_OUTPUT,
+    markdown_lines,
     plan_of_result,
     plan_update,
     tool_call_cancelled,
@@ -159,7 +160,9 @@ class TurnRelay:
             await self.channel.send(update_agent_thought_text(redact(f"[hook] {event.text}\n")))
         elif isinstance(event, AttachmentsAdded):
             lines = [*event.attached, *(f"not attached: {p}" for p in event.problems)]
-            await self.channel.send(update_agent_thought_text("\n".join(lines) + "\n"))
+            await self.channel.send(
+                update_agent_thought_text(markdown_lines("\n".join(lines)) + "\n")
+            )
         elif isinstance(event, AssistantMessageDone):
             for call in event.message.tool_calls:
                 if call.name in LOOP_ENDING_TOOLS:

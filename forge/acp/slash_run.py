@@ -12,6 +12,7 @@ from acp.schema import StopReason
 from forge.acp.commands import BUILTIN_NAMES, SlashInput, help_text
 from forge.acp.open_session import OpenSession
 from forge.acp.relay import TurnRelay
+from forge.acp.updates import markdown_lines
 from forge.agent.modes import MODE_NAMES, PermissionMode
 
 
@@ -107,4 +108,4 @@ def _cost_text(opened: OpenSession) -> str:
 
 
 async def _say(relay: TurnRelay, text: str) -> None:
-    await relay.channel.send(update_agent_message_text(text + "\n"))
+    await relay.channel.send(update_agent_message_text(markdown_lines(text) + "\n"))

@@ -157,6 +157,20 @@ def _joined(lines: list[str]) -> str:
     return "\n".join(lines) + "\n" if lines else ""
 
 
+def markdown_lines(text: str) -> str:
+    """Plain text lines (a command's answer, a list of notes) as Markdown that keeps them
+    apart. Editors render an agent message as Markdown (Toad, Zed), where a single newline is
+    a soft break, shown as a space, so the lines ran together: each newline between two
+    lines becomes a hard break (two spaces before it); a blank line stays a paragraph break."""
+    lines = text.split("\n")
+    return "\n".join(
+        line + "  "
+        if line.strip() and index + 1 < len(lines) and lines[index + 1].strip()
+        else line
+        for index, line in enumerate(lines)
+    )
+
+
 def plan_update(plan: Plan) -> AgentPlanUpdate:
     """The plan as ACP plan entries (done is ACP's "completed")."""
     return update_plan(plan_entry(item.step, status=_PLAN_STATUS[item.status]) for item in plan)

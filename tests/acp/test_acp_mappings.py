@@ -14,7 +14,7 @@ from acp.schema import (
 
 from forge.acp.prompt_text import prompt_text
 from forge.acp.transport import INVALID_REQUEST, PARSE_ERROR, malformed_reply
-from forge.acp.updates import diff_contents
+from forge.acp.updates import diff_contents, markdown_lines
 
 
 def test_a_workspace_file_link_becomes_a_mention_and_an_embedded_buffer_is_included(
@@ -62,3 +62,8 @@ def test_the_transport_answers_only_lines_that_are_not_messages() -> None:
         assert reply is not None and reply["error"]["code"] == INVALID_REQUEST
     long = malformed_reply(b"x" * 1000 + b"\n")
     assert long is not None and len(long["error"]["data"]["received"]) == 200
+
+
+def test_plain_lines_become_markdown_hard_breaks_and_blank_lines_stay() -> None:
+    assert markdown_lines("one\ntwo\n\nthree\n") == "one  \ntwo\n\nthree\n"
+    assert markdown_lines("single") == "single"

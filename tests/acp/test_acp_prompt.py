@@ -243,3 +243,50 @@ async def test_skills_are_advertised_and_run_as_slash_prompts(
     assert answer.stop_reason == "end_turn"
     sent = llm_server.requests[0].messages[-1]["content"]
     assert "group the changes by area" in sent and "v2.1" in sent
+
+
+def rendered_lines(markdown: str) -> list[str]:
+    """The lines an editor shows for a message: editors render it as Markdown (Toad, Zed),
+    where a single newline is a soft break, shown as a space, and a hard break a new line."""
+    from markdown_it import MarkdownIt
+
+    lines: list[str] = []
+    for token in MarkdownIt("commonmark").parse(markdown):
+        if token.type != "inline":
+            continue
+        shown = "".join(
+            "\n"
+            if child.type == "hardbreak"
+            else " "
+            if child.type == "softbreak"
+            else child.content
+            for child in token.children or []
+        )
+        lines += shown.split("\n")
+    return lines
+
+
+async def test_a_commands_answer_keeps_its_lines_when_rendered_as_markdown(
+    llm_server: OpenAIServer, workspace: Path
+) -> None:
+    """Found under Toad (scripts/toad_acp_check.py): /help and /cost ran their lines
+    together into one paragraph."""
+    llm_server.enqueue(Text("Hello."))
+    client = RecordingClient()
+    async with forge_acp(client, forge_environment(llm_server), workspace=workspace) as (
+        connection,
+        _,
+    ):
+        sid = (await connection.new_session(cwd=str(workspace), mcp_servers=[])).session_id
+        await connection.prompt(session_id=sid, prompt=prompt_of("Hi"))
+        client.clear()
+        await connection.prompt(session_id=sid, prompt=prompt_of("/help"))
+        help_lines = rendered_lines(client.text())
+        client.clear()
+        await connection.prompt(session_id=sid, prompt=prompt_of("/cost"))
+        cost_lines = rendered_lines(client.text())
+
+    assert "/cost — Show the session's cost per model" in help_lines
+    assert "/help — List Forge's commands" in help_lines
+    assert len(help_lines) == 7, help_lines
+    assert len(cost_lines) == 2 and cost_lines[1].startswith("Total: $"), cost_lines
