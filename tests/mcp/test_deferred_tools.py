@@ -68,6 +68,13 @@ async def test_deferred_tools_load_by_tool_search_and_only_append_to_the_request
     try:
         events = await drive(runtime.run_turn("file an issue about the bug"))
         events += await drive(runtime.run_turn("thanks"))
+        # /context: what is sent and what is deferred; /mcp: which tools are loaded.
+        line = runtime.mcp_definitions_line()
+        assert line.startswith("MCP tool definitions sent with every request: 3 tools, ")
+        assert "(`tool_search` and 2 loaded); deferred: 118 tools, " in line
+        report = runtime.mcp_report()
+        assert "- `forgehub__create_issue` (loaded) — Create a issue in a repository" in report
+        assert "- `forgehub__get_issue` — Get a issue" in report
     finally:
         await runtime.aclose()
     assert finished(events).reason == "answered"

@@ -25,7 +25,7 @@ NAME_WEIGHT = 3
 """How many times a tool's name words count: a word of the name says more than one of the
 description."""
 
-_WORD = re.compile(r"[A-Za-z][a-z]*|[A-Z]+(?![a-z])|\d+")
+_WORD = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
 _STOP = frozenset(
     {
         "a",
