@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Literal
 
 from forge.agent.mcp.connection import ServerState
-from forge.agent.mcp.manager import McpServers
+from forge.agent.mcp.manager import SETTLE_MARGIN_SECONDS, McpServers
 from forge.agent.mcp.tool_ranking import rank
 from forge.agent.mcp.tool_search import TOOL_SEARCH, ToolSearchTool
 from forge.agent.sessions import TOOL_LOADING_RECORD
@@ -74,8 +74,11 @@ class ToolDeferral:
         session's loaded tools are there. Nothing to wait for with mode "never" (unless tools
         were loaded) or without servers."""
         deciding = not self.decided and self.mode != "never"
-        if (deciding or self.loaded) and self.servers.connections:
-            await self.servers.wait_settled()
+        connections = self.servers.connections
+        if (deciding or self.loaded) and connections:
+            # Each settles within its own start-up timeout; the margin bounds a stuck one.
+            limit = max(c.settings.startup_timeout for c in connections) + SETTLE_MARGIN_SECONDS
+            await self.servers.wait_settled(limit)
         self.settled = True
 
     def decide(self) -> None:
