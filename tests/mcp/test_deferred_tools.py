@@ -26,6 +26,7 @@ from forge.config.settings import (
 from forge.session.build import build_session
 from tests.agent.loop_harness import drive, finished, of_type
 from tests.mcp.catalogs import catalog_server, extends, forge_catalog, raw_fields
+from tests.support.anthropic_server import Answer, AnthropicServer, Use
 from tests.support.openai_server import Call, OpenAIServer, RecordedRequest, Text, ToolCalls
 
 KEY = "sk-test-deferred-0123456789"
@@ -152,3 +153,52 @@ async def test_never_sends_every_tool_and_offers_no_search(
     assert "tool_search" not in names
     assert len([name for name in names if name.startswith("forgehub__")]) == 120
     assert "MCP tools load on demand" not in request.messages[0]["content"]
+
+
+async def test_on_the_anthropic_api_loads_append_to_the_tools_too(
+    anthropic_server: AnthropicServer, workspace: Path, tmp_path: Path
+) -> None:
+    """Anthropic renders tools, then system, then messages; its cache marker sits on the last
+    tool, so apart from that marker a load only appends (docs/adr/0054)."""
+    anthropic_server.enqueue(
+        Answer(calls=[Use("tool_search", {"query": "select:forgehub__create_issue"})]),
+        Answer(calls=[Use("forgehub__create_issue", {"owner": "o", "repo": "r"})]),
+        Answer("filed"),
+    )
+    settings = settings_for_anthropic(anthropic_server, tmp_path / "catalog.json")
+    runtime = build_session(settings, workspace)
+    try:
+        events = await drive(runtime.run_turn("file an issue"))
+    finally:
+        await runtime.aclose()
+    assert finished(events).reason == "answered"
+    first, second, third = (json.loads(r.raw) for r in anthropic_server.requests)
+
+    def unmarked(tools: list[dict[str, object]]) -> list[dict[str, object]]:
+        return [{k: v for k, v in tool.items() if k != "cache_control"} for tool in tools]
+
+    assert [t["name"] for t in first["tools"]][-1] == "tool_search"
+    assert unmarked(second["tools"])[:-1] == unmarked(first["tools"])
+    assert second["tools"][-1]["name"] == "forgehub__create_issue"
+    assert second["system"] == first["system"] and third["tools"] == second["tools"]
+    assert second["messages"][: len(first["messages"])][:-1] == first["messages"][:-1]
+    results = {event.call.name: event.result for event in of_type(events, ToolCallFinished)}
+    assert json.loads(results["forgehub__create_issue"])["tool"] == "create_issue"
+
+
+def settings_for_anthropic(server: AnthropicServer, catalog: Path) -> Settings:
+    llm = LLMSettings.model_validate(
+        {
+            "provider": "anthropic",
+            "model": "claude-sonnet-4-5",
+            "base_url": server.base_url,
+            "api_key": SecretStr(KEY),
+            "max_retries": 0,
+        }
+    )
+    return Settings(
+        llm=llm,
+        tools=ToolsSettings(auto_approve=["forgehub__*"]),
+        context=ContextSettings(max_tokens=60_000),
+        mcp_servers={"forgehub": catalog_server(catalog, forge_catalog())},
+    )
