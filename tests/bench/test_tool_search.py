@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 from bench.tool_catalogs import SERVERS, USED, catalogs
-from bench.tool_search import REQUESTS, measure, script
+from bench.tool_search import REQUESTS, measure, script, segments
 from tests.support.openai_server import RecordedRequest, ToolCalls
 
 
@@ -49,3 +49,25 @@ def test_the_catalogs_have_120_tools_of_the_sizes_aimed_at() -> None:
     for server, tool, arguments in USED:
         (entry,) = [t for t in made[server]["tools"] if t["name"] == tool]
         assert set(entry["inputSchema"]["required"]) <= set(arguments)
+
+
+def test_the_native_model_expands_loads_at_the_search_result() -> None:
+    def count(text: str) -> int:
+        return 10 if '"function"' in text else 1
+
+    body = {
+        "tools": [
+            {"type": "function", "function": {"name": "tool_search"}},
+            {"type": "function", "function": {"name": "s__t"}},
+        ],
+        "messages": [
+            {"role": "user", "content": "go"},
+            {"role": "tool", "content": "1 tool loaded; call them directly:\n- s__t (loaded): T"},
+            {"role": "user", "content": "more"},
+        ],
+    }
+    loaded = RecordedRequest("/v1/chat/completions", {}, body, 0.0)
+    parts, tokens, tools = segments(loaded, count, native=True)
+    assert tools == 1  # only `tool_search` in the tool list
+    assert tokens == [10, 1, 1, 10, 1]  # the definition right after the result that loaded it
+    assert '"s__t"' in parts[3]
