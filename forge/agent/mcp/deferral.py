@@ -96,7 +96,8 @@ class ToolDeferral:
         self.decided = True
         self.deferring = deferring
         self.listing = deferred_listing(self.servers, available) if deferring else ""
-        self._save()
+        if self.servers.connections:  # a session without MCP servers records nothing
+            self._save()
 
     # --- the tool source -----------------------------------------------------------------------
     def available(self) -> list[Tool]:
