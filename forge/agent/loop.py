@@ -41,6 +41,7 @@ from forge.agent.interruption import (
     ensure_valid,
     keep_partial_answer,
 )
+from forge.agent.mcp.deferral import ToolDeferral
 from forge.agent.parts import AgentParts
 from forge.agent.subagents.batches import TaskRunner, call_batches, is_task_batch
 from forge.agent.tool_calls import run_tool_call
@@ -89,6 +90,7 @@ class Agent:
         context_window: WindowTracker | None = None,
         turn_events: TurnEvents | None = None,
         subagents: TaskRunner | None = None,
+        tool_deferral: ToolDeferral | None = None,
     ) -> None:
         self.parts = parts
         """Provider, context manager, policy and command timeout: the Session holds the same
@@ -124,7 +126,11 @@ class Agent:
         self.subagents = subagents
         """Runs the `task` calls, several of one reply at once (docs/adr/0045); None: no
         subagents (a child agent, a test's bare agent)."""
-        self.set_system_prompt(system_prompt)
+        self.tool_deferral = tool_deferral
+        """The MCP tools sent or deferred behind `tool_search` (docs/adr/0054): decided before
+        the first request, whose system prompt then lists the deferred servers for good."""
+        self.base_system_prompt = system_prompt
+        self.set_system_prompt(self._system_prompt())
         ensure_valid(self.conversation)
 
     # --- configuration (read from the shared parts) -------------------------------------------
@@ -157,6 +163,21 @@ class Agent:
     def turn_running(self) -> bool:
         """Whether a turn (or a `compact` run) is in progress."""
         return self._current_turn is not None
+
+    def _system_prompt(self) -> str:
+        """The base prompt, and the deferred tools' listing once it is fixed."""
+        listing = self.tool_deferral.listing if self.tool_deferral is not None else ""
+        return f"{self.base_system_prompt}\n\n{listing}" if listing else self.base_system_prompt
+
+    async def _decide_tool_deferral(self, deferral: ToolDeferral) -> None:
+        """Before the first request: wait for the window and the starting MCP servers, decide
+        whether to defer (a resumed session has decided), and fix the system prompt's
+        listing."""
+        if self.context_window is not None:
+            await self.context_window.settle()  # "auto" compares with a share of the window
+        await deferral.settle()
+        deferral.decide()
+        self.set_system_prompt(self._system_prompt())
 
     def set_system_prompt(self, text: str) -> None:
         """Make `text` the conversation's first (system) message, replacing an older one."""
@@ -278,6 +299,8 @@ class Agent:
             if (stop := self._stop_reason()) is not None:
                 yield TurnFinished(stop)
                 return
+            if self.tool_deferral is not None and not self.tool_deferral.settled:
+                await self._decide_tool_deferral(self.tool_deferral)
             self.context_manager.set_tools(self.registry.specs())  # counted into the prompt
             self._plan_pin.pin(self.conversation)
             if self.context_window is not None:

@@ -38,6 +38,8 @@ SESSION_FILE_SUFFIX = ".jsonl"
 SUMMARY_DIRECTORY_SUFFIX = ".summaries"
 SESSION_FILE_MODE = 0o600
 REDACTED = "[redacted]"
+TOOL_LOADING_RECORD = "mcp_tools"
+"""The record type of the deferred MCP tools' state (docs/adr/0054)."""
 _SESSION_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,80}$")
 
 
@@ -116,6 +118,8 @@ class SessionLog:
         """What resuming found wrong with the file (skipped lines, a rebuilt header)."""
         self.costs: dict[str, Any] | None = None
         """The last cost ledger recorded (`record_costs`; read back by a resume)."""
+        self.tool_loading: dict[str, Any] | None = None
+        """The last deferred-tools record (`record_tool_loading`; read back by a resume)."""
 
     @property
     def id(self) -> str:
@@ -154,6 +158,13 @@ class SessionLog:
         if ledger != self.costs:
             self._write({"type": "costs", "ledger": ledger})
             self.costs = ledger
+
+    def record_tool_loading(self, record: dict[str, Any]) -> None:
+        """Write the deferred MCP tools' state (`ToolDeferral.to_record`: the decision and the
+        tools loaded) when it changed; a resume reads the last one (`tool_loading`)."""
+        if record != self.tool_loading:
+            self._write(record)
+            self.tool_loading = record
 
     def record_rewind(self, turn_id: str) -> None:
         """Write a `rewind` record: the conversation goes back to before turn `turn_id` (the
@@ -293,11 +304,12 @@ class SessionStore:
         path = self.path_for(session_id)
         if not path.is_file():
             raise SessionNotFoundError(f"no session with id {session_id}")
-        header, messages, problems, costs = _replay(path)
+        header, messages, problems, costs, tool_loading = _replay(path)
         header = {**header, "id": session_id}
         log = SessionLog(path, header, redact=redact, exists=True)
         log.problems = tuple(problems)
         log.costs = costs
+        log.tool_loading = tool_loading
         return Conversation(messages), log
 
     def open_resumed(
@@ -494,12 +506,13 @@ def _recorded_messages(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 def _replay(
     path: Path,
-) -> tuple[dict[str, Any], list[Message], list[str], dict[str, Any] | None]:
-    """The header, the message list the records build, in order, what was wrong, and the
-    last cost ledger recorded."""
+) -> tuple[dict[str, Any], list[Message], list[str], dict[str, Any] | None, dict[str, Any] | None]:
+    """The header, the message list the records build, in order, what was wrong, the last
+    cost ledger recorded and the last deferred-tools record."""
     header: dict[str, Any] = {}
     messages: list[Message] = []
     costs: dict[str, Any] | None = None
+    tool_loading: dict[str, Any] | None = None
     records, problems = _read_records(path)
     for record in records:
         kind = record.get("type")
@@ -512,10 +525,12 @@ def _replay(
                 _apply_replacement(messages, record)
             elif kind == "costs" and isinstance(record.get("ledger"), dict):
                 costs = record["ledger"]
+            elif kind == TOOL_LOADING_RECORD:
+                tool_loading = record
         except (KeyError, TypeError, ValueError) as error:
             logger.warning("session %s: skipped a bad %s record: %s", path.name, kind, error)
             problems.append(f"skipped a bad {kind} record")
-    return header, messages, problems, costs
+    return header, messages, problems, costs, tool_loading
 
 
 def _apply_replacement(messages: list[Message], record: dict[str, Any]) -> None:

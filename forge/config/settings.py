@@ -368,6 +368,13 @@ class McpSettings(DocumentedModel):
     tool is left out with a notice, so no server can fill the context with one definition."""
     stderr_tail_bytes: PositiveCount = 64 * 1024
     """Bytes of a stdio MCP server's stderr kept (the newest); older output is dropped."""
+    defer_tools: Literal["auto", "always", "never"] = "auto"
+    """Send MCP tools' definitions only once the model loads them with `tool_search`:
+    "auto" when all of them together pass `defer_threshold`, "always", or "never"; decided
+    at a session's first request and kept for the session (docs/adr/0054)."""
+    defer_threshold: Fraction = 0.10
+    """With `defer_tools: auto`, the share of the context window (`context.max_tokens` when
+    set) the MCP tool definitions may take before they are deferred."""
 
 
 class CommandsSettings(DocumentedModel):

@@ -19,6 +19,7 @@ from forge.agent.hooks.engine import Hooks
 from forge.agent.interruption import note_cut_off_turn
 from forge.agent.loop import Agent
 from forge.agent.mcp import McpServers
+from forge.agent.mcp.deferral import ToolDeferral
 from forge.agent.parts import AgentParts
 from forge.agent.providers import make_provider, make_summarization_provider
 from forge.agent.recall_archive import SessionArchive
@@ -125,7 +126,6 @@ def build_session(
     registry = default_registry(readable=skills.catalog.readable_directories)
     registry.register(RecallTool(SessionArchive(log.path)))
     registry.register(SkillTool(skills.catalog))
-    registry.add_source(mcp)
     agent_problems: list[str] = []
     if settings.agents.enabled:  # the `task` tool lists the agents (docs/adr/0045)
         definitions = load_agent_definitions(
@@ -135,6 +135,18 @@ def build_session(
         registry.register(
             TaskTool((name, definitions.agents[name].description) for name in definitions.names())
         )
+    tool_deferral = ToolDeferral(
+        mcp,
+        mode=settings.mcp.defer_tools,
+        threshold=lambda: int(settings.mcp.defer_threshold * tracker.current.tokens),
+        count_tools=counter.count_tools,
+        record=log.record_tool_loading,
+    )
+    if log.tool_loading is not None:  # a resumed session keeps its decision and its loads
+        tool_deferral.restore(log.tool_loading)
+    # The prompt names the session's own tools; MCP tools (and `tool_search`) come and go.
+    prompt_tools = registry.specs()
+    registry.add_source(tool_deferral)
     summarization_provider = make_summarization_provider(settings.llm)
     manager.set_summarization_provider(summarization_provider)
     manager.set_tools(registry.specs())  # a resumed session's gauge is right before a request
@@ -177,7 +189,7 @@ def build_session(
         parent_log=log,
         window=tracker,
         summarization_provider=summarization_provider,
-        mcp=mcp,
+        mcp=tool_deferral,
         redact=redact,
     )
     agent = Agent(
@@ -188,7 +200,7 @@ def build_session(
         # bytes, so the provider's prompt cache still matches (docs/adr/0037).
         system_prompt=build_system_prompt(
             workspace,
-            registry.specs(),
+            prompt_tools,
             interactive=ask_user,
             today=session_date(log.header),
             skills_listing=skills.listing,
@@ -202,6 +214,7 @@ def build_session(
         context_window=tracker,
         turn_events=turn_events,
         subagents=Subagents(workspace, children) if settings.agents.enabled else None,
+        tool_deferral=tool_deferral,
     )
     return Session(
         settings=settings,

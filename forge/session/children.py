@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import cast
 
 from forge.agent.costs import CostLedger
-from forge.agent.mcp import McpServers
+from forge.agent.mcp.deferral import ToolDeferral
 from forge.agent.parts import AgentParts
 from forge.agent.providers import AnyProvider
 from forge.agent.recall_archive import SessionArchive
@@ -26,7 +26,6 @@ from forge.agent.subagents.definitions import (
     load_agent_definitions,
 )
 from forge.agent.subagents.run import ChildSetup
-from forge.agent.tools.base import Tool
 from forge.agent.tools.recall import RecallTool
 from forge.agent.tools.registry import ToolRegistry, default_registry
 from forge.agent.turn_events import TurnEvents
@@ -45,17 +44,6 @@ NEVER_OFFERED = frozenset({"task", "ask_question"})
 """Children cannot start children, and nobody answers a child's questions."""
 
 
-class _AllowedTools:
-    """The session's MCP tools a definition allows (read afresh, as the registry does)."""
-
-    def __init__(self, source: McpServers, definition: AgentDefinition) -> None:
-        self._source = source
-        self._definition = definition
-
-    def tools(self) -> Sequence[Tool]:
-        return [tool for tool in self._source.tools() if self._definition.allows(tool.name)]
-
-
 class SessionChildren:
     """Makes each child's parts from the session's (the `ChildFactory` of
     `forge.agent.subagents.run`)."""
@@ -71,7 +59,7 @@ class SessionChildren:
         parent_log: SessionLog,
         window: WindowTracker | None,
         summarization_provider: AnyProvider | None,
-        mcp: McpServers | None,
+        mcp: ToolDeferral | None,
         redact: Sequence[str] = (),
     ) -> None:
         self.settings = settings
@@ -146,11 +134,16 @@ class SessionChildren:
             turn_events.emit,
         )
         manager.set_summarization_provider(self.summarization_provider)
-        registry = self._registry(definition, log)
+        deferral = self._mcp.for_child(definition.allows) if self._mcp is not None else None
+        registry = self._registry(definition, log, deferral)
         manager.set_tools(registry.specs())
-        return ChildSetup(provider, manager, turn_events, registry, session_id=log.id)
+        return ChildSetup(
+            provider, manager, turn_events, registry, session_id=log.id, tool_deferral=deferral
+        )
 
-    def _registry(self, definition: AgentDefinition, log: SessionLog) -> ToolRegistry:
+    def _registry(
+        self, definition: AgentDefinition, log: SessionLog, deferral: ToolDeferral | None
+    ) -> ToolRegistry:
         base = default_registry()  # the child's own read ledger
         tools = [
             base.get(name)
@@ -160,6 +153,6 @@ class SessionChildren:
         registry = ToolRegistry(tools)
         if definition.allows("recall"):
             registry.register(RecallTool(SessionArchive(log.path)))
-        if self._mcp is not None:
-            registry.add_source(_AllowedTools(self._mcp, definition))
+        if deferral is not None:  # the MCP tools the definition allows, deferred or not
+            registry.add_source(deferral)
         return registry

@@ -363,6 +363,23 @@ class Session:
 
         return self.agent.costs.report(price_table(self.settings.prices))
 
+    def mcp_report(self) -> str:
+        """`/mcp`'s Markdown: the servers, their tools and which are loaded (docs/adr/0054)."""
+        from forge.agent.mcp.report import servers_report
+
+        if self.mcp is None:
+            return ""
+        return servers_report(self.mcp, self.counter.count_tools, self.agent.tool_deferral)
+
+    def mcp_definitions_line(self) -> str:
+        """`/context`'s line on MCP tool definitions sent and deferred ("" without MCP)."""
+        from forge.agent.mcp.report import definitions_sent_and_deferred
+
+        deferral = self.agent.tool_deferral
+        if self.mcp is None or not self.mcp.connections or deferral is None:
+            return ""
+        return definitions_sent_and_deferred(deferral, self.counter.count_tools)
+
     def context_report(self) -> ContextReport:
         """What `/context` and the gauge show: the prompt's size against the budget, the
         window, and the session's token totals."""

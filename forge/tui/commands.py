@@ -196,6 +196,7 @@ class SlashCommandRunner(CheckpointCommands, SkillSlashCommands):
             costs = tool_tokens_by_server(runtime.mcp, runtime.counter.count_tools)
             lines = ", ".join(f"`{name}` {tokens:,}" for name, tokens in costs.items())
             report += f"\n\nMCP tool definitions (tokens per request): {lines}"
+            report += f"\n\n{runtime.mcp_definitions_line()}"
         await self.app.chat.add_notice(report)
 
     async def command_cost(self, argument: str) -> None:
@@ -209,12 +210,10 @@ class SlashCommandRunner(CheckpointCommands, SkillSlashCommands):
 
     async def command_mcp(self, argument: str) -> None:
         """List the MCP servers with their status and tools."""
-        from forge.agent.mcp.report import servers_report
-
         runtime = self.app.runtime
         if runtime.mcp is None:
             return
-        await self.app.chat.add_notice(servers_report(runtime.mcp, runtime.counter.count_tools))
+        await self.app.chat.add_notice(runtime.mcp_report())
 
     async def command_trust(self, argument: str) -> None:
         """Show the workspace's trust and what it would run, and ask to change it; `/trust

@@ -210,7 +210,8 @@ def test_an_overflow_filled_by_mcp_tool_definitions_names_them(
         workspace,
         "--trust-workspace",
         "work",
-        env={"FORGE_CONTEXT__MAX_TOKENS": "16000"},
+        # Sent in full (deferred, they would not fill it: docs/adr/0054).
+        env={"FORGE_CONTEXT__MAX_TOKENS": "16000", "FORGE_MCP__DEFER_TOOLS": "never"},
     )
     assert result.returncode == 1
     assert "nothing could be shrunk" in result.stderr

@@ -239,6 +239,8 @@ class RecordedRequest:
     body: dict[str, Any]
     started_at: float
     finished_at: float | None = None
+    raw: bytes = b""
+    """The body's bytes as they arrived (to compare what two requests share)."""
 
     @property
     def model(self) -> str:
@@ -571,6 +573,7 @@ class OpenAIServer:
             headers={k.lower(): v for k, v in request.headers.items()},
             body=body,
             started_at=time.monotonic(),
+            raw=raw,
         )
         with self._lock:
             self.requests.append(recorded)

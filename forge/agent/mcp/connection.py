@@ -25,6 +25,7 @@ from forge.agent.mcp.stderr_tail import StderrTail
 from forge.agent.mcp.tool_listing import list_tools
 from forge.agent.tools.base import ToolError, ToolResult
 from forge.config.settings import McpServerSettings
+from forge.text_safety import terminal_safe
 
 if TYPE_CHECKING:
     # The SDK loads when a server first connects, in a thread (forge/agent/mcp/sdk.py).
@@ -76,6 +77,9 @@ class McpConnection:
         self.state = ServerState.STARTING if settings.enabled else ServerState.DISABLED
         self.error = "" if settings.enabled else "disabled in the configuration"
         self.tools: list[types.Tool] = []
+        self.about = ""
+        """What the server says it is for, on one line (its instructions' or description's
+        first line; "" when it says nothing): the deferred tools' listing shows it."""
         self.restarts_left = RESTARTS_PER_SESSION
         self.crashed_out = False
         """The server crashed again after its restart: down for the rest of the session."""
@@ -140,6 +144,7 @@ class McpConnection:
                 listed = listing.tools
                 self._client = client
                 self.tools = listed
+                self.about = _about(client)
                 self.state = ServerState.READY
                 self.error = ""
                 self._lost = False
@@ -349,3 +354,21 @@ def _describe(error: BaseException) -> str:
             return _describe(inner[0])
     text = str(error).strip()
     return f"{type(error).__name__}: {text}" if text else type(error).__name__
+
+
+ABOUT_LIMIT = 160
+"""Characters of a server's one-line description."""
+
+
+def _about(client: Client) -> str:
+    """The first line of the server's instructions, else of its description or title."""
+    info = client.server_info
+    for text in (
+        client.instructions,
+        getattr(info, "description", None),
+        getattr(info, "title", None),
+    ):
+        if isinstance(text, str) and text.strip():
+            line = terminal_safe(text.strip()).splitlines()[0].strip()
+            return line if len(line) <= ABOUT_LIMIT else line[: ABOUT_LIMIT - 1] + "…"
+    return ""

@@ -39,6 +39,7 @@ from forge.agent.events import (
     TurnFinished,
 )
 from forge.agent.loop import Agent
+from forge.agent.mcp.deferral import ToolDeferral
 from forge.agent.modes import MODE_ORDER, PermissionMode
 from forge.agent.parts import AgentParts
 from forge.agent.subagents.batches import TaskHost
@@ -77,6 +78,9 @@ class ChildSetup:
     registry: ToolRegistry
     session_id: str = ""
     """The child's session file (listed under its parent's); "" when none is kept."""
+    tool_deferral: ToolDeferral | None = None
+    """The child's MCP tools, deferred as its parent's are, starting with the parent's loads
+    (docs/adr/0054)."""
     close: Callable[[], Awaitable[None]] | None = None
 
 
@@ -382,6 +386,7 @@ class Subagents:
             checkpoints=host.checkpoints,
             costs=ledger,
             turn_events=setup.turn_events,
+            tool_deferral=setup.tool_deferral,
         )
         child.stop_check = host.stop_check
         try:
