@@ -368,10 +368,12 @@ class ForgePolicy:
 
     def _as_forge_keeps_it(self, index: int, message: Message) -> Message:
         """A text-action observation is a user-role message that carries output: Forge knows
-        it as `MessageKind.OBSERVATION` (the same wire message, not an instruction)."""
+        it as `MessageKind.OBSERVATION` (the same wire message, not an instruction). It keeps
+        the session message's id, so a recall key Forge prints names the session's message
+        (bench/recall_keys.py)."""
         if index not in self.observations:
             return message
-        return Message(role=message.role, content=message.content, kind=MessageKind.OBSERVATION)
+        return message.evolve(kind=MessageKind.OBSERVATION)
 
     def sent(self, prompt_tokens: int) -> None:
         """Report the request's size as a server would (tool definitions included)."""

@@ -34,7 +34,7 @@ from pathlib import Path
 
 from bench import replay_tables, replay_targets
 from bench.cache_model import RequestTokenizer, Segment, prompt_tokens
-from bench.costing import CostMeter
+from bench.costing import CostMeter, Refetch
 from bench.fidelity import FidelityTracker
 from bench.policies import (
     DEFAULT_POLICIES,
@@ -49,6 +49,7 @@ from bench.policies import (
     parse_policy,
 )
 from bench.prices import MAIN, SUMMARIZATION
+from bench.recall_keys import refetch_messages
 from bench.references import Reference, references
 from bench.server_process import ServerProcess
 from bench.sessions import (
@@ -133,6 +134,12 @@ class Row:
     """User messages (observations aside) before each request, summed over requests."""
     origin: str = ""
     """Where the session comes from (`shared`, `bench/corpus`, `combined`, a folder name)."""
+    unrecoverable_lost: int = 0
+    """Of `referenced_lost`, outputs no recall key in the request reaches (every lost output
+    for a policy without `recall`; bench/recall_keys.py)."""
+    trail_probes_hit: int = 0
+    """Work-trail probes the requests after the first compaction answered (bench/trail.py)."""
+    trail_probes_total: int = 0
 
     @property
     def agent_plus_summary_input(self) -> int:
@@ -208,7 +215,12 @@ class Replay:
             policy = baseline(spec, context)
         self.server.reset_stats()
         started = time.perf_counter()
-        tracker = FidelityTracker(session, self.excluded_tools, self.references(session))
+        tracker = FidelityTracker(
+            session,
+            self.excluded_tools,
+            self.references(session),
+            has_recall=spec.kind == "forge",
+        )
         meter = CostMeter()
         final: tuple[int, list[Message]] | None = None
         total = uncached = cached = output = peak = over = requests = 0
@@ -228,7 +240,7 @@ class Replay:
                 hit = meter.request(
                     segments,
                     bool(request) and request[0].role == "system",
-                    [self.tokenizer.message(session.messages[i]) for i in lost],
+                    [self._refetch(session, i, i in tracker.reachable) for i in lost],
                     roles=[message.role for message in request],
                 )
                 policy.sent(size)
@@ -288,6 +300,17 @@ class Replay:
             user_requests_verbatim=fidelity.user_requests_verbatim,
             user_requests_total=fidelity.user_requests_total,
             origin=session.origin,
+            unrecoverable_lost=fidelity.unrecoverable_lost,
+            trail_probes_hit=fidelity.trail_probes_hit,
+            trail_probes_total=fidelity.trail_probes_total,
+        )
+
+    def _refetch(self, session: Session, index: int, by_key: bool) -> Refetch:
+        """Fetching the lost output at `index` again, at its real tokens."""
+        call, result = refetch_messages(session, index, by_key)
+        return Refetch(
+            (self.tokenizer.message(call), self.tokenizer.message(result)),
+            self.tokenizer.output_tokens(call),
         )
 
     def references(self, session: Session) -> dict[int, Reference]:

@@ -41,6 +41,9 @@ REQUIRED_FIELDS = {
     "referenced_lost",
     "user_requests_verbatim",
     "user_requests_total",
+    "unrecoverable_lost",
+    "trail_probes_hit",
+    "trail_probes_total",
 }
 
 
@@ -132,6 +135,8 @@ def test_replay_runs_on_a_folder_and_reports_recall_and_both_price_models(tmp_pa
         assert row["recall_cost_usd_anthropic"] >= row["cost_usd_anthropic"] > 0
         assert row["referenced_lost"] <= row["referenced_outputs"]
         assert row["recall_requests"] == row["referenced_lost"]
+        assert row["unrecoverable_lost"] == row["referenced_lost"]  # no recall without forge
+        assert row["trail_probes_hit"] <= row["trail_probes_total"]
         if row["session"] != "combined":  # one instruction before every request
             assert row["user_requests_total"] == row["requests"]
     none = rows[("a", "none")]
