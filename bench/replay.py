@@ -5,10 +5,11 @@
 FILES may be session files or folders of `*.messages.json`. Defaults: every trajectory in
 ../shared/corpus/trajectories/, then every session in bench/corpus/, plus the combined session
 (the shared corpus's sessions back to back, each introduced by a "Next task: ..." user message;
-with FILES, all of them); budgets 8k, 12k, 16k and gpt-4o's default budget (`--budget
-default`); policies none, masking (10 outputs kept), masking-3, masking-5, masking-fit,
-summarize-at-90, eager, codex, claude-code, openhands, forge and forge@anthropic (Forge told the
-OpenAI-style or the Anthropic-style model's cache prices; `forge:key=value,...` adds a variant).
+with FILES, all of them); budgets 8k, 12k, 16k, 32k, 64k and gpt-4o's default budget
+(`--budget default`); policies none, masking (10 outputs kept), masking-3, masking-5,
+masking-fit, summarize-at-90, eager, the peers (codex, codex-scaled, claude-code, openhands,
+openhands-100, gemini-cli, opencode), forge and forge@anthropic (Forge told the OpenAI-style or
+the Anthropic-style model's cache prices; `forge:key=value,...` adds a variant).
 
 Each session is replayed message by message: before each assistant message the policy turns
 the history into a request, which is recorded (Forge's built-in tool definitions, the same for
@@ -68,7 +69,7 @@ from forge.llm.model_info import context_window
 from forge.llm.openai_provider import OpenAICompatibleProvider
 from forge.llm.tokenizer import TiktokenCounter, get_encoding
 
-DEFAULT_BUDGETS: tuple[int | None, ...] = (8_000, 12_000, 16_000, None)
+DEFAULT_BUDGETS: tuple[int | None, ...] = (8_000, 12_000, 16_000, 32_000, 64_000, None)
 """None is the main model's default budget (its window minus the reply headroom)."""
 SUMMARIZER_LATENCY = 0.005
 """Seconds the summarizer waits before answering: small, this is not a speed benchmark."""
@@ -640,7 +641,7 @@ def parser() -> argparse.ArgumentParser:
         action="append",
         type=_budget,
         help="prompt budget in tokens, e.g. 8000 or 8k, or 'default' (repeatable; "
-        "default: 8k, 12k, 16k, default)",
+        "default: 8k, 12k, 16k, 32k, 64k, default)",
     )
     result.add_argument(
         "--policy",
