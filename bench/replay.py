@@ -71,6 +71,8 @@ from forge.llm.tokenizer import TiktokenCounter, get_encoding
 
 DEFAULT_BUDGETS: tuple[int | None, ...] = (8_000, 12_000, 16_000, 32_000, 64_000, None)
 """None is the main model's default budget (its window minus the reply headroom)."""
+QUICK_BUDGETS: tuple[int | None, ...] = (8_000, 32_000, None)
+"""`--quick`: a tight budget, a middle one and the default, for a shorter run."""
 SUMMARIZER_LATENCY = 0.005
 """Seconds the summarizer waits before answering: small, this is not a speed benchmark."""
 API_KEY = "bench-key"
@@ -650,6 +652,11 @@ def parser() -> argparse.ArgumentParser:
         "(repeatable; default: the first five)",
     )
     result.add_argument("--no-combined", action="store_true", help="leave out the combined session")
+    result.add_argument(
+        "--quick",
+        action="store_true",
+        help="budgets 8k, 32k and default only (unless --budget is given): about half the time",
+    )
     result.add_argument("--json", type=Path, help="also write every row to this JSON file")
     result.add_argument("--main-model", default=MAIN.model, help=argparse.SUPPRESS)
     result.add_argument("--summary-model", default=SUMMARIZATION.model, help=argparse.SUPPRESS)
@@ -717,7 +724,7 @@ def run(argv: list[str] | None = None) -> str:
     args = parser().parse_args(argv if argv is not None else [])
     names = args.policy or list(DEFAULT_POLICIES)
     specs = [parse_policy(name) for name in dict.fromkeys(names)]
-    budgets = list(dict.fromkeys(args.budget or DEFAULT_BUDGETS))
+    budgets = list(dict.fromkeys(args.budget or (QUICK_BUDGETS if args.quick else DEFAULT_BUDGETS)))
     sessions = load_sessions(args.files, not args.no_combined)
     rows = asyncio.run(replay_all(sessions, specs, budgets, args.main_model, args.summary_model))
     if args.json is not None:

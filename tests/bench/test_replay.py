@@ -145,3 +145,12 @@ def test_replay_runs_on_a_folder_and_reports_recall_and_both_price_models(tmp_pa
     assert none["user_requests_verbatim"] == none["user_requests_total"] == none["requests"]
     assert "Recall-adjusted cost, two cache price models" in markdown
     assert "| all sessions (2) | codex |" in markdown
+
+
+def test_quick_runs_a_tight_a_middle_and_the_default_budget(tmp_path: Path) -> None:
+    path = write_trajectory(tmp_path / "a.messages.json", tool_session(3))
+    out = tmp_path / "rows.json"
+    run([str(path), "--quick", "--policy", "none", "--no-combined", "--json", str(out)])
+    budgets = [row["budget_label"] for row in json.loads(out.read_text("utf-8"))]
+    assert budgets[:2] == ["8k", "32k"] and budgets[2].startswith("default (")
+    assert len(budgets) == 3
