@@ -124,7 +124,15 @@ def test_replay_runs_on_a_folder_and_reports_recall_and_both_price_models(tmp_pa
     write_trajectory(folder / "b.messages.json", tool_session(5, instruction="Add tests."))
     out = tmp_path / "rows.json"
     argv = [str(folder), "--budget", "3k", "--json", str(out)]
-    for policy in ("none", "masking", "masking-3", "codex", "claude-code", "openhands"):
+    for policy in (
+        "none",
+        "masking",
+        "masking-3",
+        "codex",
+        "claude-code",
+        "openhands",
+        "gemini-cli",
+    ):
         argv += ["--policy", policy]
     markdown = run(argv)
     rows = {(r["session"], r["policy"]): r for r in json.loads(out.read_text("utf-8"))}
@@ -145,6 +153,9 @@ def test_replay_runs_on_a_folder_and_reports_recall_and_both_price_models(tmp_pa
     assert none["user_requests_verbatim"] == none["user_requests_total"] == none["requests"]
     assert "Recall-adjusted cost, two cache price models" in markdown
     assert "| all sessions (2) | codex |" in markdown
+    # A single-request session gives Gemini CLI no point to compress at: over budget, reported.
+    assert rows[("a", "gemini-cli")]["over_budget"] > 0
+    assert "| all sessions (2) | gemini-cli |" in markdown
 
 
 def test_quick_runs_a_tight_a_middle_and_the_default_budget(tmp_path: Path) -> None:
