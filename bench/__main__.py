@@ -21,12 +21,14 @@ from pathlib import Path
 from bench.results import RESULTS_FILE, SectionResult, this_machine, write_results
 
 
-def run_replay() -> SectionResult:
-    """Section 1, from `bench.replay` (it renders its own markdown)."""
+def run_replay(quick: bool = False) -> SectionResult:
+    """Section 1, from `bench.replay` (it renders its own markdown); `quick`: its `--quick`
+    budgets."""
+    arguments = ["--quick"] if quick else []
     result = SectionResult(
         "replay",
         "1. Replay: what each context policy costs and keeps",
-        "python -m bench.replay",
+        " ".join(["python -m bench.replay", *arguments]),
     )
     try:
         replay = importlib.import_module("bench.replay")
@@ -34,7 +36,7 @@ def run_replay() -> SectionResult:
         if error.name != "bench.replay":
             raise
         raise RuntimeError("bench/replay.py is missing: the replay section cannot run") from None
-    result.markdown = replay.run([])
+    result.markdown = replay.run(arguments)
     return result
 
 
@@ -70,11 +72,12 @@ TITLES = {
 }
 
 
-def run_section(name: str) -> SectionResult:
-    """Run one section; an exception becomes the section's error (never a skip)."""
+def run_section(name: str, quick: bool = False) -> SectionResult:
+    """Run one section (`quick`: the replay's `--quick`); an exception becomes the section's
+    error (never a skip)."""
     started = time.perf_counter()
     try:
-        result = SECTIONS[name]()
+        result = run_replay(quick) if name == "replay" else SECTIONS[name]()
     except Exception:
         result = SectionResult(name, TITLES[name], f"python -m bench {name}")
         result.error = traceback.format_exc()
@@ -86,6 +89,11 @@ def parse_arguments(argv: Sequence[str]) -> argparse.Namespace:
     """The command line: section names and an optional results file."""
     parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__.splitlines()[0])
     parser.add_argument("sections", nargs="*", metavar="SECTION", help=", ".join(SECTIONS))
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help="the replay at budgets 8k, 32k and default only (python -m bench.replay --quick)",
+    )
     parser.add_argument(
         "--results",
         type=Path,
@@ -106,7 +114,7 @@ def main(argv: Sequence[str]) -> int:
     results = []
     for name in names:
         print(f"-- running {name} --", flush=True)
-        result = run_section(name)
+        result = run_section(name, arguments.quick)
         results.append(result)
         print(result.report(), flush=True)
     total = time.perf_counter() - started

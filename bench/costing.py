@@ -5,10 +5,11 @@ outputs it lost (`bench.fidelity`). For the OpenAI-style model a request's cache
 common prefix with the previous request (`bench.cache_model.cached_tokens`); for the
 Anthropic-style model `bench.anthropic_cache.AnthropicCache` charges reads, writes and plain
 input. **Recall**: for each lost referenced output, one extra request at that point: the
-request's context plus the output as one more message (`RequestTokenizer.message`, framing
-included), costed against the cache state of that moment (the request just sent is cached as
-it would be; the extra request changes nothing for later ones). Its reply (a tool call) is not
-counted.
+request's context plus the re-fetch (a `Refetch`: the call that fetches the output and its
+result, as the replay builds them, or a bare output segment), costed against the cache state of
+that moment (the request just sent is cached as it would be; the extra request changes nothing
+for later ones). The call's own tokens are billed as output (the reply that asked for it); the
+extra request's reply is the message the session already counts.
 """
 
 from __future__ import annotations
@@ -40,6 +41,15 @@ class Tokens:
         self.anthropic_uncached += other.anthropic_uncached
 
 
+@dataclass(frozen=True)
+class Refetch:
+    """What fetching one lost output again adds: messages before the reply priming (the
+    fetching call and its result) and the output tokens of that call."""
+
+    segments: tuple[Segment, ...]
+    output_tokens: int = 0
+
+
 class CostMeter:
     """Prompt tokens of one replay run, request by request."""
 
@@ -48,6 +58,8 @@ class CostMeter:
         self.recall = Tokens()
         """The extra re-fetch requests only."""
         self.recall_requests = 0
+        self.recall_output_tokens = 0
+        """Output tokens of the calls that asked for the re-fetches."""
         self._previous: Sequence[Segment] | None = None
         self._anthropic = AnthropicCache()
 
@@ -55,21 +67,25 @@ class CostMeter:
         self,
         segments: Sequence[Segment],
         has_system: bool,
-        lost_outputs: Sequence[Segment] = (),
+        lost_outputs: Sequence[Segment | Refetch] = (),
         roles: Sequence[str] | None = None,
     ) -> int:
-        """Bill one agent request and its re-fetches; returns its OpenAI-cached tokens."""
+        """Bill one agent request and its re-fetches (a bare segment: the output as one more
+        message); returns its OpenAI-cached tokens."""
         size = prompt_tokens(segments)
         hit = cached_tokens(common_prefix(self._previous, segments)) if self._previous else 0
         charge = self._anthropic.charge(segments, has_system, roles)
         self.agent.add(_tokens(size, hit, charge))
         self._previous = segments
-        for output in lost_outputs:
-            extra = [*segments[:-1], output, segments[-1]]
+        for lost in lost_outputs:
+            refetch = lost if isinstance(lost, Refetch) else Refetch((lost,))
+            extra = [*segments[:-1], *refetch.segments, segments[-1]]
             extra_hit = cached_tokens(common_prefix(segments, extra))
-            extra_roles = None if roles is None else [*roles, "tool"]
+            added = ["assistant", "tool"] if len(refetch.segments) == 2 else ["tool"]
+            extra_roles = None if roles is None else [*roles, *added[-len(refetch.segments) :]]
             extra_charge = self._anthropic.peek(extra, has_system, extra_roles)
             self.recall.add(_tokens(prompt_tokens(extra), extra_hit, extra_charge))
+            self.recall_output_tokens += refetch.output_tokens
             self.recall_requests += 1
         return hit
 
@@ -80,10 +96,11 @@ class CostMeter:
             total = Tokens()
             for part in parts:
                 total.add(part)
+            output = agent_output + (self.recall_output_tokens if name else 0)
             result[f"{name}cost_usd_openai"] = session_cost(
                 uncached_prompt=total.openai_uncached,
                 cached_prompt=total.openai_cached,
-                agent_output=agent_output,
+                agent_output=output,
                 summary_input=summary_input,
                 summary_output=summary_output,
             )
@@ -91,7 +108,7 @@ class CostMeter:
                 read=total.anthropic_read,
                 written=total.anthropic_written,
                 uncached=total.anthropic_uncached,
-                agent_output=agent_output,
+                agent_output=output,
                 summary_input=summary_input,
                 summary_output=summary_output,
             )

@@ -10,8 +10,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from bench.recall_keys import unrecoverable
 from bench.references import Reference
 from bench.sessions import Session, touched_paths
+from bench.trail import TrailBuilder, aggregate_lines, probes
 from forge.llm.messages import Message
 
 NEWEST_TOOL_OUTPUTS = 3
@@ -93,6 +95,12 @@ class Fidelity:
     """(assistant message, referenced token) pairs."""
     referenced_tokens_missing: int = 0
     """Of those, the token was nowhere in that request."""
+    unrecoverable_lost: int = 0
+    """Lost referenced outputs no recall key in the request reaches (bench/recall_keys.py)."""
+    trail_probes_hit: int = 0
+    """Work-trail probes answered, over the requests after the first compaction
+    (bench/trail.py)."""
+    trail_probes_total: int = 0
 
     @property
     def latest_user_intact(self) -> bool:
@@ -108,12 +116,21 @@ class FidelityTracker:
         session: Session,
         excluded_tools: set[str],
         references: dict[int, Reference] | None = None,
+        *,
+        has_recall: bool = False,
     ) -> None:
         self.session = session
         self.excluded_tools = excluded_tools
         self.references = references or {}
+        self.has_recall = has_recall
+        """Whether the policy has Forge's `recall` tool (recall keys count)."""
         self.user_messages = session.user_messages()
         self.result = Fidelity()
+        self.reachable: set[int] = set()
+        """Of the last request's lost outputs, those a recall key in it reaches."""
+        self.compacted = False
+        """Whether some earlier request lacked an earlier message of the session verbatim."""
+        self._trail = TrailBuilder(session)
         self._outputs: list[int] = []
         self._latest_user: int | None = None
         self._seen = 0
@@ -136,6 +153,9 @@ class FidelityTracker:
         messages = self.session.messages
         result = self.result
         result.requests += 1
+        text = request_text(request)
+        self._probe_trail(end, keys, text)
+        self.reachable = set()
         newest = self._outputs[-NEWEST_TOOL_OUTPUTS:]
         if all(is_verbatim(messages[index], keys) for index in newest):
             result.newest_tools_verbatim += 1
@@ -150,10 +170,31 @@ class FidelityTracker:
         lost = [index for index in reference.outputs if not is_verbatim(messages[index], keys)]
         result.referenced_outputs += len(reference.outputs)
         result.referenced_lost += len(lost)
-        text = request_text(request)
         result.referenced_tokens += len(reference.tokens)
         result.referenced_tokens_missing += sum(token not in text for token in reference.tokens)
+        ids = {messages[index].id: index for index in lost}
+        gone = set(unrecoverable(ids, text, self.has_recall))
+        result.unrecoverable_lost += len(gone)
+        self.reachable = {index for message_id, index in ids.items() if message_id not in gone}
         return lost
+
+    def _probe_trail(self, end: int, keys: set[Key], text: str) -> None:
+        """The work-trail probes of one request, once a compaction has happened."""
+        messages = self.session.messages
+        if not self.compacted:
+            self.compacted = not all(is_verbatim(messages[i], keys) for i in range(end))
+            if not self.compacted:
+                return
+        state = self._trail.advance(end)
+        aggregates: list[str] | None = None
+        for probe in probes(state):
+            self.result.trail_probes_total += 1
+            if all(is_verbatim(messages[i], keys) for i in probe.sources):
+                self.result.trail_probes_hit += 1
+                continue
+            if aggregates is None:
+                aggregates = aggregate_lines(text)
+            self.result.trail_probes_hit += probe.check(text, aggregates)
 
     def finish(self, end: int, request: Sequence[Message]) -> Fidelity:
         """The final-request checks, for the final request made after `end` messages."""

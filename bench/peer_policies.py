@@ -1,4 +1,6 @@
-"""Other agents' context policies, as the replay runs them: `codex`, `claude-code`, `openhands`.
+"""Other agents' context policies, as the replay runs them: `codex` (and `codex-scaled`),
+`claude-code`, `openhands` (and `openhands-100`); `gemini-cli` and `opencode` are in
+`bench.gemini_cli_policy` and `bench.opencode_policy`.
 
 Each follows its source (cited in bench/README.md) where the replay can: what triggers a
 compaction, what the compacted history holds, what stays verbatim. Summaries come from the
@@ -20,14 +22,26 @@ from forge.llm.messages import Message
 CODEX_AT = 0.9
 """Share of the budget at which Codex compacts (`context_window * 9 / 10`)."""
 CODEX_USER_TOKENS = 20_000
-"""Tokens of user messages Codex keeps verbatim after a compaction, newest first."""
+"""Tokens of user messages Codex keeps verbatim after a compaction, newest first
+(`COMPACT_USER_MESSAGE_MAX_TOKENS`, a constant: Codex does not scale it to the window)."""
+CODEX_WINDOW = 272_000
+"""gpt-5's input window in Codex's model table, the window that constant was set for:
+`codex-scaled` keeps 20,000 / 272,000 of the budget (the replay's scaling, not Codex's)."""
 CODEX_SUMMARY_PREFIX = (
     "Another language model started to solve this problem and produced a summary of its "
     "thinking process. Use it to build on the work that has already been done."
 )
 """The replay's stand-in for Codex's `templates/compact/summary_prefix.md`."""
-CLAUDE_CODE_AT = 0.95
-"""Share of the budget at which Claude Code auto-compacts."""
+CLAUDE_CODE_AT = (200_000 - 20_000 - 13_000) / 200_000
+"""Share of the budget at which Claude Code auto-compacts: its effective window (the window
+less 20,000 tokens kept for the summary) less `AUTOCOMPACT_BUFFER_TOKENS` (13,000), 167k of a
+200k window (83.5 %), applied as that share of the replay's budget."""
+CLAUDE_CODE_MICROCOMPACT_AT = 12
+"""Tool results present (not yet cleared) above which microcompact clears the oldest."""
+CLAUDE_CODE_MICROCOMPACT_KEEP = 5
+"""Newest tool results microcompact keeps (the time-based path's count; the cached path's own
+keep count is not public)."""
+CLAUDE_CODE_CLEARED = "[Old tool result content cleared]"
 CLAUDE_CODE_FILES = 5
 """Most recently read files Claude Code re-attaches after a compaction."""
 CLAUDE_CODE_FILE_TOKENS = 5_000
@@ -39,7 +53,12 @@ CLAUDE_CODE_SUMMARY_HEADING = (
 OPENHANDS_KEEP_FIRST = 4
 """Events (messages) at the start OpenHands' summarizing condenser always keeps."""
 OPENHANDS_MAX_SIZE = 120
-"""History length above which OpenHands condenses, to half of it."""
+"""History length above which OpenHands condenses, to half of it (the session's and the
+agent SDK's default)."""
+OPENHANDS_CONFIG_MAX_SIZE = 100
+"""`LLMSummarizingCondenserConfig`'s own default `max_size` (with `keep_first` 1): what a
+`[condenser] type = "llm"` configuration without values runs (`openhands-100`)."""
+OPENHANDS_CONFIG_KEEP_FIRST = 1
 OPENHANDS_SUMMARY_HEADING = "[Summary of forgotten events]"
 READ_TOOLS = frozenset({"read_file", "read", "view", "open", "open_file", "cat"})
 """Tool names that read a file (for `claude-code`'s re-attached files)."""
@@ -71,18 +90,29 @@ def _tail_start(history: Sequence[Message], start: int) -> int:
 
 
 class _Compacting(_Baseline):
-    """A policy that at some point replaces `history[:covered]` by `self.base`."""
+    """A policy that at some point replaces `history[:covered]` by `self.base`, and may send
+    a placeholder (`self.cleared`) for some outputs after it."""
 
     def __init__(self, context: PolicyContext) -> None:
         super().__init__(context)
         self.base: list[Message] = []
         self.covered = 0
         self.summary = ""
+        self.cleared: dict[int, Message] = {}
 
     def _build(self, history: Sequence[Message]) -> list[Message]:
+        rest = [
+            self.cleared.get(index, history[index]) for index in range(self.covered, len(history))
+        ]
         if not self.covered:
-            return list(history)
-        return [*self.base, *history[self.covered :]]
+            return rest
+        return [*self.base, *rest]
+
+    def _clear(self, index: int, message: Message, text: str) -> None:
+        """Send `text` instead of the output at `index` from now on."""
+        self.cleared[index] = Message(
+            role=message.role, content=text, tool_call_id=message.tool_call_id, name=message.name
+        )
 
 
 class CodexPolicy(_Compacting):
@@ -92,6 +122,14 @@ class CodexPolicy(_Compacting):
     what remains), in their order, then the summary as a user message."""
 
     name = "codex"
+
+    def __init__(self, context: PolicyContext, *, scaled: bool = False) -> None:
+        super().__init__(context)
+        self.allowance = (
+            CODEX_USER_TOKENS * context.budget // CODEX_WINDOW if scaled else CODEX_USER_TOKENS
+        )
+        if scaled:
+            self.name = "codex-scaled"
 
     async def prepare(self, history: Sequence[Message]) -> list[Message]:
         """The history, compacted first when it reached 90 % of the budget."""
@@ -103,7 +141,7 @@ class CodexPolicy(_Compacting):
         self.summary = await self.context.summarizer.summarize(render(request[lead:]))
         users = [history[i] for i in self.context.session.user_messages() if i < len(history)]
         kept: list[Message] = []
-        remaining = CODEX_USER_TOKENS
+        remaining = self.allowance
         for message in reversed(users):
             if remaining <= 0:
                 break
@@ -174,14 +212,29 @@ def files_read(history: Sequence[Message], observations: set[int]) -> dict[str, 
 
 
 class ClaudeCodePolicy(_Compacting):
-    """Claude Code's auto-compact (documented behaviour): at 95 % of the budget the whole
-    conversation becomes one summary (a user message), then the 5 most recently read files are
-    attached again, each cut to 5,000 tokens; the system prompt stays."""
+    """Claude Code's context management: microcompact — once more than 12 tool results are
+    present, all but the newest 5 are cleared (`[Old tool result content cleared]`) — and
+    auto-compact at 83.5 % of the budget: the whole conversation becomes one summary (a user
+    message), then the 5 most recently read files are attached again, each cut to 5,000
+    tokens; the system prompt stays."""
 
     name = "claude-code"
 
+    def _microcompact(self, history: Sequence[Message]) -> None:
+        session = self.context.session
+        present = [
+            index
+            for index in range(self.covered, len(history))
+            if session.is_tool_output(index) and index not in self.cleared
+        ]
+        if len(present) <= CLAUDE_CODE_MICROCOMPACT_AT:
+            return
+        for index in present[:-CLAUDE_CODE_MICROCOMPACT_KEEP]:
+            self._clear(index, history[index], CLAUDE_CODE_CLEARED)
+
     async def prepare(self, history: Sequence[Message]) -> list[Message]:
-        """The history, compacted first when it reached 95 % of the budget."""
+        """The history microcompacted, then compacted when it reached 83.5 % of the budget."""
+        self._microcompact(history)
         request = self._build(history)
         full = self.context.measure(request) >= CLAUDE_CODE_AT * self.context.budget
         if not full or self.covered >= len(history):
@@ -211,19 +264,31 @@ class OpenHandsPolicy(_Compacting):
 
     name = "openhands"
 
+    def __init__(
+        self,
+        context: PolicyContext,
+        max_size: int = OPENHANDS_MAX_SIZE,
+        keep_first: int = OPENHANDS_KEEP_FIRST,
+        name: str = "openhands",
+    ) -> None:
+        super().__init__(context)
+        self.max_size = max_size
+        self.keep_first = keep_first
+        self.name = name
+
     def _head(self, history: Sequence[Message]) -> int:
-        end = min(OPENHANDS_KEEP_FIRST, len(history))
+        end = min(self.keep_first, len(history))
         while end < len(history) and history[end].role == "tool":
             end += 1  # results stay with their call
         return end
 
     async def prepare(self, history: Sequence[Message]) -> list[Message]:
-        """The history, condensed first when it passed 120 messages."""
+        """The history, condensed first when it passed `max_size` messages."""
         request = self._build(history)
-        if len(request) <= OPENHANDS_MAX_SIZE:
+        if len(request) <= self.max_size:
             return request
         head = self._head(history)
-        tail = OPENHANDS_MAX_SIZE // 2 - head - 1
+        tail = self.max_size // 2 - head - 1
         start = _tail_start(history, max(len(history) - tail, head))
         if start <= max(self.covered, head):
             return request

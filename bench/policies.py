@@ -48,12 +48,17 @@ BASELINES = (
     "summarize-at-90",
     "eager",
     "codex",
+    "codex-scaled",
     "claude-code",
     "openhands",
+    "openhands-100",
+    "gemini-cli",
+    "opencode",
 )
 """`masking` keeps 10 outputs (its name predates `masking-3`/`masking-5`); `masking-fit` is
-masking-10 held to the budget (issue 23's loss comparator among policies that fit); the last
-three are the peers' policies of `bench.peer_policies`."""
+masking-10 held to the budget (issue 23's loss comparator among policies that fit); from
+`codex` on, the peers' policies (`bench.peer_policies`, `bench.gemini_cli_policy`,
+`bench.opencode_policy`; sources in bench/README.md)."""
 DEFAULT_POLICIES = (*BASELINES, "forge", "forge@anthropic")
 """`forge` runs with the OpenAI-style model's cache prices, `forge@anthropic` with the
 Anthropic-style one's: each is Forge as a session on that provider's model would run."""
@@ -368,10 +373,12 @@ class ForgePolicy:
 
     def _as_forge_keeps_it(self, index: int, message: Message) -> Message:
         """A text-action observation is a user-role message that carries output: Forge knows
-        it as `MessageKind.OBSERVATION` (the same wire message, not an instruction)."""
+        it as `MessageKind.OBSERVATION` (the same wire message, not an instruction). It keeps
+        the session message's id, so a recall key Forge prints names the session's message
+        (bench/recall_keys.py)."""
         if index not in self.observations:
             return message
-        return Message(role=message.role, content=message.content, kind=MessageKind.OBSERVATION)
+        return message.evolve(kind=MessageKind.OBSERVATION)
 
     def sent(self, prompt_tokens: int) -> None:
         """Report the request's size as a server would (tool definitions included)."""
@@ -487,7 +494,15 @@ def forge_settings(spec: PolicySpec, budget: int | None) -> ContextSettings:
 
 def baseline(spec: PolicySpec, context: PolicyContext) -> Policy:
     """The baseline policy named by `spec`."""
-    from bench.peer_policies import ClaudeCodePolicy, CodexPolicy, OpenHandsPolicy
+    from bench.gemini_cli_policy import GeminiCliPolicy
+    from bench.opencode_policy import OpenCodePolicy
+    from bench.peer_policies import (
+        OPENHANDS_CONFIG_KEEP_FIRST,
+        OPENHANDS_CONFIG_MAX_SIZE,
+        ClaudeCodePolicy,
+        CodexPolicy,
+        OpenHandsPolicy,
+    )
 
     classes: dict[str, Callable[[PolicyContext], Policy]] = {
         "none": NonePolicy,
@@ -498,7 +513,13 @@ def baseline(spec: PolicySpec, context: PolicyContext) -> Policy:
         "summarize-at-90": SummarizeAt90Policy,
         "eager": EagerPolicy,
         "codex": CodexPolicy,
+        "codex-scaled": lambda context: CodexPolicy(context, scaled=True),
         "claude-code": ClaudeCodePolicy,
         "openhands": OpenHandsPolicy,
+        "openhands-100": lambda context: OpenHandsPolicy(
+            context, OPENHANDS_CONFIG_MAX_SIZE, OPENHANDS_CONFIG_KEEP_FIRST, "openhands-100"
+        ),
+        "gemini-cli": GeminiCliPolicy,
+        "opencode": OpenCodePolicy,
     }
     return classes[spec.kind](context)

@@ -5,10 +5,11 @@
 FILES may be session files or folders of `*.messages.json`. Defaults: every trajectory in
 ../shared/corpus/trajectories/, then every session in bench/corpus/, plus the combined session
 (the shared corpus's sessions back to back, each introduced by a "Next task: ..." user message;
-with FILES, all of them); budgets 8k, 12k, 16k and gpt-4o's default budget (`--budget
-default`); policies none, masking (10 outputs kept), masking-3, masking-5, masking-fit,
-summarize-at-90, eager, codex, claude-code, openhands, forge and forge@anthropic (Forge told the
-OpenAI-style or the Anthropic-style model's cache prices; `forge:key=value,...` adds a variant).
+with FILES, all of them); budgets 8k, 12k, 16k, 32k, 64k and gpt-4o's default budget
+(`--budget default`); policies none, masking (10 outputs kept), masking-3, masking-5,
+masking-fit, summarize-at-90, eager, the peers (codex, codex-scaled, claude-code, openhands,
+openhands-100, gemini-cli, opencode), forge and forge@anthropic (Forge told the OpenAI-style or
+the Anthropic-style model's cache prices; `forge:key=value,...` adds a variant).
 
 Each session is replayed message by message: before each assistant message the policy turns
 the history into a request, which is recorded (Forge's built-in tool definitions, the same for
@@ -34,7 +35,7 @@ from pathlib import Path
 
 from bench import replay_tables, replay_targets
 from bench.cache_model import RequestTokenizer, Segment, prompt_tokens
-from bench.costing import CostMeter
+from bench.costing import CostMeter, Refetch
 from bench.fidelity import FidelityTracker
 from bench.policies import (
     DEFAULT_POLICIES,
@@ -49,6 +50,7 @@ from bench.policies import (
     parse_policy,
 )
 from bench.prices import MAIN, SUMMARIZATION
+from bench.recall_keys import refetch_messages
 from bench.references import Reference, references
 from bench.server_process import ServerProcess
 from bench.sessions import (
@@ -67,8 +69,10 @@ from forge.llm.model_info import context_window
 from forge.llm.openai_provider import OpenAICompatibleProvider
 from forge.llm.tokenizer import TiktokenCounter, get_encoding
 
-DEFAULT_BUDGETS: tuple[int | None, ...] = (8_000, 12_000, 16_000, None)
+DEFAULT_BUDGETS: tuple[int | None, ...] = (8_000, 12_000, 16_000, 32_000, 64_000, None)
 """None is the main model's default budget (its window minus the reply headroom)."""
+QUICK_BUDGETS: tuple[int | None, ...] = (8_000, 32_000, None)
+"""`--quick`: a tight budget, a middle one and the default, for a shorter run."""
 SUMMARIZER_LATENCY = 0.005
 """Seconds the summarizer waits before answering: small, this is not a speed benchmark."""
 API_KEY = "bench-key"
@@ -133,6 +137,12 @@ class Row:
     """User messages (observations aside) before each request, summed over requests."""
     origin: str = ""
     """Where the session comes from (`shared`, `bench/corpus`, `combined`, a folder name)."""
+    unrecoverable_lost: int = 0
+    """Of `referenced_lost`, outputs no recall key in the request reaches (every lost output
+    for a policy without `recall`; bench/recall_keys.py)."""
+    trail_probes_hit: int = 0
+    """Work-trail probes the requests after the first compaction answered (bench/trail.py)."""
+    trail_probes_total: int = 0
 
     @property
     def agent_plus_summary_input(self) -> int:
@@ -208,7 +218,12 @@ class Replay:
             policy = baseline(spec, context)
         self.server.reset_stats()
         started = time.perf_counter()
-        tracker = FidelityTracker(session, self.excluded_tools, self.references(session))
+        tracker = FidelityTracker(
+            session,
+            self.excluded_tools,
+            self.references(session),
+            has_recall=spec.kind == "forge",
+        )
         meter = CostMeter()
         final: tuple[int, list[Message]] | None = None
         total = uncached = cached = output = peak = over = requests = 0
@@ -228,7 +243,7 @@ class Replay:
                 hit = meter.request(
                     segments,
                     bool(request) and request[0].role == "system",
-                    [self.tokenizer.message(session.messages[i]) for i in lost],
+                    [self._refetch(session, i, i in tracker.reachable) for i in lost],
                     roles=[message.role for message in request],
                 )
                 policy.sent(size)
@@ -288,6 +303,17 @@ class Replay:
             user_requests_verbatim=fidelity.user_requests_verbatim,
             user_requests_total=fidelity.user_requests_total,
             origin=session.origin,
+            unrecoverable_lost=fidelity.unrecoverable_lost,
+            trail_probes_hit=fidelity.trail_probes_hit,
+            trail_probes_total=fidelity.trail_probes_total,
+        )
+
+    def _refetch(self, session: Session, index: int, by_key: bool) -> Refetch:
+        """Fetching the lost output at `index` again, at its real tokens."""
+        call, result = refetch_messages(session, index, by_key)
+        return Refetch(
+            (self.tokenizer.message(call), self.tokenizer.message(result)),
+            self.tokenizer.output_tokens(call),
         )
 
     def references(self, session: Session) -> dict[int, Reference]:
@@ -617,7 +643,7 @@ def parser() -> argparse.ArgumentParser:
         action="append",
         type=_budget,
         help="prompt budget in tokens, e.g. 8000 or 8k, or 'default' (repeatable; "
-        "default: 8k, 12k, 16k, default)",
+        "default: 8k, 12k, 16k, 32k, 64k, default)",
     )
     result.add_argument(
         "--policy",
@@ -626,6 +652,11 @@ def parser() -> argparse.ArgumentParser:
         "(repeatable; default: the first five)",
     )
     result.add_argument("--no-combined", action="store_true", help="leave out the combined session")
+    result.add_argument(
+        "--quick",
+        action="store_true",
+        help="budgets 8k, 32k and default only (unless --budget is given): about half the time",
+    )
     result.add_argument("--json", type=Path, help="also write every row to this JSON file")
     result.add_argument("--main-model", default=MAIN.model, help=argparse.SUPPRESS)
     result.add_argument("--summary-model", default=SUMMARIZATION.model, help=argparse.SUPPRESS)
@@ -693,7 +724,7 @@ def run(argv: list[str] | None = None) -> str:
     args = parser().parse_args(argv if argv is not None else [])
     names = args.policy or list(DEFAULT_POLICIES)
     specs = [parse_policy(name) for name in dict.fromkeys(names)]
-    budgets = list(dict.fromkeys(args.budget or DEFAULT_BUDGETS))
+    budgets = list(dict.fromkeys(args.budget or (QUICK_BUDGETS if args.quick else DEFAULT_BUDGETS)))
     sessions = load_sessions(args.files, not args.no_combined)
     rows = asyncio.run(replay_all(sessions, specs, budgets, args.main_model, args.summary_model))
     if args.json is not None:

@@ -29,6 +29,8 @@ HEADER = (
     "ref. tokens missing",
     "user msgs verbatim",
     "newest 3 verbatim",
+    "unrecoverable",
+    "trail probes",
 )
 
 
@@ -55,6 +57,14 @@ def _fraction(part: int, whole: int) -> str:
     return f"{part}/{whole}"
 
 
+def trail_text(row: Row) -> str:
+    """`41/48 (85 %)`, or `—` when no request came after a compaction."""
+    if not row.trail_probes_total:
+        return "—"
+    share = 100 * row.trail_probes_hit / row.trail_probes_total
+    return f"{row.trail_probes_hit}/{row.trail_probes_total} ({share:.0f} %)"
+
+
 def section(rows: Sequence[Row], policies: Sequence[str]) -> list[str]:
     """Markdown lines: one table per budget, rows = group x policy."""
     from bench.replay import _ratio, _sum_rows, markdown_table
@@ -77,6 +87,9 @@ def section(rows: Sequence[Row], policies: Sequence[str]) -> list[str]:
         "verbatim in the request that produced the message; **ref. tokens missing**: the "
         "referenced token was nowhere in that request (bench/README.md states the heuristic). "
         "**user msgs verbatim**: (user message, request) pairs with the message verbatim. "
+        "**unrecoverable**: lost referenced outputs no recall key in the request reaches (all "
+        "of them for a policy without `recall`); **trail probes**: work-trail probes answered "
+        "after the policy's first compaction (bench/trail.py). "
         "÷mask is to `masking` (10 outputs kept) of the same group.",
     ]
     budgets = list(dict.fromkeys((r.budget, r.budget_label) for r in rows))
@@ -114,6 +127,8 @@ def section(rows: Sequence[Row], policies: Sequence[str]) -> list[str]:
                         _fraction(total.referenced_tokens_missing, total.referenced_tokens),
                         _fraction(total.user_requests_verbatim, total.user_requests_total),
                         _fraction(total.newest_tools_verbatim, total.requests),
+                        str(total.unrecoverable_lost),
+                        trail_text(total),
                     ]
                 )
         parts += ["", f"#### Budget {label}", "", markdown_table(HEADER, table)]

@@ -1,4 +1,13 @@
-"""Issue 23's targets, cell by cell, from the replay's rows (docs/adr/0038 section 7).
+"""The targets tables, cell by cell, from the replay's rows: issue 37's (docs/adr/0051) per
+part of the fixed split (`bench.holdout`), then issue 23's (docs/adr/0038 section 7).
+
+Issue 37's, for a forge policy (its Anthropic-style cells from its `anthropic_twin`), per budget
+and group (all sessions, the tuning part, the held-back part, the combined session):
+- `unrecoverable_lost` (target 0) and the work-trail probes answered (target 100 %);
+- recall-adjusted dollars ÷ the cheapest other policy with 0 requests over budget that keeps at
+  least as many (user message, request) pairs verbatim (target ≤ 1.00), per price model;
+- **dominated by**: every other policy with 0 requests over budget that is cheaper, loses fewer
+  referenced outputs and keeps at least as many user messages verbatim (target: none).
 
 For each budget and group of sessions (all summed, the combined session, the shared five, the
 larger corpus), for a forge policy:
@@ -11,11 +20,13 @@ larger corpus), for a forge policy:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from bench.replay_tables import groups
+from bench.holdout import HELD_BACK, TUNING, part
+from bench.replay_tables import groups, trail_text
+from bench.sessions import COMBINED
 
 if TYPE_CHECKING:
     from bench.replay import Row
@@ -141,6 +152,125 @@ def target_rows(rows: Sequence[Row], policy: str) -> list[list[str]]:
     return table
 
 
+PARITY_TARGET = 1.0
+"""Issue 37: Forge's recall-adjusted dollars at most this share of the cheapest comparable."""
+
+
+def split_groups(rows: Sequence[Row]) -> list[tuple[str, list[str]]]:
+    """(label, sessions): all sessions, the tuning part, the held-back part, combined."""
+    individual = list(dict.fromkeys(r.session for r in rows if r.session != COMBINED))
+    origin = {r.session: r.origin for r in rows}
+    result = [(f"all sessions ({len(individual)})", individual)]
+    for name in (TUNING, HELD_BACK):
+        chosen = [s for s in individual if part(s, origin[s]) == name]
+        if chosen:
+            result.append((f"{name} ({len(chosen)})", chosen))
+    if any(r.session == COMBINED for r in rows):
+        result.append((COMBINED, [COMBINED]))
+    return result
+
+
+def _others(totals: dict[str, Row]) -> list[Row]:
+    return [
+        row for name, row in totals.items() if not name.startswith("forge") and row.over_budget == 0
+    ]
+
+
+def parity_cell(totals: dict[str, Row], mine: Row, attribute: str) -> str:
+    """Forge's dollars ÷ the cheapest other fitting policy keeping ≥ as many user messages."""
+    cost = float(getattr(mine, attribute))
+    rivals = [
+        row for row in _others(totals) if row.user_requests_verbatim >= mine.user_requests_verbatim
+    ]
+    if not rivals:
+        return f"{cost:.4f} (no comparable policy) ✓"
+    rival = min(rivals, key=lambda row: float(getattr(row, attribute)))
+    base = float(getattr(rival, attribute))
+    ratio = cost / base if base else float("inf")
+    mark = "✓" if ratio <= PARITY_TARGET else "✗"
+    return f"{cost:.4f} vs {rival.policy} {base:.4f}: {ratio:.3f} {mark}"
+
+
+def dominated_by(totals: dict[str, Row], mine: Row, attribute: str) -> list[str]:
+    """Other fitting policies cheaper, losing fewer referenced outputs and keeping at least as
+    many user messages verbatim."""
+    cost = float(getattr(mine, attribute))
+    return [
+        row.policy
+        for row in _others(totals)
+        if float(getattr(row, attribute)) < cost
+        and row.referenced_lost < mine.referenced_lost
+        and row.user_requests_verbatim >= mine.user_requests_verbatim
+    ]
+
+
+def _dominated_text(names: list[str]) -> str:
+    return "none ✓" if not names else ", ".join(names) + " ✗"
+
+
+def issue37_rows(rows: Sequence[Row], policy: str) -> list[list[str]]:
+    """One row per budget and group of issue 37's targets for `policy` and its twin."""
+    table = []
+    budgets = list(dict.fromkeys((r.budget, r.budget_label) for r in rows))
+    for budget, label in budgets:
+        for group, sessions in split_groups(rows):
+            totals = _totals(rows, budget, sessions, group)
+            if policy not in totals:
+                continue
+            twin = anthropic_twin(policy)
+            twin = twin if twin in totals else policy
+            runs = [totals[policy]] + ([totals[twin]] if twin != policy else [])
+
+            def both(text: Callable[[Row], str], runs: list[Row] = runs) -> str:
+                return " / ".join(dict.fromkeys(text(r) for r in runs))
+
+            unrecoverable = max(r.unrecoverable_lost for r in runs)
+            complete = all(r.trail_probes_hit == r.trail_probes_total for r in runs)
+            over = max(r.over_budget for r in runs)
+            cheapest = [
+                parity_cell(totals, mine, attribute)
+                for mine, (_, attribute) in zip(
+                    (totals[policy], totals[twin]), PRICE_MODELS, strict=True
+                )
+            ]
+            dominated = [
+                _dominated_text(dominated_by(totals, mine, attribute))
+                for mine, (_, attribute) in zip(
+                    (totals[policy], totals[twin]), PRICE_MODELS, strict=True
+                )
+            ]
+            table.append(
+                [
+                    label,
+                    group,
+                    f"{over} {'✓' if over == 0 else '✗'}",
+                    f"{both(lambda r: str(r.unrecoverable_lost))} "
+                    f"{'✓' if unrecoverable == 0 else '✗'}",
+                    f"{both(trail_text)} {'✓' if complete else '✗'}",
+                    *cheapest,
+                    *dominated,
+                    both(lambda r: f"{r.referenced_lost}/{r.referenced_outputs}"),
+                    both(lambda r: f"{r.user_requests_verbatim}/{r.user_requests_total}"),
+                ]
+            )
+    return table
+
+
+ISSUE37_HEADER = (
+    "budget",
+    "group",
+    "over budget",
+    "unrecoverable lost (0)",
+    "trail probes (100 %)",
+    "$ OpenAI +recall vs cheapest comparable (≤ 1.00)",
+    "$ Anthropic +recall vs cheapest comparable (≤ 1.00)",
+    "dominated by (OpenAI)",
+    "dominated by (Anthropic)",
+    "ref. outputs lost",
+    "user msgs verbatim",
+)
+
+
 HEADER = (
     "budget",
     "group",
@@ -162,6 +292,21 @@ def section(rows: Sequence[Row], policies: Sequence[str]) -> list[str]:
         twin_of = policy.replace("@anthropic", "", 1)
         if not policy.startswith("forge") or (twin_of != policy and twin_of in policies):
             continue  # a twin shows in its policy's table
+        table = issue37_rows(rows, policy)
+        if table:
+            parts += [
+                "",
+                f"### Issue 37 targets for `{policy}`",
+                "",
+                "Per budget and group: the tuning and held-back parts of the fixed split "
+                "(bench/holdout.py) separately. A comparable policy has 0 requests over budget "
+                "and keeps at least as many (user message, request) pairs verbatim; *dominated "
+                "by* lists those also cheaper and losing fewer referenced outputs. Cells show "
+                "the OpenAI-style run, then the Anthropic-style twin where they differ. "
+                "docs/adr/0051 reads this table.",
+                "",
+                markdown_table(ISSUE37_HEADER, table),
+            ]
         table = target_rows(rows, policy)
         if not table:
             continue

@@ -5,8 +5,9 @@ constants are read at run time, so the sweep sets them on their modules for that
 puts them back), over the replay's sessions and budgets, and prints one markdown table per
 variable: recall-adjusted dollars under both price models (Anthropic-style from the
 `forge@anthropic` run, told that model's cache prices), requests over budget,
-referenced-output loss and user messages verbatim, summed over all sessions (the combined one
-apart), for the five shared sessions and the larger corpus (`bench/corpus/`) side by side.
+referenced-output loss, unrecoverable loss and user messages verbatim, summed over all sessions
+(the combined one apart), for the tuning and the held-back parts of the fixed split
+(`bench.holdout`, issue 37) side by side: choose on the tuning part, report the held-back one.
 
 `--only NAME` (repeatable) runs one variable's rows; `--budget` as in the replay.
 """
@@ -22,6 +23,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
+from bench.holdout import HELD_BACK, TUNING, part
 from bench.policies import parse_policy
 from bench.replay import DEFAULT_BUDGETS, Row, _budget, load_sessions, replay_all
 
@@ -103,14 +105,16 @@ FORGE_POLICIES = ("forge", "forge@anthropic")
 """Each variant runs as both: the Anthropic-style dollars come from the second."""
 
 
+GROUPS = (TUNING, HELD_BACK, "all")
+
+
 def _group(row: Row) -> str | None:
-    if row.session == "combined":
-        return None
-    return "shared" if row.origin == "shared" else "corpus"
+    group = part(row.session, row.origin)
+    return None if group not in (TUNING, HELD_BACK) else group
 
 
 def summary(rows: Sequence[Row]) -> dict[str, dict[str, float]]:
-    """Sums per group (shared, corpus, all): the Anthropic-style dollars from the rows of the
+    """Sums per group (tuning, held-back, all): the Anthropic-style dollars from the rows of the
     `@anthropic` run when there is one, everything else from the other run's."""
     twin = any("@anthropic" in row.policy for row in rows)
     totals: dict[str, dict[str, float]] = {}
@@ -138,6 +142,7 @@ SUMMED = (
     "over_budget",
     "referenced_lost",
     "referenced_outputs",
+    "unrecoverable_lost",
     "user_requests_verbatim",
     "user_requests_total",
 )
@@ -149,12 +154,12 @@ def table(variable: Variable, results: list[tuple[Any, Sequence[Row]]]) -> str:
         f"**{variable.name}** (default {variable.default}); budgets summed",
         "",
         "| value | group | $ OpenAI +recall | $ Anthropic +recall | over budget "
-        "| ref. outputs lost | user msgs verbatim |",
-        "| --- | --- | --: | --: | --: | --: | --: |",
+        "| ref. outputs lost | unrecoverable | user msgs verbatim |",
+        "| --- | --- | --: | --: | --: | --: | --: | --: |",
     ]
     for value, rows in results:
         totals = summary(rows)
-        for group in ("shared", "corpus", "all"):
+        for group in GROUPS:
             bucket = totals.get(group)
             if not bucket:
                 continue
@@ -163,6 +168,7 @@ def table(variable: Variable, results: list[tuple[Any, Sequence[Row]]]) -> str:
                 f"| {value}{mark} | {group} | {bucket['recall_cost_usd_openai']:.4f} "
                 f"| {bucket['recall_cost_usd_anthropic']:.4f} | {int(bucket['over_budget'])} "
                 f"| {int(bucket['referenced_lost'])}/{int(bucket['referenced_outputs'])} "
+                f"| {int(bucket['unrecoverable_lost'])} "
                 f"| {int(bucket['user_requests_verbatim'])}/{int(bucket['user_requests_total'])} |"
             )
     return "\n".join(lines) + "\n"

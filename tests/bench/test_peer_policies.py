@@ -1,5 +1,5 @@
-"""The peers' policies (`codex`, `claude-code`, `openhands`) and the keep-3/keep-5 masking
-baselines, against the loopback server as the summarizer."""
+"""The peers' policies (`codex`, `claude-code`, `openhands`, `gemini-cli`, `opencode`) and
+the keep-3/keep-5 masking baselines, against the loopback server as the summarizer."""
 
 from __future__ import annotations
 
@@ -9,10 +9,20 @@ from collections.abc import AsyncIterator, Sequence
 import pytest
 
 from bench.cache_model import RequestTokenizer, prompt_tokens
+from bench.gemini_cli_policy import (
+    MASKED_TAG,
+    MINIMUM_PRUNABLE_TOKENS,
+    PROTECT_TOKENS,
+    GeminiCliPolicy,
+)
+from bench.opencode_policy import CLEARED as OPENCODE_CLEARED
+from bench.opencode_policy import OpenCodePolicy
 from bench.peer_policies import (
+    CLAUDE_CODE_CLEARED,
     CLAUDE_CODE_FILE_TOKENS,
     CODEX_SUMMARY_PREFIX,
     CODEX_USER_TOKENS,
+    CODEX_WINDOW,
     OPENHANDS_MAX_SIZE,
     ClaudeCodePolicy,
     CodexPolicy,
@@ -117,15 +127,15 @@ async def test_codex_keeps_user_messages_newest_first_up_to_its_token_limit(
     assert sum(TOKENIZER.count(m.content) for m in kept) <= CODEX_USER_TOKENS + 20
 
 
-async def test_claude_code_compacts_at_95_percent_and_re_attaches_five_recent_files(
+async def test_claude_code_compacts_at_83_5_percent_and_re_attaches_five_recent_files(
     summarizer: Summarizer, llm_server: OpenAIServer
 ) -> None:
     session = annotate("s", tool_session(8, output_words=60))
     history = session.messages[:-1]
     size = measure(history)
-    policy = ClaudeCodePolicy(context(session, summarizer, budget=int(size / 0.94)))
-    assert await policy.prepare(history) == history  # at 94 % of the budget: as is
-    policy = ClaudeCodePolicy(context(session, summarizer, budget=int(size / 0.955)))
+    policy = ClaudeCodePolicy(context(session, summarizer, budget=int(size / 0.83)))
+    assert await policy.prepare(history) == history  # at 83 % of the budget: as is
+    policy = ClaudeCodePolicy(context(session, summarizer, budget=int(size / 0.84)))
     request = await policy.prepare(history)
     assert len(llm_server.requests) == 1
     assert request[0] is history[0]
@@ -177,3 +187,106 @@ async def test_openhands_condenses_past_120_messages_to_half(
     # It grows again from there and condenses only when it passes 120 once more.
     assert len(await policy.prepare(history)) == len(request)
     assert len(llm_server.requests) == 1
+
+
+async def test_claude_code_microcompact_clears_all_but_five_once_more_than_twelve(
+    summarizer: Summarizer, llm_server: OpenAIServer
+) -> None:
+    session = annotate("s", tool_session(14, output_words=20))
+    history = session.messages[:-1]
+    policy = ClaudeCodePolicy(context(session, summarizer, budget=10**9))
+    assert await policy.prepare(history[: 2 + 2 * 12]) == history[: 2 + 2 * 12]  # 12 results
+    request = await policy.prepare(history)
+    outputs = [m for m in request if m.role == "tool"]
+    assert [m.content for m in outputs[:9]] == [CLAUDE_CODE_CLEARED] * 9
+    assert outputs[9:] == [m for m in history if m.role == "tool"][-5:]
+    assert len(llm_server.requests) == 0 and Conversation(request).problems() == []
+
+
+async def test_codex_scaled_keeps_its_allowance_as_a_share_of_the_budget(
+    summarizer: Summarizer,
+) -> None:
+    session = annotate("s", tool_session(2))
+    assert CodexPolicy(context(session, summarizer, 8_000)).allowance == CODEX_USER_TOKENS
+    scaled = CodexPolicy(context(session, summarizer, 8_000), scaled=True)
+    assert (scaled.name, scaled.allowance) == ("codex-scaled", 20_000 * 8_000 // CODEX_WINDOW)
+
+
+async def test_openhands_100_condenses_past_100_keeping_the_first_message(
+    summarizer: Summarizer, llm_server: OpenAIServer
+) -> None:
+    session = annotate("long", tool_session(60, output_words=5))
+    history = session.messages[:-1]  # 2 + 120 messages
+    policy = baseline(parse_policy("openhands-100"), context(session, summarizer, 10**9))
+    assert await policy.prepare(history[:100]) == history[:100]
+    request = await policy.prepare(history)
+    assert request[0] is history[0]
+    assert request[1].content.startswith("[Summary of forgotten events]")
+    assert len(request) <= 51 and request[-1] is history[-1]
+    assert Conversation(request).problems() == []
+
+
+async def test_gemini_cli_masks_outputs_past_its_protected_50k_once_30k_are_prunable(
+    summarizer: Summarizer, llm_server: OpenAIServer
+) -> None:
+    session = annotate("s", tool_session(40, output_words=700))
+    history = session.messages[:-1]
+    sizes = [TOKENIZER.count(m.content) for m in history if m.role == "tool"]
+    assert sum(sizes) > PROTECT_TOKENS + MINIMUM_PRUNABLE_TOKENS
+    request = await GeminiCliPolicy(context(session, summarizer, 10**9)).prepare(history)
+    outputs = [m for m in request if m.role == "tool"]
+    masked = [m for m in outputs if m.content.startswith(MASKED_TAG)]
+    kept = outputs[len(masked) :]
+    assert masked and kept and all(not m.content.startswith(MASKED_TAG) for m in kept)
+    assert sum(TOKENIZER.count(m.content) for m in kept[1:]) <= PROTECT_TOKENS
+    assert len(llm_server.requests) == 0 and Conversation(request).problems() == []
+    small = annotate("s", tool_session(10, output_words=700))
+    assert (
+        await GeminiCliPolicy(context(small, summarizer, 10**9)).prepare(small.messages[:-1])
+        == small.messages[:-1]
+    )
+
+
+async def test_gemini_cli_compresses_at_half_the_budget_only_at_a_user_request(
+    summarizer: Summarizer, llm_server: OpenAIServer
+) -> None:
+    single = annotate("s", tool_session(12, output_words=80))
+    history = single.messages[:-1]
+    budget = int(measure(history) / 0.6)
+    policy = GeminiCliPolicy(context(single, summarizer, budget))
+    assert await policy.prepare(history) == history  # no split point: nothing compressed
+    session = multi_task(12, words=80)
+    history = session.messages[:-1]
+    policy = GeminiCliPolicy(context(session, summarizer, int(measure(history) / 0.6)))
+    request = await policy.prepare(history)
+    assert len(llm_server.requests) == 1
+    assert request[1].content.startswith("<state_snapshot>")
+    middle = session.user_messages()[-1]
+    assert request[3:] == history[middle:]
+    assert Conversation(request).problems() == []
+
+
+async def test_opencode_prunes_older_turns_and_compacts_at_the_budget(
+    summarizer: Summarizer, llm_server: OpenAIServer
+) -> None:
+    messages = tool_session(30, output_words=1200)
+    for position in (22, 43, 64):  # four requests of ten reads each
+        messages.insert(position, Message(role="user", content=f"Request at {position}."))
+    kinds = ["instruction" if m.role == "user" else None for m in messages]
+    session = annotate("three", messages, kinds)
+    history = session.messages[:-1]
+    policy = OpenCodePolicy(context(session, summarizer, 10**9))
+    request = await policy.prepare(history)
+    # Prune ran when the fourth request came: the last two turns (from the second request on)
+    # are spared, and of the first turn's ten outputs (about 60k tokens) the newest 40k stay.
+    second = session.user_messages()[1]
+    cleared = [i for i, m in enumerate(request) if m.content == OPENCODE_CLEARED]
+    assert cleared and max(cleared) < second and request[second - 1] is history[second - 1]
+    assert all(m is history[i] for i, m in enumerate(request) if i >= second)
+    assert len(llm_server.requests) == 0
+    small = OpenCodePolicy(context(session, summarizer, 20_000))
+    request = await small.prepare(history)
+    assert len(llm_server.requests) == 1
+    assert request[1].content == "What did we do so far?" and request[2].role == "assistant"
+    assert request[-1] is history[-1] and measure(request) < 20_000
+    assert Conversation(request).problems() == []

@@ -8,6 +8,7 @@ import pytest
 
 from bench.cache_model import RequestTokenizer, prompt_tokens
 from bench.policies import (
+    DEFAULT_POLICIES,
     EAGER_AGE,
     MASKING_KEEP,
     SUMMARIZE_KEEP,
@@ -246,3 +247,9 @@ def test_forge_policies_are_told_the_cache_prices_of_their_price_model() -> None
     assert cache_pricing("none") == NO_CACHE
     with pytest.raises(ValueError, match="cache prices"):
         parse_policy("forge@gemini")
+
+
+def test_every_peer_is_in_the_default_set() -> None:
+    peers = {"codex", "codex-scaled", "claude-code", "openhands", "openhands-100"}
+    assert peers | {"gemini-cli", "opencode", "forge", "forge@anthropic"} <= set(DEFAULT_POLICIES)
+    assert all(parse_policy(name).name == name for name in DEFAULT_POLICIES)

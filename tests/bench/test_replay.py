@@ -41,6 +41,9 @@ REQUIRED_FIELDS = {
     "referenced_lost",
     "user_requests_verbatim",
     "user_requests_total",
+    "unrecoverable_lost",
+    "trail_probes_hit",
+    "trail_probes_total",
 }
 
 
@@ -121,7 +124,15 @@ def test_replay_runs_on_a_folder_and_reports_recall_and_both_price_models(tmp_pa
     write_trajectory(folder / "b.messages.json", tool_session(5, instruction="Add tests."))
     out = tmp_path / "rows.json"
     argv = [str(folder), "--budget", "3k", "--json", str(out)]
-    for policy in ("none", "masking", "masking-3", "codex", "claude-code", "openhands"):
+    for policy in (
+        "none",
+        "masking",
+        "masking-3",
+        "codex",
+        "claude-code",
+        "openhands",
+        "gemini-cli",
+    ):
         argv += ["--policy", policy]
     markdown = run(argv)
     rows = {(r["session"], r["policy"]): r for r in json.loads(out.read_text("utf-8"))}
@@ -132,6 +143,8 @@ def test_replay_runs_on_a_folder_and_reports_recall_and_both_price_models(tmp_pa
         assert row["recall_cost_usd_anthropic"] >= row["cost_usd_anthropic"] > 0
         assert row["referenced_lost"] <= row["referenced_outputs"]
         assert row["recall_requests"] == row["referenced_lost"]
+        assert row["unrecoverable_lost"] == row["referenced_lost"]  # no recall without forge
+        assert row["trail_probes_hit"] <= row["trail_probes_total"]
         if row["session"] != "combined":  # one instruction before every request
             assert row["user_requests_total"] == row["requests"]
     none = rows[("a", "none")]
@@ -140,3 +153,15 @@ def test_replay_runs_on_a_folder_and_reports_recall_and_both_price_models(tmp_pa
     assert none["user_requests_verbatim"] == none["user_requests_total"] == none["requests"]
     assert "Recall-adjusted cost, two cache price models" in markdown
     assert "| all sessions (2) | codex |" in markdown
+    # A single-request session gives Gemini CLI no point to compress at: over budget, reported.
+    assert rows[("a", "gemini-cli")]["over_budget"] > 0
+    assert "| all sessions (2) | gemini-cli |" in markdown
+
+
+def test_quick_runs_a_tight_a_middle_and_the_default_budget(tmp_path: Path) -> None:
+    path = write_trajectory(tmp_path / "a.messages.json", tool_session(3))
+    out = tmp_path / "rows.json"
+    run([str(path), "--quick", "--policy", "none", "--no-combined", "--json", str(out)])
+    budgets = [row["budget_label"] for row in json.loads(out.read_text("utf-8"))]
+    assert budgets[:2] == ["8k", "32k"] and budgets[2].startswith("default (")
+    assert len(budgets) == 3

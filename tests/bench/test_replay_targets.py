@@ -7,8 +7,9 @@ from __future__ import annotations
 from dataclasses import fields
 from typing import Any
 
+from bench.holdout import HELD_BACK, TUNING, part
 from bench.replay import Row
-from bench.replay_targets import anthropic_twin, target_rows
+from bench.replay_targets import anthropic_twin, issue37_rows, split_groups, target_rows
 
 
 def row(session: str, policy: str, **values: Any) -> Row:
@@ -79,3 +80,77 @@ def test_without_a_fitting_rival_the_cost_target_holds_trivially() -> None:
         row("a", "forge", recall_cost_usd_openai=0.5),
     ]
     assert "(no other policy at 0 over budget) ✓" in cells(rows)["all sessions (1)"][3]
+
+
+def test_issue_37_targets_compare_with_policies_that_fit_and_keep_as_many_user_messages() -> None:
+    rows = []
+    for session in ("a", "b"):
+        common = {"referenced_outputs": 9, "user_requests_total": 4}
+        rows += [
+            # Cheaper than forge, loses less, keeps as many user messages: dominates.
+            row(
+                session,
+                "codex",
+                recall_cost_usd_openai=0.5,
+                referenced_lost=1,
+                user_requests_verbatim=4,
+                **common,
+            ),
+            # Cheapest, but keeps fewer user messages: no comparator, does not dominate.
+            row(
+                session,
+                "claude-code",
+                recall_cost_usd_openai=0.1,
+                referenced_lost=0,
+                user_requests_verbatim=1,
+                **common,
+            ),
+            # Cheaper and faithful, but over budget: left out.
+            row(
+                session,
+                "none",
+                recall_cost_usd_openai=0.2,
+                over_budget=2,
+                user_requests_verbatim=4,
+                **common,
+            ),
+            row(
+                session,
+                "forge",
+                recall_cost_usd_openai=0.6,
+                recall_cost_usd_anthropic=0.4,
+                referenced_lost=2,
+                unrecoverable_lost=1,
+                trail_probes_hit=3,
+                trail_probes_total=4,
+                user_requests_verbatim=4,
+                **common,
+            ),
+        ]
+    table = issue37_rows(rows, "forge")
+    line = {cells[1]: cells for cells in table}["all sessions (2)"]
+    assert line[2] == "0 ✓"
+    assert line[3] == "2 ✗"
+    assert line[4] == "6/8 (75 %) ✗"
+    assert line[5] == "1.2000 vs codex 1.0000: 1.200 ✗"
+    assert line[6] == "0.8000 vs codex 18.0000: 0.044 ✓"
+    assert line[7] == "codex ✗"
+    assert line[8] == "none ✓"
+    assert line[9] == "4/18" and line[10] == "8/8"
+
+
+def test_the_split_is_fixed_by_name_and_reported_part_by_part() -> None:
+    assert part("anything", "shared") == TUNING
+    assert part("combined", "combined") == "combined"
+    assert part("aider__chat-history-12", "bench/corpus") == TUNING
+    assert part("aider__chat-history-343", "bench/corpus") == HELD_BACK
+    rows = [
+        row("aider__chat-history-12", "forge", origin="bench/corpus"),
+        row("aider__chat-history-343", "forge", origin="bench/corpus"),
+        row("x", "forge", origin="shared"),
+    ]
+    assert [label for label, _ in split_groups(rows)] == [
+        "all sessions (3)",
+        "tuning (2)",
+        "held-back (1)",
+    ]

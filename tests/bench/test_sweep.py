@@ -28,15 +28,17 @@ def test_a_constant_is_set_for_the_variant_and_put_back() -> None:
     assert before == masking.MINIMUM_SAVING_TOKENS
 
 
-def test_sums_per_group_leave_the_combined_session_out() -> None:
+def test_sums_per_part_of_the_split_leave_the_combined_session_out() -> None:
     rows = [
         row("a", "shared", recall_cost_usd_openai=1.0, referenced_lost=1, referenced_outputs=4),
-        row("b", "bench/corpus", recall_cost_usd_openai=2.0, referenced_lost=2),
+        row(
+            "aider__chat-history-343", "bench/corpus", recall_cost_usd_openai=2.0, referenced_lost=2
+        ),
         row("combined", "combined", recall_cost_usd_openai=100.0, referenced_lost=50),
     ]
     totals = sweep.summary(rows)
-    assert totals["shared"]["recall_cost_usd_openai"] == 1.0
-    assert totals["corpus"]["recall_cost_usd_openai"] == 2.0
+    assert totals["tuning"]["recall_cost_usd_openai"] == 1.0
+    assert totals["held-back"]["recall_cost_usd_openai"] == 2.0
     assert totals["all"]["recall_cost_usd_openai"] == 3.0
     assert totals["all"]["referenced_lost"] == 3
     variable = sweep.VARIABLES[0]
