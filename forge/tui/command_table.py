@@ -32,6 +32,7 @@ SLASH_COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("cost", "Show the session's cost per model and what compaction saved"),
     SlashCommand("clear", "Start a new session with an empty conversation"),
     SlashCommand("model", "Switch the model for this session", "NAME", argument_required=True),
+    SlashCommand("copy", "Copy the last answer, or its N-th code block", "[N]"),
     SlashCommand("help", "Show commands and key bindings"),
     SlashCommand("undo", "Restore the files the last turn changed"),
     SlashCommand("rewind", "Go back to before a turn: files, conversation, or both"),

@@ -304,6 +304,18 @@ class SlashCommandRunner(CheckpointCommands, SkillSlashCommands):
 
         self.app.post_message(SessionResumeRequested(session_id))
 
+    async def command_copy(self, argument: str) -> None:
+        """Copy the last answer, or with a number its N-th code block, to the clipboard."""
+        from forge.tui.copying import copy_choice, describe_copied
+
+        choice = copy_choice(self.app.runtime.messages, argument)
+        if isinstance(choice, str):
+            await self.app.chat.add_notice(choice, kind="error")
+            return
+        text, what = choice
+        self.app.copy_to_clipboard(text)
+        self.app.notify(describe_copied(text, what), markup=False, timeout=3)
+
     async def command_quit(self, argument: str) -> None:
         """Exit Forge."""
         from forge.tui.messages import QuitRequested
