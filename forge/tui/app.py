@@ -26,6 +26,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.reactive import var
 
+from forge.tui.attention import AttentionSignals
 from forge.tui.command_table import ParsedCommand, SlashCommand
 from forge.tui.commands import SlashCommandProvider, SlashCommandRunner
 from forge.tui.config_flows import ConfigFlows
@@ -61,6 +62,7 @@ __all__ = ["QUIT_CONFIRM_SECONDS", "ForgeApp", "run_tui"]
 
 class ForgeApp(
     SafeNotifications,
+    AttentionSignals,
     KeyActions,
     TurnFlows,
     StartupFlow,

@@ -69,4 +69,4 @@ def wait_for_file_text(path: Path, text: str) -> str:
         if text in held:
             return held
         time.sleep(0.2)
-    raise AssertionError(f"{text!r} never reached {path}; it holds:\n{held!r}")
+    raise AssertionError(f"{text!r} never reached {path}; it ends with:\n{held[-600:]!r}")
