@@ -10,7 +10,8 @@ What the app does lives in mixins named for it: `TurnFlows` (input, the turn wor
 of a turn), `StartupFlow` (the runtime loaded after the first frame), `SessionFlows` (a new or
 resumed session, and the other flows slash commands ask for with messages), `ConfigFlows`
 (settings shown, reloads, /model), `KeyActions` (Esc, Ctrl+C, F1/F2, the mode key),
-`DialogFlows` (approval and question dialogs). No module of `forge.tui` imports this one.
+`DialogFlows` (approval and question dialogs), `EditorFlow` (Ctrl+G's editor, F3's status
+pane), `AttentionSignals` (the bell and desktop notice). No module of `forge.tui` imports this one.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from forge.tui.command_table import ParsedCommand, SlashCommand
 from forge.tui.commands import SlashCommandProvider, SlashCommandRunner
 from forge.tui.config_flows import ConfigFlows
 from forge.tui.dialog_flows import DialogFlows
+from forge.tui.editor_flow import EDITOR_KEY, STATUS_KEY, EditorFlow
 from forge.tui.event_dispatch import EventDispatcher
 from forge.tui.key_actions import QUIT_CONFIRM_SECONDS, KeyActions
 from forge.tui.mcp_notices import McpNoticeArrived, McpSessionWatch
@@ -64,6 +66,7 @@ class ForgeApp(
     SafeNotifications,
     AttentionSignals,
     KeyActions,
+    EditorFlow,
     TurnFlows,
     StartupFlow,
     SessionFlows,
@@ -89,6 +92,8 @@ class ForgeApp(
         Binding("ctrl+comma", "open_settings", "Settings", show=False),
         Binding("f1", "help", "Help"),
         Binding(MODE_KEY, "cycle_mode", "Mode"),
+        Binding(EDITOR_KEY, "edit_prompt", "Editor", show=False),
+        Binding(STATUS_KEY, "toggle_status", "Status pane", show=False),
     ]
 
     busy: var[bool] = var(False, toggle_class="-busy")
