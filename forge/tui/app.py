@@ -211,6 +211,12 @@ class ForgeApp(
             # Behind any flow the input's command asked the app for (`forge.tui.messages`).
             self.post_message(InputHandled())
 
+    def on_prompt_input_page_requested(self, message: PromptInput.PageRequested) -> None:
+        if message.up:
+            self.chat.scroll_page_up(animate=False)
+        else:
+            self.chat.scroll_page_down(animate=False)
+
     def on_input_handled(self, message: InputHandled) -> None:
         self.inputs_handled += 1
 
