@@ -7,7 +7,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from textual.widgets.markdown import MarkdownTable
 
 from forge.tui.screens.help import help_markdown
 from tests.support.openai_server import OpenAIServer
@@ -57,12 +56,12 @@ async def test_help_keeps_the_skills_row_in_one_piece(
     app = make_app(configure(llm_server, monkeypatch), workspace)
     async with app.run_test(size=SIZE) as pilot:
         await submit(pilot, "/help")
-        await wait_until(pilot, lambda: app.screen.query(MarkdownTable), "the help's tables")
+        await wait_until(pilot, lambda: app.screen.query("MarkdownTable"), "the help's tables")
         await pilot.pause()
         rows = [
             [cell.plain for cell in row]
-            for table in app.screen.query(MarkdownTable)
-            for row in table._rows
+            for table in app.screen.query("MarkdownTable")
+            for row in getattr(table, "_rows")  # noqa: B009 (Textual keeps the cells private)
         ]
         skills = next(row for row in rows if row[0].startswith("/skills"))
         assert skills == [
