@@ -422,7 +422,8 @@ class CostReport:
     def blocks_markdown(self) -> str:
         """The table's figures as one block per kind and model, for a narrow screen."""
         return "\n".join(
-            f"- **{line.label}** `{line.model}`: **{format_dollars(line.dollars, precise=True)}** · "
+            f"- **{line.label}** `{line.model}`: "
+            f"**{format_dollars(line.dollars, precise=True)}** · "
             f"{line.requests:,} request{'s' if line.requests != 1 else ''} · "
             f"{line.prompt:,} in ({line.cached:,} cached{_written(line.cache_write)}) · "
             f"{line.output:,} out"
