@@ -284,4 +284,15 @@ def run_tui(args: argparse.Namespace) -> int:
     # The Runner's close() settles the turn worker (cancels and awaits it), as asyncio.run does.
     with asyncio.Runner() as runner, exit_on_signals(runner.get_loop(), exit_app):
         result = app.run(loop=runner.get_loop())
+    if line := resume_line(app):
+        print(line)
     return result if isinstance(result, int) else app.return_code or 0
+
+
+def resume_line(app: ForgeApp) -> str:
+    """What exit prints: the session's ID and how to reopen it ("" for an empty session,
+    which is not saved)."""
+    runtime = getattr(app, "runtime", None)
+    if runtime is None or not any(message.role == "user" for message in runtime.messages):
+        return ""
+    return f"Session {runtime.session_id}\nResume it with: forge --resume {runtime.session_id}"
