@@ -36,7 +36,7 @@ SLASH_COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("help", "Show commands and key bindings"),
     SlashCommand("undo", "Restore the files the last turn changed"),
     SlashCommand("rewind", "Go back to before a turn: files, conversation, or both"),
-    SlashCommand("sessions", "List this workspace's sessions, or resume one", "[ID]"),
+    SlashCommand("sessions", "Pick one of this workspace's sessions to resume", "[ID]"),
     SlashCommand("mcp", "MCP servers: status and tools"),
     SlashCommand("trust", "Workspace trust: what the workspace would run; change it", "[revoke]"),
     SlashCommand("hooks", "Hooks: each one's event, matcher, command, source and trust"),

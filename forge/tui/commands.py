@@ -281,12 +281,17 @@ class SlashCommandRunner(CheckpointCommands, SkillSlashCommands):
     async def command_sessions(self, argument: str) -> None:
         """List this workspace's saved sessions; with an id (or its start), resume that one."""
         from forge.agent.sessions import SessionNotFoundError, SessionStore
-        from forge.tui.widgets.context_report import sessions_markdown
 
         if not argument:
             # Each file is read for its first words: in a thread, the UI goes on meanwhile.
             sessions = await asyncio.to_thread(SessionStore().list_sessions, self.app.workspace)
-            await self.app.chat.add_notice(sessions_markdown(sessions, self.app.runtime.session_id))
+            if not sessions:
+                await self.app.chat.add_notice("No saved sessions for this workspace yet.")
+                return
+            from forge.tui.screens.sessions import SessionsScreen
+
+            screen = SessionsScreen(sessions, self.app.runtime.session_id)
+            self.app.push_screen(screen, callback=self._resume_chosen)
             return
         if await self._refuse_if_busy():
             return
@@ -297,6 +302,14 @@ class SlashCommandRunner(CheckpointCommands, SkillSlashCommands):
                 f"Cannot resume `{argument}`: {error}. `/sessions` lists them.", kind="error"
             )
             return
+        await self._resume(session_id)
+
+    async def _resume_chosen(self, session_id: str | None) -> None:
+        """The picker's choice (None: closed without one)."""
+        if session_id is not None and not await self._refuse_if_busy():
+            await self._resume(session_id)
+
+    async def _resume(self, session_id: str) -> None:
         if session_id == self.app.runtime.session_id:
             await self.app.chat.add_notice("That is the session you are in.")
             return
