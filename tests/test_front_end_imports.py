@@ -14,6 +14,7 @@ import pytest
 
 SHARED = {
     # The session: the front ends' API.
+    "forge.session.attention",  # the bell and desktop notice each front end gives (ADR 0049)
     "forge.session.build",
     "forge.session.core",
     "forge.session.events",
