@@ -73,6 +73,7 @@ ALLOWED = {
     },
     # `forge acp` (docs/adr/0044): the session and the vocabulary it translates to ACP.
     "forge.acp": {
+        "forge.session.attention",  # the `_forge/attention` notice's words (ADR 0049)
         "forge.session.build",
         "forge.session.core",
         "forge.session.events",
