@@ -14,6 +14,7 @@ import pytest
 
 SHARED = {
     # The session: the front ends' API.
+    "forge.session.attention",  # the bell and desktop notice each front end gives (ADR 0049)
     "forge.session.build",
     "forge.session.core",
     "forge.session.events",
@@ -72,6 +73,7 @@ ALLOWED = {
     },
     # `forge acp` (docs/adr/0044): the session and the vocabulary it translates to ACP.
     "forge.acp": {
+        "forge.session.attention",  # the `_forge/attention` notice's words (ADR 0049)
         "forge.session.build",
         "forge.session.core",
         "forge.session.events",

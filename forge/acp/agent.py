@@ -47,6 +47,7 @@ from acp.schema import (
 
 from forge import __version__
 from forge.acp import errors
+from forge.acp.attention import send_attention
 from forge.acp.client_mcp import client_servers
 from forge.acp.commands import BUILTIN_NAMES, advertised, load_commands, parse_slash
 from forge.acp.open_session import OpenSession
@@ -363,6 +364,10 @@ class ForgeAcpAgent:
             await relay.report_usage()
         if opened.turn.cancelled():
             return PromptResponse(stop_reason="cancelled")
+        if opened.turn.exception() is None:
+            notify = opened.session.settings.ui.notify
+            reason = opened.turn.result()
+            await send_attention(self._client, notify, session_id, "turn_end", reason)
         try:
             return PromptResponse(stop_reason=opened.turn.result())
         except TurnFailed as error:
@@ -412,6 +417,9 @@ class ForgeAcpAgent:
         """`session/request_permission` to the editor."""
         if self._client is None:
             raise ConnectionError("no client")
+        opened = self._sessions.get(session_id)
+        notify = opened.session.settings.ui.notify if opened is not None else "off"
+        await send_attention(self._client, notify, session_id, "approval", tool_call.title or "")
         return await self._client.request_permission(
             session_id=session_id, tool_call=tool_call, options=options
         )

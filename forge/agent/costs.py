@@ -300,17 +300,19 @@ class CostReport:
         """Dollars of `kind` (all kinds when None); None when any model in it has no price."""
         return _sum([line.dollars for line in self.lines if kind is None or line.kind == kind])
 
-    def shown(self, kind: Kind | None = None, *, unknown: str = "unknown") -> str:
+    def shown(
+        self, kind: Kind | None = None, *, unknown: str = "unknown", precise: bool = False
+    ) -> str:
         """Dollars of `kind` for people: "$0.0027"; with models the price table does not
         list, what the priced ones cost plus `unknown` ("$0.0027 + unknown"), so one local
         model does not hide what the others cost; `unknown` alone when none is priced."""
         lines = [line for line in self.lines if kind is None or line.kind == kind]
         known = [line.dollars for line in lines if line.dollars is not None]
         if len(known) == len(lines):
-            return format_dollars(sum(known))
+            return format_dollars(sum(known), precise=precise)
         if not known:
             return unknown
-        return f"{format_dollars(sum(known))} + {unknown}"
+        return f"{format_dollars(sum(known), precise=precise)} + {unknown}"
 
     def to_dict(self) -> dict[str, Any]:
         """The figures as plain data (the jsonl `turn_finished` record's `cost`); dollars are
@@ -409,7 +411,7 @@ class CostReport:
         rows = [
             f"| {line.label} | `{line.model}` | {line.requests} | {line.prompt:,} | "
             f"{line.cached:,} | {line.cache_write:,} | {line.output:,} | "
-            f"{format_dollars(line.dollars)} |"
+            f"{format_dollars(line.dollars, precise=True)} |"
             for line in self.lines
         ]
         return (
@@ -420,7 +422,8 @@ class CostReport:
     def blocks_markdown(self) -> str:
         """The table's figures as one block per kind and model, for a narrow screen."""
         return "\n".join(
-            f"- **{line.label}** `{line.model}`: **{format_dollars(line.dollars)}** · "
+            f"- **{line.label}** `{line.model}`: "
+            f"**{format_dollars(line.dollars, precise=True)}** · "
             f"{line.requests:,} request{'s' if line.requests != 1 else ''} · "
             f"{line.prompt:,} in ({line.cached:,} cached{_written(line.cache_write)}) · "
             f"{line.output:,} out"
@@ -435,19 +438,23 @@ class CostReport:
         else:
             figures = self.blocks_markdown() if narrow else self.table_markdown()
         children = f", subagents {self._spent('subagent')}" if self.has_subagents else ""
-        return (
+        unpriced = any(line.dollars is None for line in self.lines)
+        unknown = "; unknown: a model the price table does not list" if unpriced else ""
+        report = (
             f"**Session cost: {self._spent()}** (agent {self._spent('agent')}, summarization "
-            f"{self._spent('summarization')}{children}; USD, from the usage the server reported; "
-            f"unknown: a model the price table does not list)\n\n{figures}\n\n"
-            f"{self.saving_sentence()}\n\n_{SAVING_METHOD}_"
+            f"{self._spent('summarization')}{children}; USD, from the usage the server "
+            f"reported{unknown})\n\n{figures}"
         )
+        if not self.saved_tokens and not self.removed_tokens:
+            return report  # nothing was compacted: no saving to estimate
+        return f"{report}\n\n{self.saving_sentence()}\n\n_{SAVING_METHOD}_"
 
     def _spent(self, kind: Kind | None = None) -> str:
         """`shown(kind)`, or "no requests yet" when no request of `kind` reported usage (a
         model without a price would otherwise read "$0.00")."""
         if not any(kind is None or line.kind == kind for line in self.lines):
             return "no requests yet"
-        return self.shown(kind)
+        return self.shown(kind, precise=True)
 
 
 def _written(cache_write: int) -> str:
@@ -458,10 +465,11 @@ def _rounded(value: float | None) -> float | None:
     return None if value is None else round(value, 6)
 
 
-def format_dollars(value: float | None) -> str:
-    """ "$1.23", "$0.0042" below a cent, "unknown" for None."""
+def format_dollars(value: float | None, *, precise: bool = False) -> str:
+    """ "$1.23", "$0.0042" below a cent (or always four decimals when `precise`, as /cost
+    shows every provider's figures), "unknown" for None."""
     if value is None:
         return "unknown"
-    if value and value < 0.01:
+    if precise or (value and value < 0.01):
         return f"${value:.4f}"
     return f"${value:.2f}"

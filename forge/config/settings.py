@@ -395,6 +395,19 @@ class UISettings(DocumentedModel):
     """Show the model's reasoning as it streams."""
     theme: NonBlank = "textual-dark"
     """Textual theme name."""
+    notify: Literal["off", "bell", "desktop"] = "bell"
+    """When a turn ends or waits for approval: nothing, a terminal bell, or the bell plus a
+    desktop notice (OSC 9/777) while the terminal says it is not focused (docs/adr/0049)."""
+
+    @field_validator("notify", mode="before")
+    @classmethod
+    def _notify_from_yaml(cls, value: object) -> object:
+        # YAML 1.1 reads an unquoted `off` as false (and `on` as true).
+        if value is False:
+            return "off"
+        if value is True:
+            return "bell"
+        return value
 
 
 class McpServerSettings(DocumentedModel):

@@ -51,6 +51,8 @@ from forge.llm.messages import ToolCall
 from forge.text_safety import terminal_safe
 
 MASK = "***"
+ANSWER_TOOLS = frozenset({"task_completion", "converse"})
+"""Tools whose argument is the final answer: text mode prints it once, on stdout."""
 UNATTENDED_HINT = "allow it with --yes, --mode accept-edits or tools.command_allowlist"
 """Said to the user (not the model) beside a call no one could approve."""
 
@@ -307,11 +309,15 @@ class TextWriter(OutputWriter):
                 self._line(event.message.content.strip())
         elif isinstance(event, ToolCallStarted):
             self._started_calls.add(event.call.id)
-            self._line(f"→ {self.describe(event.call)}")
+            if event.call.name not in ANSWER_TOOLS:  # the answer goes to stdout, once
+                self._line(f"→ {self.describe(event.call)}")
         elif isinstance(event, ToolCallFinished):
             if event.metadata.get("rejected"):  # `approval_decided` said it already
                 return
-            if event.call.id not in self._started_calls:  # refused by the mode
+            if event.call.name in ANSWER_TOOLS and not event.is_error:
+                return
+            if event.call.id not in self._started_calls or event.call.name in ANSWER_TOOLS:
+                # refused by the mode, or an answer tool that failed (its start was not shown)
                 self._line(f"→ {self.describe(event.call)}")
             self._line(f"  {_result_line(event)}")
             if event.call.name == PLAN_TOOL and not event.is_error:

@@ -48,6 +48,7 @@ from forge.config.ephemeral import set_ephemeral
 from forge.config.prices import PriceTable, price_table
 from forge.config.settings import Settings
 from forge.config.store import load_settings
+from forge.headless.attention import ring_at_end
 from forge.headless.exit_status import (
     EXIT_COMPLETED,
     EXIT_FAILED,
@@ -312,7 +313,9 @@ def run_headless(args: argparse.Namespace) -> int:
         logger.exception("forge run failed")
         writer.write_err(f"forge: error (internal): {error or type(error).__name__}")
         ending = ending_for("error")
-    return _finish(writer, recorder, ending, runtime.session_id, last_message)
+    code = _finish(writer, recorder, ending, runtime.session_id, last_message)
+    ring_at_end(runtime.settings.ui.notify, sys.stderr)
+    return code
 
 
 def _recorder(runtime: Session, prices: PriceTable) -> RunRecorder:

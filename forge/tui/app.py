@@ -10,7 +10,8 @@ What the app does lives in mixins named for it: `TurnFlows` (input, the turn wor
 of a turn), `StartupFlow` (the runtime loaded after the first frame), `SessionFlows` (a new or
 resumed session, and the other flows slash commands ask for with messages), `ConfigFlows`
 (settings shown, reloads, /model), `KeyActions` (Esc, Ctrl+C, F1/F2, the mode key),
-`DialogFlows` (approval and question dialogs). No module of `forge.tui` imports this one.
+`DialogFlows` (approval and question dialogs), `EditorFlow` (Ctrl+G's editor, F3's status
+pane), `AttentionSignals` (the bell and desktop notice). No module of `forge.tui` imports this one.
 """
 
 from __future__ import annotations
@@ -26,10 +27,12 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.reactive import var
 
+from forge.tui.attention import AttentionSignals
 from forge.tui.command_table import ParsedCommand, SlashCommand
 from forge.tui.commands import SlashCommandProvider, SlashCommandRunner
 from forge.tui.config_flows import ConfigFlows
 from forge.tui.dialog_flows import DialogFlows
+from forge.tui.editor_flow import EDITOR_KEY, STATUS_KEY, EditorFlow
 from forge.tui.event_dispatch import EventDispatcher
 from forge.tui.key_actions import QUIT_CONFIRM_SECONDS, KeyActions
 from forge.tui.mcp_notices import McpNoticeArrived, McpSessionWatch
@@ -61,7 +64,9 @@ __all__ = ["QUIT_CONFIRM_SECONDS", "ForgeApp", "run_tui"]
 
 class ForgeApp(
     SafeNotifications,
+    AttentionSignals,
     KeyActions,
+    EditorFlow,
     TurnFlows,
     StartupFlow,
     SessionFlows,
@@ -87,6 +92,8 @@ class ForgeApp(
         Binding("ctrl+comma", "open_settings", "Settings", show=False),
         Binding("f1", "help", "Help"),
         Binding(MODE_KEY, "cycle_mode", "Mode"),
+        Binding(EDITOR_KEY, "edit_prompt", "Editor", show=False),
+        Binding(STATUS_KEY, "toggle_status", "Status pane", show=False),
     ]
 
     busy: var[bool] = var(False, toggle_class="-busy")
@@ -204,6 +211,12 @@ class ForgeApp(
             # Behind any flow the input's command asked the app for (`forge.tui.messages`).
             self.post_message(InputHandled())
 
+    def on_prompt_input_page_requested(self, message: PromptInput.PageRequested) -> None:
+        if message.up:
+            self.chat.scroll_page_up(animate=False)
+        else:
+            self.chat.scroll_page_down(animate=False)
+
     def on_input_handled(self, message: InputHandled) -> None:
         self.inputs_handled += 1
 
@@ -271,4 +284,15 @@ def run_tui(args: argparse.Namespace) -> int:
     # The Runner's close() settles the turn worker (cancels and awaits it), as asyncio.run does.
     with asyncio.Runner() as runner, exit_on_signals(runner.get_loop(), exit_app):
         result = app.run(loop=runner.get_loop())
+    if line := resume_line(app):
+        print(line)
     return result if isinstance(result, int) else app.return_code or 0
+
+
+def resume_line(app: ForgeApp) -> str:
+    """What exit prints: the session's ID and how to reopen it ("" for an empty session,
+    which is not saved)."""
+    runtime = getattr(app, "runtime", None)
+    if runtime is None or not any(message.role == "user" for message in runtime.messages):
+        return ""
+    return f"Session {runtime.session_id}\nResume it with: forge --resume {runtime.session_id}"

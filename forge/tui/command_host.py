@@ -48,6 +48,14 @@ class CommandHost(Protocol):
         conflict question)."""
         ...
 
+    def copy_to_clipboard(self, text: str) -> None:
+        """Put `text` on the terminal's clipboard (OSC 52; /copy)."""
+        ...
+
+    def notify(self, message: str, *, markup: bool = True, timeout: float | None = None) -> None:
+        """A toast (terminal-safe, `forge.tui.safe_notify`)."""
+        ...
+
     def post_message(self, message: Message) -> bool:
         """Ask the app for one of its flows (a message of `forge.tui.messages`)."""
         ...

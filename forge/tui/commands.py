@@ -280,12 +280,17 @@ class SlashCommandRunner(CheckpointCommands, SkillSlashCommands):
     async def command_sessions(self, argument: str) -> None:
         """List this workspace's saved sessions; with an id (or its start), resume that one."""
         from forge.agent.sessions import SessionNotFoundError, SessionStore
-        from forge.tui.widgets.context_report import sessions_markdown
 
         if not argument:
             # Each file is read for its first words: in a thread, the UI goes on meanwhile.
             sessions = await asyncio.to_thread(SessionStore().list_sessions, self.app.workspace)
-            await self.app.chat.add_notice(sessions_markdown(sessions, self.app.runtime.session_id))
+            if not sessions:
+                await self.app.chat.add_notice("No saved sessions for this workspace yet.")
+                return
+            from forge.tui.screens.sessions import SessionsScreen
+
+            screen = SessionsScreen(sessions, self.app.runtime.session_id)
+            self.app.push_screen(screen, callback=self._resume_chosen)
             return
         if await self._refuse_if_busy():
             return
@@ -296,12 +301,32 @@ class SlashCommandRunner(CheckpointCommands, SkillSlashCommands):
                 f"Cannot resume `{argument}`: {error}. `/sessions` lists them.", kind="error"
             )
             return
+        await self._resume(session_id)
+
+    async def _resume_chosen(self, session_id: str | None) -> None:
+        """The picker's choice (None: closed without one)."""
+        if session_id is not None and not await self._refuse_if_busy():
+            await self._resume(session_id)
+
+    async def _resume(self, session_id: str) -> None:
         if session_id == self.app.runtime.session_id:
             await self.app.chat.add_notice("That is the session you are in.")
             return
         from forge.tui.messages import SessionResumeRequested
 
         self.app.post_message(SessionResumeRequested(session_id))
+
+    async def command_copy(self, argument: str) -> None:
+        """Copy the last answer, or with a number its N-th code block, to the clipboard."""
+        from forge.tui.copying import copy_choice, describe_copied
+
+        choice = copy_choice(self.app.runtime.messages, argument)
+        if isinstance(choice, str):
+            await self.app.chat.add_notice(choice, kind="error")
+            return
+        text, what = choice
+        self.app.copy_to_clipboard(text)
+        self.app.notify(describe_copied(text, what), markup=False, timeout=3)
 
     async def command_quit(self, argument: str) -> None:
         """Exit Forge."""

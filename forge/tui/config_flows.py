@@ -111,6 +111,25 @@ class ConfigFlows(App[int]):
             "model's listing follows in the next session."
         )
 
+    def watch_theme(self, theme: str) -> None:
+        """A theme chosen in the command palette is saved as `ui.theme` (issue 35)."""
+        settings = getattr(self, "settings", None)
+        if settings is not None and theme != settings.ui.theme:
+            self.call_later(self._save_theme, theme)
+
+    async def _save_theme(self, theme: str) -> None:
+        if theme != self.theme or theme == self.settings.ui.theme:
+            return  # another theme was chosen since, or this one is saved already
+        ui = self.settings.ui.model_copy(update={"theme": theme})
+        try:
+            result = self.config_store.save(
+                self.settings.model_copy(update={"ui": ui}), {"ui.theme"}
+            )
+        except (ConfigSaveError, OSError) as error:  # the file is left as it was
+            await self.chat.add_notice(f"Could not save the theme: {error}", kind="error")
+            return
+        await self.reload_controller.apply(result, source="settings")
+
     def apply_theme(self, name: str) -> None:
         """Use the Textual theme `name`; an unknown name keeps the current theme."""
         if name in self.available_themes:

@@ -15,6 +15,7 @@ from textual.app import App
 from textual.screen import Screen
 
 from forge.agent.events import ApprovalRequested, QuestionAsked
+from forge.session.attention import AttentionReason
 from forge.tui.messages import ApprovalNeeded, QuestionAnswered, QuestionNeeded
 from forge.tui.screens.approval import ApprovalScreen
 from forge.tui.screens.question import QuestionScreen
@@ -30,9 +31,12 @@ class DialogFlows(App[int]):
 
         def action_interrupt(self) -> None: ...  # KeyActions': stop the running turn (Esc)
 
+        def call_attention(self, reason: AttentionReason, detail: str = "") -> None: ...
+
     async def on_approval_needed(self, message: ApprovalNeeded) -> None:
         if not message.request.agent:  # a subagent's call has no row of its own
             await self.chat.mark_awaiting_approval(message.request.call)
+        self.call_attention("approval", message.request.call.name)
         self.ask_approval(message.request)
 
     @work(group="dialogs", exit_on_error=False)
@@ -52,6 +56,7 @@ class DialogFlows(App[int]):
 
     async def on_question_needed(self, message: QuestionNeeded) -> None:
         await self.chat.add_notice(f"**Question:** {message.request.question}")
+        self.call_attention("question")
         self.ask_question(message.request)
 
     @work(group="dialogs", exit_on_error=False)

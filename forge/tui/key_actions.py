@@ -1,4 +1,5 @@
-"""The app's keys: Esc interrupts, Ctrl+C clears the draft / interrupts / quits, printable
+"""The app's keys: Esc interrupts, Ctrl+C copies a selection / clears the draft / interrupts /
+quits, printable
 keys typed on a chat block go to the prompt, and the keys that open settings, help and switch
 the permission mode."""
 
@@ -91,8 +92,11 @@ class KeyActions(App[int]):
             self.prompt.move_cursor(self.prompt.document.end)
 
     def action_interrupt_or_quit(self) -> None:
-        """Ctrl+C: clear a draft in the prompt first; else interrupt a running turn; a second
-        press in quick succession quits."""
+        """Ctrl+C: copy the selected text, if any (it never counts towards quitting); else
+        clear a draft in the prompt; else interrupt a running turn; a second press in quick
+        succession quits."""
+        if self.copy_selection():
+            return
         if self.prompt.text.strip() and self.screen is self.screen_stack[0]:
             # Like a shell: Ctrl+C drops the line being typed (Up does not bring it back).
             self.prompt.clear()
@@ -106,6 +110,23 @@ class KeyActions(App[int]):
         if self.busy:
             self.action_interrupt()
         self.notify("Press Ctrl+C again to quit", timeout=QUIT_CONFIRM_SECONDS)
+
+    def copy_selection(self) -> bool:
+        """Copy what the mouse selected on the screen, or the focused text area's selection,
+        to the clipboard (OSC 52) and say so; False when nothing is selected."""
+        from forge.tui.copying import describe_copied
+
+        focused = self.focused
+        text = focused.selected_text if isinstance(focused, TextArea) else ""
+        if not text:
+            text = self.screen.get_selected_text() or ""
+            self.screen.clear_selection()
+        if not text:
+            return False
+        self.copy_to_clipboard(text)
+        self._last_interrupt_key = -QUIT_CONFIRM_SECONDS
+        self.notify(describe_copied(text, "the selection"), markup=False, timeout=3)
+        return True
 
     def action_open_settings(self) -> None:
         """Open the /settings overlay."""

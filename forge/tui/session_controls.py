@@ -68,7 +68,7 @@ def cost_details(runtime: Session) -> CostDetails:
             f"- `{model}`: unknown (not in the price table)"
             if price is None
             else f"- `{model}`: ${price.input:g} in, ${price.cached_input:g} cached, "
-            f"${price.output:g} out"
+            f"${price.cache_write_price:g} cache write, ${price.output:g} out"
         )
     footer = (
         "Prices per million tokens:\n\n" + "\n".join(rows) + "\n\n"

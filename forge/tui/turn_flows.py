@@ -41,6 +41,7 @@ if TYPE_CHECKING:
     from forge.agent.events import AgentEvent
     from forge.config.settings import Settings
     from forge.config.store import ConfigStore
+    from forge.session.attention import AttentionReason
     from forge.session.core import Session
     from forge.tui.commands import SlashCommandRunner
     from forge.tui.event_dispatch import EventDispatcher
@@ -68,6 +69,8 @@ class TurnFlows(App[int]):
         def _dismiss_dialogs(self) -> None: ...  # DialogFlows'
 
         def refresh_context_gauge(self) -> None: ...  # ForgeApp's
+
+        def call_attention(self, reason: AttentionReason, detail: str = "") -> None: ...
 
     async def _handle_input(self, text: str) -> None:
         self.chat.follow_newest()
@@ -201,6 +204,8 @@ class TurnFlows(App[int]):
         self._dismiss_dialogs()
         self.refresh_context_gauge()
         self.busy = False
+        if message.reason != "cancelled":  # after Esc the user is here
+            self.call_attention("turn_end", message.reason)
         if self.queued and message.reason != "cancelled":
             text, block = self.queued.pop(0)
             block.set_queued(False)

@@ -189,7 +189,7 @@ def test_narrow_details_give_each_model_one_block_with_every_figure() -> None:
     narrow = report.details_markdown(narrow=True)
     assert "| kind |" not in narrow and "| kind |" in report.details_markdown()
     assert report.blocks_markdown().splitlines() == [
-        "- **agent** `main`: **$0.05** · 1 request · 23,193 in (1,000 cached) · 900 out",
+        "- **agent** `main`: **$0.0521** · 1 request · 23,193 in (1,000 cached) · 900 out",
         "- **summarization** `local-llama`: **unknown** · 1 request · 12,000 in (0 cached) · "
         "800 out",
     ]

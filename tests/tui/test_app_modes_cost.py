@@ -141,12 +141,12 @@ async def test_the_status_pane_shows_cost_split_and_cost_details_it(
 
         await submit(pilot, "/cost")
         details = notices(app)[-1]
-        assert "| agent | `gpt-4o` | 6 | 60,000 | 27,000 | 0 | 6,000 | $0.18 |" in details
+        assert "| agent | `gpt-4o` | 6 | 60,000 | 27,000 | 0 | 6,000 | $0.1762 |" in details
         assert f"| summarization | `gpt-4o-mini` | {summaries} | {summaries * 10_000:,} |" in (
             details
         )
         assert "Estimate:" in details and "Compaction removed" in details
-        assert "`gpt-4o`: $2.5 in, $1.25 cached, $10 out" in details
+        assert "`gpt-4o`: $2.5 in, $1.25 cached, $2.5 cache write, $10 out" in details
 
 
 async def test_an_unlisted_model_shows_unknown_cost(

@@ -47,7 +47,13 @@ def test_unknown_command_is_parsed_without_a_command() -> None:
 
 
 def test_completion_matches_prefixes_and_stops_at_the_argument() -> None:
-    assert [c.name for c in complete_slash_command("/c")] == ["compact", "context", "cost", "clear"]
+    assert [c.name for c in complete_slash_command("/c")] == [
+        "compact",
+        "context",
+        "cost",
+        "clear",
+        "copy",
+    ]
     assert [c.name for c in complete_slash_command("/")] == [c.name for c in SLASH_COMMANDS]
     assert complete_slash_command("/model gpt") == []
     assert complete_slash_command("hello") == []
@@ -71,6 +77,7 @@ def test_every_required_command_exists() -> None:
         "trust",
         "hooks",
         "skills",
+        "copy",
     }
 
 

@@ -11,6 +11,7 @@ from textual.command import CommandPalette
 from textual.widgets import OptionList
 
 from forge.tui.screens.help import HelpScreen
+from forge.tui.screens.sessions import SessionsScreen
 from forge.tui.widgets.chat_blocks import AssistantBlock, NoticeBlock, UserMessageBlock
 from forge.tui.widgets.formatting import format_tokens
 from tests.support.openai_server import Call, OpenAIServer, Text, ToolCalls
@@ -141,11 +142,10 @@ async def test_sessions_lists_this_workspace(
         await submit(pilot, "a saved question")
         await wait_idle(pilot)
         await submit(pilot, "/sessions")
-        await pilot.pause()
-        listing = notices(app)[-1]
-        assert app.runtime.session_id in listing
-        assert "(this one)" in listing and "a saved question" in listing
-        assert "forge --resume" in listing and "/sessions ID" in listing
+        await wait_until(pilot, lambda: isinstance(app.screen, SessionsScreen), "the picker")
+        assert isinstance(app.screen, SessionsScreen)
+        [row] = app.screen.rows
+        assert row.info.id == app.runtime.session_id and row.info.title == "a saved question"
 
 
 async def test_sessions_with_an_id_resumes_that_session_in_the_app(

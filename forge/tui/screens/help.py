@@ -15,19 +15,23 @@ KEYS = (
     ("Enter", "send the message (queued if a turn is running)"),
     ("Shift+Enter, Ctrl+J", "new line"),
     ("Up / Down", "previous / next message from history"),
+    ("PageUp / PageDown", "scroll the chat"),
+    ("Ctrl+G", "edit the prompt in $VISUAL / $EDITOR"),
+    ("Ctrl+C over a selection", "copy the text selected with the mouse"),
     ("Tab", "complete a slash command; elsewhere, move focus (e.g. to a tool call)"),
     ("Esc, Ctrl+C", "interrupt the running turn (Ctrl+C clears a typed draft first)"),
     ("Ctrl+C twice", "quit"),
     ("Ctrl+P", "command palette"),
     ("F2 (or Ctrl+, where the terminal sends it)", "settings"),
     ("F1", "this help"),
+    ("F3", "hide / show the status pane"),
     ("Ctrl+T", "next permission mode: read-only, ask, accept-edits, auto"),
 )
 
 
 def help_markdown() -> str:
     """The help text: every slash command (custom ones too) and key binding."""
-    commands = "\n".join(f"| `{c.usage}` | {c.description} |" for c in all_commands())
+    commands = "\n".join(f"| `{_cell(c.usage)}` | {_cell(c.description)} |" for c in all_commands())
     keys = "\n".join(f"| {key} | {action} |" for key, action in KEYS)
     return (
         "# Forge help\n\n"
@@ -41,6 +45,11 @@ def help_markdown() -> str:
         "Enter completes, Esc closes). `!command` runs a shell command in the workspace "
         "without the model (Esc stops it)."
     )
+
+
+def _cell(text: str) -> str:
+    """`text` inside a table cell: a "|" (as in `[list|enable|disable]`) would end the cell."""
+    return text.replace("|", "\\|")
 
 
 class HelpScreen(ModalScreen[None]):

@@ -243,7 +243,10 @@ class ChatView(VerticalScroll):
         if isinstance(inner, HookBlocked | HookOutput | HookWarning):
             from forge.tui.widgets.hook_notice import HookNoticeBlock
 
-            await self.add_block(HookNoticeBlock(inner, agent=message.event.agent))
+            workspace = getattr(self.app, "workspace", None)
+            await self.add_block(
+                HookNoticeBlock(inner, agent=message.event.agent, workspace=workspace)
+            )
 
     @on(ToolFinished)
     async def _tool_finished(self, message: ToolFinished) -> None:
@@ -271,7 +274,8 @@ class ChatView(VerticalScroll):
     async def _hook_notice(self, message: HookOutputShown | HookBlockShown | HookWarned) -> None:
         from forge.tui.widgets.hook_notice import HookNoticeBlock
 
-        await self.add_block(HookNoticeBlock(message.event))
+        workspace = getattr(self.app, "workspace", None)
+        await self.add_block(HookNoticeBlock(message.event, workspace=workspace))
 
     @on(AttachmentsShown)
     async def _attachments_shown(self, message: AttachmentsShown) -> None:

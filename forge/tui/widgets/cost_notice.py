@@ -32,7 +32,7 @@ def table_width(report: CostReport) -> int:
             f"{line.prompt:,}",
             f"{line.cached:,}",
             f"{line.output:,}",
-            format_dollars(line.dollars),
+            format_dollars(line.dollars, precise=True),
         )
         for line in report.lines
     ]

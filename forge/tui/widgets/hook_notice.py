@@ -4,6 +4,8 @@ made terminal-safe and shown as plain text (never markup, never Markdown)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from textual.widgets import Static
 
 from forge.agent.events import HOOK_FILE_PROBLEM, HookBlocked, HookOutput, HookWarning
@@ -23,13 +25,16 @@ class HookNoticeBlock(Static):
         margin: 0 0 1 0;
         color: $text-muted;
         border-left: outer $primary-darken-2;
+        overflow: hidden hidden;
     }
     HookNoticeBlock.-blocked { border-left: outer $warning; color: $text; }
     HookNoticeBlock.-warning { border-left: outer $error; color: $text-warning; }
     """
 
-    def __init__(self, event: HookEventNotice, *, agent: str = "") -> None:
-        kind, text = hook_notice_text(event)
+    def __init__(
+        self, event: HookEventNotice, *, agent: str = "", workspace: Path | None = None
+    ) -> None:
+        kind, text = hook_notice_text(event, workspace)
         if agent:  # a child's call (docs/adr/0045): the parent's hooks run for it too
             text = f"(subagent {agent}) {text}"
         super().__init__(terminal_safe(text), markup=False)
@@ -38,13 +43,25 @@ class HookNoticeBlock(Static):
         self.text = text
 
 
-def hook_notice_text(event: HookEventNotice) -> tuple[str, str]:
-    """The notice's kind and its plain text: a title line naming the event and the hook, then
-    what the hook said."""
+def within_workspace(text: str, workspace: Path | None) -> str:
+    """`text` with the workspace's absolute path written relative to it (a hook's command
+    `/home/me/project/.claude/hooks/check.sh` reads `.claude/hooks/check.sh`) and the home
+    directory as `~` (the user config's path)."""
+    if workspace is not None:
+        text = text.replace(f"{workspace}/", "")
+    home = str(Path.home())
+    return text.replace(f"{home}/", "~/") if home != "/" else text
+
+
+def hook_notice_text(event: HookEventNotice, workspace: Path | None = None) -> tuple[str, str]:
+    """The notice's kind and its plain text: a title line naming the event and the hook (its
+    paths relative to `workspace`), then what the hook said."""
     if isinstance(event, HookBlocked):
-        return "blocked", f"⛔ {event.event} hook blocked — {event.hook}\n{event.reason}"
+        hook = within_workspace(event.hook, workspace)
+        return "blocked", f"⛔ {event.event} hook blocked — {hook}\n{event.reason}"
     if isinstance(event, HookOutput):
-        return "output", f"{event.event} hook — {event.hook}\n{event.text}"
+        hook = within_workspace(event.hook, workspace)
+        return "output", f"{event.event} hook — {hook}\n{event.text}"
     if event.event == HOOK_FILE_PROBLEM:
         return "warning", f"⚠ Hooks file problem: {event.text}"
     return "warning", f"⚠ {event.event} hook: {event.text}"

@@ -2,7 +2,8 @@
 
 Enter sends; Shift+Enter or Ctrl+J inserts a newline (terminals that cannot tell Shift+Enter
 from Enter still send Ctrl+J). Up on the first line and Down on the last walk the history.
-Tab completes a slash command (and stays in the prompt while one is being typed). Typing
+Tab completes a slash command (and stays in the prompt while one is being typed). PageUp
+and PageDown scroll the chat. Typing
 `@` opens the file completion list (`FileHints`); while it is open, Up/Down choose, Tab/Enter
 complete and Esc closes it.
 """
@@ -50,6 +51,12 @@ class PromptInput(TextArea):
 
         text: str
 
+    @dataclass
+    class PageRequested(Message):
+        """PageUp or PageDown in the prompt: the chat scrolls by a page (`up` or not)."""
+
+        up: bool
+
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(
             soft_wrap=True,
@@ -88,6 +95,8 @@ class PromptInput(TextArea):
                 hints.dismiss()
             else:
                 hints.move(1 if event.key == "down" else -1)
+        elif event.key in ("pageup", "pagedown"):
+            self.post_message(self.PageRequested(up=event.key == "pageup"))
         elif event.key == "enter":
             self.submit()
         elif event.key in NEWLINE_KEYS:
