@@ -24,6 +24,7 @@ from forge.context.conversation import Conversation
 from forge.context.errors import SummarizationError
 from forge.context.events import SummarizationProgress
 from forge.context.ledger import Ledger
+from forge.context.recall import RECALL_KEYS_META, folded_recall_ids, recall_keys_line
 from forge.context.strategies.contract import Capabilities, ContextStrategy, StrategyRun
 from forge.context.summary_archive import SummaryArchive, SummaryRecord
 from forge.context.tally import ConversationTally, Tallies
@@ -95,7 +96,12 @@ def summary_message(
     counter: TokenCounter,
     ledger: Ledger,
 ) -> Message:
-    """A summary (or goal batch) replacing `replaced`, with meta saying what it cost."""
+    """A summary (or goal batch) replacing `replaced`, with meta saying what it cost. It ends
+    with the recall keys of every output it folded (`forge.context.recall.folded_recall_ids`;
+    the full ids in `meta["recall_keys"]`), so each original stays one `recall` away."""
+    folded = folded_recall_ids(replaced)
+    keys = recall_keys_line(folded)
+    content = f"{content.rstrip()}\n{keys}" if keys else content
     draft = Message(role=role, content=content, kind=kind)
     tokens_after = counter.count_message(draft)
     return Message(
@@ -112,6 +118,7 @@ def summary_message(
             "tokens_before": tokens_before,
             "tokens_after": tokens_after,
             "ledger": ledger.to_meta(),
+            RECALL_KEYS_META: folded,
         },
     )
 

@@ -30,7 +30,6 @@ from forge.context.errors import PartialSummarizationError, SummarizationError
 from forge.context.groups import ToolCallGroup, tool_call_groups
 from forge.context.ledger import collect_ledger, describe_call
 from forge.context.prompts import ContentType
-from forge.context.recall import recall_hint
 from forge.context.strategies.base import (
     StrategyServices,
     SummarizationStrategy,
@@ -163,9 +162,8 @@ class ToolCallSummarizationStrategy(SummarizationStrategy):
             # Too small to be worth a call: kept word for word, as one message.
             content = f"[Earlier tool call, kept verbatim]\n{result.text}"
         else:
-            recall = _recall_words(replaced)
             content = with_ledger(
-                f"[Summary of my earlier tool call: {calls}{recall}]\n{result.text}", ledger
+                f"[Summary of my earlier tool call: {calls}]\n{result.text}", ledger
             )
             if counter.count_text(content) >= tokens_before:
                 # A summary longer than the original helps nobody; keep the original text.
@@ -174,10 +172,3 @@ class ToolCallSummarizationStrategy(SummarizationStrategy):
             replaced, result, content, tokens_before=tokens_before, ledger=ledger
         )
         return self.swap_in(conversation, message, run, result)
-
-
-def _recall_words(replaced: Sequence[Message]) -> str:
-    """ "; recall 3f9a2c" naming each output the summary stands for (the exact text stays
-    recallable, `forge.context.recall`), or "" when the group has no output."""
-    hints = [recall_hint(message) for message in replaced if message.role == "tool"]
-    return f"; {', '.join(hints)}" if hints else ""
