@@ -132,12 +132,6 @@ def prior_summary_before(messages: Sequence[Message], start: int) -> str:
     return ""
 
 
-def with_ledger(text: str, ledger: Ledger) -> str:
-    """The summary text with the deterministic ledger appended."""
-    rendered = ledger.render()
-    return f"{text.rstrip()}\n\n{rendered}" if rendered else text.rstrip()
-
-
 class SummarizationStrategy(ContextStrategy):
     """Base of the built-in strategies that ask the summarization model."""
 

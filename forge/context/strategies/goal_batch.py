@@ -30,7 +30,6 @@ from forge.context.strategies.base import (
     StrategyServices,
     SummarizationStrategy,
     prior_summary_before,
-    with_ledger,
 )
 from forge.context.strategies.contract import Capabilities, StrategyRun
 from forge.context.strategies.cooldown import Cooldown
@@ -255,7 +254,7 @@ class GoalBatchCompactionStrategy(SummarizationStrategy):
         message = self.summary_of(
             work,
             result,
-            with_ledger(f"{header}\n{result.text}", ledger),
+            f"{header}\n{result.text}",
             tokens_before=tokens_before,
             ledger=ledger,
             kind=MessageKind.GOAL_BATCH,

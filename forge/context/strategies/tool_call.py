@@ -34,7 +34,6 @@ from forge.context.strategies.base import (
     StrategyServices,
     SummarizationStrategy,
     prior_summary_before,
-    with_ledger,
 )
 from forge.context.strategies.contract import StrategyRun
 from forge.context.strategies.cooldown import Cooldown
@@ -162,9 +161,7 @@ class ToolCallSummarizationStrategy(SummarizationStrategy):
             # Too small to be worth a call: kept word for word, as one message.
             content = f"[Earlier tool call, kept verbatim]\n{result.text}"
         else:
-            content = with_ledger(
-                f"[Summary of my earlier tool call: {calls}]\n{result.text}", ledger
-            )
+            content = f"[Summary of my earlier tool call: {calls}]\n{result.text}"
             if counter.count_text(content) >= tokens_before:
                 # A summary longer than the original helps nobody; keep the original text.
                 content = f"[Earlier tool call, kept verbatim]\n{render_messages(replaced)}"
