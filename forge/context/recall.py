@@ -78,10 +78,18 @@ def folded_recall_ids(messages: Iterable[Message]) -> list[str]:
     return ids
 
 
+MAX_LISTED_KEYS = 48
+"""Keys one summary prints at most (about 150 tokens): the newest; the older stay in its meta
+and are found by `recall` with a query (`forge.context.recall_search`)."""
+
+
 def recall_keys_line(ids: Sequence[str]) -> str:
-    """The compact line a summary ends with: "Recall keys of the outputs folded here: 3f9a2c
-    0b1d2e" ("" when it folded none)."""
+    """The compact line a summary ends with: "(recall keys of the outputs folded here: 3f9a2c
+    0b1d2e)", the newest `MAX_LISTED_KEYS` of them ("" when it folded none)."""
     if not ids:
         return ""
-    keys = " ".join(message_id[:RECALL_KEY_LENGTH] for message_id in ids)
-    return f"(recall keys of the outputs folded here: {keys})"
+    listed = ids[-MAX_LISTED_KEYS:]
+    keys = " ".join(message_id[:RECALL_KEY_LENGTH] for message_id in listed)
+    older = len(ids) - len(listed)
+    more = f"; {older} older ones: recall with a query finds them" if older else ""
+    return f"(recall keys of the outputs folded here: {keys}{more})"

@@ -15,7 +15,7 @@ from forge.config.settings import ContextSettings
 from forge.context.conversation import Conversation
 from forge.context.fallback import drop_oldest, prune_tool_outputs
 from forge.context.last_resort import cap_outputs_until
-from forge.context.recall import RECALL_KEY_LENGTH
+from forge.context.recall import MAX_LISTED_KEYS, RECALL_KEY_LENGTH, recall_keys_line
 from forge.context.strategies.goal_batch import GoalBatchCompactionStrategy
 from forge.context.strategies.ingest_cap import IngestCapStrategy
 from forge.context.strategies.masking import ObservationMaskingStrategy
@@ -171,3 +171,11 @@ def log_messages(log: SessionLog) -> list[Message]:
         if record.get("type") == "message":
             seen.append(archive.find(record["message"]["id"]).message)
     return seen
+
+
+def test_a_summary_lists_the_newest_keys_and_says_how_to_find_the_older() -> None:
+    ids = [f"{n:06x}aaaaaaaaaa" for n in range(MAX_LISTED_KEYS + 5)]
+    line = recall_keys_line(ids)
+    assert line.count(" ") < MAX_LISTED_KEYS + 20
+    assert ids[-1][:6] in line and ids[4][:6] not in line and ids[5][:6] in line
+    assert "5 older ones: recall with a query finds them" in line
