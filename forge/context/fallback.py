@@ -165,11 +165,10 @@ def pruned_marker(removed: Sequence[Message]) -> Message:
         + (f", {len(tool_calls)} tool calls" if tool_calls else "")
         + ".]"
     )
-    ledger = collect_ledger(removed)
-    rendered = ledger.render()
+    ledger = collect_ledger(removed)  # kept in meta; the pinned work ledger shows it (ADR 0050)
     folded = folded_recall_ids(removed)
     keys = recall_keys_line(folded)
-    content = "\n".join(part for part in (text, rendered, keys) if part)
+    content = f"{text}\n{keys}" if keys else text
     return Message(
         role="assistant",
         content=content,

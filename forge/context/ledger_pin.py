@@ -26,9 +26,9 @@ from forge.context.strategies.deterministic import AppendCursor
 from forge.context.work_ledger import WorkLedger
 from forge.llm.messages import Message, MessageKind, ToolCall
 
-LEDGER_SHARE = 0.05
+LEDGER_SHARE = 0.025
 """Share of the prompt budget the pinned ledger may take (aggregated beyond it)."""
-MINIMUM_LEDGER_TOKENS = 150
+MINIMUM_LEDGER_TOKENS = 100
 """The ledger's room on the smallest budgets."""
 LEDGER_META = "work_ledger"
 
@@ -128,6 +128,8 @@ class LedgerPin:
             conversation.replace_message(position, message)
         else:
             at = head_end(messages)
+            while at < len(messages) and messages[at].kind is MessageKind.PLAN:
+                at += 1  # the plan stays right after the latest user message (ADR 0028)
             conversation.replace_range(at, at, [message])
         self._cursor.new_messages(conversation)  # our own change is not news
         return True

@@ -291,11 +291,8 @@ class Manager:
                     runner, conversation, self._strategies, self._tool_specs,
                     limit=target, trigger=trigger,
                 )  # fmt: skip
-            if self._pin_ledger(conversation, version) and overflow:
-                fit_budget(
-                    runner, conversation, self._strategies, self._tool_specs,
-                    limit=target, trigger=trigger,
-                )  # fmt: skip
+            if not overflow:  # after an overflow the prompt must only shrink
+                self._pin_ledger(conversation, version)
             self._finish(conversation)
             if overflow and (
                 conversation.version == version or self.current_tokens(conversation) >= before

@@ -84,12 +84,12 @@ and are found by `recall` with a query (`forge.context.recall_search`)."""
 
 
 def recall_keys_line(ids: Sequence[str]) -> str:
-    """The compact line a summary ends with: "(recall keys of the outputs folded here: 3f9a2c
-    0b1d2e)", the newest `MAX_LISTED_KEYS` of them ("" when it folded none)."""
+    """The compact line a summary ends with, naming the outputs it folded as placeholders do:
+    "(recall 3f9a2c 0b1d2e)", the newest `MAX_LISTED_KEYS` of them ("" when it folded none)."""
     if not ids:
         return ""
     listed = ids[-MAX_LISTED_KEYS:]
     keys = " ".join(message_id[:RECALL_KEY_LENGTH] for message_id in listed)
     older = len(ids) - len(listed)
-    more = f"; {older} older ones: recall with a query finds them" if older else ""
-    return f"(recall keys of the outputs folded here: {keys}{more})"
+    more = f"; {older} older: recall a query" if older else ""
+    return f"({RECALL_TOOL} {keys}{more})"

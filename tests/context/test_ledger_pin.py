@@ -60,8 +60,9 @@ async def test_the_ledger_is_pinned_after_a_summary_and_holds_until_the_next(
         for expected in (
             "src/dates.py (edited 2x, +3 -3, reverted)",
             "src/weeks.py (created, +3 -0)",
-            "`pytest -q` (exit 1, tests failed: 1 failed, 1 passed in 0.1s",
-            "`pytest -q` (exit 0, tests passed: 2 passed in 0.1s",
+            # 2.5 % of 4,000 tokens: the older runs are counted, the last test run kept
+            "3 earlier commands: 1 exit 0, 2 failed, 3 test runs",
+            "Last test run: `pytest -q` (exit 0, tests passed: 2 passed in 0.1s",
             "E ValueError: bad week '2024-W05'",
             "change to src/dates.py reverted",
         ):
