@@ -95,12 +95,14 @@ def summary_message(
     tokens_before: int,
     counter: TokenCounter,
     ledger: Ledger,
+    name_keys: bool = True,
 ) -> Message:
     """A summary (or goal batch) replacing `replaced`, with meta saying what it cost. It ends
     with the recall keys of every output it folded (`forge.context.recall.folded_recall_ids`;
-    the full ids in `meta["recall_keys"]`), so each original stays one `recall` away."""
+    the full ids in `meta["recall_keys"]`), so each original stays one `recall` away —
+    unless `name_keys` is False: the content then holds the outputs word for word."""
     folded = folded_recall_ids(replaced)
-    keys = recall_keys_line(folded)
+    keys = recall_keys_line(folded) if name_keys else ""
     content = f"{content.rstrip()}\n{keys}" if keys else content
     draft = Message(role=role, content=content, kind=kind)
     tokens_after = counter.count_message(draft)
@@ -186,6 +188,7 @@ class SummarizationStrategy(ContextStrategy):
         ledger: Ledger,
         role: Role = "assistant",
         kind: MessageKind = MessageKind.SUMMARY,
+        name_keys: bool = True,
     ) -> Message:
         """`summary_message` written by this strategy with the manager's counter."""
         return summary_message(
@@ -198,6 +201,7 @@ class SummarizationStrategy(ContextStrategy):
             tokens_before=tokens_before,
             counter=self.services.counter,
             ledger=ledger,
+            name_keys=name_keys,
         )
 
     def swap_in(
