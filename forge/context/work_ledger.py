@@ -36,8 +36,10 @@ _ERROR_LINE = re.compile(
     r"^\s*(\w+(Error|Exception)\b|error(\[\w+\])?:|fatal:|FAILED\b|E\s{2,}|panic:)", re.I
 )
 _REVERT_COMMAND = re.compile(
-    r"\bgit\s+(checkout\s+(--\s+)?\S|restore\b|reset\s+--hard|revert\b|stash\b(?!\s+(list|show)))"
+    r"\bgit\s+(checkout\s+(\S+\s+)?--\s+\S|checkout\s+\.(\s|$)|restore\b|reset\s+--hard"
+    r"|revert\b|stash\b(?!\s+(list|show)))"
 )
+"""Commands that throw changes away (a branch switch, `git checkout main`, is not one)."""
 KEPT_FAILING = 2
 """Failed runs in a row after which a command counts as abandoned (until it succeeds)."""
 _TEXT_LIMIT = 120

@@ -141,3 +141,10 @@ def test_a_long_session_is_aggregated_oldest_first_within_its_limit() -> None:
     assert "src/m59.py (created, +1 -0)" in text  # the newest in full
     assert "`pytest -q` (exit 1, tests failed: 1 failed, 59 passed" in text  # the last run
     assert "AssertionError: m59" in text  # the last error
+
+
+def test_switching_branches_is_not_a_revert() -> None:
+    ledger = ledger_of([*run("git checkout -b fix", "", 0), *run("git checkout main", "", 0)])
+    assert ledger.abandoned == []
+    ledger = ledger_of(run("git checkout HEAD -- a.py", "", 0))
+    assert ledger.abandoned == ["changes reverted by `git checkout HEAD -- a.py`"]
