@@ -46,6 +46,8 @@ def replay_updates(
         if (plan := plan_of_message(message)) is not None:
             latest_plan = plan
             continue
+        if message.kind is MessageKind.LEDGER:
+            continue  # the work ledger is Forge's note in the prompt, not what anyone said
         if message.role == "user":
             prefix = SUMMARY_NOTE if message.kind is MessageKind.SUMMARY else ""
             if message.content:

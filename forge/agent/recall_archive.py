@@ -71,6 +71,11 @@ class SessionArchive:
             "(e.g. `recall 3f9a2c`)"
         )
 
+    def originals(self) -> list[Message]:
+        """Every message on the current line of history, as first recorded, oldest first."""
+        self._refresh()
+        return list(self._known.values())
+
     # --- reading the file ------------------------------------------------------------------
     def _refresh(self) -> None:
         """Read the records appended since the last look."""

@@ -42,7 +42,8 @@ Ending your turn (these tools end it; call exactly one, as the last call of your
 
 _RECALL_RULE = """\
 A shortened older output ends with `recall <id>`: call `recall` with that id for its exact text \
-(cheaper than running the tool again)."""
+(cheaper than running the tool again); if the id is gone, `recall` with a `query` (words you \
+remember of it) finds it."""
 """Constant bytes (the prompt's cacheable prefix never changes for it, across turns and
 `--continue`); present whenever the `recall` tool is (docs/adr/0038-context-engine-v3.md)."""
 

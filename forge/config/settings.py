@@ -286,6 +286,9 @@ class ContextSettings(DocumentedModel):
     are kept, with the elided size and how to read the rest."""
     observation_masking: bool = True
     """Replace older tool outputs by a one-line placeholder (no LLM call)."""
+    work_ledger: bool = True
+    """Pin the work ledger (files changed, commands and their exit codes, test results, errors,
+    abandoned approaches; built from the tool calls, no LLM call) after the first compaction."""
     mask_keep_recent: MaskKeep = 3
     """Newest tool outputs never masked (at least 3)."""
     mask_batch: PositiveCount = 3

@@ -23,7 +23,13 @@ from dataclasses import dataclass
 from forge.context.conversation import Conversation, safe_boundaries
 from forge.context.groups import head_end, protected_positions, tool_call_groups, units
 from forge.context.ledger import collect_ledger, command_of, exit_code_of, key_arguments
-from forge.context.recall import original_id, recall_hint
+from forge.context.recall import (
+    RECALL_KEYS_META,
+    folded_recall_ids,
+    original_id,
+    recall_hint,
+    recall_keys_line,
+)
 from forge.llm.messages import Message, MessageKind, ToolCall
 from forge.llm.protocols import TokenCounter
 
@@ -159,14 +165,21 @@ def pruned_marker(removed: Sequence[Message]) -> Message:
         + (f", {len(tool_calls)} tool calls" if tool_calls else "")
         + ".]"
     )
-    ledger = collect_ledger(removed)
-    rendered = ledger.render()
+    ledger = collect_ledger(removed)  # kept in meta; the pinned work ledger shows it (ADR 0050)
+    folded = folded_recall_ids(removed)
+    keys = recall_keys_line(folded)
+    content = f"{text}\n{keys}" if keys else text
     return Message(
         role="assistant",
-        content=f"{text}\n{rendered}" if rendered else text,
+        content=content,
         kind=MessageKind.PRUNED,
         replaces=tuple(message.id for message in removed),
-        meta={"strategy": FALLBACK_STRATEGY, "step": "drop", "ledger": ledger.to_meta()},
+        meta={
+            "strategy": FALLBACK_STRATEGY,
+            "step": "drop",
+            "ledger": ledger.to_meta(),
+            RECALL_KEYS_META: folded,
+        },
     )
 
 

@@ -48,7 +48,7 @@ class Turn:
         calls), a call of a turn-ending tool, or only summaries of its work."""
         if self.end <= self.start + 1:
             return False
-        work = [m for m in messages[self.start + 1 : self.end] if m.kind is not MessageKind.PLAN]
+        work = [m for m in messages[self.start + 1 : self.end] if not is_pinned(m)]
         if not work:
             return False
         if all(message.kind is not MessageKind.NORMAL for message in work):
@@ -105,14 +105,17 @@ def latest_user_index(messages: Sequence[Message]) -> int | None:
 
 
 def head_end(messages: Sequence[Message]) -> int:
-    """Index just past the head every operation keeps: the leading system messages and the
-    pending task (when the task comes before any assistant message)."""
+    """Index just past the head every operation keeps: the leading system messages, the
+    pending task (when the task comes before any assistant message) and the work ledger
+    pinned right after them (docs/adr/0050)."""
     position = 0
     while position < len(messages) and messages[position].role == "system":
         position += 1
     task = pending_task_index(messages)
     if task is not None and all(m.role in ("system", "user") for m in messages[:task]):
-        return task + 1
+        position = task + 1
+    while position < len(messages) and messages[position].kind is MessageKind.LEDGER:
+        position += 1
     return position
 
 
@@ -122,8 +125,9 @@ def is_instruction(message: Message) -> bool:
 
 
 def is_pinned(message: Message) -> bool:
-    """The plan message (docs/adr/0028): kept whole and verbatim by every strategy."""
-    return message.kind is MessageKind.PLAN
+    """The plan message (docs/adr/0028) or the work ledger (docs/adr/0050): kept whole and
+    verbatim by every strategy."""
+    return message.kind in (MessageKind.PLAN, MessageKind.LEDGER)
 
 
 def protected_positions(messages: Sequence[Message], excluded_tools: Collection[str]) -> set[int]:

@@ -43,6 +43,7 @@ from forge.context.events import (
     drop_event,
 )
 from forge.context.fitting import cap_outputs, fit_budget, overflow_target
+from forge.context.ledger_pin import Compaction, LedgerPin, compaction_since
 from forge.context.request_breakdown import request_breakdown
 from forge.context.runner import StrategyRunner
 from forge.context.strategies import ContextStrategy, StrategyServices
@@ -128,6 +129,8 @@ class Manager:
         self._governor = CompactionGovernor(resume_below=settings.threshold_trigger)
         self._lock = asyncio.Lock()
         self._count_ahead = CountAhead()
+        self.ledger_pin = LedgerPin()
+        """The work ledger of the conversation this manager keeps (docs/adr/0050)."""
         self._update_summarizer_limit()
 
     # --- budget and usage ------------------------------------------------------------------
@@ -247,9 +250,11 @@ class Manager:
                 threshold = self.settings.warning_threshold
                 self._emit(ContextWarning(current, self.max_tokens, threshold))
             runner, governor = self.runner, self._governor
+            version = conversation.version
+            self.ledger_pin.observe(conversation)  # before any tier folds a call away
             ran = await run_triggered(runner, self._strategies, conversation, governor)
             await auto_summarize(runner, self._strategies, conversation, governor, ran)
-            fit_budget(runner, conversation, self._strategies, self._tool_specs)
+            self._fit_with_ledger(conversation, version)
             self._finish(conversation)
 
     async def count_ahead(self, conversation: Conversation) -> None:
@@ -270,6 +275,7 @@ class Manager:
             runner = self.runner
             before = self.current_tokens(conversation)
             version = conversation.version
+            self.ledger_pin.observe(conversation)
             target = overflow_target(runner, conversation)
             overflow = trigger is Trigger.OVERFLOW
             if overflow:
@@ -285,6 +291,8 @@ class Manager:
                     runner, conversation, self._strategies, self._tool_specs,
                     limit=target, trigger=trigger,
                 )  # fmt: skip
+            if not overflow:  # after an overflow the prompt must only shrink
+                self._pin_ledger(conversation, version)
             self._finish(conversation)
             if overflow and (
                 conversation.version == version or self.current_tokens(conversation) >= before
@@ -295,6 +303,35 @@ class Manager:
                     f"{self.max_tokens:,}: "
                     + request_breakdown(conversation.messages, self._tool_specs, self.counter)
                 )
+
+    def _fit_with_ledger(self, conversation: Conversation, version: int) -> None:
+        """Pin the ledger if a tier compacted, then fit the budget; pin again (and fit) if
+        only the fit compacted."""
+        pinned = self._pin_ledger(conversation, version)
+        fitted_from = conversation.version
+        fit_budget(self.runner, conversation, self._strategies, self._tool_specs)
+        if not pinned and self._pin_ledger(conversation, fitted_from):
+            fit_budget(self.runner, conversation, self._strategies, self._tool_specs)
+
+    def _pin_ledger(self, conversation: Conversation, version: int) -> bool:
+        """Rewrite the pinned work ledger if a compaction ran since `version` (the prefix is
+        rewritten anyway); first pinned by one that moves messages (`forge.context.ledger_pin`)."""
+        if not self.settings.work_ledger:
+            return False
+        compaction = compaction_since(conversation, version)
+        if compaction is Compaction.NONE:
+            return False
+        return self.ledger_pin.pin(
+            conversation,
+            self.max_tokens,
+            self.counter.count_text,
+            insert=compaction is Compaction.MOVED,
+        )
+
+    def ledger_text(self) -> str:
+        """The work ledger as the prompt shows it once pinned ("" while empty): `/context`
+        and a subagent's brief."""
+        return self.ledger_pin.text(self.max_tokens, self.counter.count_text)
 
     def _finish(self, conversation: Conversation) -> None:
         current = self.current_tokens(conversation)

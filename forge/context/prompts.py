@@ -38,8 +38,11 @@ Always keep, exactly as written: file paths, function/class/symbol names, comman
 exit codes, error messages, versions, numbers, URLs. Keep decisions and why they were made, \
 dead ends (what was tried and failed, so it is not tried again), the user's instructions and \
 corrections, and open items still to do. Drop pleasantries, repetition and raw output that \
-was only looked at in passing. Never invent anything that is not in the material. Answer with \
-the memory text only: no preamble, no closing remarks."""
+was only looked at in passing. A work ledger kept apart already lists every file read or \
+changed (with line counts) and every command with its exit code and test result: do not list \
+those again; say instead why things were done, what was learned and what it means. Never \
+invent anything that is not in the material. Answer with the memory text only: no preamble, no \
+closing remarks."""
 
 _GUIDANCE: dict[ContentType, str] = {
     ContentType.CONVERSATION: (

@@ -55,6 +55,10 @@ class ContextManagerProtocol(Protocol):
         """The provider summaries go to: a clone on the summarization model, or the main one."""
         ...
 
+    def ledger_text(self) -> str:
+        """The work ledger as the prompt shows it once pinned ("" when none; docs/adr/0050)."""
+        ...
+
 
 class NullContextManager:
     """Does no summarization; keeps the seam usable before (or without) real management.
@@ -102,3 +106,7 @@ class NullContextManager:
     def provider_for_summarization(self) -> Provider:
         """The main provider."""
         return self._provider
+
+    def ledger_text(self) -> str:
+        """No ledger: nothing is compacted."""
+        return ""

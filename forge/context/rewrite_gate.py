@@ -23,10 +23,13 @@ class RewriteGate:
         self._since: int | None = None
         """Requests made when the rent was last accrued (None: nothing removable yet)."""
 
-    def pays(self, pricing: CachePricing, saved: int, tail: int, requests: int) -> bool:
+    def pays(
+        self, pricing: CachePricing, saved: int, tail: int, requests: int, extra: float = 0.0
+    ) -> bool:
         """Whether to rewrite now: `saved` tokens removable before a `tail` of tokens the
-        rewrite un-caches, `requests` made so far in the session. Always True where rewrites
-        need not wait (`CachePricing.rewrites_wait`: prefix caching, no prices)."""
+        rewrite un-caches, `requests` made so far in the session, `extra` what making the
+        rewrite costs besides (a summary request, in input-price tokens). Always True where
+        rewrites need not wait (`CachePricing.rewrites_wait`: no cache, no prices)."""
         if not pricing.rewrites_wait:
             return True
         if saved <= 0:
@@ -36,7 +39,7 @@ class RewriteGate:
         if requests > self._since:
             self.rent += pricing.holding_cost(saved) * (requests - self._since)
             self._since = requests
-        return self.rent >= pricing.rewrite_cost(saved, tail)
+        return self.rent >= pricing.rewrite_cost(saved, tail) + extra
 
     def paid(self) -> None:
         """The rewrite was made (or the conversation started over): start renting afresh."""

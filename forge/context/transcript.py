@@ -13,6 +13,7 @@ _LABELS = {
     MessageKind.PRUNED: "pruned",
     MessageKind.OBSERVATION: "output",
     MessageKind.PLAN: "my plan (pinned; kept as it is)",
+    MessageKind.LEDGER: "the work ledger (pinned; kept as it is)",
 }
 
 

@@ -37,6 +37,9 @@ class MessageKind(StrEnum):
     PLAN = "plan"
     """The model's current checklist (from `update_plan`), pinned once right after the latest
     user message; no strategy summarizes, masks or prunes it (docs/adr/0028)."""
+    LEDGER = "ledger"
+    """The work ledger (what the session did, from its tool calls), pinned once right after
+    the head; rewritten only when a compaction runs, never summarized (docs/adr/0050)."""
 
 
 @dataclass(frozen=True, slots=True)

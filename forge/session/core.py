@@ -394,6 +394,7 @@ class Session:
             window=window.current.describe() if window is not None else "",
             prompt_tokens=self.agent.session_prompt_tokens,
             completion_tokens=self.agent.session_completion_tokens,
+            ledger=manager.ledger_text(),
         )
 
     def window_notice(self) -> str:

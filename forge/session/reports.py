@@ -26,3 +26,6 @@ class ContextReport:
     """Prompt tokens the agent's requests sent this session (a resumed one's included)."""
     completion_tokens: int
     """Completion tokens the agent's requests received this session."""
+    ledger: str = ""
+    """The work ledger as the prompt shows it once pinned ("" while the session did nothing
+    a ledger records; docs/adr/0050)."""

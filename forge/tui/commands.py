@@ -189,6 +189,7 @@ class SlashCommandRunner(CheckpointCommands, SkillSlashCommands):
             recent_compactions=self.app.status.recent_compactions,
             window=context.window,
             window_note=runtime.window_notice(),
+            ledger=context.ledger,
         )
         if runtime.mcp is not None and runtime.mcp.connections:
             from forge.agent.mcp.report import tool_tokens_by_server

@@ -55,6 +55,10 @@ CUT_OFF_NOTICE = (
 TurnState = Literal["none", "unanswered", "answered", "interrupted"]
 
 
+_PINNED = (MessageKind.PLAN, MessageKind.LEDGER)
+"""Messages Forge pins in the prompt, not what anyone said (docs/adr/0028, 0050)."""
+
+
 @dataclass(frozen=True)
 class UserRow:
     """What the user typed (or answered to a question)."""
@@ -131,8 +135,8 @@ class _HistoryReader:
                 label = SUMMARY_LABELS.get(message.kind, "Summary")
                 self.out.append(SummaryRow(message.content, label, len(message.replaces)))
                 self.turn = "none"  # what it replaced may have ended turns: say nothing
-            elif message.kind is MessageKind.PLAN or message.role in ("system", "tool"):
-                continue  # the status pane shows the plan; results go with their calls
+            elif message.kind in _PINNED or message.role in ("system", "tool"):
+                continue  # the plan: the status pane; the ledger: /context; results: their calls
             elif message.role == "user":
                 self._user(message)
             elif message.role == "assistant":
@@ -148,7 +152,7 @@ class _HistoryReader:
         for position in range(len(self.messages) - 1, -1, -1):
             flags[position] = cut_off
             message = self.messages[position]
-            if message.role == "user" and message.kind is not MessageKind.PLAN:
+            if message.role == "user" and message.kind not in _PINNED:
                 cut_off = message.meta.get("note") == "cut_off"
         return flags
 

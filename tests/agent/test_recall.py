@@ -21,6 +21,9 @@ from tests.agent.test_runtime import settings_for
 from tests.headless.test_headless_sessions import forge
 from tests.support.openai_server import Call, OpenAIServer, RecordedRequest, Text, ToolCalls
 
+UNPRICED = "local-coder"
+"""A model the price table does not list: masking acts as soon as a batch is ready (with cache
+prices it waits until removing pays, docs/adr/0050 §3)."""
 RECALL = re.compile(r"; recall ([0-9a-f]{6})\]")
 FILES = [f"src/m{n}.py" for n in range(6)]
 
@@ -68,7 +71,7 @@ async def test_the_model_recalls_a_masked_output_word_for_word(
         return Text("done")
 
     llm_server.responder = respond
-    runtime = build_session(settings_for(llm_server), workspace)
+    runtime = build_session(settings_for(llm_server, model=UNPRICED), workspace)
     try:
         events = await drive(runtime.agent.run_turn("read the modules"))
     finally:
@@ -98,14 +101,18 @@ def test_forge_run_continue_recalls_from_the_session_file(
 ) -> None:
     write_files(workspace)
     llm_server.enqueue(*reads(), Text("read them all"))
-    first = forge(llm_server, workspace, "run", "--yes", "read the modules")
+    first = forge(
+        llm_server, workspace, "run", "--yes", "read the modules", FORGE_LLM__MODEL=UNPRICED
+    )
     assert first.returncode == 0, first.stderr
     original = tool_messages(llm_server.requests[1])[0]["content"]
     key = first_key(llm_server.requests[-1])
     assert key is not None, "masking did not fire in the first run"
 
     llm_server.enqueue(ToolCalls([Call("recall", {"id": key})]), Text("recalled"))
-    second = forge(llm_server, workspace, "--continue", "run", "what was in m0?")
+    second = forge(
+        llm_server, workspace, "--continue", "run", "what was in m0?", FORGE_LLM__MODEL=UNPRICED
+    )
     assert second.returncode == 0, second.stderr
     assert tool_messages(llm_server.requests[-1])[-1]["content"] == original
 

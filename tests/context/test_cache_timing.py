@@ -1,7 +1,9 @@
-"""Price-aware timing (issue 23, docs/adr/0038 §8): under breakpoint caching (Anthropic) masking
-and goal batches wait until keeping what they would remove has cost as much as the rewrite;
-under automatic prefix caching, or without prices, they rewrite at once as before; under
-pressure nothing waits. Against the loopback server where a summary request is involved."""
+"""Price-aware timing (issue 23, docs/adr/0038 §8; issue 37, docs/adr/0050 §3): wherever cached
+tokens cost less than uncached ones — breakpoint caching (Anthropic) and automatic prefix
+caching (OpenAI) alike — masking and goal batches wait until keeping what they would remove has
+cost as much as the rewrite (and, for a goal batch, its summary request); without a cache or
+prices they rewrite at once; under pressure nothing waits. Against the loopback server where a
+summary request is involved."""
 
 from __future__ import annotations
 
@@ -72,7 +74,7 @@ async def test_masking_waits_under_breakpoint_caching_until_keeping_costs_the_re
     prefix, _, _ = await masking_rounds(llm_server, GPT_4O, 1_000_000)
     waited, waited_batch, _ = await masking_rounds(llm_server, ANTHROPIC, 1_000_000)
     assert eager is not None and eager <= 6  # 3 kept + a batch of 3
-    assert prefix == eager  # prefix caching: a batch is masked as soon as it is ready
+    assert prefix is not None and prefix > eager  # prefix caching waits too (ADR 0050)
     assert waited is not None and waited > eager + 3  # it waited, then masked ...
     assert waited_batch > eager_batch  # ... many outputs in one rewrite
 
@@ -120,7 +122,7 @@ async def test_a_goal_batch_waits_under_breakpoint_caching_and_runs_once_it_pays
         manager.set_cache_pricing(ANTHROPIC)
         await manager.evaluate_and_summarize(waiting)
         assert len(llm_server.requests) == requests_then  # it waits: no summary request
-        for number in range(40):  # the agent goes on; keeping the batch costs rent
+        for number in range(150):  # the agent goes on; keeping the batch costs rent
             waiting.append(assistant(f"step {number} " + words(30, "stp")))
             waiting.append(user("ok"))
             await manager.evaluate_and_summarize(waiting)
@@ -143,8 +145,13 @@ def test_the_rewrite_gate_rents_until_the_rent_paid_reaches_the_rewrite_cost() -
     assert gate.pays(ANTHROPIC, 1_000, 10_000, requests=110)
     gate.paid()
     assert not gate.pays(ANTHROPIC, 1_000, 10_000, requests=111)
-    assert RewriteGate().pays(GPT_4O, 1_000, 10_000, requests=0)  # prefix caching: no wait
-    assert RewriteGate().pays(NO_CACHE, 1_000, 10_000, requests=0)
+    assert not RewriteGate().pays(GPT_4O, 1_000, 10_000, requests=0)  # prefix caching waits
+    assert RewriteGate().pays(NO_CACHE, 1_000, 10_000, requests=0)  # no cache: at once
+    # A rewrite that costs a summary request besides waits for that too.
+    gate = RewriteGate()
+    assert gate.pays(ANTHROPIC, 1_000, 10_000, requests=0) is False
+    assert not gate.pays(ANTHROPIC, 1_000, 10_000, requests=110, extra=2_000)
+    assert gate.pays(ANTHROPIC, 1_000, 10_000, requests=130, extra=2_000)
 
 
 def test_a_rewrite_beyond_the_lookback_uncaches_everything_after_the_system_prompt() -> None:
@@ -159,7 +166,7 @@ def test_the_session_fills_the_prices_from_the_price_table_and_the_provider() ->
     assert claude.lookback == BREAKPOINT_LOOKBACK and claude.rewrites_wait
     gpt = cache_pricing_for("openai", "gpt-4o")
     assert (gpt.read, gpt.write, gpt.lookback) == (0.5, 1.0, None)
-    assert not gpt.rewrites_wait
+    assert gpt.rewrites_wait  # cached reads cost half: removing must pay (ADR 0050)
     assert cache_pricing_for("openai", "my-local-model") == NO_CACHE
     listed = {"my-claude": ModelPriceSettings(input=3, cached_input=0.3, output=15, cache_write=6)}
     assert cache_pricing_for("anthropic", "my-claude", listed).write == 2.0  # a 1-hour cache
@@ -185,31 +192,36 @@ async def test_a_waiting_goal_batch_runs_at_once_when_the_prefix_is_rewritten_an
 ) -> None:
     """A rewrite since the last request (here an early output cut in place, as the ingest cap
     or masking under pressure do) un-caches the prompt after it for the next request anyway:
-    a goal batch after that point costs nothing more, so it no longer waits."""
+    a goal batch after that point costs no cache rewrite, only its summary request, so it
+    waits for that alone and runs sooner than the same batch without the cut."""
     llm_server.responder = lambda request: Text("Renamed modules m1 to m3; tests pass.")
     settings = llm_tiers(tool_call_summaries=False, goal_batch_min_turns=3)
-    turns = [m for n in (1, 2, 3) for m in goal_turn(n)]
-    chat = conversation(task_start(), turns, user("the current request"), filler(24))
-    async with provider_for(llm_server) as provider:
-        manager = make_manager(provider, settings)
-        manager.set_cache_pricing(ANTHROPIC)
-        await manager.evaluate_and_summarize(chat)
-        assert llm_server.requests == []  # waits, as above
-        chat.append(assistant("next step"))
-        chat.append(user("ok"))
-        await manager.evaluate_and_summarize(chat)
-        assert llm_server.requests == []  # still waiting: one request of rent is not enough
-        output = next(i for i, m in enumerate(chat.messages) if m.role == "tool")
-        original = chat[output]
-        cut = Message(
-            role="tool",
-            content="[cut]",
-            tool_call_id=original.tool_call_id,
-            name=original.name,
-            replaces=(original.id,),
-        )
-        chat.replace_message(output, cut)
-        await manager.evaluate_and_summarize(chat)
-    assert len(llm_server.requests) == 1
-    assert any(m.kind is MessageKind.GOAL_BATCH for m in chat.messages)
-    assert chat.is_valid()
+
+    async def rounds_until_batch(cut_each_round: bool) -> int:
+        turns = [m for n in (1, 2, 3) for m in goal_turn(n)]
+        chat = conversation(task_start(), turns, user("the current request"), filler(24))
+        async with provider_for(llm_server) as provider:
+            manager = make_manager(provider, settings)
+            manager.set_cache_pricing(ANTHROPIC)
+            await manager.evaluate_and_summarize(chat)
+            for number in range(200):
+                chat.append(assistant(f"step {number}"))
+                chat.append(user("ok"))
+                if cut_each_round:  # an early output rewritten since the last request
+                    output = next(i for i, m in enumerate(chat.messages) if m.role == "tool")
+                    original = chat[output]
+                    cut = Message(
+                        role="tool",
+                        content=f"[cut {number}]",
+                        tool_call_id=original.tool_call_id,
+                        name=original.name,
+                        replaces=(original.id,),
+                    )
+                    chat.replace_message(output, cut)
+                await manager.evaluate_and_summarize(chat)
+                if any(m.kind is MessageKind.GOAL_BATCH for m in chat.messages):
+                    assert chat.is_valid()
+                    return number
+        raise AssertionError("the goal batch never ran")
+
+    assert 0 < await rounds_until_batch(True) < await rounds_until_batch(False)

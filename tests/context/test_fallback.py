@@ -8,7 +8,7 @@ from forge.context.fallback import (
     prune_tool_outputs,
     tail_start,
 )
-from forge.context.ledger import collect_ledger
+from forge.context.ledger import Ledger, collect_ledger
 from forge.llm.messages import Message, MessageKind, user
 from tests.context.builders import conversation, counter, filler, group, ids, task_start, words
 
@@ -85,7 +85,9 @@ def test_step_two_drops_oldest_units_keeping_head_latest_user_and_excluded() -> 
     assert len(markers) == 2  # one per stretch between protected messages
     assert markers[0].role == "assistant"
     assert "6 messages, 3 tool calls" in markers[0].content
-    assert "`pytest -k case0` (exit 0)" in markers[0].content  # the ledger survives
+    # The ledger survives in meta (the pinned work ledger shows it, ADR 0050) ...
+    assert "`pytest -k case0` (exit 0)" in Ledger.from_meta(markers[0].meta["ledger"]).render()
+    assert "(recall " in markers[0].content  # ... and every dropped output keeps its key
     assert chat.is_valid()
 
 

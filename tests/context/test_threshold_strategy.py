@@ -7,6 +7,7 @@ import pytest
 
 from forge.config.settings import ContextSettings
 from forge.context.errors import SummarizationSkipped
+from forge.context.ledger import Ledger
 from forge.context.strategies import ThresholdSummarizationStrategy
 from forge.llm.messages import Message, MessageKind, assistant, user
 from tests.context.builders import (
@@ -71,7 +72,8 @@ async def test_older_part_becomes_one_summary_and_the_recent_tail_stays(
     assert summary.kind is MessageKind.SUMMARY and summary.role == "assistant"
     assert set(ids(older)) <= set(summary.replaces)
     assert summarized == 1  # one stretch, the unit of its progress events
-    assert "`make step0` (exit code unknown)" in summary.content
+    # The ledger is pinned apart (ADR 0050); the summary keeps its record in meta.
+    assert "`make step0` (exit code unknown)" in Ledger.from_meta(summary.meta["ledger"]).render()
     assert ids(messages[-4:]) == ids(recent)
     assert chat.is_valid()
 

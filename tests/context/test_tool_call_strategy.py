@@ -14,6 +14,7 @@ from forge.config.store import load_settings
 from forge.context import prompts
 from forge.context.errors import PartialSummarizationError
 from forge.context.events import ContextEvent, SummarizationProgress
+from forge.context.ledger import Ledger
 from forge.context.strategies import ToolCallSummarizationStrategy
 from forge.llm.errors import ServerError
 from forge.llm.messages import Message, MessageKind, ToolCall, assistant, tool_result, user
@@ -111,7 +112,7 @@ async def test_run_summarizes_each_group_in_place_in_order(llm_server: OpenAISer
     assert order == [0, 1, 2, 0, 1]  # markers restart in the second batch of groups
     first = summaries[0]
     assert "I read src/f0.py." in first.content
-    assert "files read: src/f0.py" in first.content  # the deterministic ledger
+    assert "files read: src/f0.py" in Ledger.from_meta(first.meta["ledger"]).render()
     assert len(first.replaces) == 2
     assert first.meta["strategy"] == "tool_call" and first.meta["model"] == "main-model"
     assert first.meta["tokens_after"] < first.meta["tokens_before"]
@@ -205,7 +206,7 @@ async def test_parallel_tool_calls_in_one_message_are_one_group(llm_server: Open
     summary = chat[2]
     assert summary.replaces == tuple(ids(parallel))
     assert 'read_file {"path": "x.py"}, read_file {"path": "y.py"}' in summary.content
-    assert "files read: x.py, y.py" in summary.content
+    assert "files read: x.py, y.py" in Ledger.from_meta(summary.meta["ledger"]).render()
     assert chat.is_valid()
 
 
@@ -295,7 +296,7 @@ async def test_a_huge_tool_output_is_map_reduced_into_one_summary(
     summary = chat[2]
     assert summary.meta["level"] == "map_reduce"
     assert "3 failures in test_parser.py" in summary.content
-    assert "`pytest` (exit 1)" in summary.content
+    assert "`pytest` (exit 1)" in Ledger.from_meta(summary.meta["ledger"]).render()
     assert chat.is_valid()
 
 

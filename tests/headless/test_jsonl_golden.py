@@ -44,6 +44,10 @@ VOLATILE = {
     "current_tokens": "<tokens>",
     "tokens_before": "<tokens>",
     "tokens_after": "<tokens>",
+    # A marker names the recall keys of what it dropped (random ids, tokenized to 2-4
+    # tokens each), so what a compaction saved varies by a few tokens (docs/adr/0050).
+    "compaction_saved_tokens": "<tokens>",
+    "compaction_saved": "<dollars>",
 }
 """Fields whose values change from run to run, and what they become."""
 

@@ -24,6 +24,10 @@ from tests.tui.test_app_helpers import (
 
 SIZE = (120, 40)
 
+UNPRICED = "local-coder"
+"""A model the price table does not list: masking acts as soon as a batch is ready (with cache
+prices it waits, below the threshold, until removing pays: docs/adr/0050 §3)."""
+
 
 async def test_masking_and_the_ingest_cap_run_without_summary_blocks(
     llm_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch, workspace: Path
@@ -35,7 +39,10 @@ async def test_masking_and_the_ingest_cap_run_without_summary_blocks(
     reads = [ToolCalls([Call("read_file", {"path": f"data{n}.txt"})]) for n in range(1, 6)]
     big = ToolCalls([Call("read_file", {"path": "big.txt"})])
     llm_server.enqueue(*reads, big, Text("Read them all."))
-    config = {"context": {"max_tokens": 40_000, "mask_keep_recent": 3, "mask_batch": 2}}
+    config = {
+        "llm": {"model": UNPRICED},
+        "context": {"max_tokens": 40_000, "mask_keep_recent": 3, "mask_batch": 2},
+    }
     app = make_app(configure(llm_server, monkeypatch, config=config), workspace)
     seen: list[Message] = []
     async with app.run_test(size=SIZE, message_hook=seen.append) as pilot:
@@ -70,7 +77,7 @@ async def test_the_model_recalls_a_masked_output_in_the_app_without_approval(
         return Text("Recalled it.")
 
     llm_server.responder = respond
-    config = {"context": {"mask_keep_recent": 3, "mask_batch": 3}}
+    config = {"llm": {"model": UNPRICED}, "context": {"mask_keep_recent": 3, "mask_batch": 3}}
     app = make_app(configure(llm_server, monkeypatch, config=config), workspace)
     seen: list[Message] = []
     try:

@@ -79,6 +79,7 @@ async def test_context_shows_the_breakdown(
         tools = app.runtime.context_manager.tool_tokens
         assert tools > 0 and f"| Tool definitions | {format_tokens(tools)} |" in report
         assert "Recent compactions" in report and "none yet" in report
+        assert "Work ledger" in report and "Files read: a.txt" in report  # ADR 0050
         budget = app.runtime.context_manager.max_tokens
         assert f"{budget / 1000:.1f}k" in report
     assert len(llm_server.requests) == 2, "/context asks no model"

@@ -18,6 +18,7 @@ from forge.agent.events import AgentEvent
 from forge.agent.subagents.definitions import TASK_TOOL
 from forge.agent.tool_calls import ToolCallHost
 from forge.agent.turn_state import TurnState
+from forge.context.protocols import ContextManagerProtocol
 from forge.llm.messages import ToolCall
 
 
@@ -32,6 +33,11 @@ class TaskHost(ToolCallHost, Protocol):
     @property
     def stop_check(self) -> Callable[[], str | None] | None:
         """The run's limit (`--max-budget-usd`), asked before each child request too."""
+        ...
+
+    @property
+    def context_manager(self) -> ContextManagerProtocol:
+        """The parent's context manager: its work ledger goes into a brief that asks for it."""
         ...
 
 

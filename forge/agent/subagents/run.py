@@ -297,7 +297,8 @@ class Subagents:
     ) -> AsyncGenerator[AgentEvent, None]:
         """Run the children of `calls` at once; yield their events; record their results."""
         definitions = self.factory.definitions()
-        runs = [_prepare(call, definitions) for call in calls]
+        ledger = host.context_manager.ledger_text
+        runs = [_prepare(call, definitions, ledger) for call in calls]
         queue: asyncio.Queue[AgentEvent | ChildRun] = asyncio.Queue()
         tasks: list[asyncio.Task[None]] = []
         for run in runs:
@@ -404,7 +405,9 @@ class Subagents:
                 await setup.close()
 
 
-def _prepare(call: ToolCall, definitions: AgentDefinitions) -> ChildRun:
+def _prepare(
+    call: ToolCall, definitions: AgentDefinitions, ledger: Callable[[], str] = lambda: ""
+) -> ChildRun:
     try:
         args = validate_arguments(TaskArgs, call.name, call.parsed_arguments())
     except (ToolError, ValueError) as error:
@@ -419,7 +422,10 @@ def _prepare(call: ToolCall, definitions: AgentDefinitions) -> ChildRun:
         )
     if not args.prompt.strip():
         return ChildRun(call, agent=definition.name, error="task: the prompt is empty")
-    return ChildRun(call, agent=definition.name, prompt=args.prompt, definition=definition)
+    prompt = args.prompt
+    if args.work_ledger and (text := ledger()):  # the parent's, on request (docs/adr/0050)
+        prompt = f"{prompt.rstrip()}\n\nWhat this session has done so far:\n{text}"
+    return ChildRun(call, agent=definition.name, prompt=prompt, definition=definition)
 
 
 def _append_result(

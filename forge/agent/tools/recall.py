@@ -2,8 +2,10 @@
 
 Placeholders and summaries name the original by a short id (`forge.context.recall`); this
 read-only tool (no approval) returns it from the session file (`SessionArchive`), so it works
-after `--continue`. `start_line`/`end_line` page through a long original. Its own output is an
-ordinary tool output: masked like any other once old. An unknown id, or one removed by
+after `--continue`. `start_line`/`end_line` page through a long original. Without an id,
+`query` finds outputs and summaries by exact words or a regular expression (`regex`) and returns
+verbatim spans with their recall keys (`forge.context.recall_search`, docs/adr/0050). Its own
+output is an ordinary tool output: masked like any other once old. An unknown id, or one removed by
 /rewind, is a tool error the model can read.
 """
 
@@ -15,18 +17,21 @@ from typing import Any
 from pydantic import Field
 
 from forge.agent.recall_archive import RecallError, SessionArchive
-from forge.agent.tools.arguments import Integer, ModelTool, ToolArguments, tool_schema
+from forge.agent.tools.arguments import Boolean, Integer, ModelTool, ToolArguments, tool_schema
 from forge.agent.tools.base import ToolContext, ToolError, ToolResult
 from forge.context.recall import RECALL_TOOL
+from forge.context.recall_search import QueryError, compile_query, search_originals
 from forge.llm.protocols import ToolSpec
 
 
 class RecallArgs(ToolArguments):
     """`recall`'s arguments."""
 
-    id: str = Field()
+    id: str = Field(default="")
     start_line: Integer | None = None
     end_line: Integer | None = None
+    query: str | None = None
+    regex: Boolean = False
 
 
 class RecallTool(ModelTool[RecallArgs]):
@@ -36,7 +41,9 @@ class RecallTool(ModelTool[RecallArgs]):
         name=RECALL_TOOL,
         description=(
             "The exact text of an output shortened to save context, by the id its placeholder "
-            "names (`recall <id>`); optionally only lines start_line..end_line."
+            "names (`recall <id>`); optionally only lines start_line..end_line. Without an id, "
+            "`query` finds earlier outputs and summaries by exact words (or a regular "
+            "expression with regex=true) and returns the matching lines with their ids."
         ),
         parameters=tool_schema(RecallArgs),
     )
@@ -46,12 +53,19 @@ class RecallTool(ModelTool[RecallArgs]):
         self.archive = archive
 
     def describe(self, arguments: Mapping[str, Any]) -> str:
-        """E.g. "recall: 3f9a2c"."""
-        return f"{RECALL_TOOL}: {str(arguments.get('id') or '').strip()}".rstrip(": ")
+        """E.g. "recall: 3f9a2c", or "recall: “parse_date”" for a query."""
+        key = str(arguments.get("id") or "").strip()
+        query = str(arguments.get("query") or "").strip()
+        if not key and query:
+            return f"{RECALL_TOOL}: “{' '.join(query.split())[:80]}”"
+        return f"{RECALL_TOOL}: {key}".rstrip(": ")
 
     async def run(self, args: RecallArgs, context: ToolContext) -> ToolResult:
-        """The original's text (or the lines asked for)."""
+        """The original's text (or the lines asked for); with a query and no id, the spans
+        that match."""
         key = args.id
+        if not key.strip() and args.query is not None:
+            return self._search(args.query, regex=args.regex)
         try:
             recalled = self.archive.find(key)
         except RecallError as error:
@@ -61,6 +75,23 @@ class RecallTool(ModelTool[RecallArgs]):
         if start is not None or end is not None:
             text = _lines(text, start, end)
         return ToolResult(content=text, metadata={"recalled": recalled.id})
+
+    def _search(self, query: str, *, regex: bool) -> ToolResult:
+        try:
+            pattern = compile_query(query, regex=regex)
+        except QueryError as error:
+            raise ToolError(str(error)) from None
+        try:
+            originals = self.archive.originals()
+        except RecallError as error:
+            raise ToolError(str(error)) from None
+        spans, left_out = search_originals(originals, pattern)
+        if not spans:
+            return ToolResult(content=f"no earlier output or summary matches {query.strip()!r}")
+        text = "\n".join(span.render() for span in spans)
+        if left_out:
+            text += f"\n[{left_out} more matching spans left out: narrow the query]"
+        return ToolResult(content=text, metadata={"matches": len(spans) + left_out})
 
 
 def _lines(text: str, start: int | None, end: int | None) -> str:

@@ -13,7 +13,7 @@ from typing import Any
 
 from pydantic import Field
 
-from forge.agent.tools.arguments import ModelTool, ToolArguments, tool_schema
+from forge.agent.tools.arguments import Boolean, ModelTool, ToolArguments, tool_schema
 from forge.agent.tools.base import ToolContext, ToolError, ToolResult, first_line
 from forge.llm.protocols import ToolSpec
 
@@ -31,6 +31,11 @@ class TaskArgs(ToolArguments):
     agent: str = Field(description="The name of the agent to run (one of those listed).")
     prompt: str = Field(
         description="The whole task for the agent: what to do or find, and what to report."
+    )
+    work_ledger: Boolean = Field(
+        default=False,
+        description="Append this session's work ledger (files changed, commands run and "
+        "their results) to the prompt.",
     )
 
 

@@ -24,6 +24,7 @@ from forge.context.conversation import Conversation
 from forge.context.errors import SummarizationError
 from forge.context.events import SummarizationProgress
 from forge.context.ledger import Ledger
+from forge.context.recall import RECALL_KEYS_META, folded_recall_ids, recall_keys_line
 from forge.context.strategies.contract import Capabilities, ContextStrategy, StrategyRun
 from forge.context.summary_archive import SummaryArchive, SummaryRecord
 from forge.context.tally import ConversationTally, Tallies
@@ -94,8 +95,15 @@ def summary_message(
     tokens_before: int,
     counter: TokenCounter,
     ledger: Ledger,
+    name_keys: bool = True,
 ) -> Message:
-    """A summary (or goal batch) replacing `replaced`, with meta saying what it cost."""
+    """A summary (or goal batch) replacing `replaced`, with meta saying what it cost. It ends
+    with the recall keys of every output it folded (`forge.context.recall.folded_recall_ids`;
+    the full ids in `meta["recall_keys"]`), so each original stays one `recall` away —
+    unless `name_keys` is False: the content then holds the outputs word for word."""
+    folded = folded_recall_ids(replaced)
+    keys = recall_keys_line(folded) if name_keys else ""
+    content = f"{content.rstrip()}\n{keys}" if keys else content
     draft = Message(role=role, content=content, kind=kind)
     tokens_after = counter.count_message(draft)
     return Message(
@@ -112,6 +120,7 @@ def summary_message(
             "tokens_before": tokens_before,
             "tokens_after": tokens_after,
             "ledger": ledger.to_meta(),
+            RECALL_KEYS_META: folded,
         },
     )
 
@@ -123,12 +132,6 @@ def prior_summary_before(messages: Sequence[Message], start: int) -> str:
         if messages[position].kind in (MessageKind.SUMMARY, MessageKind.GOAL_BATCH):
             return messages[position].content
     return ""
-
-
-def with_ledger(text: str, ledger: Ledger) -> str:
-    """The summary text with the deterministic ledger appended."""
-    rendered = ledger.render()
-    return f"{text.rstrip()}\n\n{rendered}" if rendered else text.rstrip()
 
 
 class SummarizationStrategy(ContextStrategy):
@@ -185,6 +188,7 @@ class SummarizationStrategy(ContextStrategy):
         ledger: Ledger,
         role: Role = "assistant",
         kind: MessageKind = MessageKind.SUMMARY,
+        name_keys: bool = True,
     ) -> Message:
         """`summary_message` written by this strategy with the manager's counter."""
         return summary_message(
@@ -197,6 +201,7 @@ class SummarizationStrategy(ContextStrategy):
             tokens_before=tokens_before,
             counter=self.services.counter,
             ledger=ledger,
+            name_keys=name_keys,
         )
 
     def swap_in(

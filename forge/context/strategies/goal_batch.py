@@ -30,7 +30,6 @@ from forge.context.strategies.base import (
     StrategyServices,
     SummarizationStrategy,
     prior_summary_before,
-    with_ledger,
 )
 from forge.context.strategies.contract import Capabilities, StrategyRun
 from forge.context.strategies.cooldown import Cooldown
@@ -39,6 +38,11 @@ from forge.context.transcript import render_messages
 from forge.llm.errors import LLMError
 from forge.llm.messages import Message, MessageKind
 from forge.llm.protocols import Provider
+
+SUMMARY_REQUEST_COST = 2.0
+"""What summarizing one token of work costs, in input-price tokens: the token sent once
+(1.0) plus a quarter of a token written back at an output price about 4 x the input price
+(docs/adr/0050 §3)."""
 
 MINIMUM_WORK_TOKENS = 150
 """A turn whose work is smaller than this is not worth a goal-batch request."""
@@ -211,10 +215,14 @@ class GoalBatchCompactionStrategy(SummarizationStrategy):
         paid = rewritten_from(conversation, self.services.sent)
         if paid is not None and pricing.rewrite_start(paid, length, head) <= start:
             tail = saved  # the next request re-writes from there anyway: free
+        elif pricing.lookback is None:
+            tail = self.services.tally(conversation).tokens  # an upper bound, in O(1)
         else:
             before = sum(counter.count_message(conversation[i]) for i in range(start))
             tail = self.services.tally(conversation).tokens - before
-        return self._gate.pays(pricing, saved, tail, self._requests)
+        # The summary is a request of its own: the work in, a quarter of it out.
+        extra = work * SUMMARY_REQUEST_COST
+        return self._gate.pays(pricing, saved, tail, self._requests, extra)
 
     def pending_items(
         self, conversation: Conversation, max_tokens: int = 0, *, force: bool = False
@@ -255,7 +263,7 @@ class GoalBatchCompactionStrategy(SummarizationStrategy):
         message = self.summary_of(
             work,
             result,
-            with_ledger(f"{header}\n{result.text}", ledger),
+            f"{header}\n{result.text}",
             tokens_before=tokens_before,
             ledger=ledger,
             kind=MessageKind.GOAL_BATCH,

@@ -30,7 +30,6 @@ from forge.context.ledger import collect_ledger
 from forge.context.prompts import ContentType
 from forge.context.strategies.base import (
     SummarizationStrategy,
-    with_ledger,
 )
 from forge.context.strategies.contract import Capabilities, StrategyRun
 from forge.context.transcript import render_messages
@@ -176,7 +175,7 @@ class ThresholdSummarizationStrategy(SummarizationStrategy):
         tokens_before = self.tokens_of(replaced)
         ledger = collect_ledger(replaced)
         header = f"[Summary of my earlier work: {len(replaced)} messages]"
-        content = with_ledger(f"{header}\n{result.text}", ledger)
+        content = f"{header}\n{result.text}"
         message = self.summary_of(
             replaced, result, content, tokens_before=tokens_before, ledger=ledger
         )

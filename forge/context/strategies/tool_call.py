@@ -30,12 +30,11 @@ from forge.context.errors import PartialSummarizationError, SummarizationError
 from forge.context.groups import ToolCallGroup, tool_call_groups
 from forge.context.ledger import collect_ledger, describe_call
 from forge.context.prompts import ContentType
-from forge.context.recall import recall_hint
+from forge.context.recall import folded_recall_ids, recall_keys_line
 from forge.context.strategies.base import (
     StrategyServices,
     SummarizationStrategy,
     prior_summary_before,
-    with_ledger,
 )
 from forge.context.strategies.contract import StrategyRun
 from forge.context.strategies.cooldown import Cooldown
@@ -159,25 +158,20 @@ class ToolCallSummarizationStrategy(SummarizationStrategy):
         tokens_before = self.tokens_of(replaced)
         ledger = collect_ledger(replaced)
         calls = ", ".join(describe_call(call, limit=120) for call in replaced[0].tool_calls)
+        verbatim = True  # the outputs stay word for word: no recall keys needed
         if result.level is SummaryLevel.NONE:
             # Too small to be worth a call: kept word for word, as one message.
             content = f"[Earlier tool call, kept verbatim]\n{result.text}"
         else:
-            recall = _recall_words(replaced)
-            content = with_ledger(
-                f"[Summary of my earlier tool call: {calls}{recall}]\n{result.text}", ledger
-            )
-            if counter.count_text(content) >= tokens_before:
+            content = f"[Summary of my earlier tool call: {calls}]\n{result.text}"
+            verbatim = False
+            keys = recall_keys_line(folded_recall_ids(replaced))
+            if counter.count_text(f"{content}\n{keys}") >= tokens_before:
+                verbatim = True
                 # A summary longer than the original helps nobody; keep the original text.
                 content = f"[Earlier tool call, kept verbatim]\n{render_messages(replaced)}"
         message = self.summary_of(
-            replaced, result, content, tokens_before=tokens_before, ledger=ledger
-        )
+            replaced, result, content, tokens_before=tokens_before, ledger=ledger,
+            name_keys=not verbatim,
+        )  # fmt: skip
         return self.swap_in(conversation, message, run, result)
-
-
-def _recall_words(replaced: Sequence[Message]) -> str:
-    """ "; recall 3f9a2c" naming each output the summary stands for (the exact text stays
-    recallable, `forge.context.recall`), or "" when the group has no output."""
-    hints = [recall_hint(message) for message in replaced if message.role == "tool"]
-    return f"; {', '.join(hints)}" if hints else ""

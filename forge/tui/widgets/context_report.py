@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -76,10 +77,12 @@ def context_report_markdown(
     recent_compactions: Iterable[SummarizationCompleted | SummarizationFailed],
     window: str = "",
     window_note: str = "",
+    ledger: str = "",
 ) -> str:
     """The `/context` report as markdown. `window` says what the budget was made from and
     where that came from (configured / reported by the server / guessed from the name);
-    `window_note`, when given, follows it (said once, when the window is only a guess)."""
+    `window_note`, when given, follows it (said once, when the window is only a guess);
+    `ledger`, the work ledger, ends it in a code block (file names and commands are data)."""
     share = f"{current_tokens / max_tokens:.0%}" if max_tokens else "n/a"
     rows = (
         ("System prompt", breakdown.system, ""),
@@ -101,7 +104,19 @@ def context_report_markdown(
         + "| Part | Tokens | Items |\n|---|---:|---:|\n"
         f"{table}\n\n"
         f"**Recent compactions**\n\n{compactions or 'none yet'}"
+        + (
+            f"\n\n**Work ledger** (in the prompt from the first compaction on)\n\n{_fenced(ledger)}"
+            if ledger
+            else ""
+        )
     )
+
+
+def _fenced(text: str) -> str:
+    """`text` in a code block whose fence no run of backticks in it can close."""
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return f"{fence}text\n{text}\n{fence}"
 
 
 def _children_under_parents(sessions: Sequence[SessionInfo]) -> list[SessionInfo]:

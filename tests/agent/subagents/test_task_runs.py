@@ -467,3 +467,33 @@ def test_an_unknown_provider_is_reported_by_file_and_field(workspace: Path) -> N
     found = load_agent_definitions(workspace)
     assert "odd" not in found.names()
     assert any(str(path) in p and "`provider` 'elsewhere'" in p for p in found.problems)
+
+
+async def test_a_brief_that_asks_for_it_carries_the_parents_work_ledger(
+    llm_server: OpenAIServer, workspace: Path
+) -> None:
+    """Issue 37 (docs/adr/0050): `work_ledger: true` appends what the parent did so far."""
+    write_agent(workspace, "finder", body="Find things.")
+    (workspace / "notes.txt").write_text("alpha\n")
+    llm_server.enqueue_for(
+        PARENT_MODEL,
+        ToolCalls([Call("read_file", {"path": "notes.txt"}, id="r1")]),
+        ToolCalls(
+            [
+                Call("task", {"agent": "finder", "prompt": "go on", "work_ledger": True}, id="t1"),
+                Call("task", {"agent": "finder", "prompt": "plain"}, id="t2"),
+            ]
+        ),
+        Text("done"),
+    )
+    llm_server.enqueue_for(CHILD_MODEL, Text("one"), Text("two"))
+    session = build_session(settings_for(llm_server), workspace)
+    try:
+        await drive(session.run_turn("read the notes, then delegate"))
+    finally:
+        await session.aclose()
+    briefs = [str(r.messages[-1]["content"]) for r in llm_server.requests_for(CHILD_MODEL)]
+    asked = next(brief for brief in briefs if brief.startswith("go on"))
+    plain = next(brief for brief in briefs if brief.startswith("plain"))
+    assert "What this session has done so far:" in asked and "Files read: notes.txt" in asked
+    assert plain == "plain"

@@ -1,0 +1,354 @@
+"""The work ledger: what the session did, recorded from its own tool calls (no LLM).
+
+A summary is written by a model and may drop a detail; users complain most that compaction
+forgets *what was done*. The ledger cannot forget: it records, call by call, files read,
+created, edited and deleted (with the lines added and removed), commands with their exit codes,
+test runs with their result, errors met, and approaches abandoned (a change reverted, a command
+that kept failing), each with the recall key of its output. `forge.context.ledger_pin` keeps it
+in the prompt; `forge.context.ledger_render` renders it within its share of the budget. The
+record is JSON-serializable (`to_meta`/`from_meta`), so a resumed session keeps it whole.
+See docs/adr/0050-context-engine-v4.md.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import shlex
+from dataclasses import dataclass, field
+from typing import Any
+
+from forge.context.ledger import command_of, exit_code_of
+from forge.context.recall import RECALL_KEY_LENGTH, original_id
+from forge.llm.messages import Message, ToolCall
+
+_PATH_KEYS = ("path", "file_path", "filepath", "filename", "file", "target_file")
+_READ_WORDS = ("read", "view", "open", "cat")
+_DELETE_WORDS = ("delete", "remove")
+_CHANGE_WORDS = ("write", "edit", "create", "diff", "patch", "replace", "insert", "append")
+_EDIT_PAIRS = (("old_str", "new_str"), ("old_string", "new_string"), ("search", "replace"))
+TEST_COMMAND = re.compile(
+    r"\b(pytest|py\.test|unittest|tox|nox|jest|vitest|mocha|rspec|phpunit|ctest|"
+    r"(npm|yarn|pnpm|bun|go|cargo|mvn|gradle|dotnet|mix|deno) test|make (test|check))\b"
+)
+_TEST_COUNTS = re.compile(r"\b\d+ (passed|failed|errors?|skipped|tests? (passed|failed))\b", re.I)
+_ERROR_LINE = re.compile(
+    r"^\s*(\w+(Error|Exception)\b|error(\[\w+\])?:|fatal:|FAILED\b|E\s{2,}|panic:)", re.I
+)
+_REVERT_COMMAND = re.compile(
+    r"\bgit\s+(checkout\s+(\S+\s+)?--\s+\S|checkout\s+\.(\s|$)|restore\b|reset\s+--hard"
+    r"|revert\b|stash\b(?!\s+(list|show)))"
+)
+"""Commands that throw changes away (a branch switch, `git checkout main`, is not one)."""
+KEPT_FAILING = 2
+"""Failed runs in a row after which a command counts as abandoned (until it succeeds)."""
+_TEXT_LIMIT = 120
+
+
+@dataclass(slots=True)
+class FileRecord:
+    """What the session did to one file."""
+
+    path: str
+    read: bool = False
+    created: bool = False
+    edits: int = 0
+    added: int = 0
+    removed: int = 0
+    deleted: bool = False
+    reverted: bool = False
+    order: int = 0
+    """When it was last touched (the ledger's step counter): oldest are aggregated first."""
+
+    @property
+    def changed(self) -> bool:
+        """Created, edited, deleted or reverted."""
+        return self.created or self.edits > 0 or self.deleted or self.reverted
+
+
+@dataclass(slots=True)
+class CommandRun:
+    """One command, its exit code (None: not stated), and for a test run its result."""
+
+    command: str
+    exit_code: int | None
+    key: str = ""
+    test: bool = False
+    result: str = ""
+    """For a test run: the counts line ("1 failed, 11 passed") when the output had one."""
+
+
+@dataclass(slots=True)
+class WorkLedger:
+    """Everything recorded so far (see the module docstring)."""
+
+    files: dict[str, FileRecord] = field(default_factory=dict)
+    commands: list[CommandRun] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    abandoned: list[str] = field(default_factory=list)
+    calls: set[str] = field(default_factory=set)
+    """Ids of the calls recorded (each once, whatever rescans happen)."""
+    step: int = 0
+    _contents: dict[str, list[str]] = field(default_factory=dict)
+    """Per path, digests of the whole contents written, in order (a return to an earlier
+    one is a revert)."""
+    _edits: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
+    """Per path, digests of (old, new) of each edit (an edit undoing one is a revert)."""
+
+    def is_empty(self) -> bool:
+        """True when no call touched a file or ran a command."""
+        return not (self.files or self.commands)
+
+    # --- recording ----------------------------------------------------------------------
+    def record(self, call: ToolCall, result: Message) -> None:
+        """Record one finished call (once per call id)."""
+        if call.id in self.calls:
+            return
+        self.calls.add(call.id)
+        self.step += 1
+        try:
+            arguments = call.parsed_arguments()
+        except ValueError:
+            return
+        failed = bool(result.meta.get("is_error"))
+        command = command_of(call)
+        if command is not None:
+            self._command(command, result)
+            return
+        name = call.name.lower()
+        paths = _paths(arguments)
+        if failed:
+            self._error(result.content, f"{call.name} {' '.join(paths)}".strip())
+            return
+        editor = str(arguments.get("command", "")).lower() if "editor" in name else ""
+        if editor in ("view", "read", "open", "cat") or (
+            not editor and _is(name, _READ_WORDS) and not _is(name, _CHANGE_WORDS)
+        ):
+            for path in paths:
+                self._file(path).read = True
+        elif _is(name, _DELETE_WORDS) and not _is(name, ("replace",)):
+            for path in paths:
+                self._file(path).deleted = True
+        elif editor or _is(name, _CHANGE_WORDS):
+            for path in paths[:1]:
+                self._change(path, arguments, result)
+
+    def _file(self, path: str) -> FileRecord:
+        record = self.files.get(path)
+        if record is None:
+            record = self.files[path] = FileRecord(path)
+        record.order = self.step
+        return record
+
+    def _change(self, path: str, arguments: dict[str, Any], result: Message) -> None:
+        record = self._file(path)
+        added, removed = _counts_in(result.content)
+        content = _first_string(arguments, ("content", "file_text", "text"))
+        pairs = _edit_pairs(arguments)
+        if content is not None:
+            digest = _digest(content)
+            history = self._contents.setdefault(path, [])
+            if history and digest in history[:-1] and digest != history[-1]:
+                self._revert(record, "rewritten to an earlier version")
+            history.append(digest)
+            created = "created" in result.content.lower()[:40] or (
+                not record.read and record.edits == 0 and not history[:-1]
+            )
+            if added is None:
+                added, removed = content.count("\n") + bool(content), 0
+            if created and not record.edits:
+                record.created = True
+            else:
+                record.edits += 1
+        else:
+            digests = [(_digest(old), _digest(new)) for old, new in pairs]
+            earlier = self._edits.setdefault(path, [])
+            if digests and all((new, old) in earlier for old, new in digests):
+                self._revert(record, "an edit undone")
+            earlier.extend(digests)
+            if added is None:
+                added = sum(new.count("\n") + bool(new) for _, new in pairs)
+                removed = sum(old.count("\n") + bool(old) for old, _ in pairs)
+            record.edits += 1
+        record.added += added or 0
+        record.removed += removed or 0
+
+    def _revert(self, record: FileRecord, how: str) -> None:
+        record.reverted = True
+        _append_once(self.abandoned, f"change to {record.path} reverted ({how})")
+
+    def _command(self, command: str, result: Message) -> None:
+        exit_code = exit_code_of(result)
+        if exit_code is None and result.meta.get("is_error"):
+            exit_code = -1
+        text = " ".join(command.split())
+        run = CommandRun(text, exit_code, key=original_id(result)[:RECALL_KEY_LENGTH])
+        if TEST_COMMAND.search(text):
+            run.test = True
+            counts = [line for line in result.content.splitlines() if _TEST_COUNTS.search(line)]
+            run.result = _clip(counts[-1].strip(" =")) if counts else ""
+        self.commands.append(run)
+        if exit_code not in (None, 0):
+            self._error(result.content, f"`{_clip(text, 60)}`")
+            streak = 0
+            for earlier in reversed(self.commands):
+                if earlier.command != text:
+                    continue
+                if earlier.exit_code in (None, 0):
+                    break
+                streak += 1
+            if streak >= KEPT_FAILING:
+                note = f"`{_clip(text, 80)}` kept failing"
+                self.abandoned[:] = [a for a in self.abandoned if not a.startswith(note)]
+                self.abandoned.append(f"{note} ({streak} runs, last exit {exit_code})")
+        elif exit_code == 0:
+            note = f"`{_clip(text, 80)}` kept failing"
+            self.abandoned[:] = [a for a in self.abandoned if not a.startswith(note)]
+        if _REVERT_COMMAND.search(text):
+            for path in _command_paths(text):
+                if path in self.files:
+                    self.files[path].reverted = True
+            _append_once(self.abandoned, f"changes reverted by `{_clip(text, 80)}`")
+        for path in _deleted_by(text):
+            self._file(path).deleted = True
+
+    def _error(self, output: str, where: str) -> None:
+        lines = [line.strip() for line in output.splitlines() if line.strip()]
+        found = next((line for line in lines if _ERROR_LINE.match(line)), None)
+        if found is None:
+            found = next((line for line in lines if not line.startswith("[exit")), "")
+        if found:
+            _append_once(self.errors, f"{_clip(found)} ({where})")
+
+    # --- persistence --------------------------------------------------------------------
+    def to_meta(self) -> dict[str, Any]:
+        """A JSON-serializable form (kept in the pinned ledger message's meta)."""
+        return {
+            "files": [_file_meta(record) for record in self.files.values()],
+            "commands": [[c.command, c.exit_code, c.key, c.test, c.result] for c in self.commands],
+            "errors": list(self.errors),
+            "abandoned": list(self.abandoned),
+            "calls": sorted(self.calls),
+            "step": self.step,
+        }
+
+    @classmethod
+    def from_meta(cls, data: Any) -> WorkLedger:
+        """Rebuild a ledger written by `to_meta` (anything malformed is skipped)."""
+        ledger = cls()
+        if not isinstance(data, dict):
+            return ledger
+        for item in data.get("files") or ():
+            if isinstance(item, list) and len(item) == 9 and isinstance(item[0], str):
+                path, *flags = item
+                ledger.files[path] = FileRecord(
+                    path, bool(flags[0]), bool(flags[1]), int(flags[2]), int(flags[3]),
+                    int(flags[4]), bool(flags[5]), bool(flags[6]), int(flags[7]),
+                )  # fmt: skip
+        for item in data.get("commands") or ():
+            if isinstance(item, list) and len(item) == 5 and isinstance(item[0], str):
+                code = item[1] if isinstance(item[1], int) else None
+                ledger.commands.append(
+                    CommandRun(item[0], code, str(item[2]), bool(item[3]), str(item[4]))
+                )
+        for name in ("errors", "abandoned"):
+            values = data.get(name)
+            if isinstance(values, list):
+                getattr(ledger, name).extend(v for v in values if isinstance(v, str))
+        calls = data.get("calls")
+        if isinstance(calls, list):
+            ledger.calls.update(c for c in calls if isinstance(c, str))
+        step = data.get("step")
+        ledger.step = step if isinstance(step, int) else len(ledger.calls)
+        return ledger
+
+
+def _file_meta(f: FileRecord) -> list[Any]:
+    return [f.path, f.read, f.created, f.edits, f.added, f.removed, f.deleted, f.reverted, f.order]
+
+
+def _is(name: str, words: tuple[str, ...]) -> bool:
+    return any(word in name for word in words)
+
+
+def _paths(arguments: dict[str, Any]) -> list[str]:
+    found = [
+        value.strip()
+        for key in _PATH_KEYS
+        if isinstance(value := arguments.get(key), str) and value.strip()
+    ]
+    listed = arguments.get("paths")
+    if isinstance(listed, list):
+        found.extend(item.strip() for item in listed if isinstance(item, str) and item.strip())
+    return found
+
+
+def _first_string(arguments: dict[str, Any], keys: tuple[str, ...]) -> str | None:
+    for key in keys:
+        value = arguments.get(key)
+        if isinstance(value, str):
+            return value
+    return None
+
+
+def _edit_pairs(arguments: dict[str, Any]) -> list[tuple[str, str]]:
+    """(old, new) texts of an edit call: its own keys, or each of its `blocks`/`edits`."""
+    items: list[dict[str, Any]] = [arguments]
+    for key in ("blocks", "edits"):
+        listed = arguments.get(key)
+        if isinstance(listed, list):
+            items.extend(item for item in listed if isinstance(item, dict))
+    pairs: list[tuple[str, str]] = []
+    for item in items:
+        for old_key, new_key in _EDIT_PAIRS:
+            old, new = item.get(old_key), item.get(new_key)
+            if isinstance(old, str) and isinstance(new, str):
+                pairs.append((old, new))
+    return pairs
+
+
+_COUNTS = re.compile(r"\(\S*?\+(\d+) -(\d+)\)|; \+(\d+) -(\d+)\)")
+
+
+def _counts_in(text: str) -> tuple[int | None, int | None]:
+    """Lines added and removed as Forge's write tools state them ("(+3 -1)")."""
+    found = _COUNTS.search(text[:300])
+    if found is None:
+        return None, None
+    values = [int(v) for v in found.groups() if v is not None]
+    return values[0], values[1]
+
+
+def _digest(text: str) -> str:
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=8).hexdigest()
+
+
+def _command_paths(command: str) -> list[str]:
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        words = command.split()
+    return [word for word in words if "/" in word or "." in word.strip(".")]
+
+
+def _deleted_by(command: str) -> list[str]:
+    """Paths an `rm` or `git rm` at the start of a command deletes."""
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        return []
+    if words[:2] == ["git", "rm"]:
+        words = words[1:]
+    if not words or words[0] != "rm" or any(w in ("&&", ";", "|", "||") for w in words):
+        return []
+    return [word for word in words[1:] if not word.startswith("-")]
+
+
+def _append_once(target: list[str], text: str) -> None:
+    if text not in target:
+        target.append(text)
+
+
+def _clip(text: str, limit: int = _TEXT_LIMIT) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
