@@ -2,7 +2,7 @@
 tables, and (for a full run, or with --results) write the results file.
 
 Sections, in order: replay, parallel, bookkeeping, tui, startup, interrupt, fleet,
-subagents. With no
+subagents, sandbox. With no
 SECTION every one runs and `bench/RESULTS.md` is written. Exit status 1 when any section raised
 (a missing corpus, no tmux, a missing module) or found a broken invariant; 2 for an unknown
 section.
@@ -55,6 +55,7 @@ SECTIONS: dict[str, Callable[[], SectionResult]] = {
     "interrupt": _section("bench.interrupt"),
     "fleet": _section("bench.fleet"),
     "subagents": _section("bench.subagents"),
+    "sandbox": _section("bench.sandbox"),
 }
 TITLES = {
     "replay": "1. Replay",
@@ -65,6 +66,7 @@ TITLES = {
     "interrupt": "6. Interrupting a huge summary",
     "fleet": "7. Fleet",
     "subagents": "8. Subagents",
+    "sandbox": "9. Sandbox start-up",
 }
 
 

@@ -71,6 +71,7 @@ def test_every_required_command_exists() -> None:
         "trust",
         "hooks",
         "skills",
+        "sandbox",
     }
 
 

@@ -370,6 +370,7 @@ class Subagents:
             policy,
             command_timeout=host.command_timeout,
             hooks=hooks,
+            sandbox=host.sandbox,
         )
         child = Agent(
             parts,
