@@ -10,6 +10,8 @@ import pytest
 
 from forge.agent.events import ToolCallFinished
 from forge.agent.shell_escape import run_shell_escape
+from forge.config.settings import Settings
+from forge.config.store import load_settings
 from tests.agent.sandbox.support import make_sandbox, run_model_command
 
 KEY = "sk-environment-canary-81d2"
@@ -76,3 +78,19 @@ async def test_mode_on_without_bubblewrap_refuses_the_command_readably(workspace
     assert "tools.sandbox.mode is on" in result.content
     assert "bubblewrap is not installed" in result.content
     assert not (workspace / "out.txt").exists()
+
+
+@pytest.mark.parametrize(
+    ("written", "mode"), [("on", "on"), ("off", "off"), ("true", "on"), ("auto", "auto")]
+)
+def test_yaml_on_and_off_are_the_sandbox_modes(tmp_path: Path, written: str, mode: str) -> None:
+    path = tmp_path / "config.yaml"
+    path.write_text(f"tools:\n  sandbox:\n    mode: {written}\n")
+    result = load_settings(path)
+    assert result.error is None
+    assert result.settings.tools.sandbox.mode == mode
+
+
+def test_no_configuration_at_all_confines_by_default() -> None:
+    assert Settings().tools.sandbox.mode == "auto"
+    assert Settings().tools.sandbox.network is False
