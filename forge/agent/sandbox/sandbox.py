@@ -255,6 +255,16 @@ class CommandSandbox:
         if session_tmp is not None:
             shutil.rmtree(session_tmp, ignore_errors=True)
 
+    @property
+    def started(self) -> bool:
+        """Whether the session's /tmp, namespace and cgroup exist (the first command made them)."""
+        return self._session_tmp is not None
+
+    def start(self) -> None:
+        """Make them now, if confined (blocking: call it off the event loop)."""
+        if self.enabled:
+            self._start()
+
     def _start(self) -> Path:
         """The session's /tmp, namespace and cgroup, created at the first confined command."""
         with self._lock:

@@ -116,6 +116,10 @@ class ExecuteCommandTool(ModelTool[ExecuteCommandArgs]):
             raise ToolError("timeout must be a positive number of seconds")
         timeout = min(timeout, MAX_TIMEOUT_SECONDS)
         cwd = workspace_root(context.workspace)
+        sandbox = context.sandbox
+        if sandbox is not None and not sandbox.started:
+            # The first confined command starts the session's namespace holder: off the loop.
+            await asyncio.to_thread(sandbox.start)
         prepared = _prepare(command, cwd, args, context)
         try:
             result = await self._run(prepared, cwd, timeout_seconds=timeout, context=context)
