@@ -202,13 +202,16 @@ async def test_forge_and_git_config_in_the_workspace_are_read_only(workspace: Pa
     assert (workspace / "src.txt").read_text() == "fine\n"
 
 
-SURVIVORS = "setsid sleep 7301 & (sleep 7302 &) ; nohup sleep 7303 >/dev/null 2>&1 &"
+def survivors(base: int) -> str:
+    """A `setsid`, a double-forked and a `nohup` sleep of `base`, `base + 1`, `base + 2`
+    seconds (each test its own numbers: tests may run in parallel)."""
+    return f"setsid sleep {base} & (sleep {base + 1} &) ; nohup sleep {base + 2} >/dev/null 2>&1 &"
 
 
 async def test_setsid_double_fork_and_nohup_do_not_outlive_the_command(workspace: Path) -> None:
     sandbox = make_sandbox(workspace)
     try:
-        result = await run_model_command(sandbox, workspace, f"{SURVIVORS} echo started")
+        result = await run_model_command(sandbox, workspace, f"{survivors(7301)} echo started")
     finally:
         sandbox.close()
     assert "started" in result.content
@@ -220,7 +223,7 @@ async def test_survivors_die_at_the_timeout_and_at_an_interrupt(workspace: Path)
     sandbox = make_sandbox(workspace)
     try:
         timed_out = await run_model_command(
-            sandbox, workspace, f"{SURVIVORS} sleep 7304", timeout_seconds=1
+            sandbox, workspace, f"{survivors(7311)} sleep 7314", timeout_seconds=1
         )
         task = asyncio.ensure_future(
             run_model_command(sandbox, workspace, "setsid sleep 7305 & sleep 7306")
@@ -235,7 +238,7 @@ async def test_survivors_die_at_the_timeout_and_at_an_interrupt(workspace: Path)
     finally:
         sandbox.close()
     assert timed_out.metadata["timed_out"] is True
-    for marker in ("7301", "7302", "7303", "7304", "7305", "7306"):
+    for marker in ("7311", "7312", "7313", "7314", "7305", "7306"):
         assert processes_with(marker) == []
 
 
