@@ -124,6 +124,14 @@ def _build_parser() -> argparse.ArgumentParser:
     trust_action.add_argument(
         "--show", action="store_true", help="only show the definitions and the decision"
     )
+    sandbox = sub.add_parser(
+        "sandbox",
+        help="what confines the model's commands here (--check)",
+        description="Say whether the model's commands run confined, with which mechanism, "
+        "and why not (docs/adr/0053); --check also runs one confined command.",
+    )
+    sandbox.add_argument("path", nargs="?", default=None, help="the workspace (default: -C or .)")
+    sandbox.add_argument("--check", action="store_true", help="run a confined command too")
     return parser
 
 
@@ -155,6 +163,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from forge.agent.trust.command import run_trust_command
 
         return run_trust_command(args.path or args.workspace, revoke=args.revoke, show=args.show)
+    if args.command == "sandbox":
+        from forge.agent.sandbox.report import run_sandbox_check
+
+        return run_sandbox_check(args.path or args.workspace)
     if args.command == "sessions":
         from forge.agent.session_listing import print_sessions
 

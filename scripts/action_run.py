@@ -3,10 +3,10 @@ its outputs. Tested locally with a fake `GITHUB_OUTPUT` (tests/test_github_actio
 
 Inputs arrive as environment variables (`INPUT_PROMPT`, `INPUT_PROMPT_FILE`, `INPUT_MODEL`,
 `INPUT_BASE_URL`, `INPUT_API_KEY`, `INPUT_MODE`, `INPUT_MAX_TURNS`, `INPUT_MAX_BUDGET_USD`,
-`INPUT_ARGS`, `INPUT_TRUST_WORKSPACE`, `INPUT_STREAM_FILE`). The API key reaches Forge only
-through its environment (`OPENAI_API_KEY`), never the command line, and Forge masks it in
-everything it prints. `--trust-workspace` is passed only when `INPUT_TRUST_WORKSPACE` is
-"true": a pull request's `.forge/` is its author's, not yours.
+`INPUT_ARGS`, `INPUT_TRUST_WORKSPACE`, `INPUT_SANDBOX_NETWORK`, `INPUT_STREAM_FILE`). The API
+key reaches Forge only through its environment (`OPENAI_API_KEY`), never the command line, and
+Forge masks it in everything it prints. `--trust-workspace` is passed only when
+`INPUT_TRUST_WORKSPACE` is "true": a pull request's `.forge/` is its author's, not yours.
 
 Outputs (`$GITHUB_OUTPUT`): `final-message`, `cost` (USD, empty when unknown), `exit-code`,
 `stream-file` (the stream-json records, for the artifact upload). The step exits with
@@ -65,6 +65,9 @@ def forge_environment() -> dict[str, str]:
         environment["OPENAI_API_KEY"] = key
     if base_url := _input("BASE_URL"):
         environment["OPENAI_BASE_URL"] = base_url
+    # The model's commands run in the sandbox without network unless asked (docs/adr/0053).
+    network = _input("SANDBOX_NETWORK").lower() == "true"
+    environment["FORGE_TOOLS__SANDBOX__NETWORK"] = "true" if network else "false"
     return environment
 
 

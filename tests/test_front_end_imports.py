@@ -52,6 +52,8 @@ ALLOWED = {
         "forge.agent.subagents.mentions",  # the resumed history's `@agent-` message as typed
         "forge.agent.mcp.project_watch",
         "forge.agent.mcp.report",
+        "forge.agent.sandbox.report",  # /sandbox's lines (ADR 0053)
+        "forge.agent.sandbox.sandbox",  # SandboxState, the status pane's sandbox line
         "forge.agent.tools.diffs",  # rendering a diff
         "forge.agent.tools.ignore",  # @-completion skips what the tools skip
         "forge.config.errors",
@@ -66,6 +68,7 @@ ALLOWED = {
     "forge.headless": SHARED
     | {
         "forge.agent.answers",  # what a question gets when nobody can answer
+        "forge.agent.sandbox.approval",  # an unconfined request's reason, to refuse it
         "forge.agent.error_kinds",
         "forge.config.ephemeral",
         "forge.config.secrets",
@@ -86,6 +89,7 @@ ALLOWED = {
         "forge.agent.trust",
         "forge.agent.trust.programs",  # the editor's MCP servers as a source to trust
         "forge.agent.trust.sources",  # the workspace files kept trusted beside them
+        "forge.agent.sandbox.report",  # /sandbox's lines (ADR 0053)
         "forge.config.provider_keys",  # whether a key is configured (session/new's error)
         "forge.config.secrets",  # masking what is sent to the editor
         "forge.config.settings",

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import yaml
 
+from tests.agent.sandbox.support import needs_bubblewrap
 from tests.headless.test_headless import API_KEY, REPO_ROOT
 from tests.support.openai_server import Call, OpenAIServer, Text, ToolCalls
 from tests.trust.test_forge_run_trust import hostile
@@ -125,3 +126,32 @@ def test_action_yml_wires_every_input_to_the_script() -> None:
     upload = action["runs"]["steps"][-1]
     assert upload["uses"].startswith("actions/upload-artifact") and upload["if"] == "always()"
     assert action["inputs"]["trust-workspace"]["default"] == "false"
+
+
+@needs_bubblewrap
+def test_sandbox_network_lets_the_models_commands_reach_the_network(
+    llm_server: OpenAIServer, workspace: Path, tmp_path: Path
+) -> None:
+    port = llm_server.base_url.split(":")[2].split("/")[0]
+    command = (
+        "python3 -c \"import socket; socket.create_connection(('127.0.0.1', "
+        f"{port}), timeout=3); print('connected')\""
+    )
+    for network in ("false", "true"):
+        llm_server.enqueue(
+            ToolCalls([Call("execute_command", {"command": command})]),
+            ToolCalls([Call("task_completion", {"result": "done"})]),
+        )
+        completed, outputs = run_action(
+            llm_server, workspace, tmp_path, prompt="x", mode="auto", sandbox_network=network
+        )
+        assert completed.returncode == 0, completed.stderr
+        stream = Path(outputs["stream-file"]).read_text()
+        finished = [
+            json.loads(line)
+            for line in stream.splitlines()
+            if json.loads(line)["type"] == "tool_call_finished"
+        ]
+        assert ("connected" in finished[0]["result"]) is (network == "true")
+        init = json.loads(stream.splitlines()[0])
+        assert init["sandbox"]["network"] is (network == "true")

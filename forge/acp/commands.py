@@ -30,6 +30,7 @@ BUILTIN_COMMANDS: tuple[BuiltinCommand, ...] = (
     BuiltinCommand("model", "Switch the model for this session", "model name"),
     BuiltinCommand("mode", "Permission mode: read-only, ask, accept-edits or auto", "mode"),
     BuiltinCommand("undo", "Restore the files the last turn changed"),
+    BuiltinCommand("sandbox", "What confines the model's commands, and why not"),
     BuiltinCommand("help", "List Forge's commands"),
 )
 BUILTIN_NAMES = frozenset(command.name for command in BUILTIN_COMMANDS)

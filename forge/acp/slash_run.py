@@ -14,6 +14,7 @@ from forge.acp.open_session import OpenSession
 from forge.acp.relay import TurnRelay
 from forge.acp.updates import markdown_lines
 from forge.agent.modes import MODE_NAMES, PermissionMode
+from forge.agent.sandbox.report import sandbox_lines
 
 
 class CommandHost(Protocol):
@@ -70,6 +71,10 @@ async def run_slash(
             await _say(relay, f"Switched ({changed}).")
     elif slash.name == "mode":
         await _mode(agent, opened, slash.argument, relay)
+    elif slash.name == "sandbox":
+        sandbox = session.sandbox
+        lines = sandbox_lines(sandbox.state()) if sandbox is not None else ["Sandbox: closed."]
+        await _say(relay, "\n".join(lines))
     elif slash.name == "undo":
         outcome = session.undo()
         if outcome is None:

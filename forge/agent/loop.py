@@ -43,6 +43,7 @@ from forge.agent.interruption import (
 )
 from forge.agent.mcp.deferral import ToolDeferral
 from forge.agent.parts import AgentParts
+from forge.agent.sandbox.sandbox import CommandSandbox
 from forge.agent.subagents.batches import TaskRunner, call_batches, is_task_batch
 from forge.agent.tool_calls import run_tool_call
 from forge.agent.tools.base import FileChangeRecorder
@@ -158,6 +159,11 @@ class Agent:
     def hooks(self) -> SessionHooks | None:
         """The session's hooks (docs/adr/0043), if any."""
         return self.parts.hooks
+
+    @property
+    def sandbox(self) -> CommandSandbox | None:
+        """The sandbox of the model's commands (docs/adr/0053), if any."""
+        return self.parts.sandbox
 
     @property
     def turn_running(self) -> bool:

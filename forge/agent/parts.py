@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from forge.agent.approvals import ApprovalPolicy
 from forge.agent.hook_session import SessionHooks
+from forge.agent.sandbox.sandbox import CommandSandbox
 from forge.context.protocols import ContextManagerProtocol
 from forge.llm.protocols import Provider
 
@@ -18,7 +19,7 @@ from forge.llm.protocols import Provider
 @dataclass
 class AgentParts:
     """The conversation's provider, the context manager, the approval policy, the tools'
-    command timeout and the hooks, as the settings now say."""
+    command timeout, the hooks and the command sandbox, as the settings now say."""
 
     provider: Provider
     context_manager: ContextManagerProtocol
@@ -26,3 +27,5 @@ class AgentParts:
     command_timeout: float = 120
     hooks: SessionHooks | None = None
     """The session's hooks (docs/adr/0043); None runs none. Children share the parent's."""
+    sandbox: CommandSandbox | None = None
+    """The sandbox of the model's commands (docs/adr/0053); children share the parent's."""

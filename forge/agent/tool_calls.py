@@ -39,8 +39,14 @@ from forge.agent.hook_calls import (
     pre_tool_use,
 )
 from forge.agent.hook_session import SessionHooks
-from forge.agent.modes import refusal_text
+from forge.agent.modes import PermissionMode, refusal_text
 from forge.agent.protected_paths import protected_write
+from forge.agent.sandbox.approval import (
+    confined_auto_allow,
+    unconfined_refusal,
+    unconfined_request,
+)
+from forge.agent.sandbox.sandbox import CommandSandbox
 from forge.agent.tools.base import FileChangeRecorder, ToolContext, ToolError, ToolResult
 from forge.agent.tools.diffs import diff_stats
 from forge.agent.tools.registry import PreparedCall, ToolRegistry
@@ -99,6 +105,11 @@ class ToolCallHost(Protocol):
         """The session's hooks (PreToolUse, PostToolUse, Notification), if any."""
         ...
 
+    @property
+    def sandbox(self) -> CommandSandbox | None:
+        """The sandbox of the model's commands (docs/adr/0053), if any."""
+        ...
+
 
 async def run_tool_call(
     host: ToolCallHost,
@@ -113,6 +124,7 @@ async def run_tool_call(
         on_output=lambda text: pump.put(ToolOutputDelta(call.id, text)),
         command_timeout=host.command_timeout,
         changes=host.checkpoints,
+        sandbox=host.sandbox,
     )
     try:
         prepared: PreparedCall | None = host.registry.prepare(call)
@@ -138,8 +150,20 @@ async def run_tool_call(
         if prepared is not None
         else None
     )
+    unconfined = unconfined_request(prepared, host.sandbox)
+    if prepared is not None and unconfined is not None:
+        sandbox_refusal = unconfined_refusal(host.sandbox, host.policy.mode)
+        if sandbox_refusal:
+            result = ToolResult(sandbox_refusal, is_error=True, metadata={"refused": True})
+            yield _record(host.conversation, call, result, turn, breaker)
+            return
+        protected = protected or unconfined
+        # Allowed without a dialog only in auto mode with tools.sandbox.allow_unconfined.
+        context.unconfined_approved = host.policy.mode is PermissionMode.AUTO
     decided = permission(
-        host.policy.decide(call, prepared.tool, protected)
+        confined_auto_allow(
+            host.policy.decide(call, prepared.tool, protected), prepared, host.sandbox, protected
+        )
         if prepared is not None and not loop_breaking
         else "allow",
         hooked,
@@ -173,6 +197,7 @@ async def run_tool_call(
             result = ToolResult(text, is_error=True, metadata={"rejected": True, **meta})
             yield _record(host.conversation, call, result, turn, breaker)
             return
+        context.unconfined_approved = unconfined is not None
         if verdict is ApprovalVerdict.APPROVE_ALWAYS and not protected:
             # "Always" for a protected write approves this one: it never widens to the tool.
             host.policy.approve_always(call.name)

@@ -322,6 +322,42 @@ class ContextSettings(DocumentedModel):
         return value
 
 
+class SandboxSettings(DocumentedModel):
+    """The OS sandbox the model's commands run in (docs/adr/0053-command-sandbox.md)."""
+
+    model_config = _SECTION_CONFIG
+
+    mode: Literal["auto", "on", "off"] = "auto"
+    """auto: confine the model's commands where the OS can (else run them as before, said
+    once); on: refuse to run a command unconfined; off: no sandbox. YAML true/false mean
+    on/off."""
+    network: bool = False
+    """Let confined commands reach the network (off: no network, not even the host's
+    loopback; the session's commands share one private loopback)."""
+    allow_unconfined: bool = False
+    """In auto mode, let the model run a command outside the sandbox (it always asks in the
+    other modes)."""
+    auto_allow: bool = False
+    """In ask mode, run confined commands without a dialog (unconfined ones still ask)."""
+    deny_read: list[str] = []
+    """More paths confined commands may not read (`~` allowed), besides ~/.ssh, ~/.aws,
+    ~/.gnupg, ~/.config/gh, ~/.netrc and Forge's own directories."""
+    max_processes: PositiveCount = 1024
+    """Processes one session's confined commands may have at once (a pids cgroup, where
+    Forge may create one)."""
+
+    @field_validator("mode", mode="before")
+    @classmethod
+    def _yaml_booleans(cls, value: object) -> object:
+        # YAML 1.1 reads a bare on/off (and true/false) as a boolean; the environment's
+        # FORGE_TOOLS__SANDBOX__MODE=true/false means the same.
+        if isinstance(value, bool):
+            return "on" if value else "off"
+        if isinstance(value, str) and value.strip().lower() in ("true", "false"):
+            return "on" if value.strip().lower() == "true" else "off"
+        return value
+
+
 class ToolsSettings(DocumentedModel):
     """What the agent's tools may do without asking."""
 
@@ -339,6 +375,11 @@ class ToolsSettings(DocumentedModel):
     mode: Literal["read-only", "ask", "accept-edits", "auto"] = "ask"
     """Permission mode at start: read-only (no writes, no commands), ask, accept-edits (file
     edits approved, commands ask) or auto (everything approved). Cycled with Ctrl+T in the TUI."""
+    hide_env: list[str] = []
+    """Environment variables the model's commands never see (besides every provider key and
+    Forge's own `FORGE_*` settings); your `!` commands and hooks keep them."""
+    sandbox: SandboxSettings = SandboxSettings()
+    """The OS sandbox of the model's commands."""
 
 
 class CheckpointSettings(DocumentedModel):
@@ -436,6 +477,9 @@ class McpServerSettings(DocumentedModel):
     """Seconds one tool call may take before it is cancelled."""
     startup_timeout: Seconds = 30
     """Seconds the server may take to start and list its tools."""
+    sandbox: bool = False
+    """Run this stdio server in the command sandbox (workspace writable, secrets hidden, no
+    network unless `tools.sandbox.network`; docs/adr/0053)."""
 
     @field_validator("url")
     @classmethod

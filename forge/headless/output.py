@@ -426,8 +426,18 @@ def hook_line(event: AgentEvent) -> str:
 
 
 class JsonWriter(OutputWriter):
-    """`--output-format json`: nothing on stdout until the end, then the `result` object."""
+    """`--output-format json`: nothing on stdout until the end, then the `result` object,
+    which carries `init`'s `sandbox` (its only record is also its first)."""
+
+    _sandbox: dict[str, Any] | None = None
+
+    def init(self, record: dict[str, Any]) -> None:
+        """Keep the sandbox for the result."""
+        sandbox = record.get("sandbox")
+        self._sandbox = sandbox if isinstance(sandbox, dict) else None
 
     def finish(self, result: dict[str, Any]) -> None:
         """The `result` record as one JSON object."""
+        if self._sandbox is not None:
+            result = {**result, "sandbox": self._sandbox}
         self.write_out(dumps(result) + "\n")

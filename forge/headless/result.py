@@ -82,10 +82,16 @@ def _sums(ledger: CostLedger) -> dict[str, int]:
 
 
 def make_init_record(
-    session_id: str, model: str, tools: list[str], mode: str, workspace: str
+    session_id: str,
+    model: str,
+    tools: list[str],
+    mode: str,
+    workspace: str,
+    sandbox: Mapping[str, object] | None = None,
 ) -> dict[str, Any]:
-    """The `init` record: the stream's first (session, model, tools, mode, Forge's version)."""
-    return {
+    """The `init` record: the stream's first (session, model, tools, mode, Forge's version,
+    and the command sandbox: `{"enabled", "mechanism", "network"}`, docs/adr/0053)."""
+    record: dict[str, Any] = {
         "type": "init",
         "session_id": session_id,
         "model": model,
@@ -94,6 +100,9 @@ def make_init_record(
         "forge_version": __version__,
         "workspace": workspace,
     }
+    if sandbox is not None:
+        record["sandbox"] = dict(sandbox)
+    return record
 
 
 class RunRecorder:

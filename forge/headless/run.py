@@ -43,6 +43,7 @@ from forge.agent.events import (
     TurnFinished,
 )
 from forge.agent.exit_signals import cancel_task_on_signals, signal_name
+from forge.agent.sandbox.approval import UNCONFINED_PREFIX
 from forge.agent.sessions import SessionNotFoundError
 from forge.config.ephemeral import set_ephemeral
 from forge.config.prices import PriceTable, price_table
@@ -75,6 +76,10 @@ HEADLESS_REJECTION = "not allowed in this run (no approval possible in headless 
 STDIN_TASK = "-"
 """`forge run -` reads the task from stdin."""
 PROTECTED_REJECTION = "forge run writes Forge's configuration only in auto mode (--mode auto)"
+UNCONFINED_REJECTION = (
+    "forge run runs a command outside the sandbox only in auto mode with "
+    "tools.sandbox.allow_unconfined: true"
+)
 
 
 class UsageError(Exception):
@@ -356,7 +361,20 @@ def init_record(runtime: Session) -> dict[str, Any]:
         [spec.name for spec in runtime.registry.specs()],
         runtime.policy.mode.value,
         str(runtime.workspace),
+        sandbox=runtime.sandbox.state().record() if runtime.sandbox is not None else None,
     )
+
+
+def _warn_unconfined(runtime: Session, writer: OutputWriter) -> None:
+    """Say once, on stderr, when the model's commands run unconfined although the sandbox
+    was not turned off (no mechanism here; docs/adr/0053)."""
+    state = runtime.sandbox.state() if runtime.sandbox is not None else None
+    if state is None or state.enabled or state.mode == "off":
+        return
+    if state.refuses:
+        writer.write_err(f"forge run: warning: the model's commands are refused: {state.reason}")
+    else:
+        writer.write_err(f"forge run: warning: the model's commands run unconfined: {state.reason}")
 
 
 def _say_attachments(event: AttachmentsAdded, writer: OutputWriter) -> None:
@@ -400,6 +418,7 @@ async def run_task(
                 runtime.session_id, runtime.settings.llm.model, str(runtime.workspace)
             )
             _warn_untrusted(runtime, writer)
+            _warn_unconfined(runtime, writer)
             async for hook_event in runtime.start_hooks():  # SessionStart (docs/adr/0043)
                 writer.event(hook_event)
             async for event in runtime.run_turn(task):
@@ -428,9 +447,10 @@ def headless_decision(yes: bool, protected: str = "") -> ApprovalDecision:
     """Approve with `--yes`; otherwise say no approval is possible (the model reads why). A
     write to Forge's configuration (`protected` says why) is refused unless in auto mode."""
     if protected:
-        return ApprovalDecision(
-            ApprovalVerdict.REJECT, f"{protected}; {PROTECTED_REJECTION}", unattended=True
+        why = (
+            UNCONFINED_REJECTION if protected.startswith(UNCONFINED_PREFIX) else PROTECTED_REJECTION
         )
+        return ApprovalDecision(ApprovalVerdict.REJECT, f"{protected}; {why}", unattended=True)
     if yes:
         return ApprovalDecision(ApprovalVerdict.APPROVE_ONCE)
     return ApprovalDecision(ApprovalVerdict.REJECT, HEADLESS_REJECTION, unattended=True)

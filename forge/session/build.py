@@ -23,6 +23,7 @@ from forge.agent.mcp.deferral import ToolDeferral
 from forge.agent.parts import AgentParts
 from forge.agent.providers import make_provider, make_summarization_provider
 from forge.agent.recall_archive import SessionArchive
+from forge.agent.sandbox.sandbox import command_sandbox
 from forge.agent.sessions import ResumedSession, SessionStore
 from forge.agent.skills.listing import estimate_tokens
 from forge.agent.skills.session_setup import session_skills
@@ -81,7 +82,9 @@ def build_session(
     trust = WorkspaceTrust(
         workspace, trusted_for_run=trust_workspace, env_allowlist=settings.trust.env_allowlist
     )
-    mcp = McpServers(settings.mcp_servers, workspace, trust, limits=settings.mcp)
+    mcp = McpServers(
+        settings.mcp_servers, workspace, trust, limits=settings.mcp, sandbox=settings.tools.sandbox
+    )
     redact = sorted({*secrets_of(settings), *mcp.secrets()})
     if resumed is None:
         # A unique start or end of an id is enough; the latest is found by its header line.
@@ -178,7 +181,12 @@ def build_session(
         no_hooks=no_hooks,
     )
     parts = AgentParts(
-        provider, manager, policy, command_timeout=settings.tools.command_timeout, hooks=hooks
+        provider,
+        manager,
+        policy,
+        command_timeout=settings.tools.command_timeout,
+        hooks=hooks,
+        sandbox=command_sandbox(settings, workspace, skills.catalog.readable_directories),
     )
     children = SessionChildren(
         settings=settings,

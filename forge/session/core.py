@@ -26,6 +26,7 @@ from forge.agent.modes import PermissionMode
 from forge.agent.parts import AgentParts
 from forge.agent.providers import AnyProvider, make_provider
 from forge.agent.rewind import SessionTurn, rewind_conversation, session_turns
+from forge.agent.sandbox.sandbox import CommandSandbox, close_quietly
 from forge.agent.sessions import SessionLog, SessionStore
 from forge.agent.tools.base import ToolError
 from forge.agent.tools.registry import ToolRegistry
@@ -116,6 +117,11 @@ class Session:
     def policy(self) -> ApprovalPolicy:
         """The session's approval policy (its mode is the permission mode)."""
         return self.parts.policy
+
+    @property
+    def sandbox(self) -> CommandSandbox | None:
+        """The sandbox of the model's commands (docs/adr/0053); None once closed."""
+        return self.parts.sandbox
 
     @property
     def session_id(self) -> str:
@@ -509,6 +515,8 @@ class Session:
         hooks, self.parts.hooks = self.parts.hooks, None  # once, however often it is called
         if hooks is not None:
             await hooks.end(reason)
+        sandbox, self.parts.sandbox = self.parts.sandbox, None
+        close_quietly(sandbox)
         if self.mcp is not None:
             await self.mcp.aclose()
         windows = [*self.retired_windows, *([self.window] if self.window is not None else [])]

@@ -22,6 +22,7 @@ from forge.agent.providers import (
     make_provider,
     make_summarization_provider,
 )
+from forge.agent.sandbox.sandbox import close_quietly, command_sandbox
 from forge.agent.sessions import SessionLog, SessionStore
 from forge.agent.skills.catalog import SkillCatalog
 from forge.agent.trust import WorkspaceTrust
@@ -185,6 +186,11 @@ def _switch_tools(session: Session, old: Settings, new: Settings) -> str:
         return ""
     session.parts.policy = carry_over(session.policy, old, new)
     session.parts.command_timeout = new.tools.command_timeout
+    if (old.tools.sandbox, old.tools.hide_env) != (new.tools.sandbox, new.tools.hide_env):
+        previous = session.parts.sandbox
+        readable = previous.readable if previous is not None else None
+        session.parts.sandbox = command_sandbox(new, session.agent.workspace, readable)
+        close_quietly(previous)
     return "tool approvals and limits"
 
 

@@ -40,6 +40,7 @@ SLASH_COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("mcp", "MCP servers: status and tools"),
     SlashCommand("trust", "Workspace trust: what the workspace would run; change it", "[revoke]"),
     SlashCommand("hooks", "Hooks: each one's event, matcher, command, source and trust"),
+    SlashCommand("sandbox", "Sandbox: what confines the model's commands, and why not"),
     SlashCommand("skills", "Skills: list them; enable or disable one", "[list|enable|disable]"),
     SlashCommand("quit", "Exit Forge"),
 )

@@ -229,6 +229,18 @@ class SlashCommandRunner(CheckpointCommands, SkillSlashCommands):
 
         await self.app.chat.add_block(HookListBlock(self.app.runtime.hooks_report()))
 
+    async def command_sandbox(self, argument: str) -> None:
+        """Say what confines the model's commands, with which mechanism, or why nothing does
+        (docs/adr/0053)."""
+        from forge.agent.sandbox.report import sandbox_lines
+
+        sandbox = self.app.runtime.sandbox
+        if sandbox is None:
+            await self.app.chat.add_notice("Sandbox: no session yet.")
+            return
+        lines = "\n".join(sandbox_lines(sandbox.state()))
+        await self.app.chat.add_notice(f"```text\n{lines}\n```")
+
     async def command_clear(self, argument: str) -> None:
         """Start a new session: a fresh runtime and an empty chat (the app's flow says so)."""
         from forge.tui.messages import NewSessionRequested

@@ -10,6 +10,7 @@ from forge.agent.modes import MODE_DESCRIPTIONS, PermissionMode, next_mode
 
 if TYPE_CHECKING:
     from forge.agent.costs import CostReport
+    from forge.agent.sandbox.sandbox import SandboxState
     from forge.session.core import Session
     from forge.tui.widgets.cost_notice import CostDetails
 
@@ -22,6 +23,8 @@ class SessionState:
     cost: CostReport
     unpriced: frozenset[str]
     """The kinds of request ("agent", "summarization") whose model has no price."""
+    sandbox: SandboxState | None = None
+    """What confines the model's commands (docs/adr/0053)."""
 
 
 MODE_KEY = "ctrl+t"
@@ -39,7 +42,8 @@ def session_state(runtime: Session | None) -> SessionState | None:
     llm = runtime.settings.llm
     models = (("agent", llm.model), ("summarization", llm.effective_summarization_model))
     unpriced = frozenset(kind for kind, model in models if prices.lookup(model) is None)
-    return SessionState(runtime.policy.mode, runtime.cost_report(), unpriced)
+    sandbox = runtime.sandbox.state() if runtime.sandbox is not None else None
+    return SessionState(runtime.policy.mode, runtime.cost_report(), unpriced, sandbox)
 
 
 def cycle_mode(runtime: Session) -> str:

@@ -288,5 +288,5 @@ async def test_a_commands_answer_keeps_its_lines_when_rendered_as_markdown(
 
     assert "/cost — Show the session's cost per model" in help_lines
     assert "/help — List Forge's commands" in help_lines
-    assert len(help_lines) == 7, help_lines
+    assert len(help_lines) == 8, help_lines
     assert len(cost_lines) == 2 and cost_lines[1].startswith("Total: $"), cost_lines

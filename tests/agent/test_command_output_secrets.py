@@ -61,8 +61,16 @@ def test_forge_run_never_sends_the_configured_key_to_the_model(
         ToolCalls([Call("execute_command", {"command": f"cat '{config}'; env"})]),
         ToolCalls([Call("task_completion", {"result": "read it"})]),
     )
+    # Unconfined: the sandbox hides the config file (tests/agent/sandbox); this is the
+    # redaction that still holds where no sandbox runs.
     result = forge_run(
-        llm_server, workspace, "--yes", "--output", "jsonl", "show the config", env={}
+        llm_server,
+        workspace,
+        "--yes",
+        "--output",
+        "jsonl",
+        "show the config",
+        env={"FORGE_TOOLS__SANDBOX__MODE": "off"},
     )
 
     assert result.returncode == 0, result.stderr

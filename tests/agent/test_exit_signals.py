@@ -19,10 +19,19 @@ import pytest
 
 from forge.agent.exit_signals import exit_code_for
 from forge.context.conversation import CANCELLED_RESULT
-from tests.headless.test_headless_sessions import environment, session_messages
+from tests.headless.test_headless_sessions import environment as headless_environment
+from tests.headless.test_headless_sessions import session_messages
 from tests.support.openai_server import Call, OpenAIServer, Text, ToolCalls
 
 DEADLINE = 60.0
+
+
+def environment(llm_server: OpenAIServer) -> dict[str, str]:
+    """`forge run`'s environment with the command sandbox off: these tests watch the command's
+    host process group (`$$`); the sandbox's own ending of everything is in
+    tests/agent/sandbox/test_escapes.py."""
+    return {**headless_environment(llm_server), "FORGE_TOOLS__SANDBOX__MODE": "off"}
+
 
 SIGNALLABLE_FORGE = """
 import runpy, signal

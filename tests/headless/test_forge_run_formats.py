@@ -91,7 +91,9 @@ def test_json_prints_one_object_at_the_end(llm_server: OpenAIServer, workspace: 
     assert run.returncode == 0, run.stderr
     assert len(run.stdout.splitlines()) == 1
     result = json.loads(run.stdout)
-    assert set(result) == RESULT_FIELDS and result["type"] == "result"
+    # Its one record is also its first: it carries init's sandbox (docs/adr/0053).
+    assert set(result) == RESULT_FIELDS | {"sandbox"} and result["type"] == "result"
+    assert set(result["sandbox"]) == {"enabled", "mechanism", "network"}
     assert result["result"] == "The answer is 42."
 
 

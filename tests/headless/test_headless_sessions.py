@@ -11,6 +11,7 @@ from pathlib import Path
 
 from forge.agent.sessions import SessionStore
 from forge.context.conversation import CANCELLED_RESULT
+from tests.agent.sandbox.support import processes_with
 from tests.headless.test_headless import API_KEY, REPO_ROOT, jsonl
 from tests.support.openai_server import Call, OpenAIServer, Text, ToolCalls
 
@@ -112,19 +113,11 @@ def session_messages(session_id: str) -> list[tuple[str, str]]:
     return [(message.role, message.content) for message in conversation]
 
 
-def process_gone(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return True
-    return False
-
-
 def test_timeout_kills_the_running_command_and_leaves_a_valid_session(
     llm_server: OpenAIServer, workspace: Path
 ) -> None:
     llm_server.enqueue(
-        ToolCalls([Call("execute_command", {"command": "echo $$ > pid.txt; sleep 60"})])
+        ToolCalls([Call("execute_command", {"command": "echo started; sleep 7399"})])
     )
     result = forge(
         llm_server, workspace, "run", "--yes", "--timeout", "3", "--output", "jsonl", "wait"
@@ -133,7 +126,8 @@ def test_timeout_kills_the_running_command_and_leaves_a_valid_session(
     assert result.returncode == 5  # --timeout (ADR 0015)
     records = jsonl(result)
     assert records[-1]["reason"] == "timeout"
-    assert process_gone(int((workspace / "pid.txt").read_text()))
+    # `sleep 7399` by its arguments: confined, its pid is its PID namespace's (docs/adr/0053).
+    assert processes_with("7399") == []
     messages = session_messages(records[0]["session_id"])
     assert messages[-1] == ("tool", CANCELLED_RESULT)
 

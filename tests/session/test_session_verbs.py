@@ -13,7 +13,13 @@ from pydantic import SecretStr
 
 from forge.agent.events import AgentEvent, ApprovalRequested, MessageDelta, QuestionAsked
 from forge.agent.modes import PermissionMode
-from forge.config.settings import ContextSettings, LLMSettings, Settings, ToolsSettings
+from forge.config.settings import (
+    ContextSettings,
+    LLMSettings,
+    SandboxSettings,
+    Settings,
+    ToolsSettings,
+)
 from forge.llm.model_list import ModelListError
 from forge.session.build import build_session
 from forge.session.core import Session
@@ -328,3 +334,19 @@ async def test_list_models_on_the_anthropic_api_goes_through_the_sdks_client(
         headers.get("x-api-key", ""),
         headers.get("authorization", "").removeprefix("Bearer "),
     )
+
+
+async def test_apply_settings_replaces_the_sandbox_and_closing_the_session_ends_it(
+    session: Session,
+) -> None:
+    first = session.sandbox
+    assert first is not None
+    changed = session.settings.model_copy(
+        update={"tools": ToolsSettings(sandbox=SandboxSettings(mode="off"), hide_env=["X_*"])}
+    )
+    session.apply_settings(changed)
+    second = session.sandbox
+    assert second is not None and second is not first
+    assert second.state().mode == "off" and second.hide_env == ("X_*",)
+    await session.aclose()
+    assert session.sandbox is None

@@ -78,6 +78,7 @@ def test_every_required_command_exists() -> None:
         "hooks",
         "skills",
         "copy",
+        "sandbox",
     }
 
 

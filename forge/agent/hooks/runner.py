@@ -23,11 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from forge.agent.hooks.config import HookCommand
-from forge.agent.tools.execute_command import (
-    EXTRA_ENVIRONMENT,
-    HIDDEN_ENVIRONMENT_NAMES,
-    HIDDEN_ENVIRONMENT_PREFIXES,
-)
+from forge.agent.sandbox.environment import user_command_environment
 from forge.agent.tools.process_guard import GUARD, pdeathsig_preexec
 from forge.config.secrets import redact
 
@@ -51,15 +47,10 @@ class HookRun:
 
 
 def hook_environment(workspace: Path) -> dict[str, str]:
-    """The environment a hook gets: what `execute_command` gives a command (secrets and
+    """The environment a hook gets: what the user's `!` commands get (secrets and
     Forge's own variables removed, pagers off), plus `CLAUDE_PROJECT_DIR` and
     `FORGE_PROJECT_DIR` naming the workspace."""
-    environment = {
-        name: value
-        for name, value in os.environ.items()
-        if name not in HIDDEN_ENVIRONMENT_NAMES and not name.startswith(HIDDEN_ENVIRONMENT_PREFIXES)
-    }
-    environment.update(EXTRA_ENVIRONMENT)
+    environment = user_command_environment()
     environment["CLAUDE_PROJECT_DIR"] = str(workspace)
     environment["FORGE_PROJECT_DIR"] = str(workspace)
     return environment

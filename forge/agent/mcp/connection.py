@@ -14,6 +14,7 @@ import enum
 import logging
 from collections.abc import Callable
 from contextlib import AsyncExitStack
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from forge.agent.mcp.naming import server_prefix, tool_name
@@ -24,7 +25,7 @@ from forge.agent.mcp.servers import expanded
 from forge.agent.mcp.stderr_tail import StderrTail
 from forge.agent.mcp.tool_listing import list_tools
 from forge.agent.tools.base import ToolError, ToolResult
-from forge.config.settings import McpServerSettings
+from forge.config.settings import McpServerSettings, SandboxSettings
 from forge.text_safety import terminal_safe
 
 if TYPE_CHECKING:
@@ -83,6 +84,8 @@ class McpConnection:
         self.restarts_left = RESTARTS_PER_SESSION
         self.crashed_out = False
         """The server crashed again after its restart: down for the rest of the session."""
+        self.sandbox = SandboxSettings()
+        """`tools.sandbox`: what confines this server when its entry says `sandbox: true`."""
         self.on_notice: Callable[[McpServerNotice], None] | None = None
         """Told when the server fails to start, crashes, or goes down (set by `McpServers`)."""
         self._run = 0
@@ -181,9 +184,16 @@ class McpConnection:
             self._close_stderr()  # the last run's; kept until now to say why it ended
             # Closed by the next start or `aclose`: it holds why the last run ended.
             self._stderr = StderrTail(self.stderr_tail_bytes)
+            command, args = settings.command, list(settings.args)
+            if settings.sandbox:  # opted in (docs/adr/0053)
+                from forge.agent.sandbox.sandbox import confined_server_command
+
+                command, args = confined_server_command(
+                    command, args, Path(self.cwd or "."), self.sandbox
+                )
             parameters = StdioServerParameters(
-                command=settings.command,
-                args=list(settings.args),
+                command=command,
+                args=args,
                 env=expanded(settings.env, self.allowed_variables) or None,
                 cwd=self.cwd,
             )

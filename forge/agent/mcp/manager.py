@@ -17,7 +17,7 @@ from forge.agent.mcp.tool import McpTool
 from forge.agent.tools.base import Tool
 from forge.agent.trust import WorkspaceTrust
 from forge.config.secrets import KNOWN_SECRETS
-from forge.config.settings import McpServerSettings, McpSettings
+from forge.config.settings import McpServerSettings, McpSettings, SandboxSettings
 
 logger = logging.getLogger(__name__)
 
@@ -41,12 +41,14 @@ class McpServers:
         workspace: Path,
         trust: WorkspaceTrust | None = None,
         limits: McpSettings | None = None,
+        sandbox: SandboxSettings | None = None,
     ) -> None:
         """The servers of `user` settings and the workspace's `.forge/mcp.yaml` (only when
         `trust` permits it; default: the stored decision for `workspace`); their `env` and
         `headers` values (expanded) become known secrets. `limits` bounds what they send (the
-        defaults when None)."""
+        defaults when None). `sandbox`: the sandbox a server with `sandbox: true` runs in."""
         self.workspace = workspace
+        self.sandbox = sandbox if sandbox is not None else SandboxSettings()
         self.trust = trust or WorkspaceTrust(workspace)
         """Whether the workspace's own server definitions may run (docs/adr/0034)."""
         self.limits = limits if limits is not None else McpSettings()
@@ -91,6 +93,7 @@ class McpServers:
         connection = McpConnection(
             entry.name, entry.settings, str(self.workspace), entry.allowed_variables
         )
+        connection.sandbox = self.sandbox
         connection.on_notice = self._tell
         connection.max_tool_schema_bytes = self.limits.max_tool_schema_bytes
         connection.stderr_tail_bytes = self.limits.stderr_tail_bytes

@@ -375,6 +375,7 @@ class Subagents:
             policy,
             command_timeout=host.command_timeout,
             hooks=hooks,
+            sandbox=host.sandbox,
         )
         child = Agent(
             parts,

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar, Generic, Protocol, TypeVar
 
+from forge.agent.sandbox.sandbox import CommandSandbox
 from forge.llm.protocols import ToolSpec
 
 
@@ -59,12 +60,16 @@ class ToolContext:
     `on_output` receives a running command's output as it arrives (for live display).
     `command_timeout` is the default limit in seconds for `execute_command`.
     `changes`, when set, is told before and after every file a tool writes (checkpoints).
+    `sandbox`, when set, confines the model's commands (docs/adr/0053); the user's `!`
+    commands have none. `unconfined_approved`: the user allowed this call to run outside it.
     """
 
     workspace: Path
     on_output: Callable[[str], None] | None = None
     command_timeout: float = 120
     changes: FileChangeRecorder | None = None
+    sandbox: CommandSandbox | None = None
+    unconfined_approved: bool = False
 
 
 ArgsT = TypeVar("ArgsT")

@@ -8,6 +8,11 @@ same way: nothing the agent starts outlives the call. If Forge itself ends first
 a crash, `kill -9` — `process_guard` ends the group (docs/adr/0021); a group killed that way
 for an exit signal ends the call with CancelledError, so it is recorded as cancelled.
 
+A model's command goes through its session's sandbox (`ToolContext.sandbox`,
+docs/adr/0053): bubblewrap's argv around the shell, an environment without provider keys, and
+the session's network namespace and pids cgroup joined between fork and exec. The user's `!`
+commands have no sandbox and keep their environment.
+
 Every secret the process knows (`forge.config.secrets`: API keys, MCP servers' env and header
 values) is masked in the output as it streams, before the model, the screen or the session
 sees it: `cat ~/.config/forge/config.yaml` prints "[redacted]" for the key (docs/adr/0035).
@@ -20,11 +25,14 @@ import codecs
 import contextlib
 import os
 import signal
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from pathlib import Path
 from typing import Any
 
 from pydantic import Field
 
+from forge.agent.sandbox.environment import user_command_environment
+from forge.agent.sandbox.sandbox import PreparedCommand, SandboxRefusedError
 from forge.agent.tools.arguments import ModelTool, Number, ToolArguments, tool_schema
 from forge.agent.tools.base import ToolContext, ToolError, ToolResult, first_line
 from forge.agent.tools.output import HeadTailBuffer
@@ -48,14 +56,6 @@ _READ_SIZE = 65536
 EXIT_KILL_REASON = "Forge is exiting: the command's process group was killed"
 """Carried by the CancelledError a call raises when `GUARD.kill_all_now` killed its group."""
 
-HIDDEN_ENVIRONMENT_PREFIXES = ("FORGE_",)
-HIDDEN_ENVIRONMENT_NAMES = frozenset({"OPENAI_API_KEY"})
-"""Forge's own settings and key are not the command's business, and output a command prints
-ends up in the session file (invariant 5: no API key there)."""
-
-EXTRA_ENVIRONMENT = {"PAGER": "cat", "GIT_PAGER": "cat", "GIT_TERMINAL_PROMPT": "0"}
-"""Nobody can answer a pager or a password prompt: stdin is /dev/null."""
-
 
 class ExecuteCommandArgs(ToolArguments):
     """`execute_command`'s arguments."""
@@ -64,6 +64,14 @@ class ExecuteCommandArgs(ToolArguments):
     timeout: Number | None = Field(
         default=None, description="Seconds before the command is killed (default 120)."
     )
+    unconfined: bool = Field(
+        default=False,
+        description=(
+            "Run outside the sandbox (network, paths outside the workspace). Only after the "
+            "command failed in the sandbox for lack of them; the user is asked, with `reason`."
+        ),
+    )
+    reason: str = Field(default="", description="Why the command must run unconfined.")
 
 
 class ExecuteCommandTool(ModelTool[ExecuteCommandArgs]):
@@ -108,29 +116,50 @@ class ExecuteCommandTool(ModelTool[ExecuteCommandArgs]):
             raise ToolError("timeout must be a positive number of seconds")
         timeout = min(timeout, MAX_TIMEOUT_SECONDS)
         cwd = workspace_root(context.workspace)
+        sandbox = context.sandbox
+        if sandbox is not None and not sandbox.started:
+            # The first confined command starts the session's namespace holder: off the loop.
+            await asyncio.to_thread(sandbox.start)
+        prepared = _prepare(command, cwd, args, context)
+        try:
+            result = await self._run(prepared, cwd, timeout_seconds=timeout, context=context)
+        finally:
+            prepared.finish()
+        if prepared.confined and result.is_error and context.sandbox is not None:
+            result.content += "\n" + context.sandbox.failure_hint()
+        return result
+
+    async def _run(
+        self, prepared: PreparedCommand, cwd: Path, *, timeout_seconds: float, context: ToolContext
+    ) -> ToolResult:
+        timeout = timeout_seconds
         # Our own pipe rather than asyncio's: with asyncio's, Process.wait() (Python 3.11)
         # returns only once the pipe closes, which a background child can hold open forever.
         read_descriptor, write_descriptor = os.pipe()
         try:
             process = await asyncio.create_subprocess_exec(
-                "/bin/sh",
-                "-c",
-                command,
+                *prepared.argv,
                 cwd=cwd,
                 stdin=asyncio.subprocess.DEVNULL,
                 stdout=write_descriptor,
                 stderr=write_descriptor,
                 start_new_session=True,
-                env=_command_environment(),
-                preexec_fn=pdeathsig_preexec(),
+                env=prepared.environment,
+                preexec_fn=_before_exec(prepared.before_exec),
             )
         except OSError as error:
             os.close(read_descriptor)
-            raise ToolError(f"cannot start /bin/sh: {error.strerror}") from None
+            raise ToolError(f"cannot start {prepared.argv[0]}: {error.strerror}") from None
         finally:
             os.close(write_descriptor)
         GUARD.track(process.pid)
-        output, transport = await _open_pipe_reader(read_descriptor)
+        try:
+            output, transport = await _open_pipe_reader(read_descriptor)
+        except BaseException:
+            # Cancelled before the reader existed: end the group all the same, and forget it.
+            _signal_group(process.pid, signal.SIGKILL)
+            GUARD.untrack(process.pid)
+            raise
         buffer = HeadTailBuffer(self.head_characters, self.tail_characters)
         redactor = StreamRedactor()
         reader = asyncio.create_task(_pump(output, buffer, context, redactor))
@@ -258,14 +287,33 @@ def _running_in_group(process_directory: str, group: int) -> bool:
     return len(fields) > 2 and fields[2] == str(group) and fields[0] not in ("Z", "X")
 
 
-def _command_environment() -> dict[str, str]:
-    environment = {
-        name: value
-        for name, value in os.environ.items()
-        if name not in HIDDEN_ENVIRONMENT_NAMES and not name.startswith(HIDDEN_ENVIRONMENT_PREFIXES)
-    }
-    environment.update(EXTRA_ENVIRONMENT)
-    return environment
+def _prepare(
+    command: str, cwd: Path, args: ExecuteCommandArgs, context: ToolContext
+) -> PreparedCommand:
+    """The user's `!` commands run as they are; the model's through its session's sandbox."""
+    sandbox = context.sandbox
+    if sandbox is None:
+        return PreparedCommand(["/bin/sh", "-c", command], user_command_environment())
+    try:
+        return sandbox.prepare(
+            command, cwd, unconfined=args.unconfined and context.unconfined_approved
+        )
+    except SandboxRefusedError as error:
+        raise ToolError(str(error)) from None
+
+
+def _before_exec(sandboxed: Callable[[], None] | None) -> Callable[[], None] | None:
+    """The child's work between fork and exec: the parent-death signal, then the sandbox's."""
+    death_signal = pdeathsig_preexec()
+    if sandboxed is None:
+        return death_signal
+
+    def before_exec() -> None:
+        if death_signal is not None:
+            death_signal()
+        sandboxed()
+
+    return before_exec
 
 
 def _result(buffer: HeadTailBuffer, exit_code: int, timed_out: bool, timeout: float) -> ToolResult:

@@ -27,6 +27,7 @@ from forge.tui.messages import (
 from forge.tui.widgets.cost_view import CostView, ModeView
 from forge.tui.widgets.formatting import format_tokens
 from forge.tui.widgets.plan_view import PlanView
+from forge.tui.widgets.sandbox_view import SandboxView
 from forge.tui.widgets.subagents_panel import SubagentsPanel
 from forge.tui.widgets.summarization_panel import SummarizationPanel
 
@@ -129,6 +130,7 @@ class StatusPane(Vertical):
         self.prompt_tokens = 0
         self.completion_tokens = 0
         self.mode_view = ModeView(id="mode")
+        self.sandbox_view = SandboxView(id="sandbox")
         self.cost_view = CostView(id="cost")
         self.session_source: Callable[[], SessionState | None] = lambda: None
         """The running agent's permission mode and cost (set by the app; None: not loaded)."""
@@ -138,6 +140,7 @@ class StatusPane(Vertical):
         yield Label("Session", classes="pane-title")
         yield Static(self._usage_text(), id="usage", markup=False)
         yield self.mode_view
+        yield self.sandbox_view
         yield self.cost_view
         yield Label("", id="activity", markup=False)
         yield self.plan
@@ -170,6 +173,7 @@ class StatusPane(Vertical):
         change or a new session)."""
         current = self.session_source()
         self.mode_view.show(current.mode if current else None)
+        self.sandbox_view.show(current.sandbox if current else None)
         if current is None:
             self.cost_view.show(None)
         else:
