@@ -2,8 +2,8 @@
 
 uv reads neither pip's configuration files nor its `PIP_*` variables, so `make` asks pip
 (`python -m pip config list`: the files and the environment, merged) and hands uv the same
-index, extra indexes, find-links folders and constraint files. Prints nothing when pip is
-missing or configures none of them. Used by the Makefile's install step (docs/adr/0052).
+index, extra indexes, find-links folders and constraint files, and pip's way of choosing
+among indexes. Used by the Makefile's install step (docs/adr/0052).
 """
 
 from __future__ import annotations
@@ -54,8 +54,10 @@ def usable(value: str) -> bool:
 
 
 def uv_options(settings: dict[str, list[str]]) -> list[str]:
-    """uv's options for `settings`, in `OPTIONS` order."""
-    options: list[str] = []
+    """uv's options for `settings`, in `OPTIONS` order, after pip's way with several indexes:
+    the best version from any of them (uv's default takes the first index that has the
+    package at all, which resolves differently)."""
+    options: list[str] = ["--index-strategy", "unsafe-best-match"]
     for key, option in OPTIONS.items():
         for value in settings.get(key, []):
             if usable(value):

@@ -96,3 +96,18 @@ def anthropic_server(_anthropic_server_process: AnthropicServer) -> Iterator[Ant
     _anthropic_server_process.reset()
     yield _anthropic_server_process
     _anthropic_server_process.reset()
+
+
+# --- slow tests ---------------------------------------------------------------------------------
+
+SLOW_FIXTURES = frozenset({"tmux"})
+"""A test using one of these fixtures drives a real terminal: marked `slow`."""
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark `slow` (leave them out with `-m "not slow"`) every test of a `*_tmux.py` module and
+    every test that uses a real terminal fixture; others say `@pytest.mark.slow` themselves."""
+    for item in items:
+        fixtures = set(getattr(item, "fixturenames", ()))
+        if item.path.name.endswith("_tmux.py") or fixtures & SLOW_FIXTURES:
+            item.add_marker(pytest.mark.slow)
