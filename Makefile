@@ -7,19 +7,40 @@ STAMP := $(VENV)/.forge-installed
 
 .PHONY: run test check lint format typecheck contracts bench acp-ts-check clean
 
-$(STAMP): pyproject.toml
-	@echo "forge: installing Forge and its dependencies into $(VENV) (about a minute the first time)..."
-	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	@$(BIN)/python -m pip install --quiet --upgrade pip
-	@$(BIN)/python -m pip install --quiet -e '.[dev]'
-	@touch $(STAMP)
-	@echo "forge: installed."
+RUN_STAMP := $(VENV)/.forge-run-installed
+# uv installs in seconds where it is on the PATH (told pip's index, find-links and constraint
+# settings, so the same versions resolve: scripts/uv_pip_options.py); else pip. USE_UV=0 forces
+# pip. Both print what they are doing (docs/adr/0052).
+UV := $(if $(filter 0,$(USE_UV)),,$(shell command -v uv 2>/dev/null))
+# Tests run in parallel (pytest-xdist): most of them wait on subprocesses, tmux and loopback
+# servers, so twice as many workers as cores. PYTEST_WORKERS=0 runs them one at a time;
+# PYTEST_ARGS='-m "not slow"' leaves out the slow ones while iterating.
+PYTEST_WORKERS ?= $(shell echo $$(( $$(nproc 2>/dev/null || echo 2) * 2 )))
 
-run: $(STAMP)
+# $(1): what to install ('.' or '.[dev]'); $(2): the stamp to touch.
+define install
+	@echo "forge: installing Forge and its dependencies into $(VENV)$(if $(UV), with uv,) (once)..."
+	@test -x $(BIN)/python || $(if $(UV),$(UV) venv --quiet --seed --python $(PYTHON) $(VENV),$(PYTHON) -m venv $(VENV))
+	$(if $(UV),@$(UV) pip install --python $(BIN)/python $$($(PYTHON) scripts/uv_pip_options.py) -e '$(1)',@set -o pipefail; $(BIN)/python -m pip install --progress-bar off -e '$(1)' | { grep -E '^(Collecting|Successfully installed)' || true; })
+	@touch $(2)
+	@echo "forge: installed."
+endef
+
+SHELL := /bin/bash
+
+$(STAMP): pyproject.toml
+	$(call install,.[dev],$(STAMP))
+	@touch $(RUN_STAMP)
+
+# `make run` needs Forge alone: the dev tools (mypy, ruff, pytest...) come with `make test`.
+$(RUN_STAMP): pyproject.toml
+	$(call install,.,$(RUN_STAMP))
+
+run: $(RUN_STAMP)
 	$(BIN)/forge $(ARGS)
 
 test: $(STAMP)
-	$(BIN)/python -m pytest $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist worksteal $(PYTEST_ARGS)
 
 lint: $(STAMP)
 	$(BIN)/ruff check forge tests bench scripts

@@ -6,9 +6,12 @@ whose trigger fires: a huge budget, one buffered group is enough) with
 `max_concurrent_summaries` c = 1, 5 and N. The summarizer is `bench.server_process` in
 summarizer mode, every request taking `LATENCY` seconds. Per case: the median wall time of
 `RUNS` runs of `evaluate_and_summarize`, its ratio to the limit ceil(N/c)*L and to sequential
-N*L, and the peak number of requests the server saw in flight, which must never exceed c
-(a violation fails the run). A second table makes every group larger than the summarizer's
-window, so each is summarized by map-reduce: the limit must hold there too.
+N*L, and the peak number of requests the server saw in flight, which must be min(N, c)
+(above c, or below it when there was work for c, is a violation that fails the run). Issue
+41's targets are judged too (`target_seconds`): one wave (c >= N) within 1.15*L + 20 ms, and
+with more waves each within L + 10 ms; a slower run is a violation. A second table makes every
+group larger than the summarizer's window, so each is summarized by map-reduce: the limit and
+the targets must hold there too.
 """
 
 from __future__ import annotations
@@ -48,6 +51,12 @@ HUGE = 10**9
 TRAILING = ("Let me look at what those calls showed.", "Go on.")
 """Two messages after the groups, so every group is old enough to summarize."""
 
+TARGET_ONE_WAVE_FACTOR = 1.15
+TARGET_ONE_WAVE_EXTRA = 0.020
+"""Issue 41: with c >= N the batch takes at most 1.15 * L + 20 ms..."""
+TARGET_EXTRA_PER_WAVE = 0.010
+"""...and with several waves (c = 1: one summary each) each wave adds at most 10 ms to L."""
+
 COMMAND = "python -m bench parallel"
 
 
@@ -59,6 +68,14 @@ def concurrencies(groups: int) -> list[int]:
 def limit_seconds(groups: int, concurrency: int, latency: float) -> float:
     """The fastest a run can be: ceil(N / c) waves of one latency each."""
     return math.ceil(groups / concurrency) * latency
+
+
+def target_seconds(waves: int, latency: float) -> float:
+    """Issue 41's target for `waves` rounds of requests of `latency` seconds each: one wave
+    within 1.15 * L + 20 ms; several within L + 10 ms each."""
+    if waves <= 1:
+        return TARGET_ONE_WAVE_FACTOR * latency + TARGET_ONE_WAVE_EXTRA
+    return waves * (latency + TARGET_EXTRA_PER_WAVE)
 
 
 def tool_texts(target_tokens: int, counter: TiktokenCounter) -> Iterator[str]:
@@ -155,12 +172,17 @@ async def summarize_once(
 
 
 def measure(
-    server: ServerProcess, texts: list[str], concurrency: int, summarizer_window: int | None = None
+    server: ServerProcess,
+    texts: list[str],
+    concurrency: int,
+    summarizer_window: int | None = None,
+    *,
+    runs: int = RUNS,
 ) -> Case:
-    """`RUNS` runs of one case: median seconds, requests per run and the highest peak seen."""
+    """`runs` runs of one case: median seconds, requests per run and the highest peak seen."""
     seconds: list[float] = []
     peak = requests = done = 0
-    for _ in range(RUNS):
+    for _ in range(runs):
         server.reset_stats()
         run_seconds, done = asyncio.run(
             summarize_once(server, texts, concurrency, summarizer_window)
@@ -173,8 +195,37 @@ def measure(
 
 
 def _peak_cell(case: Case) -> str:
-    marker = "  !! > c" if case.peak_in_flight > case.concurrency else ""
-    return f"{case.peak_in_flight}{marker}"
+    if case.peak_in_flight > case.concurrency:
+        return f"{case.peak_in_flight}  !! > c"
+    if case.peak_in_flight < min(case.requests, case.concurrency):
+        return f"{case.peak_in_flight}  !! < c"
+    return str(case.peak_in_flight)
+
+
+def judge(case: Case, waves: int, latency: float) -> list[str]:
+    """The violations of one measured case: groups left unsummarized, a peak in flight other
+    than min(requests, c), a median wall time above `target_seconds(waves, latency)`."""
+    where = f"N={case.groups}, c={case.concurrency}"
+    found: list[str] = []
+    if case.summarized != case.groups:
+        found.append(f"{where}: {case.summarized} of {case.groups} groups were summarized")
+    if case.peak_in_flight > case.concurrency:
+        found.append(
+            f"{where}: the server saw {case.peak_in_flight} summary requests in flight, more "
+            f"than max_concurrent_summaries={case.concurrency}"
+        )
+    elif case.peak_in_flight < min(case.requests, case.concurrency):
+        found.append(
+            f"{where}: the server saw at most {case.peak_in_flight} summary requests in flight, "
+            f"fewer than min(requests, c) = {min(case.requests, case.concurrency)}"
+        )
+    target = target_seconds(waves, latency)
+    if case.seconds > target:
+        found.append(
+            f"{where}: {format_seconds(case.seconds)} is above the target "
+            f"{format_seconds(target)} for {waves} wave(s) of L = {latency} s"
+        )
+    return found
 
 
 def run() -> SectionResult:
@@ -209,13 +260,11 @@ def run() -> SectionResult:
             texts = [next(plain) for _ in range(groups)]
             for concurrency in concurrencies(groups):
                 case = measure(server, texts, concurrency)
-                limit = limit_seconds(groups, concurrency, LATENCY)
-                _add_row(grid, case, limit, result)
+                _add_row(grid, case, math.ceil(groups / concurrency), result)
         for groups, concurrency in MAP_REDUCE_CASES:
             texts = [next(oversized) for _ in range(groups)]
             case = measure(server, texts, concurrency, summarizer_window=MAP_REDUCE_WINDOW)
-            limit = max(math.ceil(case.requests / concurrency), 2) * LATENCY
-            _add_row(big, case, limit, result)
+            _add_row(big, case, max(math.ceil(case.requests / concurrency), 2), result)
     result.notes.append(
         f"Forge's Manager with only the tool-call strategy's trigger reachable (budget {HUGE:,}, "
         "min_tool_calls_to_summarize 1); every group is a read_file call whose output is real "
@@ -223,33 +272,32 @@ def run() -> SectionResult:
         f"summarizer mode, {LATENCY} s per request). Median of {RUNS} runs per case; the peak "
         "is the highest number of requests the server had in flight in any run. With map-reduce "
         "a run needs at least two rounds (chunks, then the synthesis), hence the limit "
-        "max(ceil(requests/c), 2) * L."
+        "max(ceil(requests/c), 2) * L. Issue 41's targets (a violation when missed): one wave "
+        f"within {TARGET_ONE_WAVE_FACTOR} * L + {TARGET_ONE_WAVE_EXTRA * 1000:.0f} ms, several "
+        f"within L + {TARGET_EXTRA_PER_WAVE * 1000:.0f} ms each; the peak in flight must be "
+        "min(requests, c)."
     )
     return result
 
 
-def _add_row(table: Table, case: Case, limit: float, result: SectionResult) -> None:
-    sequential = case.groups * LATENCY
+def _add_row(
+    table: Table, case: Case, waves: int, result: SectionResult, latency: float = LATENCY
+) -> None:
+    limit = waves * latency
+    sequential = case.groups * latency
+    violations = judge(case, waves, latency)
+    slow = case.seconds > target_seconds(waves, latency)
     table.rows.append(
         (
             str(case.groups),
             str(case.concurrency),
             format_seconds(case.seconds),
             format_seconds(limit),
-            format_ratio(case.seconds, limit),
+            format_ratio(case.seconds, limit) + ("  !! > target" if slow else ""),
             format_seconds(sequential),
             format_ratio(case.seconds, sequential),
             str(case.requests),
             _peak_cell(case),
         )
     )
-    if case.summarized != case.groups:
-        result.violations.append(
-            f"N={case.groups}, c={case.concurrency}: {case.summarized} of {case.groups} groups "
-            "were summarized"
-        )
-    if case.peak_in_flight > case.concurrency:
-        result.violations.append(
-            f"N={case.groups}, c={case.concurrency}: the server saw {case.peak_in_flight} "
-            f"summary requests in flight, more than max_concurrent_summaries={case.concurrency}"
-        )
+    result.violations.extend(violations)

@@ -337,7 +337,10 @@ def serve(argv: Sequence[str] | None = None) -> None:
     app = build_app(
         args.mode, args.latency, args.text_file, args.tokens_per_second, args.tokens_per_chunk
     )
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    # IPPROTO_TCP, not 0: asyncio turns Nagle off (TCP_NODELAY) only on sockets whose
+    # protocol says TCP, and with Nagle on every answer on a kept-alive connection waits
+    # ~40 ms for the client's delayed ACK (docs/adr/0052).
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]

@@ -4,6 +4,7 @@ so neither the developer's config nor their API key can leak in."""
 from __future__ import annotations
 
 import os
+from fnmatch import fnmatch
 from pathlib import Path
 
 import pytest
@@ -96,3 +97,38 @@ def anthropic_server(_anthropic_server_process: AnthropicServer) -> Iterator[Ant
     _anthropic_server_process.reset()
     yield _anthropic_server_process
     _anthropic_server_process.reset()
+
+
+# --- slow tests ---------------------------------------------------------------------------------
+
+SLOW_FIXTURES = frozenset({"tmux"})
+"""A test using one of these fixtures drives a real terminal: marked `slow`."""
+
+SLOW_MODULES = (
+    "*_tmux.py",  # a real terminal
+    "*test_forge_run_*.py",  # `forge run` spawned
+    "acp/test_acp_bad_input.py",  # `forge acp` spawned
+    "acp/test_acp_cancel.py",
+    "bench/test_fleet.py",  # a fleet of `forge run`
+    "bench/test_interrupt.py",
+    "bench/test_replay.py",
+    "mcp/test_hostile_servers.py",
+    "mcp/test_tui_mcp.py",
+)
+"""Modules (paths under tests/, fnmatch patterns) whose tests each take many seconds: their
+tests are marked `slow`. Measured with pytest-xdist on the 2-core machine (docs/adr/0052)."""
+
+_TESTS = Path(__file__).resolve().parent
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark `slow` (leave them out with `-m "not slow"`) the tests of `SLOW_MODULES` and every
+    test that uses a real terminal fixture; others say `@pytest.mark.slow` themselves."""
+    for item in items:
+        fixtures = set(getattr(item, "fixturenames", ()))
+        try:
+            where = item.path.resolve().relative_to(_TESTS).as_posix()
+        except ValueError:
+            where = item.path.name
+        if fixtures & SLOW_FIXTURES or any(fnmatch(where, pattern) for pattern in SLOW_MODULES):
+            item.add_marker(pytest.mark.slow)

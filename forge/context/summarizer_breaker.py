@@ -12,8 +12,11 @@ request passes through `SummarizerBreaker.attempt`:
   malformed replies) opens the breaker for a backoff window that doubles with each failure in
   a row (`BACKOFF_BASE_S`, capped at `BACKOFF_MAX_S`); attempts inside the window raise
   `SummarizerUnavailable`. Any success closes it again;
-- until a request has succeeded (at start, after `rearm`, after a failure) requests go one at
-  a time (a probe), so a dead model costs one request, not one per item in flight.
+- after a failure, until a request has succeeded again, requests go one at a time (a probe),
+  so a model known to fail costs one request per window, not one per item in flight. At start
+  and after `rearm` nothing is known against the model: the first batch goes out whole, as
+  parallel as the limiter allows (docs/adr/0052: a probe there made every session's first
+  compaction wait one extra round trip).
 
 A context overflow or an empty answer says nothing about the model's health and changes
 nothing here.
@@ -91,7 +94,8 @@ class SummarizerBreaker:
         self._notice_pending = False
         self._failures = 0
         self._retry_at: float | None = None
-        self._confirmed = False
+        self._confirmed = True
+        """False after a failure until a request succeeds: requests then go one at a time."""
         self._probe = asyncio.Lock()
 
     # --- state -----------------------------------------------------------------------------
@@ -131,7 +135,8 @@ class SummarizerBreaker:
     @asynccontextmanager
     async def attempt(self, model: str) -> AsyncIterator[None]:
         """Around one summary request to `model`: refuses (SummarizerUnavailable) when the
-        breaker is open, sends probes one at a time, and records how the request ended."""
+        breaker is open, sends probes one at a time after a failure, and records how the
+        request ended."""
         self.check()
         if not self._confirmed:
             async with self._probe:
@@ -145,10 +150,12 @@ class SummarizerBreaker:
 
     @asynccontextmanager
     async def _recording(self, model: str) -> AsyncIterator[None]:
+        failures_before = self._failures
         try:
             yield
         except LLMError as error:
-            self.record_failure(error, model)
+            # Requests sent together that fail together are one failure, not one per request.
+            self.record_failure(error, model, escalate=self._failures == failures_before)
             raise
         self.record_success()
 
@@ -158,8 +165,10 @@ class SummarizerBreaker:
         self._failures = 0
         self._retry_at = None
 
-    def record_failure(self, error: LLMError, model: str) -> None:
-        """A summary request to `model` failed with `error` (after the provider's retries)."""
+    def record_failure(self, error: LLMError, model: str, *, escalate: bool = True) -> None:
+        """A summary request to `model` failed with `error` (after the provider's retries).
+        `escalate` False: a request in flight alongside it has already failed and opened the
+        window, which this transient failure neither lengthens nor moves."""
         if isinstance(error, ContextOverflowError):
             return  # the input was too large for the window; the model itself is fine
         self._confirmed = False
@@ -168,6 +177,8 @@ class SummarizerBreaker:
                 self._disabled = SummarizerDisabled(model, _reason(error), SETTINGS_ADVICE)
                 self._notice_pending = True
                 logger.warning("context: %s", self._disabled.text)
+            return
+        if not escalate:
             return
         self._failures += 1
         wait = min(self.backoff_max, self.backoff_base * 2 ** (self._failures - 1))
@@ -189,9 +200,9 @@ class SummarizerBreaker:
         return self._disabled
 
     def rearm(self) -> None:
-        """The settings changed: summaries are on again and the next request is a probe."""
+        """The settings changed: summaries are on again, with nothing known against the model."""
         self._disabled = None
         self._notice_pending = False
         self._failures = 0
         self._retry_at = None
-        self._confirmed = False
+        self._confirmed = True

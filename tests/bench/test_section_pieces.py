@@ -17,7 +17,17 @@ from bench.bookkeeping import (
     take_valid,
 )
 from bench.minimal_app import MinimalApp, content_of
-from bench.parallel import concurrencies, conversation_with_groups, limit_seconds
+from bench.parallel import (
+    Case,
+    _add_row,
+    concurrencies,
+    conversation_with_groups,
+    judge,
+    limit_seconds,
+    measure,
+    target_seconds,
+)
+from bench.results import SectionResult, Table
 from bench.server_process import ServerProcess
 from bench.startup import import_tree
 from forge.config.settings import ContextSettings
@@ -138,3 +148,34 @@ def test_importtime_output_parses_into_modules_depths_and_seconds() -> None:
         ("yaml", 2, 0.001),
         ("forge.tui.app", 0, 0.02),
     ]
+
+
+def test_parallel_targets_are_one_wave_within_115_percent_and_each_wave_within_10_ms() -> None:
+    assert target_seconds(1, 0.1) == pytest.approx(0.135)
+    assert target_seconds(4, 0.1) == pytest.approx(0.44)
+    assert target_seconds(40, 0.1) == pytest.approx(4.4)
+
+
+def test_a_peak_in_flight_below_what_c_allows_is_a_violation() -> None:
+    held_back = Case(groups=4, concurrency=4, seconds=0.1, requests=4, peak_in_flight=3,
+                     summarized=4)  # fmt: skip
+    assert any("fewer than min(requests, c) = 4" in v for v in judge(held_back, 1, 0.1))
+    whole = Case(groups=4, concurrency=4, seconds=0.1, requests=4, peak_in_flight=4, summarized=4)
+    assert judge(whole, 1, 0.1) == []
+    too_many = Case(groups=4, concurrency=2, seconds=0.1, requests=4, peak_in_flight=3,
+                    summarized=4)  # fmt: skip
+    assert any("more than max_concurrent_summaries=2" in v for v in judge(too_many, 2, 0.1))
+
+
+def test_the_parallel_section_fails_a_summarizer_slower_than_its_latency() -> None:
+    """A summarizer deliberately slowed (the server takes 0.3 s per request while the section
+    judges L = 0.05 s) breaks the ratio target, and the section reports a violation."""
+    texts = ["A line of tool output that is long enough to be summarized. " * 40] * 2
+    result = SectionResult("parallel", "2. Parallel summarization", "test", [])
+    table = Table("slowed", ("N", "c", "wall", "limit", "/ limit", "seq", "/ seq", "req", "peak"))
+    with ServerProcess(mode="summarizer", latency=0.3) as server:
+        case = measure(server, texts, 2, runs=1)
+    _add_row(table, case, 1, result, latency=0.05)
+    assert case.peak_in_flight == 2 and case.summarized == 2
+    assert any("above the target" in violation for violation in result.violations)
+    assert "!! > target" in table.rows[0][4]

@@ -1,7 +1,9 @@
-"""The summarizer breaker, tested by counting what the loopback server receives: a summarizer
-that never answers gets one attempt per backoff window, a 404 model one request for the whole
-session, a 500-ing model no more attempts for the rest of the run; summary calls use their own
-timeout even on the main model; progress never counts a failure as done."""
+"""The summarizer breaker, tested by counting what the loopback server receives: nothing is
+known against a model at start, so its first batch goes out whole (`FIRST_BATCH` requests at
+once, `max_concurrent_summaries`; docs/adr/0052); then a summarizer that never answers gets one
+attempt per backoff window, a 404 model no request for the rest of the session, a 500-ing model
+no more attempts for the rest of the run; summary calls use their own timeout even on the main
+model; progress never counts a failure as done."""
 
 from __future__ import annotations
 
@@ -33,6 +35,9 @@ from tests.context.builders import (
 from tests.support.openai_server import Fault, OpenAIServer, RecordedRequest, Reply, Text
 
 EventT = TypeVar("EventT")
+
+FIRST_BATCH = 5
+"""Requests of a first batch: `context.max_concurrent_summaries` (its default), all sent at once."""
 
 
 class Clock:
@@ -92,7 +97,7 @@ def manager_with(
     )
 
 
-async def test_a_summarizer_that_never_answers_gets_one_attempt_per_backoff_window(
+async def test_a_summarizer_that_never_answers_gets_one_batch_then_one_attempt_per_window(
     llm_server: OpenAIServer,
 ) -> None:
     def respond(request: RecordedRequest) -> Reply:
@@ -107,24 +112,25 @@ async def test_a_summarizer_that_never_answers_gets_one_attempt_per_backoff_wind
         for number in range(30):  # thirty agent calls inside one backoff window
             await manager.evaluate_and_summarize(chat)
             agent_step(chat, number)
-        assert len(summary_requests(llm_server)) == 1
-        clock.now += BACKOFF_BASE_S  # the window is over: one more attempt, then a longer wait
+        # The first batch went out whole; the groups queued behind it were never sent.
+        assert len(summary_requests(llm_server)) == FIRST_BATCH
+        clock.now += BACKOFF_BASE_S  # the window is over: one probe, then a longer wait
         for number in range(30, 40):
             await manager.evaluate_and_summarize(chat)
             agent_step(chat, number)
-        assert len(summary_requests(llm_server)) == 2
+        assert len(summary_requests(llm_server)) == FIRST_BATCH + 1
         clock.now += BACKOFF_BASE_S  # the second window is twice as long
         await manager.evaluate_and_summarize(chat)
-        assert len(summary_requests(llm_server)) == 2
+        assert len(summary_requests(llm_server)) == FIRST_BATCH + 1
         clock.now += BACKOFF_BASE_S
         await manager.evaluate_and_summarize(chat)
-        assert len(summary_requests(llm_server)) == 3
+        assert len(summary_requests(llm_server)) == FIRST_BATCH + 2
     assert all(request.model == "cheap-m" for request in summary_requests(llm_server))
     assert not of(SummarizerDisabled, events)  # a timeout is transient: summaries stay on
     assert chat.is_valid()
 
 
-async def test_a_404_model_costs_one_request_for_the_session_and_one_notice(
+async def test_a_404_model_costs_one_batch_for_the_session_and_one_notice(
     llm_server: OpenAIServer,
 ) -> None:
     def respond(request: RecordedRequest) -> Reply:
@@ -142,12 +148,12 @@ async def test_a_404_model_costs_one_request_for_the_session_and_one_notice(
             await manager.evaluate_and_summarize(chat)
             agent_step(chat, number)
             clock.now += 3600  # no backoff window to hide behind: the model is off for good
-        assert len(summary_requests(llm_server)) == 1
+        assert len(summary_requests(llm_server)) == FIRST_BATCH
         # Room is needed now: the deterministic tiers take over at once, with no request.
         while manager.current_tokens(chat) < 0.95 * manager.max_tokens:
             agent_step(chat, 99)
         await manager.evaluate_and_summarize(chat)
-        assert len(summary_requests(llm_server)) == 1
+        assert len(summary_requests(llm_server)) == FIRST_BATCH
         assert manager.current_tokens(chat) < 0.9 * manager.max_tokens
         fallback_runs = [c for c in of(SummarizationCompleted, events) if c.model == "none"]
         assert fallback_runs
@@ -165,7 +171,7 @@ async def test_a_404_model_costs_one_request_for_the_session_and_one_notice(
             agent_step(chat, number)
         await manager.evaluate_and_summarize(chat)
         assert llm_server.requests_for("good-m")
-    assert len(llm_server.requests_for("cheap-m")) == 1
+    assert len(llm_server.requests_for("cheap-m")) == FIRST_BATCH
     assert chat.is_valid()
 
 
@@ -180,8 +186,8 @@ async def test_a_500ing_model_stops_the_run_and_progress_counts_no_failure_as_do
         await manager.evaluate_and_summarize(chat)
     started = of(SummarizationStarted, events)
     assert started[0].items == 20
-    # one attempt and its one retry; the other 19 groups were never sent
-    assert len(summary_requests(llm_server)) == 2
+    # the first batch's attempts and their one retry each; the other 15 groups were never sent
+    assert len(summary_requests(llm_server)) == 2 * FIRST_BATCH
     progress = of(SummarizationProgress, events)
     assert len(progress) == 20
     assert all(event.done == 0 for event in progress)
@@ -209,4 +215,6 @@ async def test_summaries_on_the_main_model_use_the_summary_timeout(
         await manager.evaluate_and_summarize(chat)
     failed = of(SummarizationFailed, events)
     assert len(failed) == 1 and "Timed out" in failed[0].error
-    assert [request.model for request in summary_requests(llm_server)] == [provider.model]
+    assert [request.model for request in summary_requests(llm_server)] == [
+        provider.model
+    ] * FIRST_BATCH

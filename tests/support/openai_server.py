@@ -493,7 +493,10 @@ class OpenAIServer:
     # --- lifecycle ---------------------------------------------------------------------------
     def start(self) -> OpenAIServer:
         """Start on a free loopback port; returns when it accepts connections."""
-        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        # IPPROTO_TCP, not 0: asyncio turns Nagle off (TCP_NODELAY) only on sockets whose
+        # protocol says TCP, and with Nagle on every answer on a kept-alive connection waits
+        # ~40 ms for the client's delayed ACK (docs/adr/0052).
+        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind(("127.0.0.1", 0))
         self.port = sock.getsockname()[1]
