@@ -26,6 +26,7 @@ from forge.llm.stream import (
     Usage,
     UsageReported,
 )
+from forge.unicode_repair import StreamRepair, repaired
 
 STOP_REASONS = {
     "end_turn": "stop",
@@ -69,6 +70,7 @@ class _Block:
     tool_id: str = ""
     tool_name: str = ""
     finished: bool = False
+    repair: StreamRepair = field(default_factory=lambda: StreamRepair("the model server"))
 
 
 class MessagesStreamAssembler:
@@ -126,15 +128,15 @@ class MessagesStreamAssembler:
         block = _Block(kind=str(raw.get("type") or "text"))
         self._blocks[index] = block
         if block.kind == "tool_use":
-            block.tool_id = str(raw.get("id") or "")
-            block.tool_name = str(raw.get("name") or "")
+            block.tool_id = repaired(str(raw.get("id") or ""), "the model server")
+            block.tool_name = repaired(str(raw.get("name") or ""), "the model server")
             initial = raw.get("input")
             if isinstance(initial, dict) and initial:
                 block.text.append(json.dumps(initial))
         elif block.kind == "redacted_thinking":
             block.data = str(raw.get("data") or "")
         elif block.kind in ("text", "thinking"):
-            text = str(raw.get(block.kind) or "")
+            text = block.repair.feed(str(raw.get(block.kind) or ""))
             if text:
                 block.text.append(text)
                 self.output_started = True
@@ -146,25 +148,30 @@ class MessagesStreamAssembler:
         delta = event.get("delta") or {}
         kind = delta.get("type")
         if kind == "text_delta":
-            text = str(delta.get("text") or "")
+            text = block.repair.feed(str(delta.get("text") or ""))
             block.text.append(text)
             self.output_started = self.output_started or bool(text)
             return [MessageDelta(text)] if text else []
         if kind == "thinking_delta":
-            text = str(delta.get("thinking") or "")
+            text = block.repair.feed(str(delta.get("thinking") or ""))
             block.text.append(text)
             self.output_started = self.output_started or bool(text)
             return [ReasoningDelta(text)] if text else []
         if kind == "signature_delta":
             block.signature += str(delta.get("signature") or "")
         elif kind == "input_json_delta":
-            block.text.append(str(delta.get("partial_json") or ""))
+            block.text.append(block.repair.feed(str(delta.get("partial_json") or "")))
         return []
 
     def _stop(self, event: dict[str, Any]) -> list[StreamEvent]:
         block = self._block(event)
         block.finished = True
+        rest = block.repair.flush()
+        if rest:
+            block.text.append(rest)
         if block.kind != "tool_use":
+            if rest and block.kind in ("text", "thinking"):
+                return [MessageDelta(rest) if block.kind == "text" else ReasoningDelta(rest)]
             return []
         self.output_started = True
         call = ToolCall(block.tool_id, block.tool_name, "".join(block.text) or "{}")
