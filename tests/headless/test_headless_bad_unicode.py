@@ -9,8 +9,10 @@ import sys
 from pathlib import Path
 
 from forge.agent.sessions import SessionStore
+from tests.agent.test_anthropic_run import anthropic_env
 from tests.headless.test_headless import forge_run, jsonl, stream_json
 from tests.headless.test_headless_sessions import environment, forge, sent_contents
+from tests.support.anthropic_server import Answer, AnthropicServer, Use
 from tests.support.openai_server import Call, OpenAIServer, Text, ToolCalls
 
 LONE = "a\ud800b"
@@ -75,3 +77,28 @@ def test_a_session_written_with_a_lone_surrogate_still_resumes(
     assert continued.returncode == 0, continued.stderr
     assert sent_contents(llm_server) == ["first task", "first \ufffdanswer", "second"]
     assert "\\ud800" not in path.read_text().split("second answer")[-1]
+
+
+def test_lone_surrogates_from_the_messages_api_are_replaced_too(
+    anthropic_server: AnthropicServer, llm_server: OpenAIServer, workspace: Path
+) -> None:
+    anthropic_server.enqueue(
+        Answer(
+            f"text {LONE}",
+            thinking=f"think {LONE}",
+            calls=[Use("write_file", {"path": "out.txt", "content": f"x{LONE}"})],
+            chunk_size=3,
+        ),
+        Answer(f"done {LONE} \U0001f600", chunk_size=1),
+    )
+    env = anthropic_env(anthropic_server)
+    result = forge_run(
+        llm_server, workspace, "--yes", "--output-format", "stream-json", "go", env=env
+    )
+
+    assert result.returncode == 0, result.stderr
+    records = stream_json(result)
+    assert records[-1]["type"] == "result"
+    assert records[-1]["result"] == "done a\ufffdb \U0001f600"
+    assert (workspace / "out.txt").read_text(encoding="utf-8") == "xa\ufffdb"
+    assert len(anthropic_server.requests) == 2
