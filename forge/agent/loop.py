@@ -383,6 +383,13 @@ class Agent:
             self.session_prompt_tokens += usage.prompt_tokens
             self.session_completion_tokens += usage.completion_tokens
             self.costs.record_agent(self._turn_provider(turn).model, usage)
+        else:
+            # No usage reported (or none that could be trusted): the cost and every budget
+            # count Forge's own estimate of the request (issue 34); the token tallies and the
+            # gauge stay on what servers reported.
+            estimate = self.context_manager.estimated_usage(self.conversation, message)
+            if estimate is not None:
+                self.costs.record_agent(self._turn_provider(turn).model, estimate)
         self.conversation.append(message)
         turn.clear_partial()
         yield AssistantMessageDone(message)

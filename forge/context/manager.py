@@ -50,9 +50,12 @@ from forge.context.strategies.defaults import default_strategies
 from forge.context.summarizer_breaker import SummarizerBreaker
 from forge.context.summary_archive import SummaryArchive
 from forge.context.tally import Tallies
+from forge.context.usage_estimate import estimated_usage
+from forge.llm.messages import Message
 from forge.llm.model_info import context_window as model_context_window
 from forge.llm.model_info import default_reply_headroom
 from forge.llm.protocols import ModelCloner, Provider, TokenCounter, ToolSpec
+from forge.llm.stream import Usage
 
 logger = logging.getLogger("forge.context")
 
@@ -151,6 +154,11 @@ class Manager:
         """The server reported `prompt_tokens` for the request last sent from `conversation`
         (0 or None: no report, Forge keeps its own count)."""
         self._usage.record(prompt_tokens, conversation)
+
+    def estimated_usage(self, conversation: Conversation, reply: Message) -> Usage:
+        """Forge's own count of the request just made from `conversation` (tools included)
+        and its `reply`, for a server that reported no usage (issue 34)."""
+        return estimated_usage(self.counter, self.current_tokens(conversation), reply)
 
     def set_tools(self, specs: Sequence[ToolSpec]) -> None:
         """The tool definitions sent with every request, counted into the prompt from now on."""

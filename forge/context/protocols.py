@@ -10,7 +10,9 @@ from typing import Protocol
 
 from forge.context.conversation import Conversation
 from forge.context.events import EventSink, Trigger, drop_event
+from forge.llm.messages import Message
 from forge.llm.protocols import Provider, ToolSpec
+from forge.llm.stream import Usage
 
 
 class ContextManagerProtocol(Protocol):
@@ -27,6 +29,11 @@ class ContextManagerProtocol(Protocol):
 
     def record_usage(self, prompt_tokens: int, conversation: Conversation) -> None:
         """The server reported `prompt_tokens` for the request made from `conversation`."""
+        ...
+
+    def estimated_usage(self, conversation: Conversation, reply: Message) -> Usage | None:
+        """Forge's own count of the request just made from `conversation` and its `reply`,
+        for a server that reported no usage (None: nothing to count with)."""
         ...
 
     def set_tools(self, specs: Sequence[ToolSpec]) -> None:
@@ -80,6 +87,10 @@ class NullContextManager:
     def record_usage(self, prompt_tokens: int, conversation: Conversation) -> None:
         """Remember the reported prompt size."""
         self._last_prompt_tokens = prompt_tokens
+
+    def estimated_usage(self, conversation: Conversation, reply: Message) -> Usage | None:
+        """None: nothing is counted locally."""
+        return None
 
     def set_tools(self, specs: Sequence[ToolSpec]) -> None:
         """Ignored: nothing is counted locally."""

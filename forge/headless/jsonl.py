@@ -108,7 +108,14 @@ def _from_fields(event: AgentEvent) -> dict[str, Any]:
         if isinstance(value, ToolCall):
             record.update(_call_fields(value))
         elif isinstance(value, Usage):
-            record.update({f.name: getattr(value, f.name) for f in fields(value)})
+            # `estimated` only when true: a reported usage's record is as it always was.
+            record.update(
+                {
+                    f.name: getattr(value, f.name)
+                    for f in fields(value)
+                    if f.name != "estimated" or value.estimated
+                }
+            )
         else:
             record[field.name] = _plain(value)
     for name in _EXTRA_FIELDS.get(type(event), ()):

@@ -72,7 +72,10 @@ def parse_usage(raw: Any) -> Usage | None:
     prompt = checked_count(raw.get("prompt_tokens"), "prompt_tokens") or 0
     if prompt <= 0:
         return None
-    completion = checked_count(raw.get("completion_tokens"), "completion_tokens") or 0
+    completion = checked_count(raw.get("completion_tokens"), "completion_tokens")
+    if completion is None and raw.get("completion_tokens") is not None:
+        return None  # failed validation: Forge estimates the request instead (issue 34)
+    completion = completion or 0
     total = checked_count(raw.get("total_tokens"), "total_tokens") or prompt + completion
     prompt_details = raw.get("prompt_tokens_details")
     completion_details = raw.get("completion_tokens_details")
