@@ -43,6 +43,7 @@ from forge.context.events import (
     drop_event,
 )
 from forge.context.fitting import cap_outputs, fit_budget, overflow_target
+from forge.context.oversize_message import ShortenedMessage, shortened_user_message
 from forge.context.request_breakdown import request_breakdown
 from forge.context.runner import StrategyRunner
 from forge.context.strategies import ContextStrategy, StrategyServices
@@ -159,6 +160,12 @@ class Manager:
         """Forge's own count of the request just made from `conversation` (tools included)
         and its `reply`, for a server that reported no usage (issue 34)."""
         return estimated_usage(self.counter, self.current_tokens(conversation), reply)
+
+    def fit_user_message(self, message: Message) -> ShortenedMessage | None:
+        """The head-and-tail replacement of a user message above its share of the budget
+        (`context.user_instruction_share`), or None when it fits (issue 34)."""
+        share = int(self.settings.user_instruction_share * self.max_tokens)
+        return shortened_user_message(message, share, self.counter)
 
     def set_tools(self, specs: Sequence[ToolSpec]) -> None:
         """The tool definitions sent with every request, counted into the prompt from now on."""

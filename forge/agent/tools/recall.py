@@ -27,6 +27,11 @@ class RecallArgs(ToolArguments):
     id: str = Field()
     start_line: Integer | None = None
     end_line: Integer | None = None
+    offset: Integer | None = None
+    """First character to return (0-based): pages through a long original, such as a user
+    message sent as its head and tail."""
+    length: Integer | None = None
+    """Characters to return from `offset` (default `PAGE_CHARACTERS`)."""
 
 
 class RecallTool(ModelTool[RecallArgs]):
@@ -36,7 +41,8 @@ class RecallTool(ModelTool[RecallArgs]):
         name=RECALL_TOOL,
         description=(
             "The exact text of an output shortened to save context, by the id its placeholder "
-            "names (`recall <id>`); optionally only lines start_line..end_line."
+            "names (`recall <id>`); optionally only lines start_line..end_line, or a page of "
+            "`length` characters from character `offset` (for a long original)."
         ),
         parameters=tool_schema(RecallArgs),
     )
@@ -60,7 +66,28 @@ class RecallTool(ModelTool[RecallArgs]):
         start, end = args.start_line, args.end_line
         if start is not None or end is not None:
             text = _lines(text, start, end)
+        if args.offset is not None or args.length is not None:
+            text = _page(text, args.offset or 0, args.length, recalled.id)
         return ToolResult(content=text, metadata={"recalled": recalled.id})
+
+
+PAGE_CHARACTERS = 20_000
+"""Characters a page holds when `length` is not given."""
+
+
+def _page(text: str, offset: int, length: int | None, key: str) -> str:
+    """Characters offset..offset+length of `text`, and a last line saying where the page is
+    and how to read on."""
+    size = PAGE_CHARACTERS if length is None else length
+    if offset < 0 or size <= 0:
+        raise ToolError("offset must be 0 or more and length more than 0")
+    if offset >= len(text):
+        raise ToolError(
+            f"offset {offset:,} is past the end: the original has {len(text):,} characters"
+        )
+    end = min(len(text), offset + size)
+    more = f"; recall {key} offset={end} for more" if end < len(text) else " (the end)"
+    return f"{text[offset:end]}\n[characters {offset:,}-{end:,} of {len(text):,}{more}]"
 
 
 def _lines(text: str, start: int | None, end: int | None) -> str:
