@@ -162,3 +162,21 @@ async def test_loading_another_workspaces_session_is_refused_unless_allowed(
     async with forge_acp(allowed_client, allowed, workspace=workspace) as (connection, _):
         await connection.load_session(cwd=str(workspace), session_id=sid, mcp_servers=[])
     assert allowed_client.text() == "secret plans"
+
+
+async def test_a_prompt_above_its_share_is_sent_as_head_and_tail_with_a_notice(
+    llm_server: OpenAIServer, workspace: Path
+) -> None:
+    big = "HEAD " + "x" * 2_000_000 + " TAIL"
+    llm_server.enqueue(Text("got the gist"))
+    client = RecordingClient()
+    environment = forge_environment(llm_server, FORGE_CONTEXT__MAX_TOKENS="16000")
+    async with forge_acp(client, environment, workspace=workspace) as (connection, _):
+        session = await connection.new_session(cwd=str(workspace), mcp_servers=[])
+        answer = await connection.prompt(session_id=session.session_id, prompt=prompt_of(big))
+    assert answer.stop_reason == "end_turn"
+    assert "more than its share of the context (8,000 tokens)" in client.text()
+    assert client.text().endswith("got the gist")
+    (request,) = llm_server.requests
+    sent = next(m for m in request.messages if m["role"] == "user")["content"]
+    assert sent.startswith("HEAD ") and sent.endswith(" TAIL") and len(sent) < 40_000
