@@ -55,3 +55,21 @@ def test_a_trusted_mcp_servers_changed_script_is_not_started(
     assert not (workspace / "SERVER_RAN").exists()
     assert ".forge/mcp.yaml not used" in result.stderr
     assert "changed since it was trusted" in result.stderr
+
+
+def test_a_script_changed_during_a_run_is_not_run_by_the_next_hook(
+    llm_server: OpenAIServer, workspace: Path
+) -> None:
+    (workspace / "hook.sh").write_text("echo first >> HOOK_RAN\n")
+    write_project_hooks(workspace, {"PreToolUse": [command_hook("sh ./hook.sh")]})
+    assert forge_trust(workspace).returncode == 0
+    llm_server.enqueue(
+        ToolCalls([Call("execute_command", {"command": "echo 'echo evil >> HOOK_RAN' > hook.sh"})]),
+        ToolCalls([Call("execute_command", {"command": "true"})]),
+        ToolCalls([Call("task_completion", {"result": "done"})]),
+    )
+    result = forge_run(llm_server, workspace, "--yes", "go")
+
+    assert result.returncode == 0, result.stderr
+    # The first call's hook ran the trusted script; the script it rewrote never ran.
+    assert (workspace / "HOOK_RAN").read_text() == "first\n"
