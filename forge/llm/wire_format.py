@@ -124,11 +124,16 @@ def _thinking_parts_text(content: Any) -> str:
     )
 
 
+_REASONING_KEYS = frozenset({"reasoning_content", "reasoning", "reasoning_details"})
+
+
 def reasoning_of(fields: dict[str, Any]) -> str:
     """Reasoning text from a delta or message: `reasoning_content`, `reasoning`, "thinking"
     content parts, or the text inside `reasoning_details` (used only when no plain field is
     present, because OpenRouter sends the same text in both `reasoning` and
     `reasoning_details`). Encrypted reasoning has no text and yields nothing."""
+    if fields.keys().isdisjoint(_REASONING_KEYS) and not isinstance(fields.get("content"), list):
+        return ""  # the common delta (text or a tool-call piece): one set test per chunk
     for key in ("reasoning_content", "reasoning"):
         value = fields.get(key)
         if isinstance(value, str) and value:
@@ -149,7 +154,10 @@ def reasoning_of(fields: dict[str, Any]) -> str:
 def visible_text_of(fields: dict[str, Any]) -> str:
     """The answer text of a delta or message. A refusal is shown as the answer, because to a
     person at a terminal it is one."""
-    return text_of(fields.get("content")) or text_of(fields.get("refusal"))
+    content = fields.get("content")
+    if isinstance(content, str) and content:
+        return content
+    return text_of(content) or text_of(fields.get("refusal"))
 
 
 def new_tool_call_id() -> str:
