@@ -22,6 +22,7 @@ import itertools
 import time
 from collections.abc import Iterator, Sequence
 
+from bench import stream_assembly
 from bench.corpus import load_trajectory, require_trajectories
 from bench.measure import format_ratio, format_seconds, median
 from bench.results import SectionResult, Table
@@ -240,5 +241,12 @@ def run() -> SectionResult:
         "The second table is the same with observation masking at its defaults: it masks a "
         "batch every few appended outputs, so some timed calls include a masking run (only "
         "masking may fire; it must fire at least once per size)."
+    )
+    result.tables.append(stream_assembly.table(result.violations))
+    result.notes.append(
+        "The stream-assembly table (`bench/stream_assembly.py`, issue 34): a reply streamed "
+        "in small pieces by a loopback server in its own process; the baseline is the "
+        "server's send time (a raw HTTP client reading the same response), the figure "
+        "`OpenAICompatibleProvider.stream` consumed to its end; one run each."
     )
     return result

@@ -10,7 +10,8 @@ Forge masks it in everything it prints. `--trust-workspace` is passed only when
 
 Outputs (`$GITHUB_OUTPUT`): `final-message`, `cost` (USD, empty when unknown), `exit-code`,
 `stream-file` (the stream-json records, for the artifact upload). The step exits with
-Forge's exit code (docs/adr/0015-headless-output.md).
+Forge's exit code (docs/adr/0015-headless-output.md). The files behind the outputs are removed
+before each run, so a run never reports an earlier step's answer.
 """
 
 from __future__ import annotations
@@ -106,6 +107,10 @@ def main() -> int:
     )
     stream_dir.mkdir(parents=True, exist_ok=True)
     stream = stream_dir / "stream.jsonl"
+    # Two Forge steps in one job share RUNNER_TEMP: a step that fails before answering must
+    # not report the previous step's answer.
+    for previous in (stream, stream_dir / "final-message.md"):
+        previous.unlink(missing_ok=True)
     try:
         command, prompt = forge_command(stream_dir)
     except ValueError as error:

@@ -73,6 +73,7 @@ ALLOWED = {
         "forge.config.ephemeral",
         "forge.config.secrets",
         "forge.llm.stream",  # the usage record's fields
+        "forge.unicode_repair",  # the task's invalid bytes, repaired (ADR 0047)
     },
     # `forge acp` (docs/adr/0044): the session and the vocabulary it translates to ACP.
     "forge.acp": {
@@ -96,6 +97,7 @@ ALLOWED = {
         "forge.config.store",
         "forge.context.plan",
         "forge.llm.messages",
+        "forge.unicode_repair",  # the editor's lone surrogates, repaired at the pipe (ADR 0047)
     },
 }
 

@@ -91,6 +91,25 @@ def test_the_action_reports_a_limit_as_its_exit_code(
     assert len(llm_server.requests) == 2
 
 
+def test_a_second_run_that_fails_before_answering_reports_no_earlier_answer(
+    llm_server: OpenAIServer, workspace: Path, tmp_path: Path
+) -> None:
+    llm_server.enqueue(Text("the first step's answer"))
+    first, first_outputs = run_action(llm_server, workspace, tmp_path, prompt="one")
+    # Forge stops at its command line (exit 2), before it writes anything.
+    second, second_outputs = run_action(
+        llm_server, workspace, tmp_path, prompt="two", args="--max-turns many"
+    )
+
+    assert first.returncode == 0 and first_outputs["final-message"] == "the first step's answer"
+    assert second.returncode == 2
+    assert second_outputs["exit-code"] == str(second.returncode)
+    assert second_outputs["final-message"] == ""
+    assert second_outputs["stream-file"] == first_outputs["stream-file"]  # one RUNNER_TEMP
+    stream = Path(second_outputs["stream-file"]).read_text()
+    assert "the first step's answer" not in stream
+
+
 def test_the_action_never_trusts_the_workspace_unless_asked(
     llm_server: OpenAIServer, workspace: Path, tmp_path: Path
 ) -> None:

@@ -59,7 +59,7 @@ from forge.acp.slash_run import run_slash
 from forge.acp.updates import markdown_lines
 from forge.agent.custom_commands import CustomCommands
 from forge.agent.modes import MODE_DESCRIPTIONS, MODE_ORDER, PermissionMode
-from forge.agent.sessions import SessionNotFoundError, SessionStore
+from forge.agent.sessions import SessionNotFoundError, SessionStore, workspace_key
 from forge.config.provider_keys import main_api_key
 from forge.config.settings import Settings
 from forge.session.build import build_session
@@ -191,7 +191,12 @@ class ForgeAcpAgent:
         servers = client_servers(mcp_servers)
         try:
             if session_id is not None:
-                await asyncio.to_thread(_whole_id, workspace, session_id)
+                await asyncio.to_thread(
+                    _whole_id,
+                    workspace,
+                    session_id,
+                    settings.trust.load_other_workspace_sessions,
+                )
             session = await asyncio.to_thread(
                 build_session,
                 settings,
@@ -453,13 +458,23 @@ class ForgeAcpAgent:
                 logger.exception("closing session %s failed", session_id)
 
 
-def _whole_id(workspace: Path, session_id: str) -> None:
+def _whole_id(workspace: Path, session_id: str, other_workspaces: bool) -> None:
     """`session/load` takes a whole id (the editor keeps the id it asked for); a unique part
-    of one, which `--resume` accepts, is refused with the whole id named."""
-    found = SessionStore().find(workspace, session_id)
+    of one, which `--resume` accepts, is refused with the whole id named. A session of
+    another workspace is refused too, naming both, unless `other_workspaces`
+    (`trust.load_other_workspace_sessions`)."""
+    store = SessionStore()
+    found = store.find(workspace, session_id)
     if found != session_id:
         raise SessionNotFoundError(
             f"no session {session_id!r}; session/load takes a whole id (did you mean {found}?)"
+        )
+    recorded = store.workspace_of(session_id)
+    if not other_workspaces and recorded != workspace_key(workspace):
+        raise SessionNotFoundError(
+            f"session {session_id} belongs to the workspace {recorded or '(unknown)'}, not "
+            f"{workspace_key(workspace)}; open it there, or set "
+            "trust.load_other_workspace_sessions to load it here"
         )
 
 

@@ -55,6 +55,7 @@ from forge.agent.events import (
     ToolCallStarted,
     ToolOutputDelta,
     TurnFinished,
+    UserMessageShortened,
 )
 from forge.config.secrets import redact
 from forge.session.core import Session
@@ -158,6 +159,8 @@ class TurnRelay:
             await self.channel.send(update_agent_thought_text(redact(text)))
         elif isinstance(event, HookWarning):
             await self.channel.send(update_agent_thought_text(redact(f"[hook] {event.text}\n")))
+        elif isinstance(event, UserMessageShortened):
+            await self.channel.send(update_agent_message_text(f"[forge] {event.text}\n\n"))
         elif isinstance(event, AttachmentsAdded):
             lines = [*event.attached, *(f"not attached: {p}" for p in event.problems)]
             await self.channel.send(

@@ -19,7 +19,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import math
+import re
 from typing import Any
+
+from forge.unicode_repair import may_hold_surrogates, repaired_value
 
 PARSE_ERROR = -32700
 INVALID_REQUEST = -32600
@@ -27,14 +31,33 @@ CANCEL_REQUEST = "$/cancel_request"
 
 MAX_QUOTED = 200
 """Characters of a bad line quoted back in the error's data."""
+MAX_DEPTH = 128
+"""The deepest nesting of arrays and objects a line may have (ACP's messages need about ten);
+deeper lines get a parse error, before any recursive code sees them."""
+
+_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
+_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
+
+
+def nesting_depth(text: str) -> int:
+    """How deeply arrays and objects nest in this JSON text (brackets inside strings do not
+    count). Linear, iterative: the strings and everything but brackets are cut out by regular
+    expressions, then the brackets are counted."""
+    depth = deepest = 0
+    for char in _NOT_BRACKET.sub("", _STRING.sub("", text)):
+        depth += 1 if char in "[{" else -1
+        deepest = max(deepest, depth)
+    return deepest
 
 
 def malformed_reply(line: bytes) -> dict[str, Any] | None:
     """The error answer for one received line, or None when the line is a usable message."""
     text = line.decode("utf-8", errors="replace").strip()
+    if nesting_depth(text) > MAX_DEPTH:
+        return _error(PARSE_ERROR, f"Parse error: nested deeper than {MAX_DEPTH} levels", text)
     try:
         message = json.loads(text)
-    except ValueError as error:
+    except (ValueError, RecursionError) as error:
         return _error(PARSE_ERROR, f"Parse error: not JSON ({error})", text)
     if not isinstance(message, dict):
         return _error(
@@ -93,6 +116,28 @@ class PromptRequests:
             self._sessions.pop(_key(message["id"]), None)
 
 
+def _json_line(message: dict[str, Any]) -> str:
+    """`message` as one line of strict JSON. An id JSON cannot hold (a client's `1e999` reads
+    as infinity) is answered as `null`, as for a request whose id could not be read."""
+    request_id = message.get("id")
+    if isinstance(request_id, float) and not math.isfinite(request_id):
+        message = {**message, "id": None}
+    try:
+        return json.dumps(message, separators=(",", ":"), allow_nan=False)
+    except ValueError:  # a non-finite number elsewhere: written as null, never as Infinity
+        return json.dumps(_finite(message), separators=(",", ":"), allow_nan=False)
+
+
+def _finite(value: Any) -> Any:
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {key: _finite(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_finite(item) for item in value]
+    return value
+
+
 def _key(request_id: Any) -> Any:
     """A request id as a dict key (ids are strings or integers; anything else matches none)."""
     return request_id if isinstance(request_id, str | int) else None
@@ -110,8 +155,8 @@ class CheckedNdjsonTransport:
         self._prompts = PromptRequests()
 
     async def send(self, message: dict[str, Any]) -> None:
-        """Write one message as one line (one writer at a time)."""
-        data = (json.dumps(message, separators=(",", ":")) + "\n").encode("utf-8")
+        """Write one message as one line (one writer at a time); only valid JSON is written."""
+        data = (_json_line(message) + "\n").encode("utf-8")
         async with self._lock:
             if self._closed:
                 raise ConnectionError("the connection to the client is closed")
@@ -129,7 +174,11 @@ class CheckedNdjsonTransport:
                 continue
             reply = malformed_reply(line)
             if reply is None:
-                message: dict[str, Any] | None = self._prompts.received(json.loads(line))
+                text = line.decode("utf-8", errors="replace")
+                parsed = json.loads(text)
+                if may_hold_surrogates(text):  # an editor's lone surrogate, repaired here
+                    parsed = repaired_value(parsed, "the editor")
+                message: dict[str, Any] | None = self._prompts.received(parsed)
                 if message is not None:
                     return message
                 continue

@@ -4,7 +4,9 @@
 "agent" (the conversation's requests), "summarization" (every summary request, made
 through the context manager's clone of the provider) and "subagent" (every request of a child
 agent a `task` call ran, its summaries included, per agent name; docs/adr/0045). Only usage
-the server reported counts; a request without a usage report adds nothing. Prompt tokens the
+the server reported counts, and a request without a usage report (or with one that failed
+validation) counts Forge's own token counts instead, marked estimated (`Usage.estimated`,
+docs/adr/0047): every sum it is part of shows as an estimate ("~$0.0031"). Prompt tokens the
 server reports as cached (`cached_tokens`, cache reads) are priced at the model's cached price,
 tokens written to the cache (`cache_write_tokens`, Anthropic) at its cache-write price, the
 rest at its input price.
@@ -52,6 +54,8 @@ class TokenTotals:
     output: int = 0
     cache_write: int = 0
     """Prompt tokens written to the provider's cache (part of `prompt`)."""
+    estimated: int = 0
+    """Requests whose usage Forge estimated (the server reported none)."""
 
     def add(self, usage: Usage) -> None:
         """Count one request's reported usage (one with an untrusted count adds nothing:
@@ -61,6 +65,7 @@ class TokenTotals:
             logger.warning("Ignored a usage report with a token count outside 0…10⁹")
             return
         self.requests += 1
+        self.estimated += int(usage.estimated)
         self.prompt += usage.prompt_tokens
         cached = min(usage.cached_tokens, usage.prompt_tokens)
         self.cached += cached
@@ -191,6 +196,9 @@ class CostLedger:
         )
 
 
+ESTIMATE_MARK = "~"
+"""What precedes a sum that holds an estimated request ("~$0.0031")."""
+
 MAX_RECORDED_TOKENS = MAX_TOKENS_PER_REQUEST * 1_000_000
 """A session record's totals: a million requests of the largest trusted size."""
 
@@ -209,7 +217,7 @@ def _totals(fields: Any) -> TokenTotals:
     totals = TokenTotals(
         *(
             _count(fields.get(name), name)
-            for name in ("requests", "prompt", "cached", "output", "cache_write")
+            for name in ("requests", "prompt", "cached", "output", "cache_write", "estimated")
         )
     )
     if totals.cached > totals.prompt:
@@ -241,6 +249,8 @@ class CostLine:
     """Prompt tokens written to the cache (Anthropic)."""
     agent: str = ""
     """The child agent's name for a "subagent" line."""
+    estimated: int = 0
+    """Requests whose usage Forge estimated from its own counts (no usage reported)."""
 
     @property
     def label(self) -> str:
@@ -266,6 +276,7 @@ def _line(
         dollars,
         totals.cache_write,
         agent,
+        min(totals.estimated, totals.requests),
     )
 
 
@@ -308,11 +319,16 @@ class CostReport:
         model does not hide what the others cost; `unknown` alone when none is priced."""
         lines = [line for line in self.lines if kind is None or line.kind == kind]
         known = [line.dollars for line in lines if line.dollars is not None]
+        about = ESTIMATE_MARK if self.estimated_requests(kind) else ""
         if len(known) == len(lines):
-            return format_dollars(sum(known), precise=precise)
+            return about + format_dollars(sum(known), precise=precise)
         if not known:
             return unknown
-        return f"{format_dollars(sum(known), precise=precise)} + {unknown}"
+        return f"{about}{format_dollars(sum(known), precise=precise)} + {unknown}"
+
+    def estimated_requests(self, kind: Kind | None = None) -> int:
+        """Requests of `kind` (all when None) whose usage Forge estimated."""
+        return sum(line.estimated for line in self.lines if kind is None or line.kind == kind)
 
     def to_dict(self) -> dict[str, Any]:
         """The figures as plain data (the jsonl `turn_finished` record's `cost`); dollars are
@@ -320,6 +336,7 @@ class CostReport:
         return {
             "currency": "USD",
             "total": _rounded(self.dollars()),
+            "estimated": bool(self.estimated_requests()),
             "agent": _rounded(self.dollars("agent")),
             "summarization": _rounded(self.dollars("summarization")),
             **({"subagents": self.subagents_dict()} if self.has_subagents else {}),
@@ -334,6 +351,7 @@ class CostReport:
                     "cache_write_tokens": line.cache_write,
                     "output_tokens": line.output,
                     "dollars": _rounded(line.dollars),
+                    **({"estimated_requests": line.estimated} if line.estimated else {}),
                 }
                 for line in self.lines
             ],
@@ -440,10 +458,18 @@ class CostReport:
         children = f", subagents {self._spent('subagent')}" if self.has_subagents else ""
         unpriced = any(line.dollars is None for line in self.lines)
         unknown = "; unknown: a model the price table does not list" if unpriced else ""
+        estimated = self.estimated_requests()
+        estimate = (
+            f"\n\n{ESTIMATE_MARK} **Estimated**: {estimated:,} request"
+            f"{'s' if estimated != 1 else ''} reported no usage; "
+            f"{'they are' if estimated != 1 else 'it is'} priced from Forge's own token counts."
+            if estimated
+            else ""
+        )
         report = (
             f"**Session cost: {self._spent()}** (agent {self._spent('agent')}, summarization "
             f"{self._spent('summarization')}{children}; USD, from the usage the server "
-            f"reported{unknown})\n\n{figures}"
+            f"reported{unknown}){estimate}\n\n{figures}"
         )
         if not self.saved_tokens and not self.removed_tokens:
             return report  # nothing was compacted: no saving to estimate

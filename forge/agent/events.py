@@ -163,6 +163,28 @@ class UsageEvent:
 
 
 @dataclass(frozen=True, slots=True)
+class UserMessageShortened:
+    """The user's message was larger than its share of the window (`context.
+    user_instruction_share`): it is kept whole in the session file and sent as its head and
+    tail around a marker naming `recall_key` (issue 34, docs/adr/0047)."""
+
+    recall_key: str
+    characters: int
+    kept_characters: int
+    share_tokens: int
+
+    @property
+    def text(self) -> str:
+        """The notice a front end shows."""
+        return (
+            f"Your message is {self.characters:,} characters, more than its share of the "
+            f"context ({self.share_tokens:,} tokens): the model gets its first and last "
+            f"{self.kept_characters // 2:,} characters, and can read the rest with recall "
+            f"{self.recall_key}. The whole message is kept in the session."
+        )
+
+
+@dataclass(frozen=True, slots=True)
 class ErrorEvent:
     """Something went wrong; `fatal` means the turn ended because of it."""
 
@@ -236,6 +258,7 @@ TurnEvent = (
     | ApprovalRequested
     | QuestionAsked
     | UsageEvent
+    | UserMessageShortened
     | ErrorEvent
     | TurnFinished
     | HookOutput

@@ -32,6 +32,7 @@ from forge.agent.events import (
     Trigger,
     TurnFinished,
     UsageEvent,
+    UserMessageShortened,
 )
 from forge.agent.hook_session import SessionHooks
 from forge.agent.hook_turns import around_turn
@@ -216,7 +217,17 @@ class Agent:
         if not (last is not None and last.role == "user" and last.content == user_text):
             # The same text again right after a turn that failed before any reply (sent again
             # with Up) is that message retried, not a second copy of it.
-            self.conversation.append(user(user_text))
+            message = user(user_text)
+            self.conversation.append(message)  # whole, in the session file
+            shortened = self.context_manager.fit_user_message(message)
+            if shortened is not None:  # larger than its share: its head and tail are sent
+                self.conversation.replace_message(len(self.conversation) - 1, shortened.message)
+                yield UserMessageShortened(
+                    message.id,
+                    shortened.original_characters,
+                    shortened.kept_characters,
+                    shortened.share_tokens,
+                )
         pump: EventPump[AgentEvent] = EventPump()
         self.turn_llm_calls = 0
         try:
@@ -412,6 +423,13 @@ class Agent:
             self.session_prompt_tokens += usage.prompt_tokens
             self.session_completion_tokens += usage.completion_tokens
             self.costs.record_agent(self._turn_provider(turn).model, usage)
+        else:
+            # No usage reported (or none that could be trusted): the cost and every budget
+            # count Forge's own estimate of the request (issue 34); the token tallies and the
+            # gauge stay on what servers reported.
+            estimate = self.context_manager.estimated_usage(self.conversation, message)
+            if estimate is not None:
+                self.costs.record_agent(self._turn_provider(turn).model, estimate)
         self.conversation.append(message)
         turn.clear_partial()
         yield AssistantMessageDone(message)

@@ -30,6 +30,7 @@ from forge.config.ephemeral import is_ephemeral
 from forge.config.paths import ensure_dir, sessions_dir
 from forge.context.conversation import Conversation
 from forge.llm.messages import Message
+from forge.unicode_repair import may_hold_surrogates, repaired, repaired_value
 
 logger = logging.getLogger(__name__)
 
@@ -209,7 +210,9 @@ class SessionLog:
         # settings model this module pulls in (pydantic-settings).
         from forge.config.secrets import redact
 
-        line = json.dumps(record, ensure_ascii=False, default=str)
+        # The last guard: text that slipped past the edges' repair must not make every later
+        # write of this session fail.
+        line = repaired(json.dumps(record, ensure_ascii=False, default=str), "the session")
         return redact(line, REDACTED, self._secrets) + "\n"
 
     def _write(self, record: dict[str, Any]) -> None:
@@ -342,6 +345,7 @@ class SessionStore:
         for line in tail.split("\n")[1:]:  # the first piece is the end of a cut line
             try:
                 record = json.loads(line) if line.strip() else None
+                record = _repaired_record(line, record)
             except json.JSONDecodeError:
                 continue  # a torn line: the replay skips it too
             if not isinstance(record, dict):
@@ -372,6 +376,16 @@ class SessionStore:
                 sessions.append(info)
         sessions.sort(key=lambda info: (info.updated, info.id), reverse=True)
         return sessions
+
+    def workspace_of(self, session_id: str) -> str | None:
+        """The workspace session `session_id`'s header names, or the one recovered for a lost
+        header (None when neither names one)."""
+        path = self.path_for(session_id)
+        workspace = _header_workspace(path)[0]
+        if workspace is None:
+            info = _read_info(path)
+            workspace = info.workspace if info is not None else None
+        return workspace or None
 
     def find(self, workspace: Path | str, fragment: str) -> str:
         """The id of the session named by `fragment`: a whole id, or a unique start or end of
@@ -442,6 +456,12 @@ def _header_workspace(path: Path) -> tuple[str | None, str]:
     return str(record.get("workspace") or ""), str(record.get("parent") or "")
 
 
+def _repaired_record(line: str, record: Any) -> Any:
+    """A record whose text may hold lone surrogates (written by a version before the repair,
+    as JSON escapes) with them replaced, so the resumed conversation can be sent again."""
+    return repaired_value(record, "a session file") if may_hold_surrogates(line) else record
+
+
 def _read_records(path: Path) -> tuple[list[dict[str, Any]], list[str]]:
     """Every readable record, and what was wrong: a torn or garbled line is skipped with a
     warning, and a lost header is rebuilt (see `_rebuilt_header`) and put first."""
@@ -454,7 +474,7 @@ def _read_records(path: Path) -> tuple[list[dict[str, Any]], list[str]]:
         if not line.strip():
             continue
         try:
-            record = json.loads(line)
+            record = _repaired_record(line, json.loads(line))
         except ValueError:  # not JSON, or an integer beyond Python's 4,300-digit bound
             where = "torn last line" if number >= len(lines) - 1 else "unreadable line"
             logger.warning("session %s: skipped %s %d", path.name, where, number)

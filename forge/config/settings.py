@@ -400,6 +400,10 @@ class TrustSettings(DocumentedModel):
     env_allowlist: list[str] = []
     """Environment variables a trusted workspace's `${VAR}` references may read (e.g.
     "GITHUB_TOKEN"); any other reference is left empty. Your own config.yaml is not limited."""
+    load_other_workspace_sessions: bool = False
+    """Whether an editor (`forge acp`'s `session/load`) may open a session recorded in another
+    workspace in the one it names; refused by default (that session's history and files
+    would be replayed into this workspace)."""
 
 
 class McpSettings(DocumentedModel):

@@ -44,6 +44,7 @@ from forge.context.events import (
 )
 from forge.context.fitting import cap_outputs, fit_budget, overflow_target
 from forge.context.ledger_pin import Compaction, LedgerPin, compaction_since
+from forge.context.oversize_message import ShortenedMessage, shortened_user_message
 from forge.context.request_breakdown import request_breakdown
 from forge.context.runner import StrategyRunner
 from forge.context.strategies import ContextStrategy, StrategyServices
@@ -51,9 +52,12 @@ from forge.context.strategies.defaults import default_strategies
 from forge.context.summarizer_breaker import SummarizerBreaker
 from forge.context.summary_archive import SummaryArchive
 from forge.context.tally import Tallies
+from forge.context.usage_estimate import estimated_usage
+from forge.llm.messages import Message
 from forge.llm.model_info import context_window as model_context_window
 from forge.llm.model_info import default_reply_headroom
 from forge.llm.protocols import ModelCloner, Provider, TokenCounter, ToolSpec
+from forge.llm.stream import Usage
 
 logger = logging.getLogger("forge.context")
 
@@ -154,6 +158,17 @@ class Manager:
         """The server reported `prompt_tokens` for the request last sent from `conversation`
         (0 or None: no report, Forge keeps its own count)."""
         self._usage.record(prompt_tokens, conversation)
+
+    def estimated_usage(self, conversation: Conversation, reply: Message) -> Usage:
+        """Forge's own count of the request just made from `conversation` (tools included)
+        and its `reply`, for a server that reported no usage (issue 34)."""
+        return estimated_usage(self.counter, self.current_tokens(conversation), reply)
+
+    def fit_user_message(self, message: Message) -> ShortenedMessage | None:
+        """The head-and-tail replacement of a user message above its share of the budget
+        (`context.user_instruction_share`), or None when it fits (issue 34)."""
+        share = int(self.settings.user_instruction_share * self.max_tokens)
+        return shortened_user_message(message, share, self.counter)
 
     def set_tools(self, specs: Sequence[ToolSpec]) -> None:
         """The tool definitions sent with every request, counted into the prompt from now on."""

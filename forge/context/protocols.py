@@ -10,7 +10,10 @@ from typing import Protocol
 
 from forge.context.conversation import Conversation
 from forge.context.events import EventSink, Trigger, drop_event
+from forge.context.oversize_message import ShortenedMessage
+from forge.llm.messages import Message
 from forge.llm.protocols import Provider, ToolSpec
+from forge.llm.stream import Usage
 
 
 class ContextManagerProtocol(Protocol):
@@ -27,6 +30,16 @@ class ContextManagerProtocol(Protocol):
 
     def record_usage(self, prompt_tokens: int, conversation: Conversation) -> None:
         """The server reported `prompt_tokens` for the request made from `conversation`."""
+        ...
+
+    def estimated_usage(self, conversation: Conversation, reply: Message) -> Usage | None:
+        """Forge's own count of the request just made from `conversation` and its `reply`,
+        for a server that reported no usage (None: nothing to count with)."""
+        ...
+
+    def fit_user_message(self, message: Message) -> ShortenedMessage | None:
+        """The head-and-tail replacement of a user message larger than its share of the
+        budget, or None when it fits (`forge.context.oversize_message`)."""
         ...
 
     def set_tools(self, specs: Sequence[ToolSpec]) -> None:
@@ -84,6 +97,14 @@ class NullContextManager:
     def record_usage(self, prompt_tokens: int, conversation: Conversation) -> None:
         """Remember the reported prompt size."""
         self._last_prompt_tokens = prompt_tokens
+
+    def estimated_usage(self, conversation: Conversation, reply: Message) -> Usage | None:
+        """None: nothing is counted locally."""
+        return None
+
+    def fit_user_message(self, message: Message) -> ShortenedMessage | None:
+        """None: nothing is counted locally."""
+        return None
 
     def set_tools(self, specs: Sequence[ToolSpec]) -> None:
         """Ignored: nothing is counted locally."""

@@ -140,7 +140,10 @@ class StrategyRunner:
         provider: CountingProvider | None = None
         if capabilities.uses_llm:
             provider = CountingProvider(
-                self._summarization_provider(), self.usage_sink, on_retry=self.emit
+                self._summarization_provider(),
+                self.usage_sink,
+                on_retry=self.emit,
+                counter=self.counter,
             )
         model = provider.model if provider is not None else "none"
         run = StrategyRun(new_run_id(), trigger, self.emit, instructions, force, max_tokens)

@@ -42,6 +42,7 @@ from forge.agent.events import (
     ToolOutputDelta,
     TurnFinished,
     UsageEvent,
+    UserMessageShortened,
 )
 from forge.llm.messages import ToolCall
 from forge.llm.stream import Usage
@@ -56,6 +57,7 @@ RECORD_TYPES: dict[type, str] = {
     ApprovalRequested: "approval_requested",
     QuestionAsked: "question_asked",
     UsageEvent: "usage",
+    UserMessageShortened: "user_message_shortened",
     ErrorEvent: "error",
     TurnFinished: "turn_finished",
     ContextWarning: "context_warning",
@@ -75,7 +77,10 @@ UNRECORDED: frozenset[type] = frozenset({RetryScheduled})
 """Events with no record: the provider's retries were never part of the stream's records
 (ADR 0015), so a run's records stay as they were; the `result` tells how the run ended."""
 
-_EXTRA_FIELDS: dict[type, tuple[str, ...]] = {SummarizerDisabled: ("text",)}
+_EXTRA_FIELDS: dict[type, tuple[str, ...]] = {
+    SummarizerDisabled: ("text",),
+    UserMessageShortened: ("text",),
+}
 """Properties written after the fields (the notice's readable line)."""
 
 
@@ -108,7 +113,14 @@ def _from_fields(event: AgentEvent) -> dict[str, Any]:
         if isinstance(value, ToolCall):
             record.update(_call_fields(value))
         elif isinstance(value, Usage):
-            record.update({f.name: getattr(value, f.name) for f in fields(value)})
+            # `estimated` only when true: a reported usage's record is as it always was.
+            record.update(
+                {
+                    f.name: getattr(value, f.name)
+                    for f in fields(value)
+                    if f.name != "estimated" or value.estimated
+                }
+            )
         else:
             record[field.name] = _plain(value)
     for name in _EXTRA_FIELDS.get(type(event), ()):

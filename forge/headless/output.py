@@ -40,6 +40,7 @@ from forge.agent.events import (
     ToolCallFinished,
     ToolCallStarted,
     TurnFinished,
+    UserMessageShortened,
 )
 from forge.agent.mcp.notices import McpServerNotice
 from forge.agent.trust import ProgramSource, TrustStatus
@@ -410,6 +411,8 @@ def context_line(event: AgentEvent) -> str:
         fallback = f"; fallback: {event.fallback}" if event.fallback else ""
         return f"[context] {event.strategy} failed with {event.model}: {event.error}{fallback}"
     if isinstance(event, SummarizerDisabled):
+        return f"[context] {event.text}"
+    if isinstance(event, UserMessageShortened):
         return f"[context] {event.text}"
     return hook_line(event)
 

@@ -125,14 +125,14 @@ class RunRecorder:
         self.denials: list[PermissionDenial] = []
         self.final_text = ""
         self._last_answer = ""
-        self._partial = ""
+        self._partial: list[str] = []  # joined once when needed: a long answer stays linear
 
     def observe(self, event: AgentEvent) -> None:
         """Take note of one event of the run."""
         if isinstance(event, MessageDelta):
-            self._partial += event.text
+            self._partial.append(event.text)
         elif isinstance(event, AssistantMessageDone):
-            self._partial = ""
+            self._partial = []
             if event.message.content:
                 self._last_answer = event.message.content
         elif isinstance(event, ToolCallFinished):
@@ -153,13 +153,18 @@ class RunRecorder:
     def last_text(self) -> str:
         """The final text: the turn's (a completion's result, an answer), else the last thing
         the model said, else what it was saying when the run was stopped."""
-        return self.final_text or self._last_answer or self._partial
+        return self.final_text or self._last_answer or "".join(self._partial)
 
     def spent(self) -> float | None:
         """Dollars this run has cost so far, every request counted; None if any is unpriced."""
         now = self._ledger().report(self._prices).dollars()
         before = self._baseline.report(self._prices).dollars()
         return None if now is None or before is None else max(0.0, now - before)
+
+    def cost_estimated(self) -> bool:
+        """Whether a request of this run reported no usage, so its cost is Forge's estimate."""
+        now = self._ledger().report(self._prices).estimated_requests()
+        return now > self._baseline.report(self._prices).estimated_requests()
 
     def usage(self) -> dict[str, int]:
         """Tokens of this run's requests (agent and summarization)."""
@@ -198,6 +203,7 @@ class RunRecorder:
             "duration_ms": round((time.monotonic() - self._started) * 1000),
             "usage": self.usage(),
             "total_cost_usd": None if spent is None else round(spent, 6),
+            "cost_estimated": self.cost_estimated(),
             "permission_denials": [denial.to_dict() for denial in self.denials],
             "subagents": self.subagents(),
             "result": self.last_text(),

@@ -66,6 +66,7 @@ from forge.session.build import build_session
 from forge.session.core import Session
 from forge.session.events import AttachmentsAdded
 from forge.session.parts import secrets_of
+from forge.unicode_repair import repaired
 
 logger = logging.getLogger(__name__)
 
@@ -92,12 +93,14 @@ def read_task(args: argparse.Namespace) -> str:
         raise UsageError("give the task as an argument or with --task-file, not both")
     if args.task_file:
         try:
-            text = Path(args.task_file).expanduser().read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as error:
+            data = Path(args.task_file).expanduser().read_bytes()
+            text = data.decode("utf-8", errors="replace")
+        except OSError as error:
             raise UsageError(f"cannot read task file {args.task_file}: {error}") from None
     elif args.task == STDIN_TASK:
         try:
-            text = sys.stdin.read()
+            # Bytes, decoded here: invalid UTF-8 on stdin becomes U+FFFD, not a crash.
+            text = sys.stdin.buffer.read().decode("utf-8", errors="replace")
         except (OSError, UnicodeDecodeError, ValueError) as error:
             raise UsageError(f"cannot read the task from stdin: {error}") from None
     else:
@@ -106,7 +109,8 @@ def read_task(args: argparse.Namespace) -> str:
         raise UsageError(
             "no task given: forge run 'what to do' (or --task-file FILE, or - for stdin)"
         )
-    return text.strip()
+    # An argument with bytes that are not UTF-8 arrives holding lone surrogates.
+    return repaired(text.strip(), "the task")
 
 
 def permission_mode(args: argparse.Namespace) -> str | None:

@@ -295,7 +295,9 @@ class AnthropicProvider(ProviderIdentity):
             )
             try:
                 async for event in events:
-                    for forge_event in assembler.feed(event.to_dict()):
+                    # warnings=False: a field of the wrong type (a float token count) is checked
+                    # by the assembler, not printed by pydantic on stderr.
+                    for forge_event in assembler.feed(event.to_dict(warnings=False)):
                         yield forge_event
             finally:
                 close = getattr(events, "close", None)

@@ -26,6 +26,8 @@ from forge.llm.stream import (
     Usage,
     UsageReported,
 )
+from forge.llm.usage_bounds import checked_count
+from forge.unicode_repair import StreamRepair, repaired
 
 STOP_REASONS = {
     "end_turn": "stop",
@@ -39,18 +41,29 @@ STOP_REASONS = {
 """Anthropic's stop reasons in Forge's (Chat Completions) vocabulary."""
 
 
-def _count(value: Any) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
+USAGE_FIELDS = (
+    "input_tokens",
+    "cache_read_input_tokens",
+    "cache_creation_input_tokens",
+    "output_tokens",
+)
 
 
-def usage_from(raw: dict[str, Any]) -> Usage:
+def usage_from(raw: dict[str, Any]) -> Usage | None:
     """Forge's usage for the API's: prompt tokens are input + cache read + cache write, so
-    the gauge and the budget see the whole prompt."""
-    fresh = _count(raw.get("input_tokens"))
-    read = _count(raw.get("cache_read_input_tokens"))
-    written = _count(raw.get("cache_creation_input_tokens"))
-    output = _count(raw.get("output_tokens"))
+    the gauge and the budget see the whole prompt. None when a count is not a trusted token
+    count (`forge.llm.usage_bounds`, logged) or no prompt was counted: the request's cost is
+    then estimated from Forge's own counts, as for a server that reports no usage."""
+    counts = [checked_count(raw.get(name), name) for name in USAGE_FIELDS]
+    if any(
+        count is None and raw.get(name) is not None
+        for count, name in zip(counts, USAGE_FIELDS, strict=True)
+    ):
+        return None
+    fresh, read, written, output = (count or 0 for count in counts)
     prompt = fresh + read + written
+    if prompt <= 0:
+        return None
     return Usage(
         prompt_tokens=prompt,
         completion_tokens=output,
@@ -69,6 +82,7 @@ class _Block:
     tool_id: str = ""
     tool_name: str = ""
     finished: bool = False
+    repair: StreamRepair = field(default_factory=lambda: StreamRepair("the model server"))
 
 
 class MessagesStreamAssembler:
@@ -106,7 +120,8 @@ class MessagesStreamAssembler:
             # Cumulative counts: a later report replaces an earlier one, field by field.
             usage = event.get("usage") or {}
             self._usage.update({key: value for key, value in usage.items() if value is not None})
-            return [UsageReported(usage_from(self._usage))]
+            reported = usage_from(self._usage)
+            return [UsageReported(reported)] if reported is not None else []
         if kind == "message_stop":
             self.stopped = True
         return []  # ping, and event types added to the API later
@@ -126,15 +141,15 @@ class MessagesStreamAssembler:
         block = _Block(kind=str(raw.get("type") or "text"))
         self._blocks[index] = block
         if block.kind == "tool_use":
-            block.tool_id = str(raw.get("id") or "")
-            block.tool_name = str(raw.get("name") or "")
+            block.tool_id = repaired(str(raw.get("id") or ""), "the model server")
+            block.tool_name = repaired(str(raw.get("name") or ""), "the model server")
             initial = raw.get("input")
             if isinstance(initial, dict) and initial:
                 block.text.append(json.dumps(initial))
         elif block.kind == "redacted_thinking":
             block.data = str(raw.get("data") or "")
         elif block.kind in ("text", "thinking"):
-            text = str(raw.get(block.kind) or "")
+            text = block.repair.feed(str(raw.get(block.kind) or ""))
             if text:
                 block.text.append(text)
                 self.output_started = True
@@ -146,25 +161,30 @@ class MessagesStreamAssembler:
         delta = event.get("delta") or {}
         kind = delta.get("type")
         if kind == "text_delta":
-            text = str(delta.get("text") or "")
+            text = block.repair.feed(str(delta.get("text") or ""))
             block.text.append(text)
             self.output_started = self.output_started or bool(text)
             return [MessageDelta(text)] if text else []
         if kind == "thinking_delta":
-            text = str(delta.get("thinking") or "")
+            text = block.repair.feed(str(delta.get("thinking") or ""))
             block.text.append(text)
             self.output_started = self.output_started or bool(text)
             return [ReasoningDelta(text)] if text else []
         if kind == "signature_delta":
             block.signature += str(delta.get("signature") or "")
         elif kind == "input_json_delta":
-            block.text.append(str(delta.get("partial_json") or ""))
+            block.text.append(block.repair.feed(str(delta.get("partial_json") or "")))
         return []
 
     def _stop(self, event: dict[str, Any]) -> list[StreamEvent]:
         block = self._block(event)
         block.finished = True
+        rest = block.repair.flush()
+        if rest:
+            block.text.append(rest)
         if block.kind != "tool_use":
+            if rest and block.kind in ("text", "thinking"):
+                return [MessageDelta(rest) if block.kind == "text" else ReasoningDelta(rest)]
             return []
         self.output_started = True
         call = ToolCall(block.tool_id, block.tool_name, "".join(block.text) or "{}")
@@ -194,6 +214,6 @@ class MessagesStreamAssembler:
         message = Message(
             role="assistant", content=text, tool_calls=calls, reasoning=reasoning, meta=meta
         )
-        usage = usage_from(self._usage) if self._usage else None
+        usage = usage_from(self._usage) if self._usage else None  # None: estimated later
         finish = STOP_REASONS.get(self._stop_reason or "", self._stop_reason)
         return Completion(message=message, usage=usage, finish_reason=finish, model=self.model)

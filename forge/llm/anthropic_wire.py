@@ -25,6 +25,7 @@ from typing import Any
 
 from forge.llm.messages import Message
 from forge.llm.protocols import ToolSpec
+from forge.unicode_repair import repaired_value
 
 THINKING_META_KEY = "anthropic_thinking"
 """`Message.meta` key holding an assistant message's thinking blocks as the API sent them
@@ -56,7 +57,7 @@ def tool_input(arguments: str) -> dict[str, Any]:
     """A tool call's arguments as the object `tool_use.input` must be; text that is not a JSON
     object (a model's broken call, kept in history) is sent as `{"arguments": text}`."""
     try:
-        value = json.loads(arguments.strip() or "{}", strict=False)
+        value = repaired_value(json.loads(arguments.strip() or "{}", strict=False))
     except json.JSONDecodeError:
         return {"arguments": arguments}
     return value if isinstance(value, dict) else {"arguments": arguments}

@@ -13,6 +13,8 @@ from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Any, Literal
 
+from forge.unicode_repair import may_hold_surrogates, repaired_value
+
 Role = Literal["system", "user", "assistant", "tool"]
 
 
@@ -64,6 +66,8 @@ class ToolCall:
             raise ValueError(f"arguments are not valid JSON: {reason} at {error.pos}") from None
         if not isinstance(value, dict):
             raise ValueError("arguments must be a JSON object")
+        if may_hold_surrogates(text):  # `"\ud800"` is valid JSON, not valid text
+            value = repaired_value(value, "the model's tool call")
         return value
 
     def to_api(self) -> dict[str, Any]:

@@ -10,7 +10,7 @@ choice 0 is kept), and an error object inside an ordinary chunk.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from forge.llm.errors import TransportError
@@ -34,15 +34,19 @@ from forge.llm.wire_format import (
     reasoning_of,
     visible_text_of,
 )
+from forge.unicode_repair import StreamRepair, repaired
 
 
 @dataclass
 class _PartialToolCall:
-    """A tool call whose pieces are still arriving."""
+    """A tool call whose pieces are still arriving (kept as a list: joining once at the end
+    keeps a call that arrives in many small pieces linear in its size)."""
 
     id: str = ""
     name: str = ""
-    arguments: str = ""
+    pieces: list[str] = field(default_factory=list)
+    has_arguments: bool = False
+    repair: StreamRepair = field(default_factory=lambda: StreamRepair("the model server"))
 
 
 def _string(value: Any) -> str:
@@ -61,6 +65,8 @@ class StreamAssembler:
         self._last_tool_index: int | None = None
         self._usage: Usage | None = None
         self._finish_reason: str | None = None
+        self._text_repair = StreamRepair("the model server")
+        self._reasoning_repair = StreamRepair("the model server")
         self.output_started = False
         """True once any text, reasoning or tool-call piece was produced: from then on a
         retry would show the user the same output twice, so the provider must not retry."""
@@ -93,11 +99,11 @@ class StreamAssembler:
         events: list[StreamEvent] = []
         delta = choice.get("delta")
         if isinstance(delta, dict):
-            reasoning = reasoning_of(delta)
+            reasoning = self._reasoning_repair.feed(reasoning_of(delta))
             if reasoning:
                 self._reasoning.append(reasoning)
                 events.append(ReasoningDelta(reasoning))
-            text = visible_text_of(delta)
+            text = self._text_repair.feed(visible_text_of(delta))
             if text:
                 self._text.append(text)
                 events.append(MessageDelta(text))
@@ -123,26 +129,28 @@ class StreamAssembler:
         if call_id or self._last_tool_index is None:
             return len(self._tool_calls)
         last = self._tool_calls[self._last_tool_index]
-        if name and last.name and (name != last.name or last.arguments):
+        if name and last.name and (name != last.name or last.has_arguments):
             return len(self._tool_calls)
         return self._last_tool_index
 
     def _feed_tool_call(self, raw_call: dict[str, Any]) -> list[StreamEvent]:
-        call_id = _string(raw_call.get("id"))
+        call_id = repaired(_string(raw_call.get("id")), "the model server")
         function = raw_call.get("function")
         function = function if isinstance(function, dict) else {}
-        name = _string(function.get("name"))
-        arguments = _string(function.get("arguments"))
+        name = repaired(_string(function.get("name")), "the model server")
+        raw_arguments = _string(function.get("arguments"))
         index = self._tool_index(raw_call, call_id, name)
         self._last_tool_index = index
         partial = self._tool_calls.setdefault(index, _PartialToolCall())
+        arguments = partial.repair.feed(raw_arguments)
         # Ids and names may be repeated in every delta: keep the first real one, never
         # concatenate, never let an empty follow-up erase it.
         if call_id and not partial.id:
             partial.id = call_id
         if name and not partial.name:
             partial.name = name
-        partial.arguments += arguments
+        partial.pieces.append(arguments)
+        partial.has_arguments = partial.has_arguments or bool(arguments)
         if not (call_id or name or arguments):
             return []
         return [ToolCallDelta(index, call_id or None, name or None, arguments)]
@@ -154,13 +162,22 @@ class StreamAssembler:
         if not saw_done and not self.finish_reason_seen:
             raise TransportError("The stream ended before the reply was complete")
         events: list[StreamEvent] = []
+        reasoning = self._reasoning_repair.flush()
+        if reasoning:
+            self._reasoning.append(reasoning)
+            events.append(ReasoningDelta(reasoning))
+        text = self._text_repair.flush()
+        if text:
+            self._text.append(text)
+            events.append(MessageDelta(text))
         calls: list[ToolCall] = []
         for index in sorted(self._tool_calls):
             partial = self._tool_calls[index]
+            partial.pieces.append(partial.repair.flush())
             call = ToolCall(
                 id=partial.id or new_tool_call_id(),
                 name=partial.name,
-                arguments=normalized_arguments(partial.arguments),
+                arguments=normalized_arguments("".join(partial.pieces)),
             )
             calls.append(call)
             events.append(ToolCallComplete(index, call))

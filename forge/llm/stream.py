@@ -26,6 +26,10 @@ class Usage:
     """Prompt tokens written to the provider's prompt cache (Anthropic's
     `cache_creation_input_tokens`; priced apart from reads and plain input). Part of
     `prompt_tokens`, like `cached_tokens`."""
+    estimated: bool = False
+    """True when the server reported no usage (or one that failed validation) and these are
+    Forge's own counts of the request and the reply (`forge.context.usage_estimate`): priced
+    the same, marked "estimated" wherever a cost is shown."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -72,7 +72,10 @@ def parse_usage(raw: Any) -> Usage | None:
     prompt = checked_count(raw.get("prompt_tokens"), "prompt_tokens") or 0
     if prompt <= 0:
         return None
-    completion = checked_count(raw.get("completion_tokens"), "completion_tokens") or 0
+    completion = checked_count(raw.get("completion_tokens"), "completion_tokens")
+    if completion is None and raw.get("completion_tokens") is not None:
+        return None  # failed validation: Forge estimates the request instead (issue 34)
+    completion = completion or 0
     total = checked_count(raw.get("total_tokens"), "total_tokens") or prompt + completion
     prompt_details = raw.get("prompt_tokens_details")
     completion_details = raw.get("completion_tokens_details")
@@ -121,11 +124,16 @@ def _thinking_parts_text(content: Any) -> str:
     )
 
 
+_REASONING_KEYS = frozenset({"reasoning_content", "reasoning", "reasoning_details"})
+
+
 def reasoning_of(fields: dict[str, Any]) -> str:
     """Reasoning text from a delta or message: `reasoning_content`, `reasoning`, "thinking"
     content parts, or the text inside `reasoning_details` (used only when no plain field is
     present, because OpenRouter sends the same text in both `reasoning` and
     `reasoning_details`). Encrypted reasoning has no text and yields nothing."""
+    if fields.keys().isdisjoint(_REASONING_KEYS) and not isinstance(fields.get("content"), list):
+        return ""  # the common delta (text or a tool-call piece): one set test per chunk
     for key in ("reasoning_content", "reasoning"):
         value = fields.get(key)
         if isinstance(value, str) and value:
@@ -146,7 +154,10 @@ def reasoning_of(fields: dict[str, Any]) -> str:
 def visible_text_of(fields: dict[str, Any]) -> str:
     """The answer text of a delta or message. A refusal is shown as the answer, because to a
     person at a terminal it is one."""
-    return text_of(fields.get("content")) or text_of(fields.get("refusal"))
+    content = fields.get("content")
+    if isinstance(content, str) and content:
+        return content
+    return text_of(content) or text_of(fields.get("refusal"))
 
 
 def new_tool_call_id() -> str:

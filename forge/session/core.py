@@ -192,7 +192,9 @@ class Session:
         however this one ends (an answer, an error, Esc)."""
         from forge.agent.hook_session import submit_prompt
         from forge.agent.mentions import has_mentions
+        from forge.unicode_repair import repaired
 
+        text = repaired(text, "the user's message")  # an editor's or a paste's lone surrogate
         prompt = await submit_prompt(self.parts.hooks, text)  # UserPromptSubmit (ADR 0043)
         for event in prompt.events:
             yield event

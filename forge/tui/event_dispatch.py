@@ -43,6 +43,7 @@ from forge.agent.events import (
     ToolOutputDelta,
     TurnFinished,
     UsageEvent,
+    UserMessageShortened,
 )
 from forge.tui.messages import (
     AgentFailed,
@@ -68,6 +69,7 @@ from forge.tui.messages import (
     ToolOutput,
     ToolStarted,
     UsageCounted,
+    UserMessageCut,
 )
 from forge.tui.retry_notices import RetryNotice
 
@@ -87,6 +89,7 @@ ROUTES: dict[type[Any], Route] = {
     ApprovalRequested: (ApprovalNeeded, ("app",)),
     QuestionAsked: (QuestionNeeded, ("app",)),
     UsageEvent: (UsageCounted, ("status",)),
+    UserMessageShortened: (UserMessageCut, ("chat",)),
     ErrorEvent: (AgentFailed, ("chat",)),
     TurnFinished: (AgentStopped, ("chat",)),
     ContextUsage: (ContextMeasured, ("status",)),

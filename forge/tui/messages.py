@@ -40,6 +40,7 @@ from forge.agent.events import (
     ToolOutputDelta,
     TurnFinished,
     UsageEvent,
+    UserMessageShortened,
 )
 
 E = TypeVar("E")
@@ -98,6 +99,10 @@ class AgentStopped(EventMessage[TurnFinished]):
 
 class ContextMeasured(EventMessage[ContextUsage]):
     """The prompt's size against the budget."""
+
+
+class UserMessageCut(EventMessage[UserMessageShortened]):
+    """The user's message was larger than its share: its head and tail were sent."""
 
 
 class ContextWarned(EventMessage[ContextWarning]):

@@ -52,13 +52,17 @@ def test_other_untrusted_counts_are_dropped_and_cached_never_exceeds_prompt(
         usage = parse_usage(
             {
                 "prompt_tokens": 1_000,
-                "completion_tokens": HUGE,
+                "completion_tokens": 7,
                 "total_tokens": -1,
                 "prompt_tokens_details": {"cached_tokens": 500_000_000},
                 "completion_tokens_details": {"reasoning_tokens": HUGE},
             }
         )
-    assert usage == Usage(prompt_tokens=1_000, total_tokens=1_000)
+        # An untrusted completion count fails the whole report: the request is estimated
+        # from Forge's own counts instead of costing nothing (issue 34).
+        unreported = parse_usage({"prompt_tokens": 1_000, "completion_tokens": HUGE})
+    assert usage == Usage(prompt_tokens=1_000, completion_tokens=7, total_tokens=1_007)
+    assert unreported is None
     assert "completion_tokens" in caplog.text and "500000000 cached of 1000 prompt" in caplog.text
     assert parse_usage({"prompt_tokens": 10**9, "prompt_tokens_details": {"cached_tokens": 10**9}})
 
@@ -106,7 +110,9 @@ def test_forge_run_survives_a_400_digit_prompt_count_and_cached_above_prompt(
 
     assert first.returncode == 0, first.stderr
     assert second.returncode == 0, second.stderr
-    assert jsonl(first)[-1]["cost"]["total"] == 0.0  # the untrusted usage counted as none
+    # The untrusted usage is replaced by Forge's own count of the request (issue 34).
+    first_cost = jsonl(first)[-1]["cost"]
+    assert first_cost["estimated"] is True and 0 < first_cost["total"] < 0.05
     cost = jsonl(second)[-1]["cost"]
     (model,) = cost["models"]
     assert model["input_tokens"] == 1_000 and model["cached_tokens"] == 0

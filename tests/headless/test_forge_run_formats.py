@@ -26,6 +26,7 @@ RESULT_FIELDS = {
     "duration_ms",
     "usage",
     "total_cost_usd",
+    "cost_estimated",
     "permission_denials",
     "subagents",
     "result",

@@ -45,6 +45,7 @@ from forge.agent.events import (
     Trigger,
     TurnFinished,
     UsageEvent,
+    UserMessageShortened,
 )
 from forge.agent.mcp.notices import McpServerNotice
 from forge.agent.trust import ProgramSource, TrustStatus, WorkspaceProgram
@@ -97,6 +98,7 @@ def sample_events() -> list[AgentEvent]:
         ApprovalRequested(CALL, summary="read_file: a.txt", preview=""),
         QuestionAsked("Which?", ("a", "b")),
         UsageEvent(Usage(10, 2, 12), 10, 2),
+        UserMessageShortened("3f9a2c", 200_000, 14_000, 8_000),
         ErrorEvent("boom", "server_error", fatal=True),
         TurnFinished("completed", "done"),
         ContextWarning(90, 100, 0.85),

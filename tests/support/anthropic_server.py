@@ -325,6 +325,9 @@ class AnthropicServer:
         self.requests: list[MessagesRequestRecord] = []
         self.usage_log: list[dict[str, int]] = []
         """The usage reported for each streamed answer, in order."""
+        self.usage_patch: dict[str, Any] = {}
+        """Replaces fields of every reported usage (a float or absurd count, as a broken
+        gateway sends); a None value drops the field from `message_start`."""
         self._cache: set[str] = set()
         self.models: list[str] = ["claude-haiku-4-5", "claude-sonnet-4-5"]
         """What `GET /v1/models` lists."""
@@ -346,6 +349,7 @@ class AnthropicServer:
             self._queue.clear()
             self.requests.clear()
             self.usage_log.clear()
+            self.usage_patch = {}
             self._cache.clear()
             self.responder = None
             self.models = ["claude-haiku-4-5", "claude-sonnet-4-5"]
@@ -509,6 +513,8 @@ class AnthropicServer:
             "cache_read_input_tokens": read,
             "output_tokens": 1,
         }
+        usage.update(self.usage_patch)
+        usage = {key: value for key, value in usage.items() if value is not None}
         start = {
             "type": "message_start",
             "message": {
@@ -571,7 +577,7 @@ class AnthropicServer:
         output = reply.output_tokens
         if output is None:
             output = max(1, (len(reply.text) + len(reply.thinking)) // 4 + 10 * len(reply.calls))
-        final_usage = {"output_tokens": output}
+        final_usage = {"output_tokens": self.usage_patch.get("output_tokens", output)}
         with self._lock:
             self.usage_log.append({**usage, "output_tokens": output})
         events.append(

@@ -11,12 +11,19 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, cast
 
-from forge.agent.hooks.config import HookFile, MatcherGroup, project_hooks, user_hooks
+from forge.agent.hooks.config import (
+    HookCommand,
+    HookFile,
+    MatcherGroup,
+    project_hooks,
+    user_hooks,
+)
 from forge.agent.hooks.decisions import (
     HookOutcome,
     PostToolUseOutcome,
@@ -32,6 +39,8 @@ from forge.agent.hooks.runner import OUTPUT_CAP_BYTES, run_hooks
 from forge.agent.trust.gate import WorkspaceTrust
 from forge.config.paths import config_path
 from forge.config.settings import Settings
+
+logger = logging.getLogger(__name__)
 
 HookState = Literal["active", "not trusted", "disabled"]
 
@@ -58,9 +67,13 @@ class Hooks:
         untrusted: Sequence[HookFile] = (),
         disabled: bool = False,
         output_cap: int = OUTPUT_CAP_BYTES,
+        trust: WorkspaceTrust | None = None,
     ) -> None:
-        """`files` run; `untrusted` are listed but never run; `disabled` runs nothing."""
+        """`files` run; `untrusted` are listed but never run; `disabled` runs nothing.
+        `trust`: asked again before each run of a workspace file's hooks, so a script they
+        name that changed since (`forge.agent.trust.scripts`) does not run."""
         self.workspace = workspace
+        self.trust = trust
         self.files = tuple(files)
         self.untrusted = tuple(untrusted)
         self.disabled = disabled
@@ -91,7 +104,7 @@ class Hooks:
             permitted = trust is not None and trust.permits(hook_file.source)
             (trusted if permitted or not hook_file.groups else untrusted).append(hook_file)
         disabled = no_hooks or settings.hooks.disabled
-        return cls(workspace, [user, *trusted], untrusted=untrusted, disabled=disabled)
+        return cls(workspace, [user, *trusted], untrusted=untrusted, disabled=disabled, trust=trust)
 
     @property
     def warnings(self) -> list[str]:
@@ -141,11 +154,26 @@ class Hooks:
         the event (`PreToolUseOutcome`, `PostToolUseOutcome`, `PromptOutcome`,
         `StopOutcome`, else `HookOutcome`). Never raises for a hook's failure."""
         commands = [hook for group in self.matching(event, payload) for hook in group.commands]
+        commands = self._still_trusted(commands)
         if not commands:
             return aggregate(event, [])
         stdin = json.dumps(payload, default=str).encode("utf-8")
         runs = await run_hooks(commands, stdin, self.workspace, output_cap=self.output_cap)
         return aggregate(event, runs)
+
+    def _still_trusted(self, commands: list[HookCommand]) -> list[HookCommand]:
+        """`commands` less those of a workspace file that trust no longer permits: its
+        definitions or a script they name changed since it was trusted (issue 34)."""
+        if self.trust is None or not any(hook.project for hook in commands):
+            return commands
+        files = {hook_file.origin: hook_file for hook_file in self.files if hook_file.project}
+        permitted = {
+            origin: self.trust.permits(hook_file.source) for origin, hook_file in files.items()
+        }
+        kept = [hook for hook in commands if not hook.project or permitted.get(hook.origin)]
+        for origin in sorted({h.origin for h in commands if h not in kept}):
+            logger.warning("hooks of %s not run: changed since the workspace trusted them", origin)
+        return kept
 
     # --- typed shortcuts for the loop ------------------------------------------------------
     async def pre_tool_use(

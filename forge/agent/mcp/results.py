@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from forge.agent.tools.output import HeadTailBuffer
 from forge.config.secrets import redact
+from forge.unicode_repair import repaired
 
 if TYPE_CHECKING:
     import mcp.types as types  # the SDK loads when a server connects (docs/adr/0042)
@@ -25,7 +26,8 @@ def result_text(result: types.CallToolResult) -> str:
     if not parts and result.structured_content is not None:
         parts.append(json.dumps(result.structured_content, ensure_ascii=False))
     buffer = HeadTailBuffer(HEAD_CHARACTERS, TAIL_CHARACTERS)
-    buffer.add(redact("\n".join(parts)) if parts else "(no content)")
+    text = repaired("\n".join(parts), "an MCP server") if parts else "(no content)"
+    buffer.add(redact(text))
     return buffer.render()
 
 

@@ -32,6 +32,11 @@ class RecallArgs(ToolArguments):
     end_line: Integer | None = None
     query: str | None = None
     regex: Boolean = False
+    offset: Integer | None = None
+    """First character to return (0-based): pages through a long original, such as a user
+    message sent as its head and tail."""
+    length: Integer | None = None
+    """Characters to return from `offset` (default `PAGE_CHARACTERS`)."""
 
 
 class RecallTool(ModelTool[RecallArgs]):
@@ -41,8 +46,9 @@ class RecallTool(ModelTool[RecallArgs]):
         name=RECALL_TOOL,
         description=(
             "The exact text of an output shortened to save context, by the id its placeholder "
-            "names (`recall <id>`); optionally only lines start_line..end_line. Without an id, "
-            "`query` finds earlier outputs and summaries by exact words (or a regular "
+            "names (`recall <id>`); optionally only lines start_line..end_line, or a page of "
+            "`length` characters from character `offset` (for a long original). Without an "
+            "id, `query` finds earlier outputs and summaries by exact words (or a regular "
             "expression with regex=true) and returns the matching lines with their ids."
         ),
         parameters=tool_schema(RecallArgs),
@@ -74,6 +80,8 @@ class RecallTool(ModelTool[RecallArgs]):
         start, end = args.start_line, args.end_line
         if start is not None or end is not None:
             text = _lines(text, start, end)
+        if args.offset is not None or args.length is not None:
+            text = _page(text, args.offset or 0, args.length, recalled.id)
         return ToolResult(content=text, metadata={"recalled": recalled.id})
 
     def _search(self, query: str, *, regex: bool) -> ToolResult:
@@ -92,6 +100,25 @@ class RecallTool(ModelTool[RecallArgs]):
         if left_out:
             text += f"\n[{left_out} more matching spans left out: narrow the query]"
         return ToolResult(content=text, metadata={"matches": len(spans) + left_out})
+
+
+PAGE_CHARACTERS = 20_000
+"""Characters a page holds when `length` is not given."""
+
+
+def _page(text: str, offset: int, length: int | None, key: str) -> str:
+    """Characters offset..offset+length of `text`, and a last line saying where the page is
+    and how to read on."""
+    size = PAGE_CHARACTERS if length is None else length
+    if offset < 0 or size <= 0:
+        raise ToolError("offset must be 0 or more and length more than 0")
+    if offset >= len(text):
+        raise ToolError(
+            f"offset {offset:,} is past the end: the original has {len(text):,} characters"
+        )
+    end = min(len(text), offset + size)
+    more = f"; recall {key} offset={end} for more" if end < len(text) else " (the end)"
+    return f"{text[offset:end]}\n[characters {offset:,}-{end:,} of {len(text):,}{more}]"
 
 
 def _lines(text: str, start: int | None, end: int | None) -> str:

@@ -6,8 +6,9 @@ Priority, first match wins:
 3. This session's *Trust* for exactly these definitions → trusted (also when the store could
    not be written).
 4. The store: *Never for this folder* → never; trusted with the same fingerprint → trusted;
-   trusted with another fingerprint (a definition was added or changed) → changed (ask
-   again); no decision, or an unusable store → undecided (ask).
+   trusted with another fingerprint (a definition was added or changed, or a workspace
+   script one names: `forge.agent.trust.scripts`) → changed (ask again); no decision, or an
+   unusable store → undecided (ask).
 
 A file that defines nothing needs no trust. Only `trusted` lets anything run.
 """
@@ -20,6 +21,7 @@ from enum import StrEnum
 from pathlib import Path
 
 from forge.agent.trust.programs import ProgramSource
+from forge.agent.trust.scripts import fingerprint_with_scripts
 from forge.agent.trust.store import TrustStore
 
 logger = logging.getLogger(__name__)
@@ -74,16 +76,23 @@ class WorkspaceTrust:
             return TrustStatus.TRUSTED
         if self._not_now:
             return TrustStatus.NOT_NOW
-        if self._session_trusted.get(source.file) == source.fingerprint:
+        fingerprint = self.fingerprint(source)
+        if self._session_trusted.get(source.file) == fingerprint:
             return TrustStatus.TRUSTED
         record = self.store.get(self.workspace)
         if record is None:
             return TrustStatus.UNDECIDED
         if record.decision == "never":
             return TrustStatus.NEVER
-        if record.fingerprints.get(source.file) == source.fingerprint:
+        if record.fingerprints.get(source.file) == fingerprint:
             return TrustStatus.TRUSTED
         return TrustStatus.CHANGED
+
+    def fingerprint(self, source: ProgramSource) -> str:
+        """What trust of `source` is given to: its definitions and the contents of the
+        workspace scripts they name (`forge.agent.trust.scripts`), read now: each check
+        sees the scripts as they are."""
+        return fingerprint_with_scripts(source, self.workspace)
 
     def permits(self, source: ProgramSource) -> bool:
         """Whether the programs `source` defines may run now: the one question every
@@ -114,7 +123,7 @@ class WorkspaceTrust:
         """*Trust*: the definitions of `sources` as they are now may run, in this session and
         (stored) later. Returns a warning when the store could not be written ("" if it was):
         the trust then holds for this session only."""
-        fingerprints = {s.file: s.fingerprint for s in sources if s.programs}
+        fingerprints = {s.file: self.fingerprint(s) for s in sources if s.programs}
         self._not_now = False
         self._session_trusted.update(fingerprints)
         try:

@@ -50,6 +50,7 @@ from forge.tui.messages import (
     ToolStarted,
     TurnEnded,
     TurnOver,
+    UserMessageCut,
 )
 from forge.tui.widgets.chat_blocks import (
     AssistantBlock,
@@ -276,6 +277,11 @@ class ChatView(VerticalScroll):
 
         workspace = getattr(self.app, "workspace", None)
         await self.add_block(HookNoticeBlock(message.event, workspace=workspace))
+
+    @on(UserMessageCut)
+    async def _user_message_cut(self, message: UserMessageCut) -> None:
+        """Say that the model got the message's head and tail, and how it reads the rest."""
+        await self.add_notice(message.event.text, kind="error")
 
     @on(AttachmentsShown)
     async def _attachments_shown(self, message: AttachmentsShown) -> None:

@@ -153,12 +153,15 @@ async def test_a_run_skill_is_re_attached_after_its_message_was_condensed(
 ) -> None:
     rules = "REVIEW RULES " + "keep every check " * 300
     write_skill(workspace / ".forge" / "skills", "review", "Review.", rules + "\n")
-    context = ContextSettings(max_tokens=8_000, user_instruction_share=0.1)
+    # Each message fits its share (1,200 tokens; a larger one would be sent as head and tail,
+    # issue 34), the two together do not: the oldest, the skill's, is condensed.
+    context = ContextSettings(max_tokens=8_000, user_instruction_share=0.15)
     session = build_session(settings_for(llm_server, context=context), workspace)
     text = session.skill_command("/review")
     assert text is not None
     llm_server.responder = lambda request: Text("Condensed: review the code.")
     await drive(session.run_turn(text))
+    await drive(session.run_turn("background fact " * 400))
     await drive(session.run_turn("now the next question"))
     assert not any("REVIEW RULES" in (m.content or "") for m in session.messages)
     await drive(session.run_turn("go on"))
