@@ -14,7 +14,7 @@ from pathlib import Path
 
 from forge.agent.interruption import ensure_valid
 from forge.agent.mentions import split_attachments
-from forge.agent.sessions import SessionLog, _apply_replacement, _read_records
+from forge.agent.sessions import SessionLog, apply_replacement, read_records
 from forge.agent.subagents.mentions import without_agent_request
 from forge.agent.tools.read_ledger import FileReadLedger
 from forge.context.conversation import Conversation
@@ -69,7 +69,7 @@ def ran(result: Message) -> bool:
 def session_turns(path: Path) -> list[SessionTurn]:
     """The turns of the session file `path` on the current line of history, oldest first:
     compacted turns included, turns removed by an earlier rewind left out."""
-    records, _ = _read_records(path)
+    records, _ = read_records(path)
     turns: list[SessionTurn] = []
     messages: list[Message] = []
     commands: set[str] = set()  # ids of the command calls of the turn still to be answered
@@ -89,7 +89,7 @@ def session_turns(path: Path) -> list[SessionTurn]:
                     if message.tool_call_id in commands and ran(message):
                         turns[-1].ran_commands = True
             elif kind == "replace":
-                _apply_replacement(messages, record)
+                apply_replacement(messages, record)
             elif kind == "rewind":
                 cut = [index for index, turn in enumerate(turns) if turn.id == record["turn"]]
                 if cut:
@@ -105,7 +105,7 @@ def session_turns(path: Path) -> list[SessionTurn]:
 def conversation_before(path: Path, turn_id: str) -> list[Message]:
     """The conversation the session file `path` held just before the turn `turn_id` began;
     LookupError if the file has no such turn."""
-    records, _ = _read_records(path)
+    records, _ = read_records(path)
     messages: list[Message] = []
     for record in records:
         kind = record.get("type")
@@ -116,7 +116,7 @@ def conversation_before(path: Path, turn_id: str) -> list[Message]:
                     return messages
                 messages.append(message)
             elif kind == "replace":
-                _apply_replacement(messages, record)
+                apply_replacement(messages, record)
         except (KeyError, TypeError, ValueError):
             continue
     raise LookupError(f"no turn {turn_id} in {path.name}")

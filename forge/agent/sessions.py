@@ -462,7 +462,7 @@ def _repaired_record(line: str, record: Any) -> Any:
     return repaired_value(record, "a session file") if may_hold_surrogates(line) else record
 
 
-def _read_records(path: Path) -> tuple[list[dict[str, Any]], list[str]]:
+def read_records(path: Path) -> tuple[list[dict[str, Any]], list[str]]:
     """Every readable record, and what was wrong: a torn or garbled line is skipped with a
     warning, and a lost header is rebuilt (see `_rebuilt_header`) and put first."""
     records: list[dict[str, Any]] = []
@@ -533,7 +533,7 @@ def _replay(
     messages: list[Message] = []
     costs: dict[str, Any] | None = None
     tool_loading: dict[str, Any] | None = None
-    records, problems = _read_records(path)
+    records, problems = read_records(path)
     for record in records:
         kind = record.get("type")
         try:
@@ -542,7 +542,7 @@ def _replay(
             elif kind == "message":
                 messages.append(Message.from_record(record["message"]))
             elif kind == "replace":
-                _apply_replacement(messages, record)
+                apply_replacement(messages, record)
             elif kind == "costs" and isinstance(record.get("ledger"), dict):
                 costs = record["ledger"]
             elif kind == TOOL_LOADING_RECORD:
@@ -553,7 +553,9 @@ def _replay(
     return header, messages, problems, costs, tool_loading
 
 
-def _apply_replacement(messages: list[Message], record: dict[str, Any]) -> None:
+def apply_replacement(messages: list[Message], record: dict[str, Any]) -> None:
+    """Apply a `replace` record to `messages` in place: its removed run (found by ids, else at
+    its recorded start) becomes its inserted messages; ValueError when the run is not there."""
     removed_ids: list[str] = list(record.get("removed") or [])
     inserted = [Message.from_record(item) for item in record.get("inserted") or []]
     start = _locate(messages, removed_ids, record.get("start"))
@@ -574,7 +576,7 @@ def _locate(messages: list[Message], removed_ids: list[str], start: Any) -> int:
 
 
 def _read_info(path: Path) -> SessionInfo | None:
-    records, problems = _read_records(path)
+    records, problems = read_records(path)
     header = next((record for record in records if record.get("type") == "header"), None)
     if header is None:
         return None

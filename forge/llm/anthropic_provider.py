@@ -35,7 +35,7 @@ from forge.llm.model_info import MAXIMUM_REPLY_HEADROOM, max_output_tokens
 from forge.llm.model_list import MODEL_LIST_TIMEOUT, ModelListError
 from forge.llm.protocols import ToolSpec
 from forge.llm.provider_identity import ProviderIdentity
-from forge.llm.retry import RetryPolicy, RetrySink, log_retry
+from forge.llm.retry import RetryLoop, RetryPolicy, RetrySink
 from forge.llm.stream import Completion, RetryScheduled, StreamEvent, StreamFinished
 
 if TYPE_CHECKING:
@@ -241,13 +241,9 @@ class AnthropicProvider(ProviderIdentity):
             error.message = error.message.replace(self._api_key, "***")
             error.args = (error.message,)
 
-    def _schedule_retry(self, error: LLMError, retries_done: int) -> RetryScheduled | None:
-        """The retry after `error` (logged), or None when it must not be retried."""
-        if not self._retry.should_retry(error, retries_done):
-            return None
-        retry = self._retry.schedule(error, retries_done, self._model)
-        log_retry(logger, retry, self._base_url)
-        return retry
+    def _retries(self) -> RetryLoop:
+        """The retry loop of one request."""
+        return RetryLoop(self._retry, self._model, self._base_url, logger, self._redact_key)
 
     async def stream(
         self,
@@ -263,24 +259,14 @@ class AnthropicProvider(ProviderIdentity):
         body = self.request_body(
             messages, tools, max_tokens=max_tokens, required_tool=required_tool
         )
-        retries_done = 0
-        while True:
+
+        def attempt() -> tuple[AsyncGenerator[StreamEvent, None], MessagesStreamAssembler]:
             assembler = MessagesStreamAssembler(self._model)
-            try:
-                async with aclosing(self._stream_once(body, assembler)) as events:
-                    async for event in events:
-                        yield event
-                return
-            except LLMError as error:
-                self._redact_key(error)
-                retry = (
-                    None if assembler.output_started else self._schedule_retry(error, retries_done)
-                )
-                if retry is None:
-                    raise
-            yield retry  # before the wait, so a client can say "retrying in 4 s"
-            await asyncio.sleep(retry.delay)
-            retries_done += 1
+            return self._stream_once(body, assembler), assembler
+
+        async with aclosing(self._retries().stream(attempt)) as events:
+            async for event in events:
+                yield event
 
     async def _stream_once(
         self, body: dict[str, Any], assembler: MessagesStreamAssembler

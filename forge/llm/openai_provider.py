@@ -10,7 +10,6 @@ follow `RetryPolicy` and never happen once output reached the caller.
 
 from __future__ import annotations
 
-import asyncio
 import copy
 import dataclasses
 import json
@@ -35,14 +34,13 @@ from forge.llm.messages import Message
 from forge.llm.model_list import MODEL_LIST_TIMEOUT, ModelListError, model_ids
 from forge.llm.protocols import ToolSpec
 from forge.llm.provider_identity import ProviderIdentity
-from forge.llm.retry import RetryPolicy, RetrySink, log_retry
+from forge.llm.retry import RetryLoop, RetryPolicy, RetrySink
 from forge.llm.sse_assembly import StreamAssembler
 from forge.llm.sse_reader import read_events
 from forge.llm.stream import (
     Completion,
     MessageDelta,
     ReasoningDelta,
-    RetryScheduled,
     StreamEvent,
     StreamFinished,
     ToolCallComplete,
@@ -230,13 +228,16 @@ class OpenAICompatibleProvider(ProviderIdentity):
             error.message = error.message.replace(self._api_key, "***")
             error.args = (error.message,)
 
-    def _schedule_retry(self, error: LLMError, retries_done: int) -> RetryScheduled | None:
-        """The retry after `error` (logged), or None when it must not be retried."""
-        if not self._retry.should_retry(error, retries_done):
-            return None
-        retry = self._retry.schedule(error, retries_done, self._model)
-        log_retry(logger, retry, self._base_url)  # the message came from the server, key masked
-        return retry
+    def _retries(self) -> RetryLoop:
+        """The retry loop of one request (a rejected option asks again at once)."""
+        return RetryLoop(
+            self._retry,
+            self._model,
+            self._base_url,
+            logger,
+            self._redact_key,
+            ask_again_on=(_OptionRejected,),
+        )
 
     # --- streaming ---------------------------------------------------------------------------
     async def stream(
@@ -254,40 +255,38 @@ class OpenAICompatibleProvider(ProviderIdentity):
         retry is announced by a `RetryScheduled` before the wait. After visible output the
         typed error propagates and the caller decides what to keep.
         """
-        retries_done = 0
-        while True:
+
+        def attempt() -> tuple[AsyncGenerator[StreamEvent, None], StreamAssembler]:
             assembler = StreamAssembler(self._model)
-            attempt = self._stream_once(messages, tools, max_tokens, assembler, required_tool)
-            try:
-                try:
-                    async with aclosing(attempt) as events:
-                        async for event in events:
-                            yield event
-                    return
-                except _EmptyStream:
-                    # Nothing was shown, so asking again whole is safe; the answer is either
-                    # the server's real error (raised below) or a reply, shown as one.
-                    logger.info(
-                        "empty stream from %s; asking again without streaming", self._base_url
-                    )
-                    completion = await self._complete_once(
-                        messages, tools, max_tokens, required_tool
-                    )
-                    for event in _events_for_completion(completion):
-                        yield event
-                    return
-            except _OptionRejected:
-                continue
-            except LLMError as error:
-                self._redact_key(error)
-                retry = (
-                    None if assembler.output_started else self._schedule_retry(error, retries_done)
-                )
-                if retry is None:
-                    raise
-            yield retry  # before the wait, so a client can say "retrying in 4 s"
-            await asyncio.sleep(retry.delay)
-            retries_done += 1
+            events = self._stream_attempt(messages, tools, max_tokens, assembler, required_tool)
+            return events, assembler
+
+        async with aclosing(self._retries().stream(attempt)) as events:
+            async for event in events:
+                yield event
+
+    async def _stream_attempt(
+        self,
+        messages: Sequence[Message],
+        tools: Sequence[ToolSpec] | None,
+        max_tokens: int | None,
+        assembler: StreamAssembler,
+        required_tool: str | None,
+    ) -> AsyncGenerator[StreamEvent, None]:
+        """One attempt at the stream; an empty stream asks again without streaming."""
+        try:
+            async with aclosing(
+                self._stream_once(messages, tools, max_tokens, assembler, required_tool)
+            ) as events:
+                async for event in events:
+                    yield event
+        except _EmptyStream:
+            # Nothing was shown, so asking again whole is safe; the answer is either the
+            # server's real error (raised from here) or a reply, shown as one.
+            logger.info("empty stream from %s; asking again without streaming", self._base_url)
+            completion = await self._complete_once(messages, tools, max_tokens, required_tool)
+            for event in _events_for_completion(completion):
+                yield event
 
     async def _stream_once(
         self,
@@ -362,21 +361,9 @@ class OpenAICompatibleProvider(ProviderIdentity):
     ) -> Completion:
         """One whole reply (no streaming), retried like `stream`; `on_retry` is told of each
         retry before the wait."""
-        retries_done = 0
-        while True:
-            try:
-                return await self._complete_once(messages, tools, max_tokens)
-            except _OptionRejected:
-                continue
-            except LLMError as error:
-                self._redact_key(error)
-                retry = self._schedule_retry(error, retries_done)
-                if retry is None:
-                    raise
-            if on_retry is not None:
-                on_retry(retry)
-            await asyncio.sleep(retry.delay)
-            retries_done += 1
+        return await self._retries().call(
+            lambda: self._complete_once(messages, tools, max_tokens), on_retry
+        )
 
     async def _complete_once(
         self,

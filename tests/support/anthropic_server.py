@@ -24,20 +24,20 @@ import asyncio
 import hashlib
 import itertools
 import json
-import socket
-import threading
-import time
-from collections import deque
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-import uvicorn
-from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
+from tests.support.loopback_server import (
+    LoopbackServer,
+    lowered_headers,
+    raw_response,
+    text_pieces,
+)
 from tests.support.openai_server import Raw
 
 # ---------------------------------------------------------------------------------------------
@@ -309,20 +309,18 @@ def _event(name: str, payload: dict[str, Any]) -> bytes:
 
 
 def _pieces(text: str, size: int) -> list[str]:
-    size = max(1, size)
-    return [text[i : i + size] for i in range(0, len(text), size)] or [""]
+    return text_pieces(text, size) or [""]
 
 
-class AnthropicServer:
+class AnthropicServer(LoopbackServer[Reply, MessagesRequestRecord]):
     """The scriptable Messages API server. Use `start()`/`stop()` or the pytest fixture
-    `anthropic_server`."""
+    `anthropic_server`. The `responder` answers when the queue is empty; by default:
+    Answer("ok")."""
+
+    label = "Anthropic"
 
     def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._queue: deque[Reply] = deque()
-        self.responder: Responder | None = None
-        """Answers when the queue is empty. Default: Answer("ok")."""
-        self.requests: list[MessagesRequestRecord] = []
+        super().__init__()
         self.usage_log: list[dict[str, int]] = []
         """The usage reported for each streamed answer, in order."""
         self.usage_patch: dict[str, Any] = {}
@@ -333,25 +331,15 @@ class AnthropicServer:
         """What `GET /v1/models` lists."""
         self.models_requests: list[dict[str, str]] = []
         """The headers of each `GET /v1/models` request."""
-        self._server: uvicorn.Server | None = None
-        self._thread: threading.Thread | None = None
-        self.port = 0
 
     # --- scripting ---------------------------------------------------------------------------
-    def enqueue(self, *replies: Reply) -> None:
-        """Answer the next requests with these replies, in order."""
-        with self._lock:
-            self._queue.extend(replies)
-
     def reset(self) -> None:
         """Forget queued replies, recorded requests and the cache."""
+        super().reset()
         with self._lock:
-            self._queue.clear()
-            self.requests.clear()
             self.usage_log.clear()
             self.usage_patch = {}
             self._cache.clear()
-            self.responder = None
             self.models = ["claude-haiku-4-5", "claude-sonnet-4-5"]
             self.models_requests.clear()
 
@@ -365,53 +353,21 @@ class AnthropicServer:
         """The URL to configure a client with (the SDK appends /v1/messages)."""
         return f"http://127.0.0.1:{self.port}"
 
-    @property
-    def pending(self) -> int:
-        """Replies still queued."""
-        with self._lock:
-            return len(self._queue)
+    # --- serving ----------------------------------------------------------------------------
+    def _routes(self) -> list[Route]:
+        return [
+            Route("/v1/messages", self._messages, methods=["POST"]),
+            Route("/v1/models", self._models, methods=["GET"]),
+        ]
 
-    # --- lifecycle ---------------------------------------------------------------------------
-    def start(self) -> AnthropicServer:
-        """Start on a free loopback port; returns when it accepts connections."""
-        # IPPROTO_TCP, not 0: asyncio turns Nagle off (TCP_NODELAY) only on sockets whose
-        # protocol says TCP, and with Nagle on every answer on a kept-alive connection waits
-        # ~40 ms for the client's delayed ACK (docs/adr/0052).
-        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        sock.bind(("127.0.0.1", 0))
-        self.port = sock.getsockname()[1]
-        app = Starlette(
-            routes=[
-                Route("/v1/messages", self._messages, methods=["POST"]),
-                Route("/v1/models", self._models, methods=["GET"]),
-            ]
-        )
-        config = uvicorn.Config(app, log_level="critical", lifespan="off", access_log=False)
-        self._server = uvicorn.Server(config)
-        self._thread = threading.Thread(
-            target=self._server.run, kwargs={"sockets": [sock]}, daemon=True
-        )
-        self._thread.start()
-        deadline = time.monotonic() + 10
-        while not self._server.started:
-            if time.monotonic() > deadline:
-                raise RuntimeError("test Anthropic server did not start")
-            time.sleep(0.01)
-        return self
-
-    def stop(self) -> None:
-        """Stop the server and wait for its thread."""
-        if self._server is not None:
-            self._server.should_exit = True
-        if self._thread is not None:
-            self._thread.join(timeout=10)
+    def _default_reply(self) -> Reply:
+        return Answer("ok")
 
     # --- the model list ----------------------------------------------------------------------
     async def _models(self, request: Request) -> Response:
         """The Models API's first (and only) page."""
         with self._lock:
-            self.models_requests.append({k.lower(): v for k, v in request.headers.items()})
+            self.models_requests.append(lowered_headers(request))
             ids = list(self.models)
         if not (request.headers.get("x-api-key") or request.headers.get("authorization")):
             return JSONResponse(
@@ -457,14 +413,6 @@ class AnthropicServer:
         return fresh, read, written
 
     # --- handlers ----------------------------------------------------------------------------
-    def _next_reply(self, record: MessagesRequestRecord) -> Reply:
-        with self._lock:
-            if self._queue:
-                return self._queue.popleft()
-        if self.responder is not None:
-            return self.responder(record)
-        return Answer("ok")
-
     async def _messages(self, request: Request) -> Response:
         raw = await request.body()
         try:
@@ -473,12 +421,11 @@ class AnthropicServer:
             return JSONResponse(Fault(400, "invalid_request_error", "invalid JSON").body(), 400)
         record = MessagesRequestRecord(
             path=request.url.path,
-            headers={k.lower(): v for k, v in request.headers.items()},
+            headers=lowered_headers(request),
             body=body,
             raw=raw,
         )
-        with self._lock:
-            self.requests.append(record)
+        self._record(record)
         problem = validation_error(body)
         if problem is not None:
             return JSONResponse(Fault(400, "invalid_request_error", problem).body(), 400)
@@ -488,13 +435,7 @@ class AnthropicServer:
         if isinstance(reply, Fault):
             return JSONResponse(reply.body(), status_code=reply.status, headers=reply.headers)
         if isinstance(reply, Raw):
-            # The content type goes in as a header so it is sent exactly (a replayed capture).
-            headers = {"content-type": reply.content_type, **reply.headers}
-            if "text/event-stream" not in reply.content_type.lower():
-                return Response(reply.body, status_code=reply.status, headers=headers)
-            size = reply.split_every or len(reply.body) or 1
-            pieces = [reply.body[i : i + size] for i in range(0, len(reply.body), size)]
-            return StreamingResponse(_iterate(pieces), status_code=reply.status, headers=headers)
+            return raw_response(reply, _iterate)
         if not body.get("stream"):
             return JSONResponse(
                 Fault(400, "invalid_request_error", "this loopback server only streams").body(),

@@ -17,8 +17,6 @@ from __future__ import annotations
 import asyncio
 import itertools
 import json
-import socket
-import threading
 import time
 from collections import deque
 from collections.abc import AsyncIterator, Callable, Sequence
@@ -26,11 +24,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import uvicorn
-from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
+
+from tests.support.loopback_server import (
+    LoopbackServer,
+    lowered_headers,
+    raw_response,
+    text_pieces,
+)
 
 # ---------------------------------------------------------------------------------------------
 # Replies a test can script
@@ -293,11 +296,6 @@ def _sse(payload: dict[str, Any] | str) -> bytes:
     return f"data: {data}\n\n".encode()
 
 
-def _pieces(text: str, size: int) -> list[str]:
-    size = max(1, size)
-    return [text[i : i + size] for i in range(0, len(text), size)]
-
-
 def _call_id(call: Call) -> str:
     return call.id or f"call_{next(_ids)}"
 
@@ -336,9 +334,9 @@ def stream_chunks(
     model = str(body.get("model", "test-model"))
     events: list[bytes] = [_sse(_chunk(model, {"role": "assistant", "content": ""}))]
     if isinstance(reply, Text) and reply.reasoning:
-        for piece in _pieces(reply.reasoning, reply.chunk_size):
+        for piece in text_pieces(reply.reasoning, reply.chunk_size):
             events.append(_sse(_chunk(model, {"reasoning_content": piece})))
-    for piece in _pieces(reply.text, reply.chunk_size):
+    for piece in text_pieces(reply.text, reply.chunk_size):
         events.append(_sse(_chunk(model, {"content": piece})))
     if isinstance(reply, ToolCalls):
         for index, call in enumerate(reply.calls):
@@ -346,7 +344,7 @@ def stream_chunks(
             head = {"index": index, "id": call_id, "type": "function"}
             head["function"] = {"name": call.name, "arguments": ""}
             events.append(_sse(_chunk(model, {"tool_calls": [head]})))
-            for piece in _pieces(_arguments_text(call), reply.chunk_size):
+            for piece in text_pieces(_arguments_text(call), reply.chunk_size):
                 delta = {"index": index, "function": {"arguments": piece}}
                 events.append(_sse(_chunk(model, {"tool_calls": [delta]})))
     events.append(_sse(_chunk(model, {}, reply.finish_reason)))
@@ -406,15 +404,15 @@ class _CutConnection(Exception):
     """Raised inside a streaming body to make uvicorn drop the connection."""
 
 
-class OpenAIServer:
-    """The scriptable server. Use `start()`/`stop()` or the pytest fixture `llm_server`."""
+class OpenAIServer(LoopbackServer[Reply, RecordedRequest]):
+    """The scriptable server. Use `start()`/`stop()` or the pytest fixture `llm_server`. The
+    `responder` answers when the queues are empty; by default: Text("ok")."""
+
+    label = "OpenAI"
 
     def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._queue: deque[Reply] = deque()
+        super().__init__()
         self._model_queues: dict[str, deque[Reply]] = {}
-        self.responder: Responder | None = None
-        """Answers when the queue is empty. Default: Text("ok")."""
         self.reject_stream_options = False
         """When True, a request carrying stream_options gets HTTP 400 (old servers do this)."""
         self.reject_tool_choice = False
@@ -435,22 +433,13 @@ class OpenAIServer:
         "/v1/models" listing."""
         self.info_requests: list[RecordedRequest] = []
         """Requests to the model-information endpoints."""
-        self.requests: list[RecordedRequest] = []
         self.active = 0
         self.max_active = 0
         """The most requests that were in flight at once (proves concurrency)."""
         self.cancelled_streams = 0
         """Streams whose client went away before the end."""
-        self._server: uvicorn.Server | None = None
-        self._thread: threading.Thread | None = None
-        self.port = 0
 
     # --- scripting ---------------------------------------------------------------------------
-    def enqueue(self, *replies: Reply) -> None:
-        """Answer the next requests with these replies, in order."""
-        with self._lock:
-            self._queue.extend(replies)
-
     def enqueue_for(self, model: str, *replies: Reply) -> None:
         """Answer the next requests that name `model` with these replies, in order (before
         the shared queue; requests for other models do not take them)."""
@@ -459,11 +448,9 @@ class OpenAIServer:
 
     def reset(self) -> None:
         """Forget queued replies, recorded requests and settings."""
+        super().reset()
         with self._lock:
-            self._queue.clear()
             self._model_queues.clear()
-            self.requests.clear()
-            self.responder = None
             self.reject_stream_options = False
             self.reject_tool_choice = False
             self.tool_calls_need_tool_choice = False
@@ -490,41 +477,21 @@ class OpenAIServer:
         """The recorded requests that named this model."""
         return [r for r in list(self.requests) if r.model == model]
 
-    # --- lifecycle ---------------------------------------------------------------------------
-    def start(self) -> OpenAIServer:
-        """Start on a free loopback port; returns when it accepts connections."""
-        # IPPROTO_TCP, not 0: asyncio turns Nagle off (TCP_NODELAY) only on sockets whose
-        # protocol says TCP, and with Nagle on every answer on a kept-alive connection waits
-        # ~40 ms for the client's delayed ACK (docs/adr/0052).
-        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        sock.bind(("127.0.0.1", 0))
-        self.port = sock.getsockname()[1]
-        app = Starlette(
-            routes=[
-                Route("/v1/chat/completions", self._chat, methods=["POST"]),
-                Route("/{path:path}", self._info_endpoint, methods=["GET", "POST"]),
-            ]
-        )
-        config = uvicorn.Config(app, log_level="critical", lifespan="off", access_log=False)
-        self._server = uvicorn.Server(config)
-        self._thread = threading.Thread(
-            target=self._server.run, kwargs={"sockets": [sock]}, daemon=True
-        )
-        self._thread.start()
-        deadline = time.monotonic() + 10
-        while not self._server.started:
-            if time.monotonic() > deadline:
-                raise RuntimeError("test OpenAI server did not start")
-            time.sleep(0.01)
-        return self
+    # --- serving ----------------------------------------------------------------------------
+    def _routes(self) -> list[Route]:
+        return [
+            Route("/v1/chat/completions", self._chat, methods=["POST"]),
+            Route("/{path:path}", self._info_endpoint, methods=["GET", "POST"]),
+        ]
 
-    def stop(self) -> None:
-        """Stop the server and wait for its thread."""
-        if self._server is not None:
-            self._server.should_exit = True
-        if self._thread is not None:
-            self._thread.join(timeout=10)
+    def _default_reply(self) -> Reply:
+        return Text("ok")
+
+    def _take_queued(self, record: RecordedRequest) -> Reply | None:
+        own = self._model_queues.get(record.model)
+        if own:
+            return own.popleft()
+        return super()._take_queued(record)
 
     # --- handlers ----------------------------------------------------------------------------
     async def _info_endpoint(self, request: Request) -> Response:
@@ -538,7 +505,7 @@ class OpenAIServer:
             self.info_requests.append(
                 RecordedRequest(
                     path=path,
-                    headers={k.lower(): v for k, v in request.headers.items()},
+                    headers=lowered_headers(request),
                     body=body if isinstance(body, dict) else {},
                     started_at=time.monotonic(),
                 )
@@ -554,17 +521,6 @@ class OpenAIServer:
         content = answer.body if isinstance(answer.body, str) else json.dumps(answer.body)
         return Response(content, status_code=answer.status, media_type="application/json")
 
-    def _next_reply(self, recorded: RecordedRequest) -> Reply:
-        with self._lock:
-            own = self._model_queues.get(recorded.model)
-            if own:
-                return own.popleft()
-            if self._queue:
-                return self._queue.popleft()
-        if self.responder is not None:
-            return self.responder(recorded)
-        return Text("ok")
-
     async def _chat(self, request: Request) -> Response:
         raw = await request.body()
         try:
@@ -573,7 +529,7 @@ class OpenAIServer:
             return JSONResponse({"error": {"message": "invalid JSON body"}}, status_code=400)
         recorded = RecordedRequest(
             path=request.url.path,
-            headers={k.lower(): v for k, v in request.headers.items()},
+            headers=lowered_headers(request),
             body=body,
             started_at=time.monotonic(),
             raw=raw,
@@ -636,17 +592,10 @@ class OpenAIServer:
         )
 
     def _stream_bytes(self, reply: Raw, rec: RecordedRequest) -> Response:
-        # The content type goes in as a header so it is sent exactly (media_type would gain
-        # a charset).
-        headers = {"content-type": reply.content_type, **reply.headers}
-        if "text/event-stream" not in reply.content_type.lower():
+        response = raw_response(reply, lambda pieces: self._body(pieces, 0.0, None, rec))
+        if not isinstance(response, StreamingResponse):
             rec.finished_at = time.monotonic()
-            return Response(reply.body, status_code=reply.status, headers=headers)
-        size = reply.split_every or len(reply.body) or 1
-        pieces = [reply.body[i : i + size] for i in range(0, len(reply.body), size)]
-        return StreamingResponse(
-            self._body(pieces, 0.0, None, rec), status_code=reply.status, headers=headers
-        )
+        return response
 
     async def _body(
         self, chunks: list[bytes], chunk_delay: float, cut_after: int | None, rec: RecordedRequest
