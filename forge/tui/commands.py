@@ -148,7 +148,9 @@ class SlashCommandRunner(CheckpointCommands, SkillSlashCommands):
             await self.app.chat.add_notice(
                 f"`/{command.name}` runs this turn on `{command.model}`."
             )
-        self.app.post_message(UserMessageRequested(command.expand(argument), command.model))
+        typed = f"/{command.name} {argument}".rstrip()
+        expanded = command.expand(argument)
+        self.app.post_message(UserMessageRequested(expanded, command.model, typed=typed))
 
     async def _refuse_if_busy(self) -> bool:
         if self.app.busy:

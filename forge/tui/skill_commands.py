@@ -80,7 +80,8 @@ class SkillSlashCommands:
         if text is None:
             return False
         await self.load_skill_commands()  # a skill added meanwhile joins completion
-        self.app.post_message(UserMessageRequested(text))
+        typed = f"/{name} {argument}".rstrip()
+        self.app.post_message(UserMessageRequested(text, typed=typed))
         return True
 
     async def command_skills(self, argument: str) -> None:

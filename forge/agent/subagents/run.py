@@ -32,6 +32,9 @@ from forge.agent.events import (
     ApprovalRequested,
     AssistantMessageDone,
     ErrorEvent,
+    HookBlocked,
+    HookOutput,
+    HookWarning,
     MessageDelta,
     SubagentEvent,
     ToolCallFinished,
@@ -39,6 +42,12 @@ from forge.agent.events import (
     TurnFinished,
 )
 from forge.agent.loop import Agent
+from forge.agent.message_meta import (
+    CHILD_CALLS_KEY,
+    CHILD_REASON_KEY,
+    FIGURES_PREFIX,
+    with_notices,
+)
 from forge.agent.modes import MODE_ORDER, PermissionMode
 from forge.agent.parts import AgentParts
 from forge.agent.subagents.batches import TaskHost
@@ -64,6 +73,8 @@ REPORT_LIMIT = 20_000
 INTERRUPTED_REPORT = "[interrupted by the user before the agent finished]"
 NO_REPORT = "(the agent reported nothing)"
 COMPLETED_REASONS = frozenset({"completed", "answered"})
+RECORDED_ARGUMENT_CHARS = 200
+"""Characters of each string argument a recorded child call keeps (a row shows about 60)."""
 
 
 @dataclass
@@ -169,9 +180,20 @@ class ChildRun:
     turns: int = 0
     session_id: str = ""
     model: str = ""
+    calls: dict[str, dict[str, str]] = field(default_factory=dict)
+    """The child's tool calls by id, in order, as its result records them (`CHILD_CALLS_KEY`)."""
+    notices: list[AgentEvent] = field(default_factory=list)
+    """The hook notices of the child's calls, as the parent's chat showed them."""
 
     def observe(self, event: AgentEvent) -> None:
         """Take note of one of the child's events."""
+        if isinstance(event, ToolCallStarted | ToolCallFinished):
+            status = "running" if isinstance(event, ToolCallStarted) else "ok"
+            if isinstance(event, ToolCallFinished) and event.is_error:
+                status = "error"
+            self.calls[event.call.id] = call_record(event.call, status)
+        elif isinstance(event, HookBlocked | HookOutput | HookWarning):
+            self.notices.append(event)
         if isinstance(event, MessageDelta):
             self.partial.append(event.text)
         elif isinstance(event, AssistantMessageDone):
@@ -242,7 +264,7 @@ class ChildRun:
             text = f"{text}\n\n{INTERRUPTED_REPORT}" if text else INTERRUPTED_REPORT
         shown = dict(figures)
         shown.pop("session_id", None)
-        content = f"{text or NO_REPORT}\n\n[subagent] {json.dumps(shown)}"
+        content = f"{text or NO_REPORT}{FIGURES_PREFIX}{json.dumps(shown)}"
         is_error = bool(self.failure) and not self.texts
         return content, is_error, {"subagent": figures}
 
@@ -423,7 +445,31 @@ def _append_result(
     content, is_error, metadata = run.result(prices)
     message: Message = tool_result(run.call, content)
     meta: dict[str, Any] = {"subagent": run.agent} if run.agent else {}
+    if run.agent and not run.error:
+        # How the child ended and what it called: a resumed `task` row reads as the live one
+        # (docs/adr/0048); the model reads the same in the `[subagent]` line.
+        meta[CHILD_REASON_KEY] = metadata.get("subagent", {}).get("reason", "")
+        meta[CHILD_CALLS_KEY] = list(run.calls.values())
+        meta = with_notices(meta, run.notices)
     if is_error:
         meta |= {"is_error": True, "exit_code": None}
     conversation.append(message.evolve(meta=meta) if meta else message)
     return content, is_error, metadata
+
+
+def call_record(call: ToolCall, status: str) -> dict[str, str]:
+    """A child's call as its `task` result records it: name, arguments (long strings cut, so a
+    written file's content is not kept twice) and status ("running", "ok", "error")."""
+    arguments = call.arguments
+    if len(arguments) > RECORDED_ARGUMENT_CHARS:
+        try:
+            parsed = call.parsed_arguments()
+        except ValueError:
+            parsed = {}
+        short = {
+            key: value[:RECORDED_ARGUMENT_CHARS] if isinstance(value, str) else value
+            for key, value in parsed.items()
+            if isinstance(value, str | int | float | bool)
+        }
+        arguments = json.dumps(short, ensure_ascii=False)
+    return {"id": call.id, "name": call.name, "arguments": arguments, "status": status}

@@ -3,6 +3,7 @@ and the `task` row show, taken from the child's events."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from forge.agent.events import (
@@ -62,9 +63,15 @@ class ChildProgress:
 
     def tool_lines(self) -> str:
         """The child's tool calls, one line each (icon, name, key argument)."""
-        return "\n".join(
-            terminal_safe(
-                f"{TOOL_ICONS.get(status, '·')} {call.name}  {tool_call_argument_summary(call)}"
-            )
-            for call, status in self.tools.values()
+        return child_tool_lines(self.tools.values())
+
+
+def child_tool_lines(calls: Iterable[tuple[ToolCall, str]]) -> str:
+    """A child's tool calls with their status, one line each (icon, name, key argument): live
+    from its events, resumed from its `task` result (docs/adr/0048)."""
+    return "\n".join(
+        terminal_safe(
+            f"{TOOL_ICONS.get(status, '·')} {call.name}  {tool_call_argument_summary(call)}"
         )
+        for call, status in calls
+    )
