@@ -133,7 +133,8 @@ class SlashCommandRunner(CheckpointCommands, SkillSlashCommands):
                 return
             if await self.run_skill(parsed.name, parsed.argument):
                 return
-            await self.app.chat.add_notice(unknown_command_message(parsed.name), kind="error")
+            why = self.skill_not_runnable(parsed.name) or unknown_command_message(parsed.name)
+            await self.app.chat.add_notice(why, kind="error")
             return
         await handler(parsed.argument)
 
