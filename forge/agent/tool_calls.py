@@ -166,7 +166,12 @@ async def run_tool_call(
             yield _record(host.conversation, call, result, turn, breaker, notices)
             return
         decision: list[ApprovalDecision] = []
-        ask = _ask_approval(prepared, context, turn, decision, protected or "", host.hooks)
+        asker = ("", "")
+        if decided.decided_by == "hook" and hooked is not None:  # a hook asked: say which, why
+            asker = (hooked.asker or "a PreToolUse hook", decided.reason)
+        ask = _ask_approval(
+            prepared, context, turn, decision, protected or "", host.hooks, asker=asker
+        )
         async with aclosing(ask) as events:
             async for event in events:
                 if not isinstance(event, ApprovalRequested):
@@ -245,15 +250,20 @@ async def _ask_approval(
     decision: list[ApprovalDecision],
     protected: str = "",
     hooks: SessionHooks | None = None,
+    *,
+    asker: tuple[str, str] = ("", ""),
 ) -> AsyncGenerator[AgentEvent, None]:
     """Yield the request and put the client's answer in `decision` (a dismissed request
-    counts as a rejection). `protected`: why the call must be asked about (Forge's config).
-    Notification hooks run meanwhile; their notices follow the answer."""
+    counts as a rejection). `protected`: why the call must be asked about (Forge's config);
+    `asker`: the hook that asked and its reason. Notification hooks run meanwhile; their
+    notices follow the answer."""
     request = ApprovalRequested(
         call=prepared.call,
         summary=prepared.tool.describe(prepared.arguments),
         preview=prepared.tool.preview(prepared.arguments, context),
         protected=protected,
+        asked_by=asker[0],
+        ask_reason=asker[1],
     )
     notified = approval_notification(hooks, request.summary)
     turn.waiting_on = request.future
