@@ -315,8 +315,10 @@ class Session:
 
     def hooks_report(self) -> str:
         """`/hooks`: every configured hook with its event, matcher, command, file and state,
-        as plain text."""
+        as plain text — as the files say now (they are read again)."""
         from forge.session.hook_report import hooks_report
+
+        self.reload_hooks()
 
         return hooks_report(self.parts.hooks.hooks if self.parts.hooks is not None else None)
 

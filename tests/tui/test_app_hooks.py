@@ -247,3 +247,31 @@ async def test_clear_ends_the_session_and_starts_the_next_with_source_clear(
         ("SessionStart", "clear"),
     ]
     assert seen[3:] == [("SessionEnd", "exit")]  # the app closed its session
+
+
+async def test_an_edited_claude_settings_file_asks_again_and_hooks_lists_the_new_hook(
+    llm_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch, workspace: Path
+) -> None:
+    """Issue 35: `.claude/settings.json` is watched like `.forge/mcp.yaml`: a change mid-session
+    raises the trust dialog, and `/hooks` lists what the file says now."""
+    settings = write_project_hooks(
+        workspace, {"Stop": [command_hook("./first.sh")]}, file=".claude/settings.json"
+    )
+    app = make_app(configure(llm_server, monkeypatch), workspace)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, TrustScreen), "the trust dialog")
+        await pilot.press("t")
+        await wait_until(pilot, lambda: not isinstance(app.screen, TrustScreen), "trusted")
+        await pilot.pause(0.5)  # the watch is registered
+        changed = {"Stop": [command_hook("./first.sh")], "PreToolUse": [command_hook("./new.sh")]}
+        settings.write_text(json.dumps({"hooks": changed}), encoding="utf-8")
+        await wait_until(
+            pilot, lambda: isinstance(app.screen, TrustScreen), "the dialog again", deadline=30
+        )
+        await wait_until(pilot, lambda: "./new.sh" in dialog_text(app), "the new hook in it")
+        await pilot.press("n")
+        await wait_until(pilot, lambda: not isinstance(app.screen, TrustScreen), "its answer")
+        await submit(pilot, "/hooks")
+        await wait_until(pilot, lambda: app.chat.query(HookListBlock), "the listing")
+        text = app.chat.query(HookListBlock).last().text
+    assert "PreToolUse, *: ./new.sh — not trusted" in text
