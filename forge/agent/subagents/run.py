@@ -25,7 +25,7 @@ from typing import Any, Protocol
 
 from forge.agent.approvals import ApprovalPolicy, Decision
 from forge.agent.circuit_breaker import CircuitBreaker
-from forge.agent.costs import CostLedger
+from forge.agent.costs import CostLedger, child_label
 from forge.agent.event_pump import EventPump
 from forge.agent.events import (
     AgentEvent,
@@ -119,6 +119,7 @@ class ChildLedger(CostLedger):
     """A child's own ledger that counts every request on the parent's too, per agent name."""
 
     agent_name: str = ""
+    """What the parent counts its requests under: the child's label (`child_label`)."""
     parent: CostLedger | None = None
 
     def record_agent(self, model: str, usage: Usage) -> None:
@@ -277,6 +278,8 @@ class Subagents:
         self.workspace = workspace
         self.factory = factory
         self._policies: dict[str, ChildPolicy] = {}
+        self._labels: dict[str, str] = {}
+        """Each `task` call's child label (its line in `/cost`), by call id."""
         self._semaphore: asyncio.Semaphore | None = None
         self._semaphore_key: tuple[asyncio.AbstractEventLoop, int] | None = None
 
@@ -379,7 +382,11 @@ class Subagents:
         host: TaskHost,
         queue: asyncio.Queue[AgentEvent | ChildRun],
     ) -> None:
-        ledger = run.ledger = ChildLedger(agent_name=definition.name, parent=host.costs)
+        label = self._labels.get(run.call.id)
+        if label is None:  # one line of `/cost` per `task` call (docs/adr/0048)
+            taken = {*self._labels.values(), *host.costs.subagents}
+            label = self._labels[run.call.id] = child_label(definition.name, run.prompt, taken)
+        ledger = run.ledger = ChildLedger(agent_name=label, parent=host.costs)
         conversation = Conversation()
         setup = self.factory.make(definition, ledger, conversation)
         run.session_id, run.model = setup.session_id, setup.provider.model

@@ -51,10 +51,13 @@ class ChildProgress:
             self.current_tool = ""
             self.finished = inner.reason
 
-    def summary(self, *, named: bool = True) -> str:
+    def summary(self, *, named: bool = True, task: str = "") -> str:
         """One line: "explore · read_file · 3 turns · 4.1k tokens"; without the agent's name
-        when not `named` (the `task` row's title already says it)."""
+        when not `named` (the `task` row's title already says it); with the first words of
+        its `task` prompt after the name when given (two children of one agent)."""
         parts = [self.agent] if named else []
+        if task:
+            parts.append(f"“{first_words(task)}”")
         if self.current_tool:
             parts.append(self.current_tool)
         parts.append(f"{self.turns} turn{'s' if self.turns != 1 else ''}")
@@ -64,6 +67,12 @@ class ChildProgress:
     def tool_lines(self) -> str:
         """The child's tool calls, one line each (icon, name, key argument)."""
         return child_tool_lines(self.tools.values())
+
+
+def first_words(text: str, count: int = 4) -> str:
+    """The first `count` words of `text`, "…" when there are more."""
+    words = text.split()
+    return " ".join(words[:count]) + (" …" if len(words) > count else "")
 
 
 def child_tool_lines(calls: Iterable[tuple[ToolCall, str]]) -> str:
