@@ -100,6 +100,9 @@ async def test_children_and_hooks_read_the_same_live_and_resumed(
         ToolCalls([Call(task, {"agent": "helper", "prompt": "run the gate"}, id="t2")]),
         # 4. a child stopped from its approval dialog (Esc)
         ToolCalls([Call(task, {"agent": "helper", "prompt": "write out.txt"}, id="t3")]),
+        # 5. a child whose call the user refuses: it goes on and reports
+        ToolCalls([Call(task, {"agent": "helper", "prompt": "write b.txt"}, id="t4")]),
+        Text("The helper was refused."),
     )
     llm_server.enqueue_for(
         CHILD,
@@ -107,6 +110,8 @@ async def test_children_and_hooks_read_the_same_live_and_resumed(
         Text("notes.txt has two lines"),
         ToolCalls([Call("execute_command", {"command": GATE_COMMAND})]),
         ToolCalls([Call("write_file", {"path": "out.txt", "content": "x\n"})]),
+        ToolCalls([Call("write_file", {"path": "b.txt", "content": "x\n"})]),
+        Text("not allowed to write b.txt"),
     )
     config = {
         "llm": {"model": PARENT},
@@ -134,6 +139,13 @@ async def test_children_and_hooks_read_the_same_live_and_resumed(
         await wait_until(pilot, lambda: isinstance(app.screen, ApprovalScreen), "the dialog")
         await pilot.press("escape")
         await wait_idle(pilot)
+
+        await submit(pilot, "have the helper write b")
+        await wait_until(pilot, lambda: isinstance(app.screen, ApprovalScreen), "the dialog")
+        await pilot.press("n")
+        await pilot.pause()
+        await pilot.press(*"no", "enter")
+        await wait_idle(pilot)
         live = rows(app)
         live_turns = [point.text for point in app.runtime.rewind_points()]
 
@@ -146,24 +158,28 @@ async def test_children_and_hooks_read_the_same_live_and_resumed(
         "user: have the helper read",
         "user: have the helper run the gate",
         "user: have the helper write",
+        "user: have the helper write b",
     ]
     assert any(line.startswith("hook[blocked]: ⛔ Stop hook blocked") for line in live)
     assert any("PreToolUse hook" in line and "pre-read check" in line for line in live)
     assert any("PostToolUse hook" in line and "post-read check" in line for line in live)
     assert any("(subagent helper) PreToolUse hook" in line for line in live)
-    assert sum("style guide attached" in line for line in live) == 4
+    assert sum("style guide attached" in line for line in live) == 5
     tasks = [line for line in live if line.startswith("tool: task")]
-    assert len(tasks) == 3
+    assert len(tasks) == 4
     assert tasks[0].startswith("tool: task ok done | output: notes.txt has two lines | calls:")
     assert "✓ read_file  notes.txt" in tasks[0]
     assert tasks[1].startswith("tool: task error interrupted")
     assert "execute_command" in tasks[1]
     assert tasks[2].startswith("tool: task error interrupted")
+    assert tasks[3].startswith("tool: task ok done | output: not allowed to write b.txt")
+    assert "✗ write_file  b.txt" in tasks[3]
     assert live_turns == [
         "count the notes",
         "have the helper read",
         "have the helper run the gate",
         "have the helper write",
+        "have the helper write b",
     ]
 
     resumed = make_app(store, workspace, resume_latest=True)
