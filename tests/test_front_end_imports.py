@@ -80,6 +80,7 @@ ALLOWED = {
         "forge.agent.custom_commands",
         "forge.agent.events",
         "forge.agent.logs",
+        "forge.agent.message_meta",  # a loaded session as it was shown (ADR 0048)
         "forge.agent.modes",
         "forge.agent.sessions",
         "forge.agent.trust",
