@@ -42,8 +42,8 @@ def _build_parser() -> argparse.ArgumentParser:
     run.add_argument(
         "--trust-workspace",
         action="store_true",
-        help="run the workspace's own definitions (.forge/mcp.yaml) for this run, trusted or "
-        "not (see `forge trust`)",
+        help="run the workspace's own definitions (MCP servers, hooks, skills' allowed-tools) "
+        "for this run, trusted or not (see `forge trust`)",
     )
     run.add_argument(
         "--no-hooks",
@@ -114,13 +114,20 @@ def _build_parser() -> argparse.ArgumentParser:
     sub.add_parser("sessions", help="list saved sessions for this workspace")
     trust = sub.add_parser(
         "trust",
-        help="trust a workspace's own definitions (.forge/mcp.yaml servers), or --revoke",
-        description="Show what the workspace defines to run, and trust it as it is now "
-        "(a new or changed definition asks again), or forget the decision with --revoke.",
+        help="trust a workspace's own definitions (MCP servers, hooks, skills), or --revoke",
+        description="Show what the workspace defines to run — MCP servers (.forge/mcp.yaml), "
+        "hooks (.forge/hooks.json, .claude/settings.json) and skills' allowed-tools "
+        "(.claude/skills, .agents/skills) — and trust it as it is now (a new or changed "
+        "definition asks again), or forget the decision with --revoke.",
     )
     trust.add_argument("path", nargs="?", default=None, help="the workspace (default: -C or .)")
     trust_action = trust.add_mutually_exclusive_group()
-    trust_action.add_argument("--revoke", action="store_true", help="forget the decision")
+    trust_action.add_argument(
+        "--revoke",
+        action="store_true",
+        help="forget the decision: the workspace's servers, hooks and skills' tools wait for "
+        "the next answer",
+    )
     trust_action.add_argument(
         "--show", action="store_true", help="only show the definitions and the decision"
     )

@@ -44,6 +44,7 @@ ALLOWED = {
         "forge.session.restore",  # /undo and /rewind plan, ask, then restore (ADR 0041)
         "forge.agent.interruption",  # the resumed history's "not run" rows
         "forge.agent.mentions",  # the resumed history's attachment rows
+        "forge.agent.message_meta",  # what a recorded message keeps for the chat (ADR 0048)
         "forge.agent.modes",
         "forge.agent.shell_escape",  # parsing the `!` line
         "forge.agent.skills.catalog",  # /skills: the statuses, `skills.disabled` globs
@@ -85,6 +86,7 @@ ALLOWED = {
         "forge.agent.custom_commands",
         "forge.agent.events",
         "forge.agent.logs",
+        "forge.agent.message_meta",  # a loaded session as it was shown (ADR 0048)
         "forge.agent.modes",
         "forge.agent.sessions",
         "forge.agent.trust",

@@ -396,13 +396,15 @@ class ForgeAcpAgent:
             if handled is not None:
                 return handled
         model = None
+        typed = text  # what the user typed: the session keeps it beside an expansion
         if slash is not None and (found := opened.custom.expand_input(text)) is not None:
             command, text = found
             model = command.model or None
         elif slash is not None:  # `/name args` naming a skill (docs/adr/0046)
             taken = [*BUILTIN_NAMES, *opened.custom.commands]
             text = session.skill_command(text, taken=taken) or text
-        return await relay.run(session.run_turn(text, model=model))
+        typed_text = typed if typed != text else None
+        return await relay.run(session.run_turn(text, model=model, typed=typed_text))
 
     async def cancel(self, session_id: str, **kwargs: Any) -> None:
         """End the session's turn as Esc does (pending calls recorded as cancelled)."""

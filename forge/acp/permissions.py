@@ -60,6 +60,11 @@ def permission_tool_call(event: ApprovalRequested, workspace: Path) -> ToolCallU
         content.append(tool_content(text_block(preview)))
     if event.protected:
         content.append(tool_content(text_block(event.protected)))
+    if event.asked_by:  # a PreToolUse hook asked: which one, and why (docs/adr/0048)
+        reason = event.ask_reason.strip() or "(no reason given)"
+        content.append(
+            tool_content(text_block(redact(f"A hook asks: {reason} — {event.asked_by}")))
+        )
     update = update_tool_call(
         event.call.id,
         # A child's request (a `task` call's subagent) names the child (docs/adr/0045).

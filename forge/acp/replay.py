@@ -18,6 +18,7 @@ from acp.schema import (
 )
 
 from forge.acp.updates import plan_update, tool_call_finished, tool_call_started
+from forge.agent.message_meta import child_reason, is_stop_feedback, typed_text, without_figures
 from forge.context.plan import plan_of_message
 from forge.llm.messages import Message, MessageKind, ToolCall
 
@@ -49,9 +50,12 @@ def replay_updates(
         if message.kind is MessageKind.LEDGER:
             continue  # the work ledger is Forge's note in the prompt, not what anyone said
         if message.role == "user":
-            prefix = SUMMARY_NOTE if message.kind is MessageKind.SUMMARY else ""
-            if message.content:
-                yield update_user_message_text(prefix + message.content)
+            if is_stop_feedback(message):
+                continue  # a Stop hook's words to the model, not the user's (docs/adr/0048)
+            summary = message.kind is MessageKind.SUMMARY
+            text = SUMMARY_NOTE + message.content if summary else typed_text(message)
+            if text:
+                yield update_user_message_text(text)
         elif message.role == "assistant":
             if message.reasoning:
                 yield update_agent_thought_text(message.reasoning)
@@ -63,6 +67,8 @@ def replay_updates(
         elif message.role == "tool" and message.tool_call_id in calls:
             call = calls[message.tool_call_id]
             failed = bool(message.meta.get("cancelled") or message.meta.get("is_error"))
-            yield tool_call_finished(call, message.content, failed, {}, workspace)
+            failed = failed or child_reason(message) == "interrupted"  # a child stopped by Esc
+            shown = without_figures(message.content) if message.meta.get("subagent") else None
+            yield tool_call_finished(call, shown or message.content, failed, {}, workspace)
     if latest_plan:
         yield plan_update(latest_plan)

@@ -24,6 +24,7 @@ ignores that an unmanaged conversation would overflow the window, and provider c
 from __future__ import annotations
 
 import logging
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -91,11 +92,13 @@ class CostLedger:
     sent_tokens: int = 0
     """Prompt tokens of every agent request."""
     subagents: dict[str, dict[str, TokenTotals]] = field(default_factory=dict)
-    """Per child agent name, per model: the tokens of the children's requests."""
+    """Per child, per model: the tokens of the children's requests. A child is keyed by its
+    label, "AGENT: first words of its prompt" (one per `task` call, `child_label`), or by its
+    agent's name alone in sessions recorded before (docs/adr/0048)."""
 
     def record_subagent(self, agent: str, model: str, usage: Usage) -> None:
-        """A request of child agent `agent` (its own or a summary) on `model` reported
-        `usage`."""
+        """A request of the child labelled `agent` (its own or a summary) on `model`
+        reported `usage`."""
         self.subagents.setdefault(agent, {}).setdefault(model, TokenTotals()).add(usage)
 
     def record_agent(self, model: str, usage: Usage) -> None:
@@ -179,8 +182,8 @@ class CostLedger:
             for model, totals in by_model.items()
         ]
         lines += [
-            _line("subagent", model, totals, prices.lookup(model), agent=agent)
-            for agent, by_model in self.subagents.items()
+            _line("subagent", model, totals, prices.lookup(model), child=child)
+            for child, by_model in self.subagents.items()
             for model, totals in by_model.items()
         ]
         saved: float | None = 0.0
@@ -251,15 +254,31 @@ class CostLine:
     """The child agent's name for a "subagent" line."""
     estimated: int = 0
     """Requests whose usage Forge estimated from its own counts (no usage reported)."""
+    child: str = ""
+    """The child's label for a "subagent" line: "explore: find the parser …" (the agent's
+    name alone in sessions recorded before)."""
 
     @property
     def label(self) -> str:
-        """The kind as a report shows it ("subagent explore" for a child's line)."""
-        return f"{self.kind} {self.agent}" if self.agent else self.kind
+        """The kind as a report shows it ("subagent explore: find the parser …" for a
+        child's line)."""
+        return f"{self.kind} {self.child or self.agent}" if self.agent else self.kind
+
+
+def child_label(agent: str, prompt: str, taken: Collection[str] = (), words: int = 5) -> str:
+    """How the cost of one `task` call's child is listed: its agent and the first `words`
+    words of its prompt, numbered " (2)", " (3)" … when that label is in `taken`."""
+    parts = prompt.split()
+    base = f"{agent}: {' '.join(parts[:words])}{' …' if len(parts) > words else ''}"
+    label, number = base, 1
+    while label in taken:
+        number += 1
+        label = f"{base} ({number})"
+    return label
 
 
 def _line(
-    kind: Kind, model: str, totals: TokenTotals, price: ModelPrice | None, *, agent: str = ""
+    kind: Kind, model: str, totals: TokenTotals, price: ModelPrice | None, *, child: str = ""
 ) -> CostLine:
     dollars = (
         price.cost(totals.uncached, totals.cached, totals.output, totals.cache_write)
@@ -275,8 +294,9 @@ def _line(
         totals.output,
         dollars,
         totals.cache_write,
-        agent,
-        min(totals.estimated, totals.requests),
+        agent=child.partition(": ")[0],  # the agent's name (agent names hold no colon)
+        estimated=min(totals.estimated, totals.requests),
+        child=child,
     )
 
 

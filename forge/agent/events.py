@@ -137,6 +137,11 @@ class ApprovalRequested:
     runs"); "" for an ordinary request (docs/adr/0034)."""
     agent: str = ""
     """The subagent whose call this is ("" for the main agent's; docs/adr/0045)."""
+    asked_by: str = ""
+    """The PreToolUse hook that asked for this approval (`permissionDecision: "ask"`), which
+    asks in every mode; "" when the mode or the policy asks (docs/adr/0048)."""
+    ask_reason: str = ""
+    """What that hook said (`permissionDecisionReason`)."""
     future: asyncio.Future[ApprovalDecision] = field(
         default_factory=lambda: asyncio.get_running_loop().create_future()
     )

@@ -49,6 +49,8 @@ class PreToolCheck:
     """The call to run: the model's, or the hook's rewrite (validated)."""
     decision: HookDecision | None = None
     reason: str = ""
+    asker: str = ""
+    """The hook that answered "ask" (its name), when one did."""
     error: str = ""
     """An invalid rewrite: the call fails with this text (naming the hook)."""
     events: list[AgentEvent] = field(default_factory=list)
@@ -65,7 +67,9 @@ async def pre_tool_use(
     """Run PreToolUse for `prepared`; None when no hook listens (nothing changes)."""
     if hooks is None or not hooks.active(HookEvent.PRE_TOOL_USE):
         return None
-    outcome = await hooks.hooks.pre_tool_use(hooks.info(), prepared.tool.name, prepared.arguments)
+    outcome = await hooks.hooks.pre_tool_use(
+        hooks.info(), prepared.tool.name, prepared.arguments, tool_use_id=prepared.call.id
+    )
     check = PreToolCheck(
         prepared,
         outcome.decision,
@@ -78,6 +82,8 @@ async def pre_tool_use(
     if outcome.decision == "deny":
         check.events.insert(0, _denial(outcome))
         return check
+    if outcome.decision == "ask":
+        check.asker = next((r.run.hook.name for r in outcome.replies if r.permission == "ask"), "")
     if check.stop_reason is not None:  # `continue: false`: the call does not run either
         stopper = next(r.run.hook.name for r in outcome.replies if r.stop)
         check.events.insert(
@@ -177,6 +183,7 @@ async def post_tool_use(
         prepared.arguments,
         tool_response=None if failed else result.content,
         error=(result.content or "the call failed") if failed else "",
+        tool_use_id=prepared.call.id,
     )
     content = result.content
     if outcome.feedback:

@@ -31,9 +31,10 @@ from forge.agent.hook_session import SessionHooks, outcome_events
 from forge.agent.hooks.decisions import STOP_CONTINUATION_LIMIT, StopContinuations
 from forge.agent.hooks.events import HookEvent
 from forge.agent.hooks.payloads import CompactTrigger, compact_payload
+from forge.agent.message_meta import STOP_FEEDBACK_PREFIX, STOP_HOOK_NOTE, with_notices
 from forge.agent.turn_state import TurnState
 from forge.context.conversation import Conversation
-from forge.llm.messages import user
+from forge.llm.messages import Message
 
 STOP_ENDINGS = frozenset({"answered", "completed"})
 """The endings Stop hooks are asked about: the agent answered, not a limit or an error."""
@@ -45,7 +46,7 @@ TURN_EVENTS = (
     HookEvent.NOTIFICATION,
 )
 """The events `around_turn` runs hooks for (checked once, as the turn starts)."""
-STOP_FEEDBACK = "A Stop hook did not let the turn end yet:\n{reason}"
+STOP_FEEDBACK = STOP_FEEDBACK_PREFIX + "{reason}"
 """The user-side message that carries a blocking Stop hook's reason to the model."""
 
 
@@ -82,10 +83,15 @@ async def around_turn(
                 stop_hook_active=continuations.stop_hook_active,
                 subagent=hooks.subagent,
             )
-            for event in outcome_events(outcome):
+            shown = outcome_events(outcome)
+            for event in shown:
                 yield event
             if not outcome.stop and continuations.go_on(outcome):
-                conversation.append(user(STOP_FEEDBACK.format(reason=outcome.reason)))
+                # Forge's words, not the user's: a resumed chat shows the hook's card, and
+                # `/rewind` does not list it as a turn (forge.agent.message_meta).
+                meta = with_notices({"note": STOP_HOOK_NOTE}, shown)
+                feedback = STOP_FEEDBACK.format(reason=outcome.reason)
+                conversation.append(Message(role="user", content=feedback, meta=meta))
                 turn.finished = None
                 continue
             if outcome.go_on and not outcome.stop:

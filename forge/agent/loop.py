@@ -13,9 +13,10 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncGenerator, Callable
+from collections.abc import AsyncGenerator, Callable, Mapping
 from contextlib import aclosing
 from pathlib import Path
+from typing import Any
 
 from forge.agent.approvals import ApprovalPolicy
 from forge.agent.circuit_breaker import CircuitBreaker
@@ -57,7 +58,7 @@ from forge.context.plan_pin import PlanPin
 from forge.context.protocols import ContextManagerProtocol
 from forge.llm import stream as llm_stream
 from forge.llm.errors import ContextOverflowError, LLMError
-from forge.llm.messages import system, user
+from forge.llm.messages import Message, system
 from forge.llm.protocols import Provider
 from forge.llm.window_discovery import WindowTracker
 
@@ -202,12 +203,14 @@ class Agent:
         *,
         provider: Provider | None = None,
         required_tool: str | None = None,
+        meta: Mapping[str, Any] | None = None,
     ) -> AsyncGenerator[AgentEvent, None]:
         """Run one turn for `user_text`; yields events and ends with `TurnFinished`
         (unless the consuming task is cancelled, which leaves the conversation valid).
         `provider` answers this turn's LLM calls instead of the session's (a custom
         command's model); the next turn uses the session's again. `required_tool`: a tool
-        the turn's first reply must call (offered only if registered)."""
+        the turn's first reply must call (offered only if registered). `meta` goes on the
+        user message (what the user typed, hook notices: forge.agent.message_meta)."""
         if self._current_turn is not None:
             self._settle(self._current_turn)  # abandoned without being closed
         turn = self._current_turn = TurnState(provider=provider)
@@ -217,7 +220,7 @@ class Agent:
         if not (last is not None and last.role == "user" and last.content == user_text):
             # The same text again right after a turn that failed before any reply (sent again
             # with Up) is that message retried, not a second copy of it.
-            message = user(user_text)
+            message = Message(role="user", content=user_text, meta=dict(meta or {}))
             self.conversation.append(message)  # whole, in the session file
             shortened = self.context_manager.fit_user_message(message)
             if shortened is not None:  # larger than its share: its head and tail are sent

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from forge.agent.interruption import ensure_valid
 from forge.agent.mentions import split_attachments
+from forge.agent.message_meta import TYPED_KEY, is_stop_feedback, typed_text
 from forge.agent.sessions import SessionLog, apply_replacement, read_records
 from forge.agent.subagents.mentions import without_agent_request
 from forge.agent.tools.read_ledger import FileReadLedger
@@ -52,6 +53,7 @@ def starts_turn(message: Message) -> bool:
         message.role == "user"
         and message.kind is MessageKind.NORMAL
         and message.meta.get("note") is None
+        and not is_stop_feedback(message)  # a Stop hook's words, in files from before the note
     )
 
 
@@ -80,8 +82,10 @@ def session_turns(path: Path) -> list[SessionTurn]:
                 message = Message.from_record(record["message"])
                 messages.append(message)
                 if starts_turn(message):
-                    typed, _ = split_attachments(message.content)  # the text, not the files
-                    typed = without_agent_request(typed)  # nor what `@agent-` added
+                    typed = typed_text(message)  # `/greet Alice`, not the skill's text
+                    if TYPED_KEY not in message.meta:  # written before it was recorded
+                        typed, _ = split_attachments(typed)  # the text, not the files
+                        typed = without_agent_request(typed)  # nor what `@agent-` added
                     turns.append(SessionTurn(message.id, typed, message.created_at))
                     commands.clear()
                 elif turns:

@@ -582,7 +582,10 @@ def _read_info(path: Path) -> SessionInfo | None:
         return None
     message_records = [r.get("message") or {} for r in records if r.get("type") == "message"]
     first_user = next((m for m in message_records if m.get("role") == "user"), {})
-    title = str(first_user.get("content") or "").strip().split("\n", 1)[0]
+    meta = first_user.get("meta")
+    typed = meta.get("typed") if isinstance(meta, dict) else None  # message_meta.TYPED_KEY
+    shown = typed if isinstance(typed, str) else first_user.get("content")
+    title = str(shown or "").strip().split("\n", 1)[0]
     return SessionInfo(
         id=path.name.removesuffix(SESSION_FILE_SUFFIX),
         path=path,

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, Sequence
 from contextlib import aclosing
 from pathlib import Path
 from typing import Protocol
@@ -39,6 +39,7 @@ from forge.agent.hook_calls import (
     pre_tool_use,
 )
 from forge.agent.hook_session import SessionHooks
+from forge.agent.message_meta import with_notices
 from forge.agent.modes import PermissionMode, refusal_text
 from forge.agent.protected_paths import protected_write
 from forge.agent.sandbox.approval import (
@@ -136,11 +137,16 @@ async def run_tool_call(
         if prepared is None or loop_breaking
         else await pre_tool_use(host.hooks, prepared, host.registry, host.conversation)
     )
+    # The hook notices shown beside the call, recorded with its result (a resumed chat
+    # shows them too; forge.agent.message_meta).
+    notices: list[AgentEvent] = []
     if hooked is not None:  # PreToolUse ran: its notices, and maybe a rewritten call
+        notices.extend(hooked.events)
         for event in hooked.events:
             yield event
         if hooked.error:  # an invalid rewrite, or `continue: false`
-            yield _record(host.conversation, call, ToolResult(hooked.error, True), turn, breaker)
+            failed = ToolResult(hooked.error, True)
+            yield _record(host.conversation, call, failed, turn, breaker, notices)
             if hooked.stop_reason is not None:
                 turn.finished = TurnFinished("hook_stopped", hooked.stop_reason)
             return
@@ -174,19 +180,26 @@ async def run_tool_call(
         refused = hook_refusal(decided) or ToolResult(
             refusal_text(prepared.tool), is_error=True, metadata={"refused": True}
         )
-        yield _record(host.conversation, call, refused, turn, breaker)
+        yield _record(host.conversation, call, refused, turn, breaker, notices)
         return
     if prepared is not None and decision_now == "ask":
         refusal = prepared.tool.refusal(prepared.arguments, context)
         if refusal is not None:  # doomed whatever the user says: don't ask
             yield ToolCallStarted(call)
             result = ToolResult(refusal, is_error=True)
-            yield _record(host.conversation, call, result, turn, breaker)
+            yield _record(host.conversation, call, result, turn, breaker, notices)
             return
         decision: list[ApprovalDecision] = []
-        ask = _ask_approval(prepared, context, turn, decision, protected or "", host.hooks)
+        asker = ("", "")
+        if decided.decided_by == "hook" and hooked is not None:  # a hook asked: say which, why
+            asker = (hooked.asker or "a PreToolUse hook", decided.reason)
+        ask = _ask_approval(
+            prepared, context, turn, decision, protected or "", host.hooks, asker=asker
+        )
         async with aclosing(ask) as events:
             async for event in events:
+                if not isinstance(event, ApprovalRequested):
+                    notices.append(event)  # Notification hooks' (the request is no notice)
                 yield event
         verdict, reason = decision[0].verdict, decision[0].reason.strip()
         if verdict is ApprovalVerdict.REJECT:
@@ -195,7 +208,7 @@ async def run_tool_call(
             else:
                 text, meta = f"rejected by user: {reason or 'no reason given'}", {}
             result = ToolResult(text, is_error=True, metadata={"rejected": True, **meta})
-            yield _record(host.conversation, call, result, turn, breaker)
+            yield _record(host.conversation, call, result, turn, breaker, notices)
             return
         context.unconfined_approved = unconfined is not None
         if verdict is ApprovalVerdict.APPROVE_ALWAYS and not protected:
@@ -212,6 +225,7 @@ async def run_tool_call(
     checked = None if loop_breaking else await post_tool_use(host.hooks, prepared, result)
     if checked is not None:  # PostToolUse(Failure) ran: its feedback goes with the result
         result = checked.result
+        notices.extend(checked.events)
         for event in checked.events:
             yield event
     if checked is not None and checked.stop_reason is not None:  # `continue: false`
@@ -226,7 +240,7 @@ async def run_tool_call(
         elif call.name in _FINISH_REASONS:
             final_text = str(result.metadata.get(_FINAL_TEXT_KEYS[call.name], result.content))
             turn.finished = TurnFinished(_FINISH_REASONS[call.name], final_text)
-    yield _record(host.conversation, call, result, turn, breaker)
+    yield _record(host.conversation, call, result, turn, breaker, notices)
 
 
 def _record(
@@ -235,9 +249,14 @@ def _record(
     result: ToolResult,
     turn: TurnState,
     breaker: CircuitBreaker,
+    notices: Sequence[AgentEvent] = (),
 ) -> ToolCallFinished:
-    """Append the result (tripping the breaker on repeated errors); the event to yield."""
-    conversation.append(_result_message(call, result))
+    """Append the result (tripping the breaker on repeated errors), with the hook `notices`
+    shown beside the call; the event to yield."""
+    message = _result_message(call, result)
+    if meta := with_notices(message.meta, notices):
+        message = message.evolve(meta=meta)
+    conversation.append(message)
     if breaker.record(call.name, result.content, is_error=result.is_error):
         logger.warning("circuit breaker: %d identical errors from %s", breaker.count, call.name)
         turn.finished = TurnFinished(
@@ -256,15 +275,20 @@ async def _ask_approval(
     decision: list[ApprovalDecision],
     protected: str = "",
     hooks: SessionHooks | None = None,
+    *,
+    asker: tuple[str, str] = ("", ""),
 ) -> AsyncGenerator[AgentEvent, None]:
     """Yield the request and put the client's answer in `decision` (a dismissed request
-    counts as a rejection). `protected`: why the call must be asked about (Forge's config).
-    Notification hooks run meanwhile; their notices follow the answer."""
+    counts as a rejection). `protected`: why the call must be asked about (Forge's config);
+    `asker`: the hook that asked and its reason. Notification hooks run meanwhile; their
+    notices follow the answer."""
     request = ApprovalRequested(
         call=prepared.call,
         summary=prepared.tool.describe(prepared.arguments),
         preview=prepared.tool.preview(prepared.arguments, context),
         protected=protected,
+        asked_by=asker[0],
+        ask_reason=asker[1],
     )
     notified = approval_notification(hooks, request.summary)
     turn.waiting_on = request.future

@@ -308,6 +308,7 @@ def run_headless(args: argparse.Namespace) -> int:
                     writer,
                     yes=bool(args.yes),
                     time_limit=args.timeout,
+                    typed=original_task if task != original_task else None,
                     recorder=recorder,
                 ),
                 received,
@@ -406,9 +407,11 @@ async def run_task(
     yes: bool,
     time_limit: float | None,
     recorder: RunRecorder | None = None,
+    typed: str | None = None,
 ) -> Ending:
     """Drive one turn to its end, answering approvals and questions as a headless client;
-    closes the runtime. Returns how the run ended."""
+    closes the runtime. Returns how the run ended. `typed`: the task as given, when `task`
+    is a custom command's or skill's expansion (the session keeps both; ADR 0048)."""
     if recorder is None:
         recorder = _recorder(runtime, price_table(runtime.settings.prices))
     reason = "cancelled"
@@ -425,7 +428,7 @@ async def run_task(
             _warn_unconfined(runtime, writer)
             async for hook_event in runtime.start_hooks():  # SessionStart (docs/adr/0043)
                 writer.event(hook_event)
-            async for event in runtime.run_turn(task):
+            async for event in runtime.run_turn(task, typed=typed):
                 if isinstance(event, AttachmentsAdded):
                     _say_attachments(event, writer)
                     continue

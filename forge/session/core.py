@@ -182,19 +182,23 @@ class Session:
         return expand_mentions(text, self.workspace, counter=self.counter, limit_tokens=limit)
 
     async def run_turn(
-        self, text: str, *, model: str | None = None
+        self, text: str, *, model: str | None = None, typed: str | None = None
     ) -> AsyncGenerator[SessionEvent, None]:
         """One turn for `text`: its `@` mentions are expanded first (in a thread; an
         `AttachmentsAdded` event comes first when there were any), then the agent's events.
 
         `model` (a custom command's) answers this turn only, on the session's server; the
         session's provider is never swapped, so the next turn uses the configured model
-        however this one ends (an answer, an error, Esc)."""
+        however this one ends (an answer, an error, Esc). `typed`: what the user typed when
+        `text` is what it expanded to (a skill or custom command); the session file keeps
+        both, so a resumed chat shows what the user typed (docs/adr/0048)."""
         from forge.agent.hook_session import submit_prompt
         from forge.agent.mentions import has_mentions
+        from forge.agent.message_meta import EXPANSION_KEY, TYPED_KEY, with_notices
         from forge.unicode_repair import repaired
 
         text = repaired(text, "the user's message")  # an editor's or a paste's lone surrogate
+        original = text
         prompt = await submit_prompt(self.parts.hooks, text)  # UserPromptSubmit (ADR 0043)
         for event in prompt.events:
             yield event
@@ -221,13 +225,19 @@ class Session:
             missing = missing_from(self.messages, self.skills.loaded(), sending=text)
             if missing:
                 text = f"{reattached_text(missing)}\n\n{text}"
+        meta = with_notices({}, prompt.events)  # UserPromptSubmit's cards, shown once resumed
+        if typed is not None and typed != original:
+            meta |= {TYPED_KEY: typed, EXPANSION_KEY: original}
+        elif text != original:  # hook context, attachments, an `@agent-` request added
+            meta[TYPED_KEY] = original
         if not model or model == self.settings.llm.model:
-            async for event in self.agent.run_turn(text, required_tool=required):
+            async for event in self.agent.run_turn(text, required_tool=required, meta=meta):
                 yield event
             return
         provider = make_provider(self.settings.llm.model_copy(update={"model": model}))
         try:
-            async for event in self.agent.run_turn(text, provider=provider, required_tool=required):
+            turn = self.agent.run_turn(text, provider=provider, required_tool=required, meta=meta)
+            async for event in turn:
                 yield event
         finally:
             await provider.aclose()
@@ -313,8 +323,10 @@ class Session:
 
     def hooks_report(self) -> str:
         """`/hooks`: every configured hook with its event, matcher, command, file and state,
-        as plain text."""
+        as plain text — as the files say now (they are read again)."""
         from forge.session.hook_report import hooks_report
+
+        self.reload_hooks()
 
         return hooks_report(self.parts.hooks.hooks if self.parts.hooks is not None else None)
 

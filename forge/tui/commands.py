@@ -133,7 +133,8 @@ class SlashCommandRunner(CheckpointCommands, SkillSlashCommands):
                 return
             if await self.run_skill(parsed.name, parsed.argument):
                 return
-            await self.app.chat.add_notice(unknown_command_message(parsed.name), kind="error")
+            why = self.skill_not_runnable(parsed.name) or unknown_command_message(parsed.name)
+            await self.app.chat.add_notice(why, kind="error")
             return
         await handler(parsed.argument)
 
@@ -148,7 +149,9 @@ class SlashCommandRunner(CheckpointCommands, SkillSlashCommands):
             await self.app.chat.add_notice(
                 f"`/{command.name}` runs this turn on `{command.model}`."
             )
-        self.app.post_message(UserMessageRequested(command.expand(argument), command.model))
+        typed = f"/{command.name} {argument}".rstrip()
+        expanded = command.expand(argument)
+        self.app.post_message(UserMessageRequested(expanded, command.model, typed=typed))
 
     async def _refuse_if_busy(self) -> bool:
         if self.app.busy:

@@ -83,7 +83,7 @@ ROUTES: dict[type[Any], Route] = {
     MessageDelta: (AnswerStreamed, ("chat",)),
     ReasoningDelta: (ReasoningStreamed, ("chat",)),
     AssistantMessageDone: (AnswerDone, ("chat",)),
-    ToolCallStarted: (ToolStarted, ("chat",)),
+    ToolCallStarted: (ToolStarted, ("chat", "subagents")),  # the panel: a `task`'s prompt
     ToolOutputDelta: (ToolOutput, ("chat",)),
     ToolCallFinished: (ToolFinished, ("chat", "plan")),
     ApprovalRequested: (ApprovalNeeded, ("app",)),
@@ -103,7 +103,7 @@ ROUTES: dict[type[Any], Route] = {
     HookOutput: (HookOutputShown, ("chat",)),
     HookBlocked: (HookBlockShown, ("chat",)),
     HookWarning: (HookWarned, ("chat",)),
-    SubagentEvent: (SubagentActivity, ("chat", "subagents")),
+    SubagentEvent: (SubagentActivity, ("chat", "subagents", "status")),  # status: its cost
 }
 
 

@@ -18,6 +18,20 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from forge.agent.events import HookBlocked
+from forge.agent.message_meta import (
+    CHILD_CALLS_KEY,
+    CHILD_REASON_KEY,
+    EXPANSION_KEY,
+    HOOK_CONTEXT_MARK,
+    STOP_FEEDBACK_PREFIX,
+    TYPED_KEY,
+    HookNotice,
+    child_calls,
+    is_stop_feedback,
+    recorded_notices,
+    without_figures,
+)
 from forge.llm.messages import Message, MessageKind, ToolCall
 
 LOOP_BREAKING_TOOLS = frozenset({"converse", "task_completion", "ask_question"})
@@ -67,6 +81,21 @@ class UserRow:
 
 
 @dataclass(frozen=True)
+class ExpansionRow:
+    """What a `/command` or skill the user typed sent to the model (shown folded)."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class HookRow:
+    """A hook's notice, as the live chat showed it (`agent`: the subagent whose call it was)."""
+
+    notice: HookNotice
+    agent: str = ""
+
+
+@dataclass(frozen=True)
 class AnswerRow:
     """The model's text: a plain reply, a partial one, or a `converse`/`task_completion`."""
 
@@ -82,6 +111,8 @@ class ToolRow:
     status: str
     status_text: str
     output: str
+    children: tuple[tuple[ToolCall, str], ...] = ()
+    """A `task` call's child's tool calls with their status, folded under the row."""
 
 
 @dataclass(frozen=True)
@@ -101,7 +132,7 @@ class NoticeRow:
     kind: str = "info"
 
 
-HistoryRow = UserRow | AnswerRow | ToolRow | SummaryRow | NoticeRow
+HistoryRow = UserRow | ExpansionRow | HookRow | AnswerRow | ToolRow | SummaryRow | NoticeRow
 
 
 def history_rows(messages: Sequence[Message]) -> list[HistoryRow]:
@@ -168,6 +199,13 @@ class _HistoryReader:
             self.turn = "none"  # the cut-off notice says how it ended
             self.out.append(NoticeRow(CUT_OFF_NOTICE, kind="error"))
             return
+        if is_stop_feedback(message):  # the hook's card, as live; the turn goes on
+            notices = recorded_notices(message.meta) or [
+                HookBlocked("Stop", "a Stop hook", message.content[len(STOP_FEEDBACK_PREFIX) :])
+            ]
+            self.out.extend(HookRow(notice) for notice in notices)
+            self.turn = "unanswered"
+            return
         self._close_turn()
         command = message.meta.get("user_command")
         if message.kind is MessageKind.OBSERVATION and isinstance(command, str):
@@ -175,18 +213,30 @@ class _HistoryReader:
             return
         if message.kind is not MessageKind.OBSERVATION:
             self.turn = "unanswered"
+        self._user_rows(message)
+        self.out.extend(HookRow(notice) for notice in recorded_notices(message.meta))
+
+    def _user_rows(self, message: Message) -> None:
+        """What the user typed, what it expanded to (folded), the files it attached."""
         content = message.content
-        if "@agent-" in content:  # the instruction for the model is not what the user typed
-            from forge.agent.subagents.mentions import without_agent_request  # ADR 0045
+        typed = message.meta.get(TYPED_KEY)
+        if not isinstance(typed, str):  # written before the typed text was recorded
+            typed = content.split(HOOK_CONTEXT_MARK, 1)[0]
+            if "@agent-" in typed:  # the instruction for the model is not what was typed
+                from forge.agent.subagents.mentions import without_agent_request  # ADR 0045
 
-            content = without_agent_request(content)
-        if "\n</attached_file>" not in content:
-            self.out.append(UserRow(content))
-            return
-        from forge.agent.mentions import split_attachments  # ADR 0030
+                typed = without_agent_request(typed)
+        attached: list[str] = []
+        if "\n</attached_file>" in content:
+            from forge.agent.mentions import split_attachments  # ADR 0030
 
-        typed, attached = split_attachments(content)
+            split, attached = split_attachments(content)
+            if TYPED_KEY not in message.meta:
+                typed = split.split(HOOK_CONTEXT_MARK, 1)[0]
         self.out.append(UserRow(typed))
+        expansion = message.meta.get(EXPANSION_KEY)
+        if isinstance(expansion, str) and expansion:
+            self.out.append(ExpansionRow(expansion))
         self.out.extend(NoticeRow(line, kind="attachment") for line in attached)
 
     def _assistant(self, message: Message, *, cut_off: bool) -> None:
@@ -224,6 +274,15 @@ class _HistoryReader:
                     self.out.append(_tool_row(call, result, interrupted=True))
                 continue
             self._call(call, result)
+        self._child_notices(message)
+
+    def _child_notices(self, message: Message) -> None:
+        """After a batch of `task` rows, their children's hook notices (live: as they came)."""
+        for call in message.tool_calls:
+            result = self.results.get(call.id)
+            if result is not None and CHILD_CALLS_KEY in result.meta:
+                agent = str(result.meta.get("subagent") or "")
+                self.out.extend(HookRow(notice, agent) for notice in recorded_notices(result.meta))
 
     def _call(self, call: ToolCall, result: Message | None) -> None:
         ok = result is not None and not result.meta.get("is_error")
@@ -236,8 +295,19 @@ class _HistoryReader:
                 self.out.append(AnswerRow(result.content))
                 self.turn = "answered"
             return
-        self.out.append(_tool_row(call, result))
-        self.turn = "unanswered"
+        if result is not None and CHILD_REASON_KEY not in result.meta:
+            self.out.extend(HookRow(n) for n in recorded_notices(result.meta) if _before(n))
+        row = _tool_row(call, result)
+        self.out.append(row)
+        if result is not None and CHILD_REASON_KEY not in result.meta:
+            self.out.extend(HookRow(n) for n in recorded_notices(result.meta) if not _before(n))
+        # A child stopped by the user: live, the turn ended there with the interrupted note.
+        self.turn = "interrupted" if row.status_text == "interrupted" else "unanswered"
+
+
+def _before(notice: HookNotice) -> bool:
+    """Whether a call's hook notice came before its row (PreToolUse's) live."""
+    return notice.event == "PreToolUse"
 
 
 _EXIT_CODE = re.compile(r"\(?exit code (-?\d+)\)?\]$")
@@ -269,14 +339,21 @@ def _tool_row(call: ToolCall, result: Message | None, *, interrupted: bool = Fal
         status, text = "error", "interrupted"  # what `ChatView.end_turn` marked it live
     else:
         status, text = recorded_tool_outcome(result)
-    return ToolRow(call, status, text, result.content if result is not None else "")
+    if result is None:
+        return ToolRow(call, status, text, "")
+    if not result.meta.get("subagent"):  # not a child's: its output as recorded
+        return ToolRow(call, status, text, result.content)
+    children = tuple(child_calls(result.meta))
+    return ToolRow(call, status, text, without_figures(result.content), children)
 
 
 def estimated_lines(row: HistoryRow, width: int) -> int:
     """About how many lines `row` takes in a chat `width` cells wide (its margin included):
     enough to pick the rows that fill a screen without laying them out."""
-    if isinstance(row, ToolRow | SummaryRow):
+    if isinstance(row, ToolRow | SummaryRow | ExpansionRow):
         return 1  # a folded title line
+    if isinstance(row, HookRow):
+        return 3  # a title, a line or two of what the hook said
     text = row.text
     wrapped = sum(max(1, -(-len(line) // max(width, 1))) for line in text.split("\n"))
     return wrapped + (2 if isinstance(row, AnswerRow) else 1)

@@ -29,14 +29,14 @@ BUSY_COMMAND = (
 
 
 async def turn_events(
-    post: MessagePump, runtime: Session, text: str, model: str = ""
+    post: MessagePump, runtime: Session, text: str, model: str = "", typed: str = ""
 ) -> AsyncGenerator[AgentEvent, None]:
     """One turn for `text` on `model` ("" = the session's), its `@` mentions first expanded
     by the session (in a thread); posts `AttachmentsShown` to `post` before the turn's first
-    event when there were any."""
+    event when there were any. `typed`: what the user typed, when `text` expands it."""
     from forge.session.events import AttachmentsAdded
 
-    async for event in runtime.run_turn(text, model=model or None):
+    async for event in runtime.run_turn(text, model=model or None, typed=typed or None):
         if isinstance(event, AttachmentsAdded):
             post.post_message(AttachmentsShown(list(event.attached), list(event.problems)))
         else:

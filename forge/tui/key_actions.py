@@ -84,9 +84,11 @@ class KeyActions(App[int]):
         self.workers.cancel_group(self, "agent-turn")
         if self.queued:
             self.chat.queued_returned_to_prompt = True  # the chat's closing note says so
-            texts = [text for text, _ in self.queued]
+            texts = [block.text for _, block in self.queued]  # as typed (`/greet Alice`)
             for _, block in self.queued:
                 block.remove()
+                if block.expansion_block is not None:
+                    block.expansion_block.remove()
             self.queued.clear()
             self.prompt.load_text("\n\n".join(texts))
             self.prompt.move_cursor(self.prompt.document.end)

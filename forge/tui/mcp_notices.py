@@ -75,7 +75,8 @@ class McpSessionWatch:
     async def _project_file_changed(self) -> None:
         runtime = self._runtime
         if runtime is not None and runtime.mcp is not None:
-            # Changed definitions stop being trusted first (their servers stop), then the
-            # user is asked about them.
+            # Changed definitions stop being trusted first (their servers stop, their hooks
+            # are left out), then the user is asked about them.
             runtime.mcp.reconfigure(runtime.settings.mcp_servers)
+            runtime.reload_hooks()
             await self.trust.check()

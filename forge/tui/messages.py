@@ -258,11 +258,13 @@ class CompactionRequested(Message):
 
 @dataclass
 class UserMessageRequested(Message):
-    """A custom command's expanded text, sent as the user's message (on `model` when given,
-    for that turn only)."""
+    """A custom command's or skill's expanded text, sent as the user's message (on `model`
+    when given, for that turn only); the chat shows `typed`, the expansion folded under it."""
 
     text: str
     model: str = ""
+    typed: str = ""
+    """What the user typed (`/greet Alice`); "" when `text` is what they typed."""
 
 
 @dataclass

@@ -80,8 +80,25 @@ class SkillSlashCommands:
         if text is None:
             return False
         await self.load_skill_commands()  # a skill added meanwhile joins completion
-        self.app.post_message(UserMessageRequested(text))
+        typed = f"/{name} {argument}".rstrip()
+        self.app.post_message(UserMessageRequested(text, typed=typed))
         return True
+
+    def skill_not_runnable(self, name: str) -> str | None:
+        """Why `/name` does not run the skill `name` that exists (disabled, or for the model
+        only); None when there is no such skill."""
+        catalog = self._skills_catalog()
+        skill = catalog.skills.get(name) if catalog is not None else None
+        if catalog is None or skill is None:
+            return None
+        if not catalog.enabled(name):
+            return (
+                f"The skill `/{name}` is disabled (`skills.disabled`). "
+                f"`/skills enable {name}` turns it on."
+            )
+        if not skill.user_invocable:
+            return f"The skill `{name}` is for the model only (`user-invocable: false`)."
+        return None
 
     async def command_skills(self, argument: str) -> None:
         """Open the skills screen; `list` shows them in the chat; `enable NAME` and

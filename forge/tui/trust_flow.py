@@ -16,7 +16,7 @@ from textual.app import App
 if TYPE_CHECKING:
     from forge.agent.trust import ProgramSource, WorkspaceTrust
     from forge.session.core import Session
-    from forge.tui.screens.trust import TrustChoice
+    from forge.tui.screens.trust import Mark, TrustChoice
     from forge.tui.widgets.chat import ChatView
 
 
@@ -52,6 +52,9 @@ class WorkspaceTrustFlow:
         self._told_never = False
         self.decisions = 0
         """Answers applied so far (tests wait on it)."""
+        self._known: dict[str, dict[str, str]] = {}
+        """Per file, each program's name and command line as last trusted or answered: a
+        re-ask marks what is new or changed since (docs/adr/0048)."""
 
     @property
     def _chat(self) -> ChatView:
@@ -77,11 +80,14 @@ class WorkspaceTrustFlow:
             return
         sources = await asyncio.to_thread(self._sources)
         to_ask = trust.to_ask(sources)
+        from forge.agent.trust import TrustStatus
+
+        for source in sources:
+            if trust.status(source) is TrustStatus.TRUSTED:
+                self._remember(source)
         if trust.store_problem and trust.store_problem != self._told_problem:
             self._told_problem = trust.store_problem
             await self._chat.add_notice(f"Workspace trust: {trust.store_problem}.", kind="error")
-        from forge.agent.trust import TrustStatus
-
         never = [s for s in sources if trust.status(s) is TrustStatus.NEVER]
         if never and not self._told_never:
             self._told_never = True
@@ -112,13 +118,33 @@ class WorkspaceTrustFlow:
             refused = sorted(referenced - trust.allowed_variables())
             if not status:
                 status = "; ".join(f"{s.file}: {trust.status(s).value}" for s in sources)
-            screen = TrustScreen(trust.workspace, sources, refused, status)
+            marks = self._marks(sources)
+            screen = TrustScreen(trust.workspace, sources, refused, status, marks)
             choice = await self.app.push_screen_wait(screen)
+            for source in sources:
+                self._remember(source)
             await self.apply(choice, sources)
         finally:
             self._asking = False
         # A file that changed while the dialog was open was not part of the answer: ask again.
         await self.check()
+
+    def _remember(self, source: ProgramSource) -> None:
+        self._known[source.file] = {p.name: p.command for p in source.programs}
+
+    def _marks(self, sources: list[ProgramSource]) -> dict[tuple[str, str], Mark]:
+        """The definitions of `sources` new or changed since the last answer about their
+        file (none for a file not seen before in this session)."""
+        marks: dict[tuple[str, str], Mark] = {}
+        for source in sources:
+            known = self._known.get(source.file)
+            for program in source.programs if known is not None else ():
+                before = known.get(program.name) if known is not None else None
+                if before is None:
+                    marks[(source.file, program.name)] = "new"
+                elif before != program.command:
+                    marks[(source.file, program.name)] = "changed"
+        return marks
 
     async def apply(self, choice: TrustChoice, sources: list[ProgramSource]) -> None:
         """Record `choice` for `sources`, start or stop their servers, and say so."""
@@ -163,8 +189,9 @@ class WorkspaceTrustFlow:
                 self.runtime.mcp.reconfigure(self.runtime.settings.mcp_servers)
             said = "Decision forgotten" if had else "No decision was stored"
             await self._chat.add_notice(
-                f"{said}: the workspace's servers are stopped for this session; Forge asks "
-                "again at the next start."
+                f"{said}: the workspace's MCP servers are stopped, and its hooks and skills' "
+                "allowed-tools are left out, for this session; Forge asks again at the next "
+                "start."
             )
             return
         if argument.strip():
@@ -177,7 +204,10 @@ class WorkspaceTrustFlow:
             lines.append(f"\n`{source.file}`: {trust.status(source).value}; it would run:\n")
             lines.extend(f"    {line}" for line in describe_programs(source))
         if not defined:
-            lines.append("\nIt defines nothing Forge would run (no `.forge/mcp.yaml` servers).")
+            lines.append(
+                "\nIt defines nothing Forge would run (no `.forge/mcp.yaml` servers, no "
+                "project hooks, no skills with `allowed-tools`)."
+            )
         await self._chat.add_notice("\n".join(lines))
         if defined and not self._asking:
             self._asking = True

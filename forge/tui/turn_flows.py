@@ -94,32 +94,36 @@ class TurnFlows(App[int]):
         self.status.show_activity(f"running !{command[:40]}…")
         self.run_events(events)
 
-    async def send_user_message(self, text: str, model: str = "") -> None:
+    async def send_user_message(self, text: str, model: str = "", typed: str = "") -> None:
         """Show `text` as the user's message and run a turn for it (queued while one runs);
-        with `model`, that one turn runs on it (a custom command's front matter)."""
+        with `model`, that one turn runs on it (a custom command's front matter); `typed`:
+        what the user typed when `text` is a command's expansion (shown, the expansion
+        folded under it)."""
+        shown, expansion = (typed, text) if typed and typed != text else (text, "")
         if needs_api_key(self.settings):
-            await self.chat.add_user_message(text)
+            await self.chat.add_user_message(shown, expansion=expansion)
             banner = self.query_one(ConfigProblemBanner)
             await self.chat.add_notice(
                 not_sent_text(self.config_store.current, banner), kind="error"
             )
             return
         if self.busy:
-            block = await self.chat.add_user_message(text, queued=True)
+            block = await self.chat.add_user_message(shown, queued=True, expansion=expansion)
             self.queued.append((text, block))
             self._show_activity()
             return
-        await self.chat.add_user_message(text)
-        self.start_turn(text, model)
+        await self.chat.add_user_message(shown, expansion=expansion)
+        self.start_turn(text, model, typed=shown if expansion else "")
 
-    def start_turn(self, text: str, model: str = "") -> None:
+    def start_turn(self, text: str, model: str = "", *, typed: str = "") -> None:
         """Run one agent turn for `text` in the turn worker (on `model` when given); its `@`
-        mentions attach files (ADR 0030), shown by the chat."""
+        mentions attach files (ADR 0030), shown by the chat; `typed`: what the user typed
+        when `text` is a command's expansion (the session file keeps both)."""
         self.busy = True
         self._warned_this_turn = False
         self._show_activity()
         self.status.summarization.post_message(TurnStarted())
-        self.run_events(turn_events(self.chat, self.runtime, text, model))
+        self.run_events(turn_events(self.chat, self.runtime, text, model, typed))
 
     def start_compaction(self, instructions: str, notice: NoticeBlock) -> None:
         """Run `/compact` in the turn worker (its events render like a turn's); `notice` is
@@ -135,7 +139,7 @@ class TurnFlows(App[int]):
 
     @on(UserMessageRequested)
     async def _user_message_requested(self, message: UserMessageRequested) -> None:
-        await self.send_user_message(message.text, message.model)
+        await self.send_user_message(message.text, message.model, message.typed)
 
     @work(exclusive=True, group="agent-turn", exit_on_error=False)
     async def run_events(self, events: AsyncIterator[AgentEvent]) -> None:
@@ -209,7 +213,7 @@ class TurnFlows(App[int]):
         if self.queued and message.reason != "cancelled":
             text, block = self.queued.pop(0)
             block.set_queued(False)
-            self.start_turn(text)
+            self.start_turn(text, typed=block.text if block.text != text else "")
         self._show_activity()
 
     def _show_activity(self, working: str = "working…") -> None:

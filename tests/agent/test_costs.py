@@ -305,3 +305,25 @@ def test_a_ledger_record_round_trips_and_garbage_counts_as_nothing() -> None:
     )
     assert broken.agent["m"].prompt == 0 and broken.agent["m"].requests == 0
     assert CostLedger.from_record("nonsense").to_record() == CostLedger().to_record()
+
+
+def test_each_task_call_is_its_own_line_and_old_records_keep_the_agents_name() -> None:
+    """Issue 35: `/cost` lists each child by its agent and prompt; the same prompt twice is
+    numbered; a session recorded with agent names alone still reads (docs/adr/0048)."""
+    from forge.agent.costs import child_label
+
+    first = child_label("reviewer", "review the parser module for bugs please")
+    assert first == "reviewer: review the parser module for …"
+    assert child_label("reviewer", "review the parser module for bugs please", {first}) == (
+        f"{first} (2)"
+    )
+    ledger = CostLedger.from_record(
+        {"subagents": {"writer": {"m": {"requests": 1, "prompt": 10, "output": 1}}}}
+    )
+    ledger.record_subagent(first, "m", Usage(prompt_tokens=5, completion_tokens=1))
+    report = ledger.report(price_table({}))
+    assert [(line.label, line.agent) for line in report.lines] == [
+        ("subagent writer", "writer"),
+        (f"subagent {first}", "reviewer"),
+    ]
+    assert [entry["agent"] for entry in report.subagents_dict()] == ["writer", "reviewer"]

@@ -73,3 +73,25 @@ def test_forge_run_runs_a_skill_as_name_args_and_lists_skills(
     # The clash is said, as the TUI says it (builtin > custom > skill; docs/adr/0046).
     assert "skills: /same is also a custom command; the custom command wins" in second.stderr
     assert "/same is also a custom command" not in first.stderr
+
+
+def test_forge_run_sessions_are_titled_with_the_command_as_typed(
+    llm_server: OpenAIServer, workspace: Path
+) -> None:
+    """Issue 35: `forge sessions` (and `/sessions`) title a run of `/name args` with what was
+    typed, not with the skill's or command's text (docs/adr/0048)."""
+    from forge.agent.sessions import SessionStore
+
+    write(
+        workspace / ".agents" / "skills" / "greet" / "SKILL.md",
+        "---\nname: greet\ndescription: Greets.\n---\nSay hello to $ARGUMENTS warmly\n",
+    )
+    write(workspace / ".forge" / "commands" / "explain.md", "Explain $ARGUMENTS in detail")
+    llm_server.enqueue(Text("Hello."), Text("Explained."))
+    first = forge_run(llm_server, workspace, "/greet Alice")
+    second = forge_run(llm_server, workspace, "/explain the parser")
+    assert (first.returncode, second.returncode) == (0, 0), first.stderr + second.stderr
+    titles = sorted(info.title for info in SessionStore().list_sessions(workspace))
+    assert titles == ["/explain the parser", "/greet Alice"]
+    sent = [request.messages[-1]["content"] for request in llm_server.requests]
+    assert "Say hello to Alice warmly" in sent[0] and sent[1] == "Explain the parser in detail"

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from textual.widgets import Static
 
+from forge.agent.modes import PermissionMode
 from forge.tui.app import ForgeApp
 from forge.tui.screens.approval import ApprovalScreen
 from forge.tui.screens.trust import TrustScreen
@@ -58,6 +59,37 @@ async def test_the_approval_shows_the_command_a_hook_rewrote_and_that_one_runs(
     sent = [m for m in llm_server.requests[1].messages if m["role"] == "assistant"][-1]
     arguments = json.loads(sent["tool_calls"][0]["function"]["arguments"])  # type: ignore[index]
     assert arguments["command"] == "echo from-hook"
+
+
+async def test_a_hooks_ask_shows_its_reason_and_name_in_the_dialog_even_in_auto_mode(
+    llm_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch, workspace: Path
+) -> None:
+    """Issue 35: `permissionDecision: "ask"` asks in every mode, and the dialog says which
+    hook asked and why (Claude Code shows the reason)."""
+    asks = emit_json(
+        {
+            "hookSpecificOutput": {
+                "hookEventName": "PreToolUse",
+                "permissionDecision": "ask",
+                "permissionDecisionReason": "this touches the deploy folder",
+            }
+        }
+    )
+    config = {"hooks": {"PreToolUse": [command_hook(asks, "Bash")]}}
+    llm_server.enqueue(ToolCalls([Call("execute_command", {"command": "echo hi"})]), Text("Ok."))
+    store = configure(llm_server, monkeypatch, config=config)
+    app = make_app(store, workspace)
+    app.runtime.policy.mode = PermissionMode.AUTO
+    async with app.run_test(size=(80, 24)) as pilot:
+        await submit(pilot, "deploy")
+        await wait_until(pilot, lambda: isinstance(app.screen, ApprovalScreen), "the dialog")
+        shown = str(app.screen.query_one("#approval-hook", Static).render())
+        assert app.screen.query_one("#approval-hook", Static).region.height > 0
+        assert app.runtime.policy.mode is PermissionMode.AUTO  # the mode would not have asked
+        await pilot.press("y")
+        await wait_idle(pilot)
+    assert "A hook asks: this touches the deploy folder" in shown
+    assert "config.yaml" in shown and "permissionDecision" in shown  # the hook, by its command
 
 
 async def test_a_blocking_hook_is_shown_with_its_name_as_plain_text(
@@ -215,3 +247,31 @@ async def test_clear_ends_the_session_and_starts_the_next_with_source_clear(
         ("SessionStart", "clear"),
     ]
     assert seen[3:] == [("SessionEnd", "exit")]  # the app closed its session
+
+
+async def test_an_edited_claude_settings_file_asks_again_and_hooks_lists_the_new_hook(
+    llm_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch, workspace: Path
+) -> None:
+    """Issue 35: `.claude/settings.json` is watched like `.forge/mcp.yaml`: a change mid-session
+    raises the trust dialog, and `/hooks` lists what the file says now."""
+    settings = write_project_hooks(
+        workspace, {"Stop": [command_hook("./first.sh")]}, file=".claude/settings.json"
+    )
+    app = make_app(configure(llm_server, monkeypatch), workspace)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, TrustScreen), "the trust dialog")
+        await pilot.press("t")
+        await wait_until(pilot, lambda: not isinstance(app.screen, TrustScreen), "trusted")
+        await pilot.pause(0.5)  # the watch is registered
+        changed = {"Stop": [command_hook("./first.sh")], "PreToolUse": [command_hook("./new.sh")]}
+        settings.write_text(json.dumps({"hooks": changed}), encoding="utf-8")
+        await wait_until(
+            pilot, lambda: isinstance(app.screen, TrustScreen), "the dialog again", deadline=30
+        )
+        await wait_until(pilot, lambda: "./new.sh" in dialog_text(app), "the new hook in it")
+        await pilot.press("n")
+        await wait_until(pilot, lambda: not isinstance(app.screen, TrustScreen), "its answer")
+        await submit(pilot, "/hooks")
+        await wait_until(pilot, lambda: app.chat.query(HookListBlock), "the listing")
+        text = app.chat.query(HookListBlock).last().text
+    assert "PreToolUse, *: ./new.sh — not trusted" in text

@@ -17,7 +17,9 @@ from forge.tui.widgets.subagent_rows import SubagentRows
 from tests.agent.hooks.support import command_hook
 from tests.support.openai_server import Call, OpenAIServer, Text, ToolCalls
 from tests.tui.test_app_helpers import (
+    GATE_COMMAND,
     configure,
+    install_gate,
     make_app,
     notices,
     submit,
@@ -84,8 +86,61 @@ async def test_a_childs_approval_is_labelled_and_its_work_is_folded_under_the_ta
         assert "\n  sub.  $" in str(app.status.query_one("#cost").render())
         await submit(pilot, "/cost")
         details = notices(app)[-1]
-        assert f"| subagent writer | `{CHILD}` | 2 | 4,100 |" in details
+        # One line per `task` call, named by the agent and its prompt's first words.
+        assert f"| subagent writer: write notes.txt | `{CHILD}` | 2 | 4,100 |" in details
         assert "subagents $" in details
+
+
+async def test_two_children_of_one_agent_are_told_apart_and_their_cost_shows_at_once(
+    llm_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch, workspace: Path
+) -> None:
+    """Issue 35: two running `reviewer`s read apart in the status pane (their prompts' first
+    words); a running child's finished requests are in the status pane's cost at once; `/cost`
+    has a line per `task` call, not per agent."""
+    release = install_gate(workspace)
+    folder = workspace / ".forge" / "agents"
+    folder.mkdir(parents=True)
+    (folder / "reviewer.md").write_text(
+        f"---\nname: reviewer\ndescription: reviews\nmodel: {CHILD}\n---\nReview.\n"
+    )
+    llm_server.enqueue_for(
+        PARENT,
+        ToolCalls(
+            [
+                Call("task", {"agent": "reviewer", "prompt": "review the parser module"}),
+                Call("task", {"agent": "reviewer", "prompt": "check the lexer tests"}),
+            ]
+        ),
+        Text("Both reviewed."),
+    )
+    gate = ToolCalls(
+        [Call("execute_command", {"command": GATE_COMMAND})],
+        prompt_tokens=100_000,
+        completion_tokens=10,
+    )
+    llm_server.enqueue_for(CHILD, gate, gate, Text("fine"), Text("fine"))
+    config = {"llm": {"model": PARENT}, "tools": {"command_allowlist": [GATE_COMMAND]}}
+    app = make_app(configure(llm_server, monkeypatch, config=config), workspace)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await submit(pilot, "review both")
+        panel = app.status.subagents
+
+        def both_at_the_gate() -> bool:
+            return sum("execute_command" in line for line in str(panel.render()).split("\n")) == 2
+
+        await wait_until(pilot, both_at_the_gate, "both children at the gate")
+        rows = str(panel.render())
+        cost_while_running = str(app.status.query_one("#cost").render())
+        release.touch()
+        await wait_idle(pilot)
+        await submit(pilot, "/cost")
+        details = notices(app)[-1]
+    assert "▸ reviewer · “review the parser module” · execute_command" in rows
+    assert "▸ reviewer · “check the lexer tests” · execute_command" in rows
+    assert "\n  sub.  $" in cost_while_running, "the children's first requests count already"
+    # 80 columns: one block per line of the table.
+    assert f"- **subagent reviewer: review the parser module** `{CHILD}`: " in details
+    assert f"- **subagent reviewer: check the lexer tests** `{CHILD}`: " in details
 
 
 async def test_at_agent_offers_the_agents_and_tab_completes_one(

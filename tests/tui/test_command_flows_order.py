@@ -127,9 +127,11 @@ async def test_a_custom_command_on_its_model_says_so_then_sends_its_text(
     async with app.run_test(size=SIZE) as pilot:
         await submit(pilot, "/review app.py")
         await wait_idle(pilot)
-        assert await settled(pilot, app, 3) == [
+        # What was typed, the text it sent folded under it (issue 35, ADR 0048).
+        assert await settled(pilot, app, 4) == [
             "notice: `/review` runs this turn on `review-model`.",
-            "user: Review app.py",
+            "user: /review app.py",
+            "ExpansionBlock",
             "answer: reviewed",
         ]
     assert llm_server.requests[-1].model == "review-model"

@@ -12,7 +12,7 @@ from textual.widgets import OptionList
 
 from forge.tui.command_table import set_custom_commands
 from forge.tui.screens.help import HelpScreen, help_markdown
-from forge.tui.widgets.chat_blocks import NoticeBlock, UserMessageBlock
+from forge.tui.widgets.chat_blocks import ExpansionBlock, NoticeBlock, UserMessageBlock
 from forge.tui.widgets.prompt_input import CommandHints
 from tests.support.openai_server import OpenAIServer, Text
 from tests.tui.test_app_helpers import configure, make_app, notices, submit, wait_idle, wait_until
@@ -65,6 +65,7 @@ async def test_custom_command_sends_expanded_text_on_its_model_for_one_turn(
         await submit(pilot, "/review-all")
         await wait_idle(pilot)
         shown = [block.text for block in app.chat.query(UserMessageBlock)]
+        folded = [block.text for block in app.chat.query(ExpansionBlock)]
         problems = [b.text for b in app.chat.query(NoticeBlock) if b.kind == "error"]
         told = notices(app)
     sent = [request.messages[-1]["content"] for request in llm_server.requests]
@@ -73,7 +74,9 @@ async def test_custom_command_sends_expanded_text_on_its_model_for_one_turn(
         "Explain the parser",
         "Review everything.",  # the project's file wins over the user's
     ]
-    assert shown == sent
+    # The chat shows what was typed, what it sent folded under it (issue 35, ADR 0048).
+    assert shown == ['/git:review "feature x" main', "/explain the parser", "/review-all"]
+    assert folded == sent
     assert [request.model for request in llm_server.requests] == [
         "review-model",
         session_model,  # the command's model was for its turn only

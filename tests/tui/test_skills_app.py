@@ -12,6 +12,7 @@ import pytest
 import yaml
 from textual.widgets import SelectionList, Static
 
+from forge.tui.app import ForgeApp
 from forge.tui.command_table import all_commands, set_custom_commands, set_skill_commands
 from forge.tui.screens.skills import SkillsScreen
 from forge.tui.widgets.chat_blocks import NoticeBlock
@@ -83,7 +84,7 @@ async def test_a_skill_runs_as_name_args_and_commands_win_clashes(
     assert f"Review src/a.py using {skills / 'review'}/checklist.md" in sent[0]
     assert sent[1] == "the custom explain x"
     assert len(sent) == 2  # /hidden is not a user command
-    assert any("Unknown command /hidden" in text for text in told)
+    assert any("The skill `hidden` is for the model only" in text for text in told)
     assert "review" in names and names.count("help") == 1 and names.count("explain") == 1
     assert "hidden" not in names
     skill_problems = [text for text in problems if text.startswith("Skills:")]
@@ -93,6 +94,47 @@ async def test_a_skill_runs_as_name_args_and_commands_win_clashes(
     assert str(skills / "Broken" / "SKILL.md") in skill_problems[0]
     assert "lower-case" in skill_problems[0]
     assert "- review: Review a file." in llm_server.requests[0].messages[0]["content"]
+
+
+async def test_a_skill_shows_as_typed_with_its_text_folded_live_resumed_and_in_titles(
+    llm_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch, workspace: Path, skills: Path
+) -> None:
+    """Issue 35: `/review src/a.py` is the user's message, the skill's text folded under it,
+    in the live chat and the resumed one; `/sessions` and `/rewind` use the typed text."""
+    from forge.agent.sessions import SessionStore
+    from forge.tui.widgets.chat_blocks import ExpansionBlock, UserMessageBlock
+
+    def chat(app: ForgeApp) -> list[tuple[str, str]]:
+        kinds = (UserMessageBlock, ExpansionBlock)
+        return [
+            (type(block).__name__, block.text)
+            for block in app.chat.children
+            if isinstance(block, kinds)
+        ]
+
+    llm_server.enqueue(Text("Reviewed."))
+    store = configure(llm_server, monkeypatch)
+    app = make_app(store, workspace)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_idle(pilot, "start")
+        await submit(pilot, "/review src/a.py")
+        await wait_idle(pilot)
+        live = chat(app)
+        folded = app.chat.query_one(ExpansionBlock)
+        assert folded.collapsed
+        turns = [point.text for point in app.runtime.rewind_points()]
+    sent = llm_server.requests[0].messages[-1]["content"]
+    assert live == [("UserMessageBlock", "/review src/a.py"), ("ExpansionBlock", sent)]
+    assert "<skill" in sent and "<skill" not in live[0][1]
+    assert turns == ["/review src/a.py"]
+    [info] = SessionStore().list_sessions(workspace)
+    assert info.title == "/review src/a.py"
+
+    resumed = make_app(store, workspace, resume_latest=True)
+    async with resumed.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: resumed.chat.children, "the history")
+        await pilot.pause()
+        assert chat(resumed) == live
 
 
 async def test_skills_lists_and_disabling_is_saved_in_the_user_config(
@@ -118,7 +160,9 @@ async def test_skills_lists_and_disabling_is_saved_in_the_user_config(
     assert "| `review` | .claude/skills (project) | enabled |" in listing
     assert "model only" in listing and "Not used:" in listing
     assert "review" not in disabled_names and "review" in enabled_names
-    assert "Unknown command /review" in after_disable
+    # Said as it is, not "Unknown command" (issue 35).
+    assert "The skill `/review` is disabled" in after_disable
+    assert "`/skills enable review` turns it on" in after_disable
     assert llm_server.requests == []
     assert after_disabling == ["rev*"]
     assert saved_disabled(store.path) == []

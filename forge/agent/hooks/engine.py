@@ -177,11 +177,19 @@ class Hooks:
 
     # --- typed shortcuts for the loop ------------------------------------------------------
     async def pre_tool_use(
-        self, session: HookSession, tool_name: str, arguments: Mapping[str, Any]
+        self,
+        session: HookSession,
+        tool_name: str,
+        arguments: Mapping[str, Any],
+        *,
+        tool_use_id: str = "",
     ) -> PreToolUseOutcome:
-        """PreToolUse for one call; `updated_input` comes back as Forge's arguments (still
-        to be validated by the caller against the tool's argument model)."""
-        payload = tool_payload(session, HookEvent.PRE_TOOL_USE, tool_name, arguments)
+        """PreToolUse for one call (`tool_use_id`: its id); `updated_input` comes back as
+        Forge's arguments (still to be validated by the caller against the tool's argument
+        model)."""
+        payload = tool_payload(
+            session, HookEvent.PRE_TOOL_USE, tool_name, arguments, tool_use_id=tool_use_id
+        )
         outcome = cast(PreToolUseOutcome, await self.run(HookEvent.PRE_TOOL_USE, payload))
         if outcome.updated_input is None:
             return outcome
@@ -196,12 +204,19 @@ class Hooks:
         *,
         tool_response: Any = None,
         error: str = "",
+        tool_use_id: str = "",
     ) -> PostToolUseOutcome:
         """PostToolUse after a call that succeeded, PostToolUseFailure (with `error`) after
-        one that failed."""
+        one that failed; `tool_use_id`: the call's id."""
         event = HookEvent.POST_TOOL_USE_FAILURE if error else HookEvent.POST_TOOL_USE
         payload = tool_payload(
-            session, event, tool_name, arguments, tool_response=tool_response, error=error
+            session,
+            event,
+            tool_name,
+            arguments,
+            tool_response=tool_response,
+            error=error,
+            tool_use_id=tool_use_id,
         )
         return cast(PostToolUseOutcome, await self.run(event, payload))
 

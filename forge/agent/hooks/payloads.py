@@ -59,14 +59,16 @@ def tool_payload(
     *,
     tool_response: Any = None,
     error: str = "",
+    tool_use_id: str = "",
 ) -> dict[str, Any]:
     """PreToolUse (no response), PostToolUse (`tool_response`) or PostToolUseFailure
     (`error`). `tool_name` is Claude Code's name when it has one (`Bash`), `forge_tool_name`
-    always Forge's."""
+    always Forge's; `tool_use_id` is the call's id (the same in its Pre and Post input)."""
     payload = session.base(event)
     payload["tool_name"] = claude_tool_name(tool_name)
     payload["forge_tool_name"] = tool_name
     payload["tool_input"] = hook_tool_input(tool_name, arguments, session.workspace)
+    payload["tool_use_id"] = tool_use_id
     if event is HookEvent.POST_TOOL_USE:
         payload["tool_response"] = tool_response
     elif event is HookEvent.POST_TOOL_USE_FAILURE:

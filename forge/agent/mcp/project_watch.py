@@ -1,8 +1,10 @@
-"""Watching the workspace's `.forge/mcp.yaml`, so edits to the project's servers apply while
-Forge runs (the user's `config.yaml` is watched by `forge.config.watcher`).
+"""Watching the workspace's definitions — `.forge/mcp.yaml` and the hook files
+(`.forge/hooks.json`, `.claude/settings.json`) — so edits apply while Forge runs: a changed
+definition is asked about again and `/hooks` lists it (the user's `config.yaml` is watched by
+`forge.config.watcher`; docs/adr/0048).
 
-The workspace itself is watched without recursion (to see `.forge` appear), and `.forge`
-when it exists; nothing else of the workspace is watched.
+The workspace itself is watched without recursion (to see `.forge` or `.claude` appear), and
+those folders when they exist; nothing else of the workspace is watched.
 """
 
 from __future__ import annotations
@@ -14,8 +16,12 @@ from pathlib import Path
 
 from watchfiles import Change, awatch
 
+from forge.agent.hooks.config import PROJECT_HOOK_FILES
 from forge.agent.mcp.servers import PROJECT_FILE
 from forge.config.store import content_digest
+
+WATCHED_FILES = (PROJECT_FILE, *PROJECT_HOOK_FILES)
+"""The workspace's files that define what Forge runs (relative paths)."""
 
 STEP_MILLISECONDS = 200
 """Quiet time after the last event before the file is read again."""
@@ -28,39 +34,44 @@ def _digest(path: Path) -> str:
         return content_digest(None)
 
 
+def _digests(paths: list[Path]) -> list[str]:
+    return [_digest(path) for path in paths]
+
+
 async def watch_project_servers(
     workspace: Path,
     on_change: Callable[[], Awaitable[None] | None],
     stop_event: asyncio.Event,
 ) -> None:
-    """Call `on_change` each time the content of `workspace/.forge/mcp.yaml` changes
-    (created, edited, removed), until `stop_event` is set."""
-    path = workspace / PROJECT_FILE
-    folder = path.parent
-    seen = await asyncio.to_thread(_digest, path)
+    """Call `on_change` each time the content of one of the workspace's `WATCHED_FILES`
+    changes (created, edited, removed), until `stop_event` is set."""
+    paths = [workspace / relative for relative in WATCHED_FILES]
+    folders = sorted({path.parent for path in paths})
+    names = {path.name for path in paths} | {folder.name for folder in folders}
+    seen = await asyncio.to_thread(_digests, paths)
 
     def relevant(change: Change, changed: str) -> bool:
-        return Path(changed).name in (folder.name, path.name)
+        return Path(changed).name in names
 
     while not stop_event.is_set():
-        had_folder = folder.is_dir()
-        watched = [workspace, folder] if had_folder else [workspace]
+        present = [folder for folder in folders if folder.is_dir()]
         async for _changes in awatch(
-            *watched,
+            workspace,
+            *present,
             watch_filter=relevant,
             stop_event=stop_event,
             debounce=1600,
             step=STEP_MILLISECONDS,
             recursive=False,
         ):
-            digest = await asyncio.to_thread(_digest, path)
-            if digest != seen:
-                seen = digest
+            digests = await asyncio.to_thread(_digests, paths)
+            if digests != seen:
+                seen = digests
                 outcome = on_change()
                 if inspect.isawaitable(outcome):
                     await outcome
-            if folder.is_dir() != had_folder:
-                break  # `.forge` came or went: watch again with the right folders
+            if [folder for folder in folders if folder.is_dir()] != present:
+                break  # a folder came or went: watch again with the right folders
         else:
             return  # stopped
 

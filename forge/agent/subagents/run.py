@@ -25,13 +25,16 @@ from typing import Any, Protocol
 
 from forge.agent.approvals import ApprovalPolicy, Decision
 from forge.agent.circuit_breaker import CircuitBreaker
-from forge.agent.costs import CostLedger
+from forge.agent.costs import CostLedger, child_label
 from forge.agent.event_pump import EventPump
 from forge.agent.events import (
     AgentEvent,
     ApprovalRequested,
     AssistantMessageDone,
     ErrorEvent,
+    HookBlocked,
+    HookOutput,
+    HookWarning,
     MessageDelta,
     SubagentEvent,
     ToolCallFinished,
@@ -40,6 +43,12 @@ from forge.agent.events import (
 )
 from forge.agent.loop import Agent
 from forge.agent.mcp.deferral import ToolDeferral
+from forge.agent.message_meta import (
+    CHILD_CALLS_KEY,
+    CHILD_REASON_KEY,
+    FIGURES_PREFIX,
+    with_notices,
+)
 from forge.agent.modes import MODE_ORDER, PermissionMode
 from forge.agent.parts import AgentParts
 from forge.agent.subagents.batches import TaskHost
@@ -65,6 +74,8 @@ REPORT_LIMIT = 20_000
 INTERRUPTED_REPORT = "[interrupted by the user before the agent finished]"
 NO_REPORT = "(the agent reported nothing)"
 COMPLETED_REASONS = frozenset({"completed", "answered"})
+RECORDED_ARGUMENT_CHARS = 200
+"""Characters of each string argument a recorded child call keeps (a row shows about 60)."""
 
 
 @dataclass
@@ -112,6 +123,7 @@ class ChildLedger(CostLedger):
     """A child's own ledger that counts every request on the parent's too, per agent name."""
 
     agent_name: str = ""
+    """What the parent counts its requests under: the child's label (`child_label`)."""
     parent: CostLedger | None = None
 
     def record_agent(self, model: str, usage: Usage) -> None:
@@ -173,9 +185,20 @@ class ChildRun:
     turns: int = 0
     session_id: str = ""
     model: str = ""
+    calls: dict[str, dict[str, str]] = field(default_factory=dict)
+    """The child's tool calls by id, in order, as its result records them (`CHILD_CALLS_KEY`)."""
+    notices: list[AgentEvent] = field(default_factory=list)
+    """The hook notices of the child's calls, as the parent's chat showed them."""
 
     def observe(self, event: AgentEvent) -> None:
         """Take note of one of the child's events."""
+        if isinstance(event, ToolCallStarted | ToolCallFinished):
+            status = "running" if isinstance(event, ToolCallStarted) else "ok"
+            if isinstance(event, ToolCallFinished) and event.is_error:
+                status = "error"
+            self.calls[event.call.id] = call_record(event.call, status)
+        elif isinstance(event, HookBlocked | HookOutput | HookWarning):
+            self.notices.append(event)
         if isinstance(event, MessageDelta):
             self.partial.append(event.text)
         elif isinstance(event, AssistantMessageDone):
@@ -246,7 +269,7 @@ class ChildRun:
             text = f"{text}\n\n{INTERRUPTED_REPORT}" if text else INTERRUPTED_REPORT
         shown = dict(figures)
         shown.pop("session_id", None)
-        content = f"{text or NO_REPORT}\n\n[subagent] {json.dumps(shown)}"
+        content = f"{text or NO_REPORT}{FIGURES_PREFIX}{json.dumps(shown)}"
         is_error = bool(self.failure) and not self.texts
         return content, is_error, {"subagent": figures}
 
@@ -259,6 +282,8 @@ class Subagents:
         self.workspace = workspace
         self.factory = factory
         self._policies: dict[str, ChildPolicy] = {}
+        self._labels: dict[str, str] = {}
+        """Each `task` call's child label (its line in `/cost`), by call id."""
         self._semaphore: asyncio.Semaphore | None = None
         self._semaphore_key: tuple[asyncio.AbstractEventLoop, int] | None = None
 
@@ -362,7 +387,11 @@ class Subagents:
         host: TaskHost,
         queue: asyncio.Queue[AgentEvent | ChildRun],
     ) -> None:
-        ledger = run.ledger = ChildLedger(agent_name=definition.name, parent=host.costs)
+        label = self._labels.get(run.call.id)
+        if label is None:  # one line of `/cost` per `task` call (docs/adr/0048)
+            taken = {*self._labels.values(), *host.costs.subagents}
+            label = self._labels[run.call.id] = child_label(definition.name, run.prompt, taken)
+        ledger = run.ledger = ChildLedger(agent_name=label, parent=host.costs)
         conversation = Conversation()
         setup = self.factory.make(definition, ledger, conversation)
         run.session_id, run.model = setup.session_id, setup.provider.model
@@ -435,7 +464,31 @@ def _append_result(
     content, is_error, metadata = run.result(prices)
     message: Message = tool_result(run.call, content)
     meta: dict[str, Any] = {"subagent": run.agent} if run.agent else {}
+    if run.agent and not run.error:
+        # How the child ended and what it called: a resumed `task` row reads as the live one
+        # (docs/adr/0048); the model reads the same in the `[subagent]` line.
+        meta[CHILD_REASON_KEY] = metadata.get("subagent", {}).get("reason", "")
+        meta[CHILD_CALLS_KEY] = list(run.calls.values())
+        meta = with_notices(meta, run.notices)
     if is_error:
         meta |= {"is_error": True, "exit_code": None}
     conversation.append(message.evolve(meta=meta) if meta else message)
     return content, is_error, metadata
+
+
+def call_record(call: ToolCall, status: str) -> dict[str, str]:
+    """A child's call as its `task` result records it: name, arguments (long strings cut, so a
+    written file's content is not kept twice) and status ("running", "ok", "error")."""
+    arguments = call.arguments
+    if len(arguments) > RECORDED_ARGUMENT_CHARS:
+        try:
+            parsed = call.parsed_arguments()
+        except ValueError:
+            parsed = {}
+        short = {
+            key: value[:RECORDED_ARGUMENT_CHARS] if isinstance(value, str) else value
+            for key, value in parsed.items()
+            if isinstance(value, str | int | float | bool)
+        }
+        arguments = json.dumps(short, ensure_ascii=False)
+    return {"id": call.id, "name": call.name, "arguments": arguments, "status": status}

@@ -32,7 +32,10 @@ def run_trust_command(path: str, *, revoke: bool = False, show: bool = False) ->
         for line in describe_programs(source):
             print(f"  {line}")
     if not defined:
-        print("It defines nothing Forge would run (no .forge/mcp.yaml servers, no project hooks).")
+        print(
+            "It defines nothing Forge would run (no .forge/mcp.yaml servers, no project hooks, "
+            "no skills with allowed-tools)."
+        )
     if trust.store_problem:
         print(f"forge trust: warning: {trust.store_problem}", file=sys.stderr)
     if show:

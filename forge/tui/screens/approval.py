@@ -51,6 +51,14 @@ class ApprovalScreen(ModalScreen[ApprovalDecision | None]):
             if self.request.agent:  # a subagent's call: say whose (docs/adr/0045)
                 title += f"  (subagent {terminal_safe(self.request.agent)})"
             yield Label(title, id="approval-title", markup=False)
+            if self.request.asked_by:
+                # A PreToolUse hook asked (in every mode): which one, and why (issue 35).
+                reason = self.request.ask_reason.strip() or "(no reason given)"
+                yield Static(
+                    terminal_safe(f"A hook asks: {reason}\n— {self.request.asked_by}"),
+                    id="approval-hook",
+                    markup=False,
+                )
             if self.request.protected:
                 # Why this asks even in accept-edits or when the tool is auto-approved.
                 yield Static(

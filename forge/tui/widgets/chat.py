@@ -20,7 +20,9 @@ from forge.agent.events import (
     SummarizationFailed,
     ToolCallFinished,
 )
+from forge.agent.message_meta import without_figures
 from forge.agent.shell_escape import USER_COMMAND_TOOL
+from forge.agent.subagents.definitions import TASK_TOOL
 from forge.llm.messages import Message, ToolCall
 from forge.tui.compaction import CompactionTracker, is_skip, plain_failure
 from forge.tui.history import (
@@ -54,6 +56,7 @@ from forge.tui.messages import (
 )
 from forge.tui.widgets.chat_blocks import (
     AssistantBlock,
+    ExpansionBlock,
     NoticeBlock,
     SummaryBlock,
     ToolCallBlock,
@@ -164,10 +167,16 @@ class ChatView(VerticalScroll):
             await self.remove_children(old)
         return block
 
-    async def add_user_message(self, text: str, *, queued: bool = False) -> UserMessageBlock:
-        """Show what the user typed (marked `-queued` while it waits its turn)."""
+    async def add_user_message(
+        self, text: str, *, queued: bool = False, expansion: str = ""
+    ) -> UserMessageBlock:
+        """Show what the user typed (marked `-queued` while it waits its turn); `expansion`:
+        what a `/command` or skill sent in its place, folded below it."""
         block = UserMessageBlock(text, queued=queued)
         await self.add_block(block)
+        if expansion:
+            block.expansion_block = ExpansionBlock(expansion)
+            await self.mount(block.expansion_block, after=block)
         return block
 
     async def add_notice(self, markdown: str, *, kind: str = "info") -> NoticeBlock:
@@ -360,7 +369,9 @@ class ChatView(VerticalScroll):
                 await self.add_final_answer(event.result)
             return
         block = await self.tool_block(event.call)
-        block.show_output(event.result)
+        # A child's report without the line of figures for the model (docs/adr/0048).
+        task = event.call.name == TASK_TOOL
+        block.show_output(without_figures(event.result) if task else event.result)
         diff = event.metadata.get("diff")
         stats = None
         if isinstance(diff, str) and diff.strip():
@@ -407,6 +418,17 @@ class ChatView(VerticalScroll):
             block = await self.tool_block(call)
             block.show_output(result.content)
             block.set_status(*recorded_tool_outcome(result))
+        # A child stopped with the turn reported what it had found (no event said so).
+        running = {
+            call_id: block
+            for call_id, block in self.tool_blocks.items()
+            if block.call.name == TASK_TOOL and block.status == "running"
+        }
+        for message in messages[::-1] if running else ():
+            if message.role == "tool" and message.tool_call_id in running:
+                running.pop(message.tool_call_id).show_output(without_figures(message.content))
+            elif message.role == "user":
+                break
 
     async def end_turn(self, reason: str, error: str = "", *, queued: bool = False) -> None:
         """The turn ended: flush the answer, settle any call still marked running or pending.

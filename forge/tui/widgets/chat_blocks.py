@@ -94,6 +94,8 @@ class UserMessageBlock(Static):
         super().__init__(self._content(text, queued), markup=False)
         self.set_class(queued, "-queued")
         self.text = text
+        self.expansion_block: ExpansionBlock | None = None
+        """What a `/command` or skill the user typed sent to the model, folded below it."""
 
     @staticmethod
     def _content(text: str, queued: bool) -> str:
@@ -115,6 +117,23 @@ class UserMessageBlock(Static):
         not in the conversation, so it must not read as sent."""
         self.set_class(True, "-not-sent")
         self.update(f"{NOT_SENT_LABEL}\n{terminal_safe(self.text)}")
+
+
+class ExpansionBlock(QuietCollapsible):
+    """Under a `/command` or skill the user typed: the text it sent to the model, folded (the
+    user's message shows what they typed; docs/adr/0048)."""
+
+    DEFAULT_CLASSES = "chat-block"
+    DEFAULT_CSS = """
+    ExpansionBlock { color: $text-muted; }
+    """
+
+    def __init__(self, expansion: str) -> None:
+        text = terminal_safe(expansion)
+        lines = text.count("\n") + 1
+        title = f"⤷ sent to the model as {lines} line{'s' if lines != 1 else ''}"
+        super().__init__(Static(text, markup=False), title=title, collapsed=True)
+        self.text = text
 
 
 class NoticeBlock(Markdown):
@@ -292,6 +311,8 @@ class ToolCallBlock(Vertical):
         self._collapsed = call.name != USER_COMMAND_TOOL
         self._output_widget: Static | None = None
         self._box_widget: QuietCollapsible | None = None
+        self.detail: Widget | None = None
+        """Shown above the output once the row opens (a resumed `task` row's child calls)."""
 
     @classmethod
     def recorded(cls, call: ToolCall, status: str, status_text: str, output: str) -> Self:
@@ -304,8 +325,9 @@ class ToolCallBlock(Vertical):
     def _box(self) -> QuietCollapsible:
         """The collapsible row (title over output), built on first use."""
         if self._box_widget is None:
+            shown = (self.detail, self._output) if self.detail is not None else (self._output,)
             self._box_widget = QuietCollapsible(
-                self._output, title=self._title(), collapsed=self._collapsed
+                *shown, title=self._title(), collapsed=self._collapsed
             )
         return self._box_widget
 

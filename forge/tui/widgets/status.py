@@ -15,10 +15,11 @@ from textual.reactive import reactive, var
 from textual.widget import Widget
 from textual.widgets import Label, Static
 
-from forge.agent.events import SummarizationCompleted, SummarizationFailed
+from forge.agent.events import SummarizationCompleted, SummarizationFailed, UsageEvent
 from forge.tui.messages import (
     ContextMeasured,
     ContextWarned,
+    SubagentActivity,
     SummarizationBegan,
     SummarizationFellShort,
     SummarizationSucceeded,
@@ -191,6 +192,11 @@ class StatusPane(Vertical):
         self, message: ContextMeasured | ContextWarned | SummarizationBegan
     ) -> None:
         self.gauge.show(message.event.current_tokens, message.event.max_tokens)
+
+    @on(SubagentActivity)
+    def _child_activity(self, message: SubagentActivity) -> None:
+        if isinstance(message.event.event, UsageEvent):
+            self.refresh_session_lines()  # a running child's request counts at once
 
     @on(UsageCounted)
     def _usage_reported(self, message: UsageCounted) -> None:

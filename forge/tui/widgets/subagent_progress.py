@@ -3,6 +3,7 @@ and the `task` row show, taken from the child's events."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from forge.agent.events import (
@@ -50,10 +51,13 @@ class ChildProgress:
             self.current_tool = ""
             self.finished = inner.reason
 
-    def summary(self, *, named: bool = True) -> str:
+    def summary(self, *, named: bool = True, task: str = "") -> str:
         """One line: "explore · read_file · 3 turns · 4.1k tokens"; without the agent's name
-        when not `named` (the `task` row's title already says it)."""
+        when not `named` (the `task` row's title already says it); with the first words of
+        its `task` prompt after the name when given (two children of one agent)."""
         parts = [self.agent] if named else []
+        if task:
+            parts.append(f"“{first_words(task)}”")
         if self.current_tool:
             parts.append(self.current_tool)
         parts.append(f"{self.turns} turn{'s' if self.turns != 1 else ''}")
@@ -62,9 +66,21 @@ class ChildProgress:
 
     def tool_lines(self) -> str:
         """The child's tool calls, one line each (icon, name, key argument)."""
-        return "\n".join(
-            terminal_safe(
-                f"{TOOL_ICONS.get(status, '·')} {call.name}  {tool_call_argument_summary(call)}"
-            )
-            for call, status in self.tools.values()
+        return child_tool_lines(self.tools.values())
+
+
+def first_words(text: str, count: int = 4) -> str:
+    """The first `count` words of `text`, "…" when there are more."""
+    words = text.split()
+    return " ".join(words[:count]) + (" …" if len(words) > count else "")
+
+
+def child_tool_lines(calls: Iterable[tuple[ToolCall, str]]) -> str:
+    """A child's tool calls with their status, one line each (icon, name, key argument): live
+    from its events, resumed from its `task` result (docs/adr/0048)."""
+    return "\n".join(
+        terminal_safe(
+            f"{TOOL_ICONS.get(status, '·')} {call.name}  {tool_call_argument_summary(call)}"
         )
+        for call, status in calls
+    )

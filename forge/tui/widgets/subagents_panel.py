@@ -1,5 +1,6 @@
 """The running child agents in the status pane: one line each (name, current tool, turns,
-tokens); hidden while none runs (docs/adr/0045)."""
+tokens); hidden while none runs (docs/adr/0045). Two children of one agent are told apart by
+the first words of their `task` prompts (docs/adr/0048)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,9 @@ from textual import on
 from textual.widgets import Static
 
 from forge.agent.events import MessageDelta, ReasoningDelta
-from forge.tui.messages import SubagentActivity, TurnOver
+from forge.agent.subagents.definitions import TASK_TOOL
+from forge.tui.history import call_argument
+from forge.tui.messages import SubagentActivity, ToolStarted, TurnOver
 from forge.tui.widgets.subagent_progress import ChildProgress
 
 
@@ -23,6 +26,14 @@ class SubagentsPanel(Static):
         super().__init__("", markup=False, id=id)
         self.children_running: dict[str, ChildProgress] = {}
         """By `task` call id, while they run."""
+        self.prompts: dict[str, str] = {}
+        """Each `task` call's prompt, by call id (this turn's)."""
+
+    @on(ToolStarted)
+    def _tool_started(self, message: ToolStarted) -> None:
+        call = message.event.call
+        if call.name == TASK_TOOL:
+            self.prompts[call.id] = call_argument(call, "prompt")
 
     @on(SubagentActivity)
     def _activity(self, message: SubagentActivity) -> None:
@@ -40,9 +51,16 @@ class SubagentsPanel(Static):
     @on(TurnOver)
     def _turn_over(self) -> None:
         self.children_running.clear()
+        self.prompts.clear()
         self._show()
 
     def _show(self) -> None:
-        lines = [progress.summary() for progress in self.children_running.values()]
+        names = [progress.agent for progress in self.children_running.values()]
+        lines = [
+            progress.summary(
+                task=self.prompts.get(call_id, "") if names.count(progress.agent) > 1 else ""
+            )
+            for call_id, progress in self.children_running.items()
+        ]
         self.update("Subagents\n" + "\n".join(f"▸ {line}" for line in lines) if lines else "")
         self.set_class(bool(lines), "-running")

@@ -4,6 +4,7 @@ its recorded result (`recorded_tool_outcome`): one wording for both. Pure functi
 
 from __future__ import annotations
 
+from forge.agent.message_meta import child_reason
 from forge.llm.messages import Message
 from forge.tui.widgets.formatting import shorten
 
@@ -45,6 +46,8 @@ def recorded_tool_outcome(result: Message | None) -> tuple[str, str]:
     if result is None:
         return "error", "cancelled"
     meta = result.meta
+    if child_reason(result) == "interrupted":
+        return "error", "interrupted"  # a child the user stopped (live: `ChatView.end_turn`)
     if meta.get("cancelled"):
         skipped = result.content.startswith("[skipped")
         return "error", "skipped" if skipped else "cancelled"

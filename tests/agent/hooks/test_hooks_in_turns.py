@@ -53,8 +53,8 @@ async def test_each_event_fires_with_its_json_from_a_real_session(
     llm_server.enqueue(
         ToolCalls(
             [
-                Call("write_file", {"path": "a.txt", "content": "hello"}),
-                Call("read_file", {"path": "missing.txt"}),
+                Call("write_file", {"path": "a.txt", "content": "hello"}, id="call-w"),
+                Call("read_file", {"path": "missing.txt"}, id="call-r"),
             ]
         ),
         Text("all done"),
@@ -91,6 +91,10 @@ async def test_each_event_fires_with_its_json_from_a_real_session(
     assert by_name["PostToolUse"][0]["tool_name"] == "Write"
     assert by_name["PostToolUse"][0]["tool_response"]
     assert "missing.txt" in by_name["PostToolUseFailure"][0]["error"]
+    # The call's id, the same before and after it (issue 35), as Claude Code sends it.
+    assert [p["tool_use_id"] for p in pre] == ["call-w", "call-r"]
+    assert by_name["PostToolUse"][0]["tool_use_id"] == "call-w"
+    assert by_name["PostToolUseFailure"][0]["tool_use_id"] == "call-r"
     notifications = [n["notification_type"] for n in by_name["Notification"]]
     assert notifications == ["permission_prompt", "idle_prompt"]
     [stop] = by_name["Stop"]
