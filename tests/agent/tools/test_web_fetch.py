@@ -10,12 +10,13 @@ from pathlib import Path
 import pytest
 
 from forge.agent.approvals import ApprovalPolicy
-from forge.agent.modes import PermissionMode
+from forge.agent.modes import PermissionMode, refusal_text
 from forge.agent.tools.base import ToolContext, ToolError
 from forge.agent.tools.web_fetch import WebFetchArgs, WebFetchTool, domain_listed
 from forge.agent.tools.web_guard import check_destination
 from forge.config.settings import WebFetchSettings
 from forge.llm.messages import ToolCall
+from forge.llm.openai_provider import OpenAICompatibleProvider
 from tests.support.web_server import WebServer
 
 PAGE = """<!doctype html>
@@ -207,3 +208,23 @@ def _pdf(text: str) -> bytes:
         f"trailer\n<< /Size {len(objects) + 1} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n".encode()
     )
     return bytes(out)
+
+
+def test_read_only_refusal_names_the_setting() -> None:
+    text = refusal_text(WebFetchTool())
+    assert "tools.web_fetch.allow_domains" in text and text.startswith("read-only mode:")
+
+
+async def test_a_failing_summarization_model_returns_the_whole_page(
+    web: WebServer, tmp_path: Path
+) -> None:
+    web.page("/guide", PAGE)
+    # A real provider pointed at a path the page server answers 404: the request fails.
+    dead = OpenAICompatibleProvider("m", web.url("/nothing/v1"), "k", timeout=5, max_retries=0)
+    tool = WebFetchTool(WebFetchSettings(allow_private=True), summarizer=lambda: dead)
+    result = await tool.run(
+        WebFetchArgs(url=web.url("/guide"), prompt="how?"), ToolContext(tmp_path)
+    )
+    assert result.content.startswith("(the summarization model failed")
+    assert "Step two: run `forge migrate`" in result.content
+    assert "full_text" not in result.metadata
