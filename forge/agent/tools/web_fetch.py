@@ -34,6 +34,7 @@ from forge.agent.tools.web_guard import (
     DestinationCheck,
     check_destination,
     check_scheme,
+    guarded_transport,
     host_of,
 )
 from forge.config.settings import WebFetchSettings
@@ -186,8 +187,9 @@ async def fetch(
     download cap; `ToolError` for a refused address, an HTTP error status or a network
     failure."""
     headers = {"User-Agent": USER_AGENT, "Accept": ACCEPT}
+    transport = guarded_transport(settings.allow_private)
     async with httpx.AsyncClient(
-        follow_redirects=False, headers=headers, trust_env=False
+        follow_redirects=False, headers=headers, trust_env=False, transport=transport
     ) as client:
         for _ in range(MAX_REDIRECTS + 1):
             await check(url, settings.allow_private)

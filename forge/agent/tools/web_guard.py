@@ -6,7 +6,8 @@ the first and each redirect's, is checked before it is requested: the scheme is 
 the host is not a literal private address, and every address its name resolves to is public
 (not loopback, link-local, private, shared, reserved, multicast or unspecified). With
 `tools.web_fetch.allow_private: true` (the loopback servers of the tests) only the scheme is
-checked. See docs/adr/0055.
+checked. The same check is made again where the connection is opened
+(`GuardedNetworkBackend`), on the address actually connected to. See docs/adr/0055.
 """
 
 from __future__ import annotations
@@ -14,8 +15,12 @@ from __future__ import annotations
 import asyncio
 import ipaddress
 import socket
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable
+from typing import Any
 from urllib.parse import urlsplit
+
+import httpcore
+import httpx
 
 from forge.agent.tools.base import ToolError
 
@@ -62,14 +67,11 @@ async def check_destination(url: str, allow_private: bool) -> None:
     if allow_private:
         return
     host = host_of(url)
-    try:
-        literal: Address | None = ipaddress.ip_address(host)
-    except ValueError:
-        literal = None
-    if literal is not None:
-        addresses = [literal]
-    else:
-        addresses = await _resolve(host, urlsplit(url).port)
+    refuse_private(host, await addresses_of(host, urlsplit(url).port))
+
+
+def refuse_private(host: str, addresses: list[Address]) -> None:
+    """`ToolError` if any of `host`'s `addresses` is not public."""
     for address in addresses:
         if not is_public(address):
             raise ToolError(
@@ -77,6 +79,15 @@ async def check_destination(url: str, allow_private: bool) -> None:
                 "web_fetch reaches only public addresses unless tools.web_fetch.allow_private "
                 "is true"
             )
+
+
+async def addresses_of(host: str, port: int | None) -> list[Address]:
+    """`host` itself when it is an address literal, else every address its name resolves
+    to; `ToolError` when it does not resolve."""
+    try:
+        return [ipaddress.ip_address(host.strip("[]"))]
+    except ValueError:
+        return await _resolve(host, port)
 
 
 async def _resolve(host: str, port: int | None) -> list[Address]:
@@ -92,3 +103,57 @@ async def _resolve(host: str, port: int | None) -> list[Address]:
     if not addresses:
         raise ToolError(f"could not resolve {host}: no address")
     return addresses
+
+
+class GuardedNetworkBackend(httpcore.AsyncNetworkBackend):
+    """The network under `web_fetch`'s HTTP client: it resolves each host itself, refuses a
+    non-public address (unless `allow_private`), and connects to the very address it checked.
+    So a name that resolves to a public address when checked and to a private one when
+    connected (DNS rebinding) still cannot reach the private one. TLS still names the host
+    (httpcore takes the server name from the URL, not from the address connected to)."""
+
+    def __init__(self, allow_private: bool) -> None:
+        self.allow_private = allow_private
+        self._inner = httpcore.AnyIOBackend()
+
+    async def connect_tcp(
+        self,
+        host: str,
+        port: int,
+        timeout: float | None = None,  # noqa: ASYNC109 - httpcore's interface
+        local_address: str | None = None,
+        socket_options: Iterable[Any] | None = None,
+    ) -> httpcore.AsyncNetworkStream:
+        """Connect to the first address of `host`, every address of which passed the guard."""
+        addresses = await addresses_of(host, port)
+        if not self.allow_private:
+            refuse_private(host, addresses)
+        return await self._inner.connect_tcp(
+            str(addresses[0]), port, timeout, local_address, socket_options
+        )
+
+    async def connect_unix_socket(
+        self,
+        path: str,
+        timeout: float | None = None,  # noqa: ASYNC109 - httpcore's interface
+        socket_options: Iterable[Any] | None = None,
+    ) -> httpcore.AsyncNetworkStream:
+        """Never: `web_fetch` speaks TCP only."""
+        raise ToolError("web_fetch does not connect to unix sockets")
+
+    async def sleep(self, seconds: float) -> None:
+        """Wait, as the inner backend does."""
+        await self._inner.sleep(seconds)
+
+
+def guarded_transport(allow_private: bool) -> httpx.AsyncHTTPTransport:
+    """An httpx transport whose connections go through `GuardedNetworkBackend`."""
+    transport = httpx.AsyncHTTPTransport(trust_env=False)
+    # httpx 0.28 builds its httpcore pool without a way to pass a network backend; the pool
+    # is replaced by an equal one that has ours (httpx is pinned below 0.29; a test covers it).
+    transport._pool = httpcore.AsyncConnectionPool(
+        ssl_context=httpx.create_ssl_context(trust_env=False),
+        max_connections=10,
+        network_backend=GuardedNetworkBackend(allow_private),
+    )
+    return transport

@@ -128,9 +128,9 @@ async def test_the_guard_refuses_loopback_and_a_redirect_to_a_private_address(
     # itself by name; the real guard refuses both before requesting them.
     async def first_hop_only(url: str, allow_private: bool) -> None:
         if url != web.url("/hop") and url != web.url("/hop2"):
-            await check_destination(url, allow_private)
+            await check_destination(url, allow_private=False)
 
-    hop_guard = WebFetchTool(WebFetchSettings(), check=first_hop_only)
+    hop_guard = WebFetchTool(WebFetchSettings(allow_private=True), check=first_hop_only)
     web.redirect("/hop", "http://169.254.169.254/latest/meta-data/")
     with pytest.raises(ToolError, match=r"refused: 169\.254\.169\.254"):
         await fetch(hop_guard, web.url("/hop"), tmp_path)
@@ -228,3 +228,21 @@ async def test_a_failing_summarization_model_returns_the_whole_page(
     assert result.content.startswith("(the summarization model failed")
     assert "Step two: run `forge migrate`" in result.content
     assert "full_text" not in result.metadata
+
+
+async def test_the_connection_itself_is_guarded_against_a_name_that_changes_its_address(
+    web: WebServer, tmp_path: Path
+) -> None:
+    """DNS rebinding: a name checked as public may resolve to a private address when the
+    connection opens. Here the URL check is passed by force (as a rebinding name would pass
+    it); the connection to loopback is still refused, and the server sees no request."""
+    web.page("/guide", PAGE)
+
+    async def fooled(url: str, allow_private: bool) -> None:
+        return None
+
+    tool = WebFetchTool(WebFetchSettings(), check=fooled)
+    for url in (web.url("/guide"), web.url("/guide").replace("127.0.0.1", "localhost")):
+        with pytest.raises(ToolError, match="refused"):
+            await fetch(tool, url, tmp_path)
+    assert web.requests == []
