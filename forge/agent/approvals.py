@@ -15,6 +15,8 @@ is allowed without asking when any of these holds, checked in order:
 4. it is `execute_command` and its command matches an allowlist entry (below);
 5. a skill loaded in the session pre-approves it (its `allowed-tools`, given by `granted`;
    `forge.agent.skills.allowed_tools`, docs/adr/0046).
+A tool's own settings may allow a call too (`allowed_without_asking`: `web_fetch` to a domain
+of `tools.web_fetch.allow_domains`, docs/adr/0055); such a call also runs in read-only mode.
 
 Allowlist matching is by words, not text: the command and the entry are split with
 `shlex.split`, and the entry's words must be the command's first words, exactly. So the entry
@@ -91,15 +93,16 @@ class ApprovalPolicy:
         it (read-only), else "ask". `protected`: why the call writes Forge's configuration
         (then it asks in every mode but auto and read-only, which refuses)."""
         verdict = mode_verdict(self.mode, tool)
+        listed = _listed(tool, call)
         if verdict == "refuse":
-            return "refuse"
+            return "allow" if listed else "refuse"
         if self.mode is PermissionMode.AUTO:
             return "allow"
         if protected:
             return "ask"
         if verdict == "allow":
             return "allow"
-        if not tool.mutates:
+        if not tool.mutates or listed:
             return "allow"
         if tool.name in self.auto_approve or tool.name in self._approved_this_session:
             return "allow"
@@ -151,6 +154,19 @@ def _split(text: str) -> list[str]:
         return shlex.split(text)
     except ValueError:
         return []
+
+
+def _listed(tool: Tool, call: ToolCall) -> bool:
+    """Whether the tool's own settings allow this call without asking (`web_fetch` to a
+    domain of `tools.web_fetch.allow_domains`): the tool's `allowed_without_asking`."""
+    allowed = getattr(tool, "allowed_without_asking", None)
+    if allowed is None:
+        return False
+    try:
+        arguments = call.parsed_arguments()
+    except ValueError:
+        return False
+    return bool(allowed(arguments))
 
 
 def _command_of(call: ToolCall) -> str | None:

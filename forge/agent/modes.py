@@ -88,6 +88,8 @@ def refusal_text(tool: Tool) -> str:
         what = "running commands is not allowed"
     elif tool.name in EDIT_TOOLS:
         what = "changing files is not allowed"
+    elif tool.name == "web_fetch":
+        what = "web_fetch may reach only the domains in tools.web_fetch.allow_domains"
     else:
         what = f"{tool.name} is not marked read-only, so it is not allowed"
     return (

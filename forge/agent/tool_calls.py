@@ -53,7 +53,8 @@ from forge.agent.tools.diffs import diff_stats
 from forge.agent.tools.registry import PreparedCall, ToolRegistry
 from forge.agent.turn_state import TurnState
 from forge.context.conversation import Conversation
-from forge.llm.messages import Message, ToolCall, tool_result
+from forge.context.recall import RECALL_KEY_LENGTH, RECALL_TOOL
+from forge.llm.messages import Message, ToolCall, new_message_id, tool_result
 
 # The loop's logger: these records keep the name they had before this step left loop.py.
 logger = logging.getLogger("forge.agent.loop")
@@ -253,10 +254,14 @@ def _record(
 ) -> ToolCallFinished:
     """Append the result (tripping the breaker on repeated errors), with the hook `notices`
     shown beside the call; the event to yield."""
-    message = _result_message(call, result)
-    if meta := with_notices(message.meta, notices):
-        message = message.evolve(meta=meta)
-    conversation.append(message)
+    full_text = result.metadata.pop("full_text", None)
+    if isinstance(full_text, str) and full_text:
+        _record_condensed(conversation, call, result, full_text, notices)
+    else:
+        message = _result_message(call, result)
+        if meta := with_notices(message.meta, notices):
+            message = message.evolve(meta=meta)
+        conversation.append(message)
     if breaker.record(call.name, result.content, is_error=result.is_error):
         logger.warning("circuit breaker: %d identical errors from %s", breaker.count, call.name)
         turn.finished = TurnFinished(
@@ -330,6 +335,30 @@ async def _ask_question(
     finally:
         turn.waiting_on = None
     answer.append(text or "(the user gave no answer)")
+
+
+def _record_condensed(
+    conversation: Conversation,
+    call: ToolCall,
+    result: ToolResult,
+    full_text: str,
+    notices: Sequence[AgentEvent] = (),
+) -> None:
+    """A result condensed from a longer text (`web_fetch` with a prompt): the full text is
+    appended first, so the session file keeps it as the original, then replaced by the
+    condensed result, which names it for `recall` (as an ingest-capped output does)."""
+    original = _result_message(call, ToolResult(full_text, metadata=result.metadata))
+    conversation.append(original)
+    condensed = _result_message(call, result)
+    meta = {**condensed.meta, "capped": True, "characters_before": len(full_text)}
+    meta = with_notices(meta, notices) or meta
+    content = (
+        f"{result.content}\n\n[the full text: {RECALL_TOOL} {original.id[:RECALL_KEY_LENGTH]}]"
+    )
+    conversation.replace_message(
+        len(conversation) - 1,
+        condensed.evolve(id=new_message_id(), content=content, replaces=(original.id,), meta=meta),
+    )
 
 
 def _result_message(call: ToolCall, result: ToolResult) -> Message:

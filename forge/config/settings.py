@@ -358,6 +358,25 @@ class SandboxSettings(DocumentedModel):
         return value
 
 
+class WebFetchSettings(DocumentedModel):
+    """Where `web_fetch` may go and how much it reads (docs/adr/0055)."""
+
+    model_config = _SECTION_CONFIG
+
+    allow_domains: list[str] = []
+    """Domains fetched without asking (a name covers its subdomains, e.g. "python.org"); in
+    read-only mode the only domains web_fetch may reach."""
+    allow_private: bool = False
+    """Allow requests to loopback, link-local and private addresses (off: refused, redirects
+    and resolved addresses included)."""
+    timeout: Seconds = 30
+    """Seconds one fetch may take, redirects included."""
+    max_download_bytes: PositiveCount = 5_000_000
+    """Bytes read from a response at most; the text of what was read is returned, marked."""
+    max_result_characters: PositiveCount = 60_000
+    """Characters of page text returned at most; above it, head and tail with a marker."""
+
+
 class ToolsSettings(DocumentedModel):
     """What the agent's tools may do without asking."""
 
@@ -380,6 +399,8 @@ class ToolsSettings(DocumentedModel):
     Forge's own `FORGE_*` settings); your `!` commands and hooks keep them."""
     sandbox: SandboxSettings = SandboxSettings()
     """The OS sandbox of the model's commands."""
+    web_fetch: WebFetchSettings = WebFetchSettings()
+    """The `web_fetch` tool: auto-approved domains, the private-address guard, limits."""
 
 
 class CheckpointSettings(DocumentedModel):

@@ -34,6 +34,7 @@ from forge.agent.tools.recall import RecallTool
 from forge.agent.tools.registry import default_registry
 from forge.agent.tools.skill import SkillTool
 from forge.agent.tools.task import TaskTool
+from forge.agent.tools.web_fetch import WebFetchTool
 from forge.agent.trust import WorkspaceTrust
 from forge.agent.turn_events import TurnEvents
 from forge.config.ephemeral import is_ephemeral
@@ -129,6 +130,9 @@ def build_session(
     registry = default_registry(readable=skills.catalog.readable_directories)
     registry.register(RecallTool(SessionArchive(log.path)))
     registry.register(SkillTool(skills.catalog))
+    registry.register(  # the page's answer to a `prompt` comes from the summarization model
+        WebFetchTool(settings.tools.web_fetch, summarizer=manager.provider_for_summarization)
+    )
     agent_problems: list[str] = []
     if settings.agents.enabled:  # the `task` tool lists the agents (docs/adr/0045)
         definitions = load_agent_definitions(

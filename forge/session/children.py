@@ -28,6 +28,7 @@ from forge.agent.subagents.definitions import (
 from forge.agent.subagents.run import ChildSetup
 from forge.agent.tools.recall import RecallTool
 from forge.agent.tools.registry import ToolRegistry, default_registry
+from forge.agent.tools.web_fetch import WEB_FETCH_TOOL, WebFetchTool
 from forge.agent.turn_events import TurnEvents
 from forge.config.prices import PriceTable, price_table
 from forge.config.settings import Settings
@@ -136,6 +137,12 @@ class SessionChildren:
         manager.set_summarization_provider(self.summarization_provider)
         deferral = self._mcp.for_child(definition.allows) if self._mcp is not None else None
         registry = self._registry(definition, log, deferral)
+        if definition.allows(WEB_FETCH_TOOL):  # as the parent has it (docs/adr/0055)
+            registry.register(
+                WebFetchTool(
+                    self.settings.tools.web_fetch, summarizer=manager.provider_for_summarization
+                )
+            )
         manager.set_tools(registry.specs())
         return ChildSetup(
             provider, manager, turn_events, registry, session_id=log.id, tool_deferral=deferral
