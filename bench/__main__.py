@@ -2,7 +2,7 @@
 tables, and (for a full run, or with --results) write the results file.
 
 Sections, in order: replay, parallel, bookkeeping, tui, startup, interrupt, fleet,
-subagents, tool_search. With no
+subagents, tool_search, session_search. With no
 SECTION every one runs and `bench/RESULTS.md` is written. Exit status 1 when any section raised
 (a missing corpus, no tmux, a missing module) or found a broken invariant; 2 for an unknown
 section.
@@ -58,6 +58,7 @@ SECTIONS: dict[str, Callable[[], SectionResult]] = {
     "fleet": _section("bench.fleet"),
     "subagents": _section("bench.subagents"),
     "tool_search": _section("bench.tool_search"),
+    "session_search": _section("bench.session_search"),
 }
 TITLES = {
     "replay": "1. Replay",
@@ -69,6 +70,7 @@ TITLES = {
     "fleet": "7. Fleet",
     "subagents": "8. Subagents",
     "tool_search": "9. Deferred MCP tools (tool_search)",
+    "session_search": "10. Searching saved sessions",
 }
 
 

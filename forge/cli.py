@@ -111,7 +111,22 @@ def _build_parser() -> argparse.ArgumentParser:
     )
     config = sub.add_parser("config", help="show, check or locate the config file")
     config.add_argument("action", choices=("path", "show", "validate"))
-    sub.add_parser("sessions", help="list saved sessions for this workspace")
+    sessions = sub.add_parser("sessions", help="list, search or rename saved sessions")
+    sessions.add_argument(
+        "--search",
+        metavar="TEXT",
+        help="the sessions whose title, name, messages or answers "
+        "hold TEXT (any case), newest first, with the line holding it",
+    )
+    sessions.add_argument(
+        "--all", action="store_true", help="--search also tool calls and their output"
+    )
+    sessions.add_argument(
+        "--all-workspaces", action="store_true", help="every workspace's sessions, not only -C's"
+    )
+    sessions.add_argument(
+        "--rename", nargs=2, metavar=("ID", "NAME"), help="give session ID the name NAME"
+    )
     trust = sub.add_parser(
         "trust",
         help="trust a workspace's own definitions (.forge/mcp.yaml servers), or --revoke",
@@ -156,8 +171,17 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         return run_trust_command(args.path or args.workspace, revoke=args.revoke, show=args.show)
     if args.command == "sessions":
-        from forge.agent.session_listing import print_sessions
+        from forge.agent.session_listing import print_search, print_sessions, rename_session
 
+        if args.rename:
+            return rename_session(args.workspace, *args.rename)
+        if args.search is not None:
+            return print_search(
+                args.workspace,
+                args.search,
+                include_tools=args.all,
+                all_workspaces=args.all_workspaces,
+            )
         return print_sessions(args.workspace)
     from forge.tui.app import run_tui
 
