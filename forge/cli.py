@@ -28,6 +28,12 @@ def _build_parser() -> argparse.ArgumentParser:
         help="reopen the latest session for this workspace",
     )
     parser.add_argument("--resume", metavar="ID", help="reopen the session with this id")
+    parser.add_argument(
+        "--fork",
+        action="store_true",
+        help="with --resume or --continue: continue in a new session holding that session's "
+        "conversation (the original stays as it is)",
+    )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     run = sub.add_parser("run", help="run one task headless (scripts and CI)")
     run.add_argument("task", nargs="?", help="the task text ('-': read it from stdin)")

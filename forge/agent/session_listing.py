@@ -40,6 +40,8 @@ def _print_session(info: SessionInfo, out: TextIO, indent: str = "") -> None:
     updated = datetime.fromtimestamp(info.updated).strftime("%Y-%m-%d %H:%M")
     title = f"[{info.agent}] {info.label}" if info.agent else info.label
     line = f"{indent}{info.id}  {updated}  {info.messages:>4} msgs  {info.model}  {title}"
+    if info.forked_from:
+        line += f"  (fork of {info.forked_from})"
     out.write(terminal_safe(line) + "\n")  # a title is a typed message: no raw controls
     for problem in info.problems:
         sys.stderr.write(f"forge sessions: warning: session {info.id}: {problem}\n")

@@ -337,7 +337,9 @@ class FullTextMatcher:
         return hit.line if hit is not None and hit.kind in ("user", "answer", "tool") else ""
 
 
-_INFO_FIELDS = ("id", "workspace", "created", "model", "messages", "title", "parent", "agent")
+_INFO_FIELDS = (
+    "id", "workspace", "created", "model", "messages", "title", "parent", "agent", "forked_from"
+)  # fmt: skip
 
 
 def _info_to_json(info: SessionInfo) -> str:

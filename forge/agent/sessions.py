@@ -82,6 +82,8 @@ class SessionInfo:
     """For a subagent's session: the agent's name (docs/adr/0045)."""
     name: str = ""
     """The name given with /rename or `forge sessions --rename` ("" when none: the title)."""
+    forked_from: str = ""
+    """For a fork (/fork, `forge --resume ID --fork`): the id of the session it came from."""
 
     @property
     def label(self) -> str:
@@ -558,6 +560,12 @@ def _replay(
     return header, messages, problems, costs, tool_loading
 
 
+def apply_replacement(messages: list[Message], record: dict[str, Any]) -> None:
+    """Apply a `replace` record to `messages` as replay does (ValueError when its messages
+    are not there)."""
+    _apply_replacement(messages, record)
+
+
 def _apply_replacement(messages: list[Message], record: dict[str, Any]) -> None:
     removed_ids: list[str] = list(record.get("removed") or [])
     inserted = [Message.from_record(item) for item in record.get("inserted") or []]
@@ -618,6 +626,7 @@ def session_info(
         parent=str(header.get("parent") or ""),
         agent=str(header.get("agent") or ""),
         name=session_name(records),
+        forked_from=str(header.get("forked_from") or ""),
     )
 
 

@@ -28,6 +28,7 @@ from forge.tui.command_table import (
     set_custom_commands,
     unknown_command_message,
 )
+from forge.tui.session_commands import SessionCommands
 from forge.tui.skill_commands import SkillSlashCommands
 
 if TYPE_CHECKING:
@@ -83,10 +84,10 @@ class SlashCommandProvider(Provider):
                 )
 
 
-class SlashCommandRunner(CheckpointCommands, SkillSlashCommands):
+class SlashCommandRunner(CheckpointCommands, SkillSlashCommands, SessionCommands):
     """Runs slash commands against the app: each `command_*` method is one command
     (/undo and /rewind live in `forge.tui.checkpoint_commands`, /skills and running a skill
-    in `forge.tui.skill_commands`)."""
+    in `forge.tui.skill_commands`, /rename and /fork in `forge.tui.session_commands`)."""
 
     BUSY_MESSAGE = "A turn is running: wait for it, or press Esc to interrupt it first."
 

@@ -78,6 +78,8 @@ def test_every_required_command_exists() -> None:
         "hooks",
         "skills",
         "copy",
+        "rename",
+        "fork",
     }
 
 

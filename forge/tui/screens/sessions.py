@@ -98,6 +98,8 @@ def row_label(row: SessionRow, current_id: str) -> Content:
         first += Content.styled("  (this session)", "$text-accent")
     updated = datetime.fromtimestamp(info.updated).strftime("%Y-%m-%d %H:%M")
     details = [info.id, updated, f"{info.messages} messages", terminal_safe(info.model)]
+    if info.forked_from:
+        details.append(f"fork of {info.forked_from}")
     if row.children:
         sign = "▾" if row.expanded else "▸"
         plural = "s" if row.children != 1 else ""
