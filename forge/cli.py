@@ -133,6 +133,12 @@ def _build_parser() -> argparse.ArgumentParser:
     sessions.add_argument(
         "--rename", nargs=2, metavar=("ID", "NAME"), help="give session ID the name NAME"
     )
+    export = sub.add_parser(
+        "export", help="print or write a saved session as Markdown (default) or JSON"
+    )
+    export.add_argument("id", metavar="ID", help="the session (a whole id, or its start or end)")
+    export.add_argument("--format", choices=("md", "json"), default="md", help="default: md")
+    export.add_argument("--output", "-o", metavar="PATH", help="write here (default: stdout)")
     trust = sub.add_parser(
         "trust",
         help="trust a workspace's own definitions (.forge/mcp.yaml servers), or --revoke",
@@ -176,6 +182,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from forge.agent.trust.command import run_trust_command
 
         return run_trust_command(args.path or args.workspace, revoke=args.revoke, show=args.show)
+    if args.command == "export":
+        from forge.tui.session_commands import run_export_command
+
+        return run_export_command(args.workspace, args.id, args.format, args.output)
     if args.command == "sessions":
         from forge.agent.session_listing import print_search, print_sessions, rename_session
 

@@ -1,4 +1,4 @@
-"""/rename and /fork: the handlers, mixed into `SlashCommandRunner` (docs/adr/0058).
+"""/rename, /fork and /export: the handlers, mixed into `SlashCommandRunner` (docs/adr/0058).
 
 /rename records the name in the session file and asks the app to show it (`SessionRenamed`).
 /fork writes a new session holding the conversation before a turn (or all of it) and switches
@@ -9,14 +9,18 @@ files are untouched.
 from __future__ import annotations
 
 import asyncio
+import sys
+from pathlib import Path
 from typing import TYPE_CHECKING
+
+from forge.agent.sessions import SessionStore
 
 if TYPE_CHECKING:
     from forge.tui.command_host import CommandHost
 
 
 class SessionCommands:
-    """`command_rename` and `command_fork` for `SlashCommandRunner`."""
+    """`command_rename`, `command_fork` and `command_export` for `SlashCommandRunner`."""
 
     if TYPE_CHECKING:
         app: CommandHost
@@ -39,7 +43,6 @@ class SessionCommands:
         """Continue in a new session holding the conversation before turn `argument` (as
         /rewind numbers them), or all of it."""
         from forge.agent.session_fork import fork_session
-        from forge.agent.sessions import SessionStore
         from forge.tui.messages import SessionResumeRequested
 
         if await self._refuse_if_busy():
@@ -65,3 +68,55 @@ class SessionCommands:
             f"Forked session `{parent}` {where} into `{fork_id}`; the original is unchanged."
         )
         self.app.post_message(SessionResumeRequested(fork_id))
+
+    async def command_export(self, argument: str) -> None:
+        """Write this session as Markdown (or `json`) to PATH, or to
+        `forge-session-ID.md` in the workspace; say where."""
+        from forge.tui.transcript_export import FORMATS, export_session, export_target
+
+        words = argument.split(maxsplit=1)
+        fmt = "md"
+        if words and words[0] in FORMATS:
+            fmt, words = words[0], words[1:]
+        runtime = self.app.runtime
+        if not runtime.log.started:
+            await self.app.chat.add_notice("Nothing to export yet: this session has no turn.")
+            return
+        workspace = self.app.workspace
+        target = export_target(workspace, runtime.session_id, fmt, words[0] if words else "")
+        try:
+            text = await asyncio.to_thread(
+                export_session, SessionStore(), workspace, runtime.session_id, fmt
+            )
+            await asyncio.to_thread(target.write_text, text, encoding="utf-8")
+        except (ValueError, LookupError, OSError) as error:
+            await self.app.chat.add_notice(f"Cannot export: {error}.", kind="error")
+            return
+        await self.app.chat.add_notice(f"Exported this session to `{target}`.")
+
+
+def run_export_command(workspace: str, session_id: str, fmt: str, output: str | None) -> int:
+    """`forge export ID [--format md|json] [--output PATH]`: the session on stdout, or
+    written to PATH (said on stderr). 0, or 1 with the reason on stderr."""
+    from forge.agent.sessions import SessionStore
+    from forge.config.errors import ConfigError
+    from forge.config.secrets import remember_settings_secrets
+    from forge.config.store import ConfigStore
+    from forge.tui.transcript_export import export_session
+
+    try:  # the configured keys are masked too, as in every file Forge writes
+        current = ConfigStore().current
+        remember_settings_secrets(current.settings, current.file_data)
+    except ConfigError:
+        pass  # a broken config file holds no key this process could know
+    try:
+        text = export_session(SessionStore(), workspace, session_id, fmt)
+        if output is None:
+            sys.stdout.write(text)
+            return 0
+        Path(output).expanduser().write_text(text, encoding="utf-8")
+    except (ValueError, LookupError, OSError) as error:
+        sys.stderr.write(f"forge export: {error}\n")
+        return 1
+    sys.stderr.write(f"forge export: wrote {output}\n")
+    return 0

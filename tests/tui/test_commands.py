@@ -80,6 +80,7 @@ def test_every_required_command_exists() -> None:
         "copy",
         "rename",
         "fork",
+        "export",
     }
 
 
