@@ -134,10 +134,12 @@ def _build_parser() -> argparse.ArgumentParser:
         "--rename", nargs=2, metavar=("ID", "NAME"), help="give session ID the name NAME"
     )
     export = sub.add_parser(
-        "export", help="print or write a saved session as Markdown (default) or JSON"
+        "export", help="print or write a saved session as Markdown (default), HTML or JSON"
     )
     export.add_argument("id", metavar="ID", help="the session (a whole id, or its start or end)")
-    export.add_argument("--format", choices=("md", "json"), default="md", help="default: md")
+    export.add_argument(
+        "--format", choices=("md", "html", "json"), default="md", help="default: md"
+    )
     export.add_argument("--output", "-o", metavar="PATH", help="write here (default: stdout)")
     trust = sub.add_parser(
         "trust",

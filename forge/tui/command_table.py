@@ -43,7 +43,7 @@ SLASH_COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand(
         "fork", "Continue in a new session holding the conversation before a turn", "[TURN]"
     ),
-    SlashCommand("export", "Write this session as Markdown or JSON", "[md|json] [PATH]"),
+    SlashCommand("export", "Write this session as Markdown, HTML or JSON", "[md|html|json] [PATH]"),
     SlashCommand("mcp", "MCP servers: status and tools"),
     SlashCommand("trust", "Workspace trust: what the workspace would run; change it", "[revoke]"),
     SlashCommand("hooks", "Hooks: each one's event, matcher, command, source and trust"),

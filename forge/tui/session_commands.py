@@ -70,7 +70,7 @@ class SessionCommands:
         self.app.post_message(SessionResumeRequested(fork_id))
 
     async def command_export(self, argument: str) -> None:
-        """Write this session as Markdown (or `json`) to PATH, or to
+        """Write this session as Markdown (or `html`, `json`) to PATH, or to
         `forge-session-ID.md` in the workspace; say where."""
         from forge.tui.transcript_export import FORMATS, export_session, export_target
 

@@ -25,8 +25,8 @@ from forge.tui.history import (
     history_rows,
 )
 
-FORMATS = ("md", "json")
-"""What `/export` and `forge export` write (html: not yet)."""
+FORMATS = ("md", "html", "json")
+"""What `/export` and `forge export` write."""
 OUTPUT_LIMIT = 4000
 """Characters of a tool's output kept in the export (head and tail beyond that)."""
 
@@ -121,6 +121,10 @@ def export_session(
     if info is None:
         raise ValueError(f"session {session_id} cannot be read")
     messages = list(store.load(session_id).messages)
+    if fmt == "html":
+        from forge.tui.transcript_html import session_html
+
+        return _masked(session_html(info, messages))
     return (session_markdown if fmt == "md" else session_json)(info, messages)
 
 
