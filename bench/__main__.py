@@ -2,7 +2,7 @@
 tables, and (for a full run, or with --results) write the results file.
 
 Sections, in order: replay, parallel, bookkeeping, tui, startup, interrupt, fleet,
-subagents, tool_search, sandbox. With no
+subagents, tool_search, sandbox, session_search. With no
 SECTION every one runs and `bench/RESULTS.md` is written. Exit status 1 when any section raised
 (a missing corpus, no tmux, a missing module) or found a broken invariant; 2 for an unknown
 section.
@@ -59,6 +59,7 @@ SECTIONS: dict[str, Callable[[], SectionResult]] = {
     "subagents": _section("bench.subagents"),
     "tool_search": _section("bench.tool_search"),
     "sandbox": _section("bench.sandbox"),
+    "session_search": _section("bench.session_search"),
 }
 TITLES = {
     "replay": "1. Replay",
@@ -71,6 +72,7 @@ TITLES = {
     "subagents": "8. Subagents",
     "tool_search": "9. Deferred MCP tools (tool_search)",
     "sandbox": "10. Sandbox start-up",
+    "session_search": "11. Searching saved sessions",
 }
 
 

@@ -28,6 +28,12 @@ def _build_parser() -> argparse.ArgumentParser:
         help="reopen the latest session for this workspace",
     )
     parser.add_argument("--resume", metavar="ID", help="reopen the session with this id")
+    parser.add_argument(
+        "--fork",
+        action="store_true",
+        help="with --resume or --continue: continue in a new session holding that session's "
+        "conversation (the original stays as it is)",
+    )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     run = sub.add_parser("run", help="run one task headless (scripts and CI)")
     run.add_argument("task", nargs="?", help="the task text ('-': read it from stdin)")
@@ -111,7 +117,30 @@ def _build_parser() -> argparse.ArgumentParser:
     )
     config = sub.add_parser("config", help="show, check or locate the config file")
     config.add_argument("action", choices=("path", "show", "validate"))
-    sub.add_parser("sessions", help="list saved sessions for this workspace")
+    sessions = sub.add_parser("sessions", help="list, search or rename saved sessions")
+    sessions.add_argument(
+        "--search",
+        metavar="TEXT",
+        help="the sessions whose title, name, messages or answers "
+        "hold TEXT (any case), newest first, with the line holding it",
+    )
+    sessions.add_argument(
+        "--all", action="store_true", help="--search also tool calls and their output"
+    )
+    sessions.add_argument(
+        "--all-workspaces", action="store_true", help="every workspace's sessions, not only -C's"
+    )
+    sessions.add_argument(
+        "--rename", nargs=2, metavar=("ID", "NAME"), help="give session ID the name NAME"
+    )
+    export = sub.add_parser(
+        "export", help="print or write a saved session as Markdown (default), HTML or JSON"
+    )
+    export.add_argument("id", metavar="ID", help="the session (a whole id, or its start or end)")
+    export.add_argument(
+        "--format", choices=("md", "html", "json"), default="md", help="default: md"
+    )
+    export.add_argument("--output", "-o", metavar="PATH", help="write here (default: stdout)")
     trust = sub.add_parser(
         "trust",
         help="trust a workspace's own definitions (MCP servers, hooks, skills), or --revoke",
@@ -174,9 +203,22 @@ def main(argv: Sequence[str] | None = None) -> int:
         from forge.agent.sandbox.report import run_sandbox_check
 
         return run_sandbox_check(args.path or args.workspace)
-    if args.command == "sessions":
-        from forge.agent.session_listing import print_sessions
+    if args.command == "export":
+        from forge.tui.session_commands import run_export_command
 
+        return run_export_command(args.workspace, args.id, args.format, args.output)
+    if args.command == "sessions":
+        from forge.agent.session_listing import print_search, print_sessions, rename_session
+
+        if args.rename:
+            return rename_session(args.workspace, *args.rename)
+        if args.search is not None:
+            return print_search(
+                args.workspace,
+                args.search,
+                include_tools=args.all,
+                all_workspaces=args.all_workspaces,
+            )
         return print_sessions(args.workspace)
     from forge.tui.app import run_tui
 

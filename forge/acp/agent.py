@@ -167,15 +167,27 @@ class ForgeAcpAgent:
         self, cwd: str | None = None, cursor: str | None = None, **kwargs: Any
     ) -> ListSessionsResponse:
         """Forge's saved sessions (of the workspace `cwd` when given), newest first: what
-        `forge sessions` lists, for an editor's history; all in one page."""
-        infos = await asyncio.to_thread(SessionStore().list_sessions, cwd)
+        `forge sessions` lists, for an editor's history; all in one page. With `_meta`'s
+        `search` (a text), only the sessions `forge sessions --search` finds, each with the
+        line that holds it in its `_meta` (`match`; docs/adr/0058)."""
+        from forge.agent.session_search import SessionSearch
+
+        search = kwargs.get("search")
+        matched: dict[str, str] = {}
+        if isinstance(search, str) and search.strip():
+            hits = await asyncio.to_thread(SessionSearch().search, search, cwd)
+            infos = [hit.info for hit in hits]
+            matched = {hit.info.id: hit.line for hit in hits}
+        else:
+            infos = await asyncio.to_thread(SessionStore().list_sessions, cwd)
         return ListSessionsResponse(
             sessions=[
                 SessionInfo(
                     session_id=info.id,
                     cwd=info.workspace,
-                    title=info.title or None,
+                    title=info.label or None,
                     updated_at=datetime.fromtimestamp(info.updated, UTC).isoformat(),
+                    field_meta={"match": matched[info.id]} if info.id in matched else None,
                 )
                 for info in infos
             ]

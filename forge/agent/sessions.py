@@ -39,6 +39,8 @@ SESSION_FILE_SUFFIX = ".jsonl"
 SUMMARY_DIRECTORY_SUFFIX = ".summaries"
 SESSION_FILE_MODE = 0o600
 REDACTED = "[redacted]"
+NAME_RECORD = "name"
+"""The record type of a session's name (`SessionLog.record_name`; the last one counts)."""
 TOOL_LOADING_RECORD = "mcp_tools"
 """The record type of the deferred MCP tools' state (docs/adr/0054)."""
 _SESSION_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,80}$")
@@ -79,6 +81,15 @@ class SessionInfo:
     """For a subagent's session: the id of the session whose `task` call ran it."""
     agent: str = ""
     """For a subagent's session: the agent's name (docs/adr/0045)."""
+    name: str = ""
+    """The name given with /rename or `forge sessions --rename` ("" when none: the title)."""
+    forked_from: str = ""
+    """For a fork (/fork, `forge --resume ID --fork`): the id of the session it came from."""
+
+    @property
+    def label(self) -> str:
+        """What lists show for the session: its name, else its title."""
+        return self.name or self.title
 
 
 @dataclass(frozen=True)
@@ -152,6 +163,12 @@ class SessionLog:
         self.header = {**self.header, **fields}
         self._pending[0] = self._encode(self.header)
         return True
+
+    def record_name(self, name: str) -> None:
+        """Write a `name` record: the session is called `name` from now on (lists and the
+        header show it instead of the title; docs/adr/0058)."""
+        self._write({"type": NAME_RECORD, "name": name})
+        self.header = {**self.header, "name": name}
 
     def record_costs(self, ledger: dict[str, Any]) -> None:
         """Write a `costs` record (the session's cost ledger, `CostLedger.to_record`) when it
@@ -328,6 +345,14 @@ class SessionStore:
         session_id = self.find(workspace, session_id)
         conversation, log = self.resume(session_id)
         return ResumedSession(session_id, conversation, log)
+
+    def rename(self, session_id: str, name: str) -> None:
+        """Give session `session_id` the name `name` (a `name` record appended to its file;
+        SessionNotFoundError when there is no such file)."""
+        path = self.path_for(session_id)
+        if not path.is_file():
+            raise SessionNotFoundError(f"no session with id {session_id}")
+        SessionLog(path, {"type": "header", "id": session_id}, exists=True).record_name(name)
 
     def tail_messages(self, session_id: str, max_bytes: int) -> list[Message] | None:
         """The messages recorded in the last `max_bytes` of session `session_id`'s file, read
@@ -547,6 +572,8 @@ def _replay(
                 costs = record["ledger"]
             elif kind == TOOL_LOADING_RECORD:
                 tool_loading = record
+            elif kind == NAME_RECORD and isinstance(record.get("name"), str):
+                header = {**header, "name": record["name"]}
         except (KeyError, TypeError, ValueError) as error:
             logger.warning("session %s: skipped a bad %s record: %s", path.name, kind, error)
             problems.append(f"skipped a bad {kind} record")
@@ -576,7 +603,13 @@ def _locate(messages: list[Message], removed_ids: list[str], start: Any) -> int:
 
 
 def _read_info(path: Path) -> SessionInfo | None:
-    records, problems = read_records(path)
+    return session_info(path, *read_records(path))
+
+
+def session_info(
+    path: Path, records: list[dict[str, Any]], problems: Sequence[str]
+) -> SessionInfo | None:
+    """What a listing shows about the session file `path` whose records are `records`."""
     header = next((record for record in records if record.get("type") == "header"), None)
     if header is None:
         return None
@@ -605,4 +638,14 @@ def _read_info(path: Path) -> SessionInfo | None:
         problems=tuple(problems),
         parent=str(header.get("parent") or ""),
         agent=str(header.get("agent") or ""),
+        name=session_name(records),
+        forked_from=str(header.get("forked_from") or ""),
     )
+
+
+def session_name(records: Sequence[dict[str, Any]]) -> str:
+    """The session's name: the last `name` record's (a name given by /rename)."""
+    for record in reversed(records):
+        if record.get("type") == NAME_RECORD and isinstance(record.get("name"), str):
+            return str(record["name"])
+    return ""

@@ -129,6 +129,20 @@ class Session:
         return self.log.id
 
     @property
+    def session_name(self) -> str:
+        """The name given with /rename ("" when none)."""
+        return str(self.log.header.get("name") or "")
+
+    @property
+    def forked_from(self) -> str:
+        """The id of the session this one was forked from ("" when it was not)."""
+        return str(self.log.header.get("forked_from") or "")
+
+    def rename(self, name: str) -> None:
+        """Name the session `name` (recorded in its file; lists and the header show it)."""
+        self.log.record_name(name)
+
+    @property
     def messages(self) -> Sequence[Message]:
         """The conversation, to show (a front end never changes it)."""
         return self.agent.conversation.messages

@@ -161,6 +161,7 @@ class ForgeApp(
         llm = self.settings.llm
         self.apply_theme(self.settings.ui.theme)
         self.header.show_models(llm.model, llm.summarization_model)
+        self.header.show_session(runtime.session_name, runtime.forked_from)
         self.chat.show_reasoning = self.settings.ui.show_reasoning
         self.status.summarization.set_model(llm.effective_summarization_model)
         context = self.settings.context
@@ -269,11 +270,14 @@ def run_tui(args: argparse.Namespace) -> int:
         return 2
     from forge.agent.exit_signals import exit_after_grace, exit_code_for, exit_on_signals
 
-    app = ForgeApp(
-        workspace=workspace,
-        session_id=getattr(args, "resume", None),
-        resume_latest=bool(getattr(args, "continue_session", False)),
-    )
+    session_id = getattr(args, "resume", None)
+    resume_latest = bool(getattr(args, "continue_session", False))
+    if getattr(args, "fork", False):
+        session_id = forked_session(workspace, session_id, resume_latest)
+        if session_id is None:
+            return 2
+        resume_latest = False
+    app = ForgeApp(workspace=workspace, session_id=session_id, resume_latest=resume_latest)
 
     # SIGTERM/SIGHUP/SIGINT: kill running commands, end the turn, exit 128+N (ADR 0021); if
     # that hangs (a closed terminal can wedge Textual's output), end the process anyway (15 s).
@@ -287,6 +291,27 @@ def run_tui(args: argparse.Namespace) -> int:
     if line := resume_line(app):
         print(line)
     return result if isinstance(result, int) else app.return_code or 0
+
+
+def forked_session(workspace: Path, session_id: str | None, resume_latest: bool) -> str | None:
+    """`forge --resume ID --fork` (or `--continue --fork`): the id of a new fork of that
+    session (docs/adr/0058), or None with the reason on stderr."""
+    import sys
+
+    from forge.agent.session_fork import fork_session
+    from forge.agent.sessions import SessionNotFoundError, SessionStore
+
+    store = SessionStore()
+    try:
+        if session_id is None and resume_latest:
+            session_id = store.latest_id_for(workspace)
+        if session_id is None:
+            print("forge: --fork needs --resume ID or --continue", file=sys.stderr)
+            return None
+        return fork_session(store, store.find(workspace, session_id))
+    except (SessionNotFoundError, ValueError, OSError) as error:
+        print(f"forge: cannot fork: {error}", file=sys.stderr)
+        return None
 
 
 def resume_line(app: ForgeApp) -> str:

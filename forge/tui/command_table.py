@@ -37,6 +37,13 @@ SLASH_COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("undo", "Restore the files the last turn changed"),
     SlashCommand("rewind", "Go back to before a turn: files, conversation, or both"),
     SlashCommand("sessions", "Pick one of this workspace's sessions to resume", "[ID]"),
+    SlashCommand(
+        "rename", "Name this session (lists and the header show it)", "NAME", argument_required=True
+    ),
+    SlashCommand(
+        "fork", "Continue in a new session holding the conversation before a turn", "[TURN]"
+    ),
+    SlashCommand("export", "Write this session as Markdown, HTML or JSON", "[md|html|json] [PATH]"),
     SlashCommand("mcp", "MCP servers: status and tools"),
     SlashCommand("trust", "Workspace trust: what the workspace would run; change it", "[revoke]"),
     SlashCommand("hooks", "Hooks: each one's event, matcher, command, source and trust"),

@@ -28,6 +28,7 @@ from forge.tui.command_table import (
     set_custom_commands,
     unknown_command_message,
 )
+from forge.tui.session_commands import SessionCommands
 from forge.tui.skill_commands import SkillSlashCommands
 
 if TYPE_CHECKING:
@@ -83,10 +84,10 @@ class SlashCommandProvider(Provider):
                 )
 
 
-class SlashCommandRunner(CheckpointCommands, SkillSlashCommands):
+class SlashCommandRunner(CheckpointCommands, SkillSlashCommands, SessionCommands):
     """Runs slash commands against the app: each `command_*` method is one command
     (/undo and /rewind live in `forge.tui.checkpoint_commands`, /skills and running a skill
-    in `forge.tui.skill_commands`)."""
+    in `forge.tui.skill_commands`, /rename and /fork in `forge.tui.session_commands`)."""
 
     BUSY_MESSAGE = "A turn is running: wait for it, or press Esc to interrupt it first."
 
@@ -298,14 +299,19 @@ class SlashCommandRunner(CheckpointCommands, SkillSlashCommands):
         from forge.agent.sessions import SessionNotFoundError, SessionStore
 
         if not argument:
-            # Each file is read for its first words: in a thread, the UI goes on meanwhile.
-            sessions = await asyncio.to_thread(SessionStore().list_sessions, self.app.workspace)
+            from forge.agent.session_search import FullTextMatcher, SessionSearch
+
+            # The search index is brought up to date (changed files read): in a thread, the UI
+            # goes on meanwhile.
+            search = SessionSearch()
+            sessions = await asyncio.to_thread(search.sessions, self.app.workspace)
             if not sessions:
                 await self.app.chat.add_notice("No saved sessions for this workspace yet.")
                 return
             from forge.tui.screens.sessions import SessionsScreen
 
-            screen = SessionsScreen(sessions, self.app.runtime.session_id)
+            matcher = FullTextMatcher(search, self.app.workspace)
+            screen = SessionsScreen(sessions, self.app.runtime.session_id, matcher)
             self.app.push_screen(screen, callback=self._resume_chosen)
             return
         if await self._refuse_if_busy():

@@ -248,6 +248,11 @@ class SessionResumeRequested(Message):
 
 
 @dataclass
+class SessionRenamed(Message):
+    """/rename: the session's name changed; the header shows it."""
+
+
+@dataclass
 class CompactionRequested(Message):
     """/compact: summarize now in the turn worker; `notice` is the chat line announcing it,
     closed with the outcome."""

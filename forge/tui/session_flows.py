@@ -21,6 +21,7 @@ from forge.tui.messages import (
     ConversationRewound,
     NewSessionRequested,
     QuitRequested,
+    SessionRenamed,
     SessionResumeRequested,
     TrustRequested,
 )
@@ -34,6 +35,7 @@ if TYPE_CHECKING:
     from forge.tui.reload import ConfigReloadController
     from forge.tui.widgets.chat import ChatView
     from forge.tui.widgets.chat_blocks import UserMessageBlock
+    from forge.tui.widgets.header import ForgeHeader
     from forge.tui.widgets.prompt_input import PromptInput
     from forge.tui.widgets.status import StatusPane
 
@@ -49,6 +51,7 @@ class SessionFlows(App[int]):
     commands_runner: SlashCommandRunner
     chat: ChatView
     status: StatusPane
+    header: ForgeHeader
     queued: list[tuple[str, UserMessageBlock]]
 
     if TYPE_CHECKING:
@@ -68,6 +71,11 @@ class SessionFlows(App[int]):
     @on(SessionResumeRequested)
     async def _resume_requested(self, message: SessionResumeRequested) -> None:
         await self.resume_session(message.session_id)
+
+    @on(SessionRenamed)
+    def show_session_name(self) -> None:
+        """Show the session's name and parent in the header (after /rename, a switch)."""
+        self.header.show_session(self.runtime.session_name, self.runtime.forked_from)
 
     @on(ConversationRewound)
     async def _conversation_rewound(self, message: ConversationRewound) -> None:
@@ -129,6 +137,7 @@ class SessionFlows(App[int]):
         )
         self.runtime.set_mode(old.policy.mode)  # the mode the user chose stays
         self.reload_controller.runtime = self.runtime
+        self.show_session_name()
         self.mcp_watch.attach(self.runtime)
         self.runtime.start_background()  # built off the loop: MCP and the window start here
         await old.aclose("clear" if session_id is None else "other")  # SessionEnd's reason

@@ -73,11 +73,20 @@ async def test_saved_sessions_are_listed_for_the_workspace(
         await connection.prompt(session_id=theirs.session_id, prompt=prompt_of("elsewhere"))
         listed = await connection.list_sessions(cwd=str(workspace))
         everything = await connection.list_sessions()
+        found = await connection.list_sessions(cwd=str(workspace), search="ONE.")
+        found_elsewhere = await connection.list_sessions(search="two.")
+        missed = await connection.list_sessions(cwd=str(workspace), search="two.")
     assert [(s.session_id, s.title) for s in listed.sessions] == [
         (mine.session_id, "fix the parser")
     ]
     assert listed.sessions[0].cwd == workspace_key(workspace)
     assert {s.session_id for s in everything.sessions} == {mine.session_id, theirs.session_id}
+    # `_meta.search`: the same search as `forge sessions --search`, with the line found.
+    assert [(s.session_id, s.field_meta) for s in found.sessions] == [
+        (mine.session_id, {"match": "One."})
+    ]
+    assert [s.session_id for s in found_elsewhere.sessions] == [theirs.session_id]
+    assert missed.sessions == []
 
 
 async def test_loading_by_part_of_an_id_names_the_whole_one(

@@ -79,6 +79,9 @@ def test_every_required_command_exists() -> None:
         "skills",
         "copy",
         "sandbox",
+        "rename",
+        "fork",
+        "export",
     }
 
 

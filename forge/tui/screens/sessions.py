@@ -2,8 +2,9 @@
 Down choose, Enter resumes, Tab shows or hides a session's subagent sessions (collapsed under
 their parent at first), Esc closes.
 
-Which sessions a query keeps is one function, `SessionMatcher` (title and ID here); the
-full-text search of the sessions issue replaces it without touching the screen.
+Which sessions a query keeps is one function, `SessionMatcher`: by default the title, name and
+ID; /sessions passes `FullTextMatcher` (forge.agent.session_search), which also searches what
+was said, and whose `line_for` gives the line shown under a session found that way.
 """
 
 from __future__ import annotations
@@ -31,7 +32,12 @@ SessionMatcher = Callable[[SessionInfo, str], bool]
 def title_or_id_matches(info: SessionInfo, query: str) -> bool:
     """The query (any case) is part of the session's title or of its ID."""
     wanted = query.strip().casefold()
-    return not wanted or wanted in info.title.casefold() or wanted in info.id.casefold()
+    return (
+        not wanted
+        or wanted in info.title.casefold()
+        or wanted in info.name.casefold()
+        or wanted in info.id.casefold()
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,6 +48,8 @@ class SessionRow:
     child: bool = False
     children: int = 0
     expanded: bool = False
+    found: str = ""
+    """The line of the session that holds the query, when its text (not its title) matched."""
 
 
 def picker_rows(
@@ -66,16 +74,23 @@ def picker_rows(
         if not matches(info, query) and not found:
             continue
         shown = kids if info.id in expanded else found
-        rows.append(SessionRow(info, children=len(kids), expanded=bool(shown)))
-        rows.extend(SessionRow(kid, child=True) for kid in shown)
+        rows.append(
+            SessionRow(info, children=len(kids), expanded=bool(shown), found=_found(matches, info))
+        )
+        rows.extend(SessionRow(kid, child=True, found=_found(matches, kid)) for kid in shown)
     return rows
+
+
+def _found(matches: SessionMatcher, info: SessionInfo) -> str:
+    line_for = getattr(matches, "line_for", None)  # FullTextMatcher's; a plain function has none
+    return str(line_for(info.id)) if callable(line_for) else ""
 
 
 def row_label(row: SessionRow, current_id: str) -> Content:
     """Two lines: the title (a child's with its agent); then the full ID, when, how long,
     the model, and the children folded under it."""
     info = row.info
-    title = terminal_safe(info.title) or "(no title)"
+    title = terminal_safe(info.label) or "(no title)"
     if row.child:
         title = f"  └ {terminal_safe(info.agent)}: {title}"
     first = Content(title)
@@ -83,12 +98,19 @@ def row_label(row: SessionRow, current_id: str) -> Content:
         first += Content.styled("  (this session)", "$text-accent")
     updated = datetime.fromtimestamp(info.updated).strftime("%Y-%m-%d %H:%M")
     details = [info.id, updated, f"{info.messages} messages", terminal_safe(info.model)]
+    if info.forked_from:
+        details.append(f"fork of {info.forked_from}")
     if row.children:
         sign = "▾" if row.expanded else "▸"
         plural = "s" if row.children != 1 else ""
         details.append(f"{sign} {row.children} subagent session{plural} (Tab)")
     indent = "      " if row.child else "  "
-    return first + "\n" + Content.styled(indent + " · ".join(details), "dim")
+    label = first + "\n" + Content.styled(indent + " · ".join(details), "dim")
+    if row.found:
+        label += "\n" + Content.styled(
+            indent + "“" + terminal_safe(row.found) + "”", "$text-accent"
+        )
+    return label
 
 
 class SessionsScreen(ModalScreen[str | None]):
@@ -116,7 +138,9 @@ class SessionsScreen(ModalScreen[str | None]):
         self.matches = matches
         self.expanded: set[str] = set()
         self.rows: list[SessionRow] = []
-        self.filter = Input(placeholder="Type to filter by title or ID", id="sessions-filter")
+        self.filter = Input(
+            placeholder="Type to search titles, names and what was said", id="sessions-filter"
+        )
         self.listing = OptionList(id="sessions-list")
 
     def compose(self) -> ComposeResult:

@@ -1,4 +1,5 @@
-"""The one-line header: workspace, model, and the summarization model."""
+"""The one-line header: the session's name (and parent, for a fork), workspace, model, and
+the summarization model."""
 
 from __future__ import annotations
 
@@ -32,6 +33,8 @@ class ForgeHeader(Widget):
     model: reactive[str] = reactive("")
     summarization_model: reactive[str] = reactive("")
     """Empty means summaries use the main model."""
+    session_label: reactive[str] = reactive("")
+    """The session's name and, for a fork, its parent ("" for an unnamed session)."""
     summaries_off: reactive[str] = reactive("")
     """The summarization model a permanent error turned off for the session ("" while on; a
     settings change re-arms it)."""
@@ -53,6 +56,11 @@ class ForgeHeader(Widget):
         self.model = model
         self.summarization_model = summarization_model
         self.summaries_off = ""  # a settings change re-arms the summarizer (ADR 0024)
+
+    def show_session(self, name: str, forked_from: str) -> None:
+        """Show the session's name and the session it was forked from (either may be "")."""
+        parent = f"fork of {forked_from}" if forked_from else ""
+        self.session_label = " · ".join(part for part in (name, parent) if part)
 
     @property
     def summarization_label(self) -> str:
@@ -83,6 +91,10 @@ class ForgeHeader(Widget):
         parts: list[str | tuple[str, str]] = [
             ("forge", "bold $accent"),
             "  ",
+        ]
+        if self.session_label:
+            parts += [(terminal_safe(self.session_label), "bold"), "  │  "]
+        parts += [
             (workspace, "$text-muted"),
             "  │  model ",
             (terminal_safe(self.model), "bold"),
