@@ -54,7 +54,10 @@ ALLOWED = {
         "forge.agent.mcp.project_watch",
         "forge.agent.mcp.report",
         "forge.agent.sandbox.report",  # /sandbox's lines (ADR 0053)
-        "forge.agent.sandbox.sandbox",  # SandboxState, the status pane's sandbox line
+        "forge.agent.sandbox.state",  # SandboxState, the status pane's sandbox line
+        "forge.agent.session_search",  # the /sessions picker's full-text filter (ADR 0058)
+        "forge.agent.session_fork",  # /fork (ADR 0058)
+        "forge.config.secrets",  # /export masks known secrets again
         "forge.agent.tools.diffs",  # rendering a diff
         "forge.agent.tools.ignore",  # @-completion skips what the tools skip
         "forge.config.errors",
@@ -78,6 +81,7 @@ ALLOWED = {
     },
     # `forge acp` (docs/adr/0044): the session and the vocabulary it translates to ACP.
     "forge.acp": {
+        "forge.agent.session_search",  # session/list's search (ADR 0058)
         "forge.session.attention",  # the `_forge/attention` notice's words (ADR 0049)
         "forge.session.build",
         "forge.session.core",

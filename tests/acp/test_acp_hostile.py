@@ -62,7 +62,9 @@ class RawClient:
         return reply["result"]
 
     def text(self) -> str:
-        updates = [n["params"]["update"] for n in self.notifications if "params" in n]
+        updates = [
+            n["params"]["update"] for n in self.notifications if n.get("method") == "session/update"
+        ]
         chunks = [u for u in updates if u.get("sessionUpdate") == "agent_message_chunk"]
         return "".join(u["content"]["text"] for u in chunks)
 

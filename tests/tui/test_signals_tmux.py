@@ -48,6 +48,9 @@ def test_a_signal_ends_the_tui_and_its_command(
         "OPENAI_BASE_URL": llm_server.base_url,
         "OPENAI_API_KEY": "sk-e2e-test-key",
         "FORGE_TOOLS__AUTO_APPROVE": '["execute_command"]',
+        # Unconfined: the test reads the command's process group from the host, which a PID
+        # namespace hides (the sandbox's own ending of commands: tests/agent/sandbox/).
+        "FORGE_TOOLS__SANDBOX__MODE": "off",
         "PYTHONPATH": str(REPOSITORY),
         "TERM": "xterm-256color",
         "HOME": os.environ["HOME"],

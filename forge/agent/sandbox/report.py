@@ -14,7 +14,8 @@ import sys
 from pathlib import Path
 
 from forge.agent.sandbox.probe import landlock_abi
-from forge.agent.sandbox.sandbox import CommandSandbox, SandboxState, command_sandbox
+from forge.agent.sandbox.sandbox import CommandSandbox, command_sandbox
+from forge.agent.sandbox.state import SandboxState
 
 LANDLOCK_NOTE = (
     "Landlock (ABI {abi}) is available on this kernel, but Forge does not confine with it "

@@ -26,6 +26,7 @@ from forge.agent.sandbox.mounts import Placeholders, plan_mounts, secret_paths
 from forge.agent.sandbox.namespaces import SessionNetwork
 from forge.agent.sandbox.pids import SessionPids
 from forge.agent.sandbox.probe import BUBBLEWRAP, NO_MECHANISM, Mechanism, find_mechanism
+from forge.agent.sandbox.state import SandboxState
 from forge.config.ephemeral import is_ephemeral
 from forge.config.paths import cache_dir, config_path, data_dir, state_dir
 from forge.config.settings import SandboxSettings, Settings
@@ -37,38 +38,6 @@ UNCONFINED_HINT = (
     "cannot read secrets such as ~/.ssh{network}. If it failed because it needs more, call "
     "execute_command again with unconfined: true and a reason; the user decides.]"
 )
-
-
-@dataclass(frozen=True)
-class SandboxState:
-    """What the sandbox does now, for people and records."""
-
-    enabled: bool
-    """Whether the model's commands run confined."""
-    mechanism: str
-    """"bubblewrap", or "none"."""
-    network: bool
-    """Whether confined commands may use the network (always true when not enabled)."""
-    mode: str = "auto"
-    """`tools.sandbox.mode`."""
-    reason: str = ""
-    """Why commands are not confined ("" when they are)."""
-    details: tuple[str, ...] = ()
-    """One line per promise (writable paths, hidden paths, network, processes)."""
-    refuses: bool = False
-    """`mode: on` without a mechanism: every model command is refused."""
-
-    def record(self) -> dict[str, object]:
-        """`forge run`'s `"sandbox"` object."""
-        return {"enabled": self.enabled, "mechanism": self.mechanism, "network": self.network}
-
-    def summary(self) -> str:
-        """One line: "on (bubblewrap, no network)", "off (tools.sandbox.mode: off)"."""
-        if self.enabled:
-            return f"on ({self.mechanism}, {'network' if self.network else 'no network'})"
-        if self.refuses:
-            return f"unavailable, commands refused ({self.reason})"
-        return f"off ({self.reason})"
 
 
 @dataclass

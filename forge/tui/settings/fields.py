@@ -247,6 +247,13 @@ SECTIONS: tuple[FieldSection, ...] = (
             SettingField(
                 "context", "user_instruction_share", "Your messages' share", FieldKind.NUMBER
             ),
+            SettingField(
+                "context",
+                "work_ledger",
+                "Pinned work ledger",
+                FieldKind.SWITCH,
+                placeholder="true or false",
+            ),
         ),
     ),
     FieldSection(
@@ -280,6 +287,13 @@ SECTIONS: tuple[FieldSection, ...] = (
                 "!command output to the model",
                 FieldKind.SWITCH,
                 placeholder="true or false",
+            ),
+            SettingField(
+                "tools",
+                "hide_env",
+                "Variables hidden from commands",
+                FieldKind.NAME_LIST,
+                placeholder="none (provider keys are always hidden)",
             ),
         ),
     ),
