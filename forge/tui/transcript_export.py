@@ -18,12 +18,15 @@ from forge.agent.sessions import SessionInfo, SessionStore, read_records, sessio
 from forge.llm.messages import Message
 from forge.tui.history import (
     AnswerRow,
+    ExpansionRow,
+    HookRow,
     NoticeRow,
     SummaryRow,
     ToolRow,
     UserRow,
     history_rows,
 )
+from forge.tui.widgets.hook_notice import hook_notice_text
 
 FORMATS = ("md", "html", "json")
 """What `/export` and `forge export` write."""
@@ -85,6 +88,22 @@ def session_markdown(info: SessionInfo, messages: list[Message]) -> str:
             ]
         elif isinstance(row, NoticeRow):
             lines += [f"> *Forge:* {row.text}", ""]
+        elif isinstance(row, HookRow):
+            _, text = hook_notice_text(row.notice, Path(info.workspace))
+            title, _, said = text.partition("\n")
+            by = f" ({row.agent})" if row.agent else ""
+            lines += [f"> *Hook{by}:* {title}"]
+            lines += [f"> {line}" for line in said.splitlines()]
+            lines += [""]
+        elif isinstance(row, ExpansionRow):
+            lines += [
+                "<details><summary>sent to the model</summary>",
+                "",
+                _fence(_folded(row.text)),
+                "",
+                "</details>",
+                "",
+            ]
     return _masked("\n".join(lines).rstrip() + "\n")
 
 

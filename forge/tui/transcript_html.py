@@ -9,12 +9,23 @@ output and arguments are escaped into `<pre>`.
 from __future__ import annotations
 
 from html import escape
+from pathlib import Path
 
 from markdown_it import MarkdownIt
 
 from forge.agent.sessions import SessionInfo
 from forge.llm.messages import Message
-from forge.tui.history import AnswerRow, NoticeRow, SummaryRow, ToolRow, UserRow, history_rows
+from forge.tui.history import (
+    AnswerRow,
+    ExpansionRow,
+    HookRow,
+    NoticeRow,
+    SummaryRow,
+    ToolRow,
+    UserRow,
+    history_rows,
+)
+from forge.tui.widgets.hook_notice import hook_notice_text
 
 STYLE = """
 body { font: 15px/1.5 system-ui, sans-serif; max-width: 50rem; margin: 2rem auto;
@@ -74,5 +85,14 @@ def session_html(info: SessionInfo, messages: list[Message]) -> str:
             )
         elif isinstance(row, NoticeRow):
             parts.append(f'<div class="forge">Forge: {_markdown(row.text)}</div>')
+        elif isinstance(row, HookRow):
+            _, text = hook_notice_text(row.notice, Path(info.workspace))
+            by = f" ({escape(row.agent)})" if row.agent else ""
+            parts.append(f'<div class="forge"><b>Hook{by}</b><pre>{escape(text)}</pre></div>')
+        elif isinstance(row, ExpansionRow):
+            parts.append(
+                "<details><summary>sent to the model</summary>"
+                f"<pre>{escape(row.text)}</pre></details>"
+            )
     parts.append("</body></html>\n")
     return "\n".join(parts)

@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from forge.agent.events import HookOutput
+from forge.agent.message_meta import with_notices
 from forge.agent.sessions import SessionStore
 from forge.cli import main
 from forge.config.secrets import KNOWN_SECRETS
@@ -33,7 +35,8 @@ def recorded(store: SessionStore, workspace: Path) -> str:
     call = ToolCall("call_1", "write_file", '{"path": "hello.txt", "content": "hi"}')
     conversation.append(assistant(tool_calls=(call,)))
     rejected = tool_result(call, "rejected by user: not now")
-    conversation.append(replace(rejected, meta={"rejected": True}))
+    hook = HookOutput("PreToolUse", ".claude/settings.json: ./check.sh", "writes are reviewed")
+    conversation.append(replace(rejected, meta=with_notices({"rejected": True}, [hook])))
     conversation.append(assistant("I did not write it, as you asked."))
     conversation.append(user("then read notes.txt"))
     read = ToolCall("call_2", "read_file", '{"path": "notes.txt"}')
