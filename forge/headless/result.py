@@ -22,6 +22,7 @@ from forge.agent.events import (
     MessageDelta,
     ToolCallFinished,
     TurnFinished,
+    UserMessageShortened,
 )
 from forge.config.prices import PriceTable
 from forge.headless.exit_status import MAX_BUDGET_REASON, Ending
@@ -126,6 +127,9 @@ class RunRecorder:
         self.final_text = ""
         self._last_answer = ""
         self._partial: list[str] = []  # joined once when needed: a long answer stays linear
+        self.notices: list[str] = []
+        """Forge's notices a run's output must carry even as one `result` object (a task sent
+        as its head and tail: issue 34)."""
 
     def observe(self, event: AgentEvent) -> None:
         """Take note of one event of the run."""
@@ -149,6 +153,8 @@ class RunRecorder:
                 )
         elif isinstance(event, TurnFinished):
             self.final_text = event.final_text
+        elif isinstance(event, UserMessageShortened):
+            self.notices.append(event.text)
 
     def last_text(self) -> str:
         """The final text: the turn's (a completion's result, an answer), else the last thing
@@ -192,7 +198,7 @@ class RunRecorder:
     def result(self, ending: Ending, session_id: str) -> dict[str, Any]:
         """The `result` record."""
         spent = self.spent()
-        return {
+        record: dict[str, Any] = {
             "type": "result",
             "subtype": ending.subtype,
             "is_error": ending.is_error,
@@ -208,6 +214,9 @@ class RunRecorder:
             "subagents": self.subagents(),
             "result": self.last_text(),
         }
+        if self.notices:
+            record["notices"] = list(self.notices)
+        return record
 
 
 class BudgetGuard:

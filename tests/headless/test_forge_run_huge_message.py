@@ -6,6 +6,7 @@ and on stdin."""
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 import sys
@@ -83,3 +84,17 @@ def test_fifty_megabytes_on_stdin_never_make_a_request_above_the_window(
     assert len(request.text()) < 100_000
     sent = next(m for m in request.messages if m["role"] == "user")["content"]
     assert sent.startswith("HEAD-MARK ") and sent.endswith(" TAIL-MARK")
+
+
+def test_the_json_result_alone_carries_the_notice(
+    llm_server: OpenAIServer, workspace: Path
+) -> None:
+    # `--output-format json` prints only the `result` object: the notice must be in it.
+    llm_server.enqueue(Text("done"))
+    result = run(llm_server, workspace, "--output-format", "json", task_text(120_000))
+
+    assert result.returncode == 0, result.stderr
+    record = json.loads(result.stdout)
+    assert record["type"] == "result"
+    assert len(record["notices"]) == 1
+    assert "more than its share of the context (8,000 tokens)" in record["notices"][0]
