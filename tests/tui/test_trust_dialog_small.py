@@ -50,6 +50,8 @@ async def test_a_long_list_scrolls_from_the_start_and_says_more_below(
     app = make_app(configure(llm_server, monkeypatch), workspace)
     async with app.run_test(size=SIZE) as pilot:
         await wait_until(pilot, lambda: isinstance(app.screen, TrustScreen), "the dialog")
+        # Its lines, not the frame it is pushed (composed a moment later under load).
+        await wait_until(pilot, lambda: bool(app.screen.query("#trust-program-list")), "its list")
         await wait_until(pilot, lambda: dialog(app).more_below, "more below")
         more = dialog(app).query_one("#trust-more", Static)
         await wait_until(pilot, lambda: more.region.height == 1, "the line shown")
@@ -74,6 +76,8 @@ async def test_a_reask_marks_new_and_changed_definitions(
     app = make_app(configure(llm_server, monkeypatch), workspace)
     async with app.run_test(size=SIZE) as pilot:
         await wait_until(pilot, lambda: isinstance(app.screen, TrustScreen), "the dialog")
+        # Its lines, not the frame it is pushed (composed a moment later under load).
+        await wait_until(pilot, lambda: bool(app.screen.query("#trust-program-list")), "its list")
         first = str(dialog(app).query_one("#trust-program-list", Static).render())
         await pilot.press("t")
         await wait_until(pilot, lambda: not isinstance(app.screen, TrustScreen), "trusted")
@@ -82,6 +86,7 @@ async def test_a_reask_marks_new_and_changed_definitions(
         await wait_until(
             pilot, lambda: isinstance(app.screen, TrustScreen), "the re-ask", deadline=30
         )
+        await wait_until(pilot, lambda: bool(app.screen.query("#not_now")), "its buttons")
         listing = str(dialog(app).query_one("#trust-program-list", Static).render())
         await pilot.press("n")
         await wait_until(pilot, lambda: not isinstance(app.screen, TrustScreen), "answered")
