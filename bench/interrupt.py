@@ -69,7 +69,7 @@ def environment_for(root: Path, base_url: str) -> dict[str, str]:
 
 def write_session(root: Path, workspace: Path, huge: str) -> None:
     """A session whose last exchange holds `huge` (written with Forge's own session log)."""
-    from forge.agent.sessions import SessionStore
+    from forge.agent.history.session_file import SessionStore
     from forge.context.conversation import Conversation
     from forge.llm.messages import assistant, user
 

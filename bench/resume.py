@@ -20,7 +20,7 @@ from pathlib import Path
 from bench.measure import format_ratio, format_seconds, median
 from bench.results import Table
 from bench.terminal import Terminal
-from forge.agent.sessions import SessionStore
+from forge.agent.history.session_file import SessionStore
 from forge.context.conversation import Conversation
 from forge.llm.messages import Message, ToolCall, assistant, tool_result, user
 

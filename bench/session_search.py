@@ -18,8 +18,8 @@ import time
 from pathlib import Path
 
 from bench.results import SectionResult, Table
-from forge.agent.session_search import SessionSearch
-from forge.agent.sessions import SessionStore
+from forge.agent.history.session_file import SessionStore
+from forge.agent.history.session_search import SessionSearch
 from forge.context.conversation import Conversation
 from forge.llm.messages import ToolCall, assistant, system, tool_result, user
 

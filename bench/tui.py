@@ -41,7 +41,7 @@ from bench.resume import NOTE as RESUME_NOTE
 from bench.resume import measure as measure_resume
 from bench.server_process import ServerProcess
 from bench.terminal import Terminal, probe_keys, process_cpu_seconds, require_tmux
-from forge.agent.sessions import SessionStore
+from forge.agent.history.session_file import SessionStore
 from forge.context.conversation import Conversation, repair
 from forge.llm.tokenizer import get_encoding
 from forge.tui.widgets.prompt_input import PLACEHOLDER

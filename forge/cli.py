@@ -208,7 +208,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         return run_export_command(args.workspace, args.id, args.format, args.output)
     if args.command == "sessions":
-        from forge.agent.session_listing import print_search, print_sessions, rename_session
+        from forge.agent.history.session_listing import print_search, print_sessions, rename_session
 
         if args.rename:
             return rename_session(args.workspace, *args.rename)

@@ -21,12 +21,12 @@ SHARED = {
     "forge.session.parts",
     # The vocabulary: events, messages, reports, modes, settings.
     "forge.agent.costs",
-    "forge.agent.custom_commands",
+    "forge.agent.input.custom_commands",
     "forge.agent.events",
     "forge.agent.exit_signals",
     "forge.agent.logs",
     "forge.agent.mcp.notices",
-    "forge.agent.sessions",
+    "forge.agent.history.session_file",
     "forge.agent.trust",
     "forge.agent.trust.programs",
     "forge.agent.trust.sources",
@@ -42,11 +42,11 @@ ALLOWED = {
     "forge.tui": SHARED
     | {
         "forge.session.restore",  # /undo and /rewind plan, ask, then restore (ADR 0041)
-        "forge.agent.interruption",  # the resumed history's "not run" rows
-        "forge.agent.mentions",  # the resumed history's attachment rows
+        "forge.agent.turn.interruption",  # the resumed history's "not run" rows
+        "forge.agent.input.mentions",  # the resumed history's attachment rows
         "forge.agent.message_meta",  # what a recorded message keeps for the chat (ADR 0048)
         "forge.agent.modes",
-        "forge.agent.shell_escape",  # parsing the `!` line
+        "forge.agent.input.shell_escape",  # parsing the `!` line
         "forge.agent.skills.catalog",  # /skills: the statuses, `skills.disabled` globs
         "forge.agent.skills.commands",  # the skills' /name table (builtin > custom > skill)
         "forge.agent.subagents.definitions",  # a task row's title (TASK_TOOL)
@@ -55,8 +55,8 @@ ALLOWED = {
         "forge.agent.mcp.report",
         "forge.agent.sandbox.report",  # /sandbox's lines (ADR 0053)
         "forge.agent.sandbox.state",  # SandboxState, the status pane's sandbox line
-        "forge.agent.session_search",  # the /sessions picker's full-text filter (ADR 0058)
-        "forge.agent.session_fork",  # /fork (ADR 0058)
+        "forge.agent.history.session_search",  # the /sessions picker's full-text filter (ADR 0058)
+        "forge.agent.history.session_fork",  # /fork (ADR 0058)
         "forge.config.secrets",  # /export masks known secrets again
         "forge.agent.tools.diffs",  # rendering a diff
         "forge.agent.tools.ignore",  # @-completion skips what the tools skip
@@ -71,7 +71,7 @@ ALLOWED = {
     },
     "forge.headless": SHARED
     | {
-        "forge.agent.answers",  # what a question gets when nobody can answer
+        "forge.agent.turn.answers",  # what a question gets when nobody can answer
         "forge.agent.sandbox.approval",  # an unconfined request's reason, to refuse it
         "forge.agent.error_kinds",
         "forge.config.ephemeral",
@@ -81,18 +81,18 @@ ALLOWED = {
     },
     # `forge acp` (docs/adr/0044): the session and the vocabulary it translates to ACP.
     "forge.acp": {
-        "forge.agent.session_search",  # session/list's search (ADR 0058)
+        "forge.agent.history.session_search",  # session/list's search (ADR 0058)
         "forge.session.attention",  # the `_forge/attention` notice's words (ADR 0049)
         "forge.session.build",
         "forge.session.core",
         "forge.session.events",
         "forge.session.parts",
-        "forge.agent.custom_commands",
+        "forge.agent.input.custom_commands",
         "forge.agent.events",
         "forge.agent.logs",
         "forge.agent.message_meta",  # a loaded session as it was shown (ADR 0048)
         "forge.agent.modes",
-        "forge.agent.sessions",
+        "forge.agent.history.session_file",
         "forge.agent.trust",
         "forge.agent.trust.programs",  # the editor's MCP servers as a source to trust
         "forge.agent.trust.sources",  # the workspace files kept trusted beside them
@@ -142,4 +142,4 @@ def test_the_tui_restores_files_only_through_the_session(graph: grimp.ImportGrap
     # /undo and /rewind plan, ask about conflicts and restore through `Session.plan_restore`
     # and `Session.restore`; the checkpoint store and the log's turn reader stay behind them.
     reached = _imported_core_modules(graph, "forge.tui")
-    assert reached & {"forge.agent.checkpoints", "forge.agent.rewind"} == set()
+    assert reached & {"forge.agent.history.checkpoints", "forge.agent.history.rewind"} == set()

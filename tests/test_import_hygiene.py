@@ -74,7 +74,7 @@ def test_core_packages_never_import_textual_or_rich() -> None:
     assert report["added"] == []
     # The probe really walked the packages (a broken walk would pass vacuously).
     imported = set(report["imported"])
-    assert {"forge.agent.loop", "forge.headless.run", "forge.llm.openai_provider"} <= imported
+    assert {"forge.agent.turn.loop", "forge.headless.run", "forge.llm.openai_provider"} <= imported
     assert len(imported) > 30
 
 

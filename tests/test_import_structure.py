@@ -92,7 +92,8 @@ def test_the_private_import_check_sees_one(tmp_path: Path) -> None:
     package = tmp_path / "forge"
     (package / "agent").mkdir(parents=True)
     (package / "agent" / "rewind.py").write_text(
-        "from forge.agent.sessions import SessionLog, _read_records\nfrom . import _local\n"
+        "from forge.agent.history.session_file import SessionLog, _read_records\n"
+        "from . import _local\n"
     )
     assert _private_imports(package) == [
         f"{package / 'agent' / 'rewind.py'}:1 imports _read_records",

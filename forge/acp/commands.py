@@ -10,7 +10,7 @@ from pathlib import Path
 
 from acp.schema import AvailableCommand, AvailableCommandInput, UnstructuredCommandInput
 
-from forge.agent.custom_commands import CustomCommands, load_custom_commands
+from forge.agent.input.custom_commands import CustomCommands, load_custom_commands
 
 
 @dataclass(frozen=True, slots=True)

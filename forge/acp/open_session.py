@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from acp.schema import StopReason
 
 from forge.acp.client_mcp import ClientServers
-from forge.agent.custom_commands import CustomCommands
+from forge.agent.input.custom_commands import CustomCommands
 from forge.session.core import Session
 
 

@@ -26,9 +26,9 @@ HOOK_NOTICES_KEY = "hook_notices"
 STOP_HOOK_NOTE = "stop_hook"
 """`meta["note"]` of the user-side message carrying a blocking Stop hook's reason."""
 HOOK_CONTEXT_MARK = '\n\n<hook-context source="'
-"""Where hook context added to a user message begins (`forge.agent.hook_session`)."""
+"""Where hook context added to a user message begins (`forge.agent.hooks.session_hooks`)."""
 STOP_FEEDBACK_PREFIX = "A Stop hook did not let the turn end yet:\n"
-"""How the message carrying a blocking Stop hook's reason begins (`forge.agent.hook_turns`):
+"""How the message carrying a blocking Stop hook's reason begins (`forge.agent.hooks.turn_hooks`):
 files written before it was marked `STOP_HOOK_NOTE` are known by it."""
 CHILD_REASON_KEY = "subagent_reason"
 """On a `task` result: how the child ended ("completed", "interrupted", "max_turns"…)."""

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from forge.agent.approvals import ApprovalPolicy
-from forge.agent.hook_session import SessionHooks
+from forge.agent.hooks.session_hooks import SessionHooks
 from forge.agent.sandbox.sandbox import CommandSandbox
 from forge.context.protocols import ContextManagerProtocol
 from forge.llm.protocols import Provider

@@ -7,7 +7,7 @@ session file first recorded them — for exact words (whitespace between them fr
 a regular expression, and returns each hit as a verbatim span of whole lines with the recall
 key of its message and the line numbers, newest message first, bounded in spans and characters
 so one answer never floods the prompt. Core code: no I/O (the archive that reads the session
-file is `forge.agent.recall_archive`). See docs/adr/0050-context-engine-v4.md.
+file is `forge.agent.history.recall_archive`). See docs/adr/0050-context-engine-v4.md.
 """
 
 from __future__ import annotations

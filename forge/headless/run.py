@@ -34,7 +34,6 @@ from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import Any
 
-from forge.agent.answers import NO_USER_ANSWER
 from forge.agent.events import (
     ApprovalDecision,
     ApprovalRequested,
@@ -43,8 +42,9 @@ from forge.agent.events import (
     TurnFinished,
 )
 from forge.agent.exit_signals import cancel_task_on_signals, signal_name
+from forge.agent.history.session_file import SessionNotFoundError
 from forge.agent.sandbox.approval import UNCONFINED_PREFIX
-from forge.agent.sessions import SessionNotFoundError
+from forge.agent.turn.answers import NO_USER_ANSWER
 from forge.config.ephemeral import set_ephemeral
 from forge.config.prices import PriceTable, price_table
 from forge.config.settings import Settings
@@ -210,7 +210,7 @@ own `startup_timeout` usually ends the wait sooner)."""
 def _expand_custom_command(task: str, workspace: Path, settings: Settings) -> tuple[str, Settings]:
     """A task "/name args" naming a custom command becomes its expanded text, run on the
     command's model if it has one; files that cannot be used are warned about on stderr."""
-    from forge.agent.custom_commands import load_custom_commands
+    from forge.agent.input.custom_commands import load_custom_commands
 
     custom = load_custom_commands(workspace, max_file_bytes=settings.commands.max_file_bytes)
     for problem in custom.problems:

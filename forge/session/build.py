@@ -11,20 +11,18 @@ from __future__ import annotations
 from pathlib import Path
 
 from forge.agent.approvals import ApprovalPolicy
-from forge.agent.checkpoint_cleanup import remove_stale_temporaries
-from forge.agent.checkpoints import CheckpointStore, checkpoint_dir, current_turn
 from forge.agent.costs import CostLedger
-from forge.agent.hook_session import SessionHooks
+from forge.agent.history.checkpoint_cleanup import remove_stale_temporaries
+from forge.agent.history.checkpoints import CheckpointStore, checkpoint_dir, current_turn
+from forge.agent.history.recall_archive import SessionArchive
+from forge.agent.history.session_file import ResumedSession, SessionStore
 from forge.agent.hooks.engine import Hooks
-from forge.agent.interruption import note_cut_off_turn
-from forge.agent.loop import Agent
+from forge.agent.hooks.session_hooks import SessionHooks
 from forge.agent.mcp import McpServers
 from forge.agent.mcp.deferral import ToolDeferral
 from forge.agent.parts import AgentParts
 from forge.agent.providers import make_provider, make_summarization_provider
-from forge.agent.recall_archive import SessionArchive
 from forge.agent.sandbox.sandbox import command_sandbox
-from forge.agent.sessions import ResumedSession, SessionStore
 from forge.agent.skills.listing import estimate_tokens
 from forge.agent.skills.session_setup import session_skills
 from forge.agent.subagents.definitions import load_agent_definitions
@@ -36,7 +34,9 @@ from forge.agent.tools.skill import SkillTool
 from forge.agent.tools.task import TaskTool
 from forge.agent.tools.web_fetch import WebFetchTool
 from forge.agent.trust import WorkspaceTrust
-from forge.agent.turn_events import TurnEvents
+from forge.agent.turn.interruption import note_cut_off_turn
+from forge.agent.turn.loop import Agent
+from forge.agent.turn.turn_events import TurnEvents
 from forge.config.ephemeral import is_ephemeral
 from forge.config.settings import Settings
 from forge.context.conversation import Conversation

@@ -15,11 +15,11 @@ from pathlib import Path
 from typing import cast
 
 from forge.agent.costs import CostLedger
+from forge.agent.history.recall_archive import SessionArchive
+from forge.agent.history.session_file import SessionLog, SessionStore
 from forge.agent.mcp.deferral import ToolDeferral
 from forge.agent.parts import AgentParts
 from forge.agent.providers import AnyProvider
-from forge.agent.recall_archive import SessionArchive
-from forge.agent.sessions import SessionLog, SessionStore
 from forge.agent.subagents.definitions import (
     AgentDefinition,
     AgentDefinitions,
@@ -29,7 +29,7 @@ from forge.agent.subagents.run import ChildSetup
 from forge.agent.tools.recall import RecallTool
 from forge.agent.tools.registry import ToolRegistry, default_registry
 from forge.agent.tools.web_fetch import WEB_FETCH_TOOL, WebFetchTool
-from forge.agent.turn_events import TurnEvents
+from forge.agent.turn.turn_events import TurnEvents
 from forge.config.prices import PriceTable, price_table
 from forge.config.settings import Settings
 from forge.context.conversation import Conversation

@@ -17,20 +17,20 @@ from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
 from forge.agent.approvals import ApprovalPolicy
-from forge.agent.checkpoints import CheckpointStore
 from forge.agent.costs import CostLedger, CostReport
 from forge.agent.events import HOOK_FILE_PROBLEM, AgentEvent, HookWarning, TurnFinished
-from forge.agent.loop import Agent
+from forge.agent.history.checkpoints import CheckpointStore
+from forge.agent.history.rewind import SessionTurn, rewind_conversation, session_turns
+from forge.agent.history.session_file import SessionLog, SessionStore
 from forge.agent.mcp import McpServers
 from forge.agent.modes import PermissionMode
 from forge.agent.parts import AgentParts
 from forge.agent.providers import AnyProvider, make_provider
-from forge.agent.rewind import SessionTurn, rewind_conversation, session_turns
 from forge.agent.sandbox.sandbox import CommandSandbox, close_quietly
-from forge.agent.sessions import SessionLog, SessionStore
 from forge.agent.tools.base import ToolError
 from forge.agent.tools.registry import ToolRegistry
 from forge.agent.trust import WorkspaceTrust
+from forge.agent.turn.loop import Agent
 from forge.config.settings import McpServerSettings, Settings
 from forge.context.manager import Manager
 from forge.llm.messages import Message, ToolCall
@@ -51,7 +51,7 @@ from forge.session.restore import (
 from forge.session.settings_apply import apply_settings
 
 if TYPE_CHECKING:
-    from forge.agent.mentions import Expansion
+    from forge.agent.input.mentions import Expansion
     from forge.agent.skills.catalog import SkillCatalog
     from forge.session.children import SessionChildren
 
@@ -188,7 +188,7 @@ class Session:
     def expand_mentions(self, text: str) -> Expansion:
         """`text` with its `@path` mentions attached, with the session's workspace, tokenizer
         and budget (docs/adr/0030). Reads files: call it in a thread."""
-        from forge.agent.mentions import attachment_limit, expand_mentions
+        from forge.agent.input.mentions import attachment_limit, expand_mentions
 
         limit = attachment_limit(
             self.settings.context.ingest_max_share, self.context_manager.max_tokens
@@ -206,8 +206,8 @@ class Session:
         however this one ends (an answer, an error, Esc). `typed`: what the user typed when
         `text` is what it expanded to (a skill or custom command); the session file keeps
         both, so a resumed chat shows what the user typed (docs/adr/0048)."""
-        from forge.agent.hook_session import submit_prompt
-        from forge.agent.mentions import has_mentions
+        from forge.agent.hooks.session_hooks import submit_prompt
+        from forge.agent.input.mentions import has_mentions
         from forge.agent.message_meta import EXPANSION_KEY, TYPED_KEY, with_notices
         from forge.unicode_repair import repaired
 
@@ -295,7 +295,7 @@ class Session:
         """Run the user's `!command` in the workspace (no approval; cancelling ends its
         process group); with `tools.bang_to_conversation` the model sees it next turn
         (docs/adr/0030)."""
-        from forge.agent.shell_escape import run_shell_escape
+        from forge.agent.input.shell_escape import run_shell_escape
 
         tools = self.settings.tools
         return run_shell_escape(
@@ -308,7 +308,7 @@ class Session:
     def compact(self, instructions: str = "") -> AsyncGenerator[AgentEvent, None]:
         """Summarize the conversation now (`/compact`), guided by `instructions`; yields the
         context events it causes (and PreCompact/PostCompact hooks' notices)."""
-        from forge.agent.hook_turns import around_compaction
+        from forge.agent.hooks.turn_hooks import around_compaction
 
         return around_compaction(
             self.parts.hooks, instructions, lambda: self.agent.compact(instructions)
@@ -444,7 +444,7 @@ class Session:
     def recache_notice(self) -> str | None:
         """For a resumed session on the Anthropic API: what re-caching its prompt costs when
         the provider's cache has expired (docs/adr/0037); None otherwise."""
-        from forge.agent.cache_expiry import recache_notice
+        from forge.agent.history.cache_expiry import recache_notice
         from forge.config.prices import price_table
 
         llm = self.settings.llm

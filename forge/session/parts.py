@@ -8,8 +8,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from forge.agent.history.session_file import SessionStore
 from forge.agent.providers import AnyProvider
-from forge.agent.sessions import SessionStore
 from forge.config.ephemeral import is_ephemeral
 from forge.config.secrets import remember_settings_secrets
 from forge.config.settings import Settings

@@ -13,8 +13,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from forge.agent.checkpoints import CheckpointStore, RestorePlan, describe_outcome
-from forge.agent.rewind import SessionTurn
+from forge.agent.history.checkpoints import CheckpointStore, RestorePlan, describe_outcome
+from forge.agent.history.rewind import SessionTurn
 
 DROPPED_NOTE = "files not kept (checkpoints.max_bytes)"
 UNDONE_NOTE = "files undone"

@@ -11,8 +11,8 @@ import logging
 from typing import Protocol
 
 from forge.agent.approvals import ApprovalPolicy
-from forge.agent.checkpoints import CheckpointStore
-from forge.agent.loop import Agent
+from forge.agent.history.checkpoints import CheckpointStore
+from forge.agent.history.session_file import SessionLog, SessionStore
 from forge.agent.mcp import McpServers
 from forge.agent.parts import AgentParts
 from forge.agent.providers import (
@@ -23,9 +23,9 @@ from forge.agent.providers import (
     make_summarization_provider,
 )
 from forge.agent.sandbox.sandbox import close_quietly, command_sandbox
-from forge.agent.sessions import SessionLog, SessionStore
 from forge.agent.skills.catalog import SkillCatalog
 from forge.agent.trust import WorkspaceTrust
+from forge.agent.turn.loop import Agent
 from forge.config.settings import Settings
 from forge.context.manager import Manager
 from forge.llm.model_info import encoding_name_for

@@ -298,8 +298,8 @@ def forked_session(workspace: Path, session_id: str | None, resume_latest: bool)
     session (docs/adr/0058), or None with the reason on stderr."""
     import sys
 
-    from forge.agent.session_fork import fork_session
-    from forge.agent.sessions import SessionNotFoundError, SessionStore
+    from forge.agent.history.session_file import SessionNotFoundError, SessionStore
+    from forge.agent.history.session_fork import fork_session
 
     store = SessionStore()
     try:

@@ -56,7 +56,8 @@ SLASH_COMMANDS: tuple[SlashCommand, ...] = (
 _BY_NAME = {command.name: command for command in SLASH_COMMANDS}
 
 _custom: tuple[SlashCommand, ...] = ()
-"""The user's and project's own commands (`forge.agent.custom_commands`), after the built-ins."""
+"""The user's and project's own commands (`forge.agent.input.custom_commands`), after the
+built-ins."""
 
 
 def set_custom_commands(commands: tuple[SlashCommand, ...]) -> None:

@@ -16,7 +16,7 @@ from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.content import Content
 from textual.markup import escape
 
-from forge.agent.custom_commands import CustomCommand, CustomCommands, load_custom_commands
+from forge.agent.input.custom_commands import CustomCommand, CustomCommands, load_custom_commands
 from forge.text_safety import terminal_safe
 from forge.tui.checkpoint_commands import CheckpointCommands
 from forge.tui.command_table import (
@@ -296,10 +296,10 @@ class SlashCommandRunner(CheckpointCommands, SkillSlashCommands, SessionCommands
 
     async def command_sessions(self, argument: str) -> None:
         """List this workspace's saved sessions; with an id (or its start), resume that one."""
-        from forge.agent.sessions import SessionNotFoundError, SessionStore
+        from forge.agent.history.session_file import SessionNotFoundError, SessionStore
 
         if not argument:
-            from forge.agent.session_search import FullTextMatcher, SessionSearch
+            from forge.agent.history.session_search import FullTextMatcher, SessionSearch
 
             # The search index is brought up to date (changed files read): in a thread, the UI
             # goes on meanwhile.

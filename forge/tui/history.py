@@ -46,9 +46,9 @@ SUMMARY_LABELS = {
 }
 
 INTERRUPTED_NOTE = "[interrupted by the user]"
-"""Ends a partial answer the user cut off (`forge.agent.interruption.INTERRUPTED_NOTE`)."""
+"""Ends a partial answer the user cut off (`forge.agent.turn.interruption.INTERRUPTED_NOTE`)."""
 SKIPPED_PREFIX = "[skipped"
-"""A call the turn never reached because an earlier one ended it (`forge.agent.loop`)."""
+"""A call the turn never reached because an earlier one ended it (`forge.agent.turn.loop`)."""
 INTERRUPTED_TURN_NOTE = "Interrupted: you ended the turn before the model's answer."
 """The live chat's note under a turn the user stopped (`ChatView.end_turn`)."""
 UNANSWERED_NOTICE = (
@@ -64,7 +64,7 @@ CUT_OFF_NOTICE = (
     "**The previous turn was cut off**: Forge stopped while it ran. Calls without a result "
     "are marked cancelled, and the model has been told."
 )
-"""Where a resumed session's unfinished turn ended (`forge.agent.interruption`)."""
+"""Where a resumed session's unfinished turn ended (`forge.agent.turn.interruption`)."""
 
 TurnState = Literal["none", "unanswered", "answered", "interrupted"]
 
@@ -228,7 +228,7 @@ class _HistoryReader:
                 typed = without_agent_request(typed)
         attached: list[str] = []
         if "\n</attached_file>" in content:
-            from forge.agent.mentions import split_attachments  # ADR 0030
+            from forge.agent.input.mentions import split_attachments  # ADR 0030
 
             split, attached = split_attachments(content)
             if TYPED_KEY not in message.meta:
@@ -316,7 +316,7 @@ _EXIT_CODE = re.compile(r"\(?exit code (-?\d+)\)?\]$")
 def _user_command_row(message: Message, command: str) -> ToolRow:
     """The user's own `!command` (recorded as an observation, ADR 0030): its command row,
     with the output and exit code the result ended with."""
-    from forge.agent.shell_escape import USER_COMMAND_TOOL
+    from forge.agent.input.shell_escape import USER_COMMAND_TOOL
     from forge.tui.widgets.tool_outcomes import tool_outcome
 
     _, _, output = message.content.partition(f"$ {command}\n")

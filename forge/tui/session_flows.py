@@ -27,7 +27,7 @@ from forge.tui.messages import (
 )
 
 if TYPE_CHECKING:
-    from forge.agent.sessions import ResumedSession
+    from forge.agent.history.session_file import ResumedSession
     from forge.config.settings import Settings
     from forge.session.core import Session
     from forge.tui.commands import SlashCommandRunner
@@ -104,7 +104,7 @@ class SessionFlows(App[int]):
     async def resume_session(self, session_id: str) -> None:
         """Switch to the saved session `session_id`: its newest screenful first, then the
         session built off the UI thread, its history and the resume notices."""
-        from forge.agent.sessions import SessionNotFoundError
+        from forge.agent.history.session_file import SessionNotFoundError
         from forge.tui.history_preview import read_preview
 
         await self.chat.clear_chat()

@@ -75,8 +75,8 @@ class StartupFlow(App[int]):
     def load_runtime(self) -> None:
         """Load the config and build the runtime (provider, tokenizer, session) in a thread;
         posts `RuntimeLoaded`, or `StartupFailed` for an unknown or malformed session id."""
+        from forge.agent.history.session_file import SessionNotFoundError
         from forge.agent.logs import configure_file_logging
-        from forge.agent.sessions import SessionNotFoundError
         from forge.config.store import ConfigStore
         from forge.session.build import build_session
         from forge.session.parts import secrets_of

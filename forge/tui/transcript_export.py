@@ -14,7 +14,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from forge.agent.sessions import SessionInfo, SessionStore, read_records, session_info
+from forge.agent.history.session_file import SessionInfo, SessionStore, read_records, session_info
 from forge.llm.messages import Message
 from forge.tui.history import (
     AnswerRow,

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from markdown_it import MarkdownIt
 
-from forge.agent.sessions import SessionInfo
+from forge.agent.history.session_file import SessionInfo
 from forge.llm.messages import Message
 from forge.tui.history import (
     AnswerRow,

@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from forge.agent.sessions import SessionStore
+from forge.agent.history.session_file import SessionStore
 from tests.acp.conftest import RecordingClient, forge_acp, forge_environment, prompt_of
 from tests.support.openai_server import Call, OpenAIServer, Text, ToolCalls
 

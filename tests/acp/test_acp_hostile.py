@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from acp import RequestError
 
-from forge.agent.sessions import workspace_key
+from forge.agent.history.session_file import workspace_key
 from tests.acp.conftest import REPO_ROOT, RecordingClient, forge_acp, forge_environment, prompt_of
 from tests.support.openai_server import OpenAIServer, Text
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from acp import RequestError
 
-from forge.agent.sessions import SessionStore, workspace_key
+from forge.agent.history.session_file import SessionStore, workspace_key
 from tests.acp.conftest import RecordingClient, forge_acp, forge_environment, prompt_of
 from tests.support.openai_server import Call, OpenAIServer, Text, ToolCalls
 

@@ -24,10 +24,10 @@ from forge.agent.events import (
     Trigger,
     TurnFinished,
 )
-from forge.agent.loop import Agent
 from forge.agent.parts import AgentParts
 from forge.agent.tools.registry import default_registry
-from forge.agent.turn_events import TurnEvents
+from forge.agent.turn.loop import Agent
+from forge.agent.turn.turn_events import TurnEvents
 from forge.context.conversation import Conversation
 from forge.context.events import EventSink, drop_event
 from forge.context.protocols import ContextManagerProtocol, NullContextManager

@@ -18,8 +18,8 @@ from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
-from forge.agent.interruption import answer_pending_calls, ensure_valid, keep_partial_answer
-from forge.agent.sessions import SessionLog, SessionStore
+from forge.agent.history.session_file import SessionLog, SessionStore
+from forge.agent.turn.interruption import answer_pending_calls, ensure_valid, keep_partial_answer
 from forge.context.conversation import Conversation, find_problems, safe_boundaries
 from forge.llm.messages import Message, MessageKind, ToolCall, assistant, system, user
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from forge.agent.cache_expiry import recache_notice
 from forge.agent.costs import CostLedger
+from forge.agent.history.cache_expiry import recache_notice
 from forge.config.prices import ModelPriceSettings, price_table
 from forge.context.conversation import Conversation
 from forge.llm.messages import assistant, system, user

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from forge.agent.costs import CostLedger
-from forge.agent.sessions import SessionStore
+from forge.agent.history.session_file import SessionStore
 from forge.config.prices import ModelPrice, PriceTable
 from forge.llm.stream import Usage
 from forge.llm.wire_format import parse_usage

@@ -9,8 +9,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from forge.agent.events import AgentEvent, SummarizationCompleted, SummarizationStarted
-from forge.agent.loop import Agent
-from forge.agent.sessions import SessionStore
+from forge.agent.history.session_file import SessionStore
+from forge.agent.turn.loop import Agent
 from forge.config.settings import ContextSettings
 from forge.context.conversation import find_problems
 from forge.context.manager import Manager

@@ -8,9 +8,9 @@ import json
 import re
 from pathlib import Path
 
-from forge.agent.recall_archive import RecallError, SessionArchive
-from forge.agent.rewind import rewind_conversation
-from forge.agent.sessions import SessionStore
+from forge.agent.history.recall_archive import RecallError, SessionArchive
+from forge.agent.history.rewind import rewind_conversation
+from forge.agent.history.session_file import SessionStore
 from forge.agent.tools.base import ToolContext
 from forge.agent.tools.recall import RecallArgs, RecallTool
 from forge.context.conversation import Conversation

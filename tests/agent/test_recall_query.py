@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from forge.agent.recall_archive import SessionArchive
-from forge.agent.sessions import SessionStore
+from forge.agent.history.recall_archive import SessionArchive
+from forge.agent.history.session_file import SessionStore
 from forge.agent.tools.base import ToolContext, ToolError
 from forge.agent.tools.recall import RecallArgs, RecallTool
 from forge.context.conversation import Conversation

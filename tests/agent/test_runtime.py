@@ -8,7 +8,7 @@ from pathlib import Path
 
 from pydantic import SecretStr
 
-from forge.agent.sessions import SessionStore
+from forge.agent.history.session_file import SessionStore
 from forge.config.settings import ContextSettings, LLMSettings, Settings, ToolsSettings
 from forge.context.conversation import CANCELLED_RESULT, Conversation
 from forge.context.manager import Manager

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from tests.agent.test_loop_errors import OVERFLOW
+from tests.agent.turn.test_loop_errors import OVERFLOW
 from tests.headless.test_headless import REPO_ROOT, jsonl
 from tests.support.openai_server import Call, Fault, OpenAIServer, RecordedRequest, Text, ToolCalls
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from bench.interrupt import environment_for, interrupt_seconds, no_boundary_text, write_session
 from bench.server_process import ServerProcess
-from forge.agent.sessions import SessionStore
+from forge.agent.history.session_file import SessionStore
 
 
 def test_the_texts_have_no_boundary_where_promised() -> None:

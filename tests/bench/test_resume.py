@@ -12,7 +12,7 @@ from bench.resume import (
     session_messages,
     write_long_session,
 )
-from forge.agent.sessions import SessionStore
+from forge.agent.history.session_file import SessionStore
 from forge.context.conversation import find_problems
 from forge.tui.history import AnswerRow, ToolRow, history_rows
 

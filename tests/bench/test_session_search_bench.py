@@ -6,8 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from bench.session_search import planted_word, write_sessions
-from forge.agent.session_search import SessionSearch
-from forge.agent.sessions import SessionStore
+from forge.agent.history.session_file import SessionStore
+from forge.agent.history.session_search import SessionSearch
 
 
 def test_planted_words_are_found_in_their_own_session(tmp_path: Path, workspace: Path) -> None:

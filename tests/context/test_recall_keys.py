@@ -9,8 +9,8 @@ import json
 from collections.abc import Sequence
 from pathlib import Path
 
-from forge.agent.recall_archive import SessionArchive
-from forge.agent.sessions import SessionLog, SessionStore
+from forge.agent.history.recall_archive import SessionArchive
+from forge.agent.history.session_file import SessionLog, SessionStore
 from forge.config.settings import ContextSettings
 from forge.context.conversation import Conversation
 from forge.context.fallback import drop_oldest, prune_tool_outputs

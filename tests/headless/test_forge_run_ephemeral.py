@@ -9,7 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.agent.test_loop_errors import OVERFLOW
+from tests.agent.turn.test_loop_errors import OVERFLOW
 from tests.headless.test_headless import API_KEY, REPO_ROOT, stream_json
 from tests.support.openai_server import Call, OpenAIServer, RecordedRequest, Reply, Text, ToolCalls
 

@@ -12,7 +12,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from forge.agent.sessions import SessionStore
+from forge.agent.history.session_file import SessionStore
 from tests.headless.test_headless import stream_json
 from tests.headless.test_headless_sessions import environment
 from tests.support.openai_server import Call, OpenAIServer, RecordedRequest, Reply, Text, ToolCalls

@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from tests.agent.test_loop_errors import OVERFLOW
+from tests.agent.turn.test_loop_errors import OVERFLOW
 from tests.headless.test_headless import forge_run, stream_json
 from tests.support.openai_server import (
     Call,

@@ -10,9 +10,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from forge.agent.answers import NO_USER_ANSWER
+from forge.agent.turn.answers import NO_USER_ANSWER
 from forge.headless.run import HEADLESS_REJECTION
-from tests.agent.test_loop_errors import OVERFLOW
+from tests.agent.turn.test_loop_errors import OVERFLOW
 from tests.support.openai_server import (
     Call,
     Fault,

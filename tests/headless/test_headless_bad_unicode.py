@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from forge.agent.sessions import SessionStore
+from forge.agent.history.session_file import SessionStore
 from tests.agent.test_anthropic_run import anthropic_env
 from tests.headless.test_headless import forge_run, jsonl, stream_json
 from tests.headless.test_headless_sessions import environment, forge, sent_contents

@@ -80,7 +80,7 @@ def test_forge_run_sessions_are_titled_with_the_command_as_typed(
 ) -> None:
     """Issue 35: `forge sessions` (and `/sessions`) title a run of `/name args` with what was
     typed, not with the skill's or command's text (docs/adr/0048)."""
-    from forge.agent.sessions import SessionStore
+    from forge.agent.history.session_file import SessionStore
 
     write(
         workspace / ".agents" / "skills" / "greet" / "SKILL.md",

@@ -9,7 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from forge.agent.sessions import SessionStore
+from forge.agent.history.session_file import SessionStore
 from forge.context.conversation import CANCELLED_RESULT
 from tests.agent.sandbox.support import processes_with
 from tests.headless.test_headless import API_KEY, REPO_ROOT, jsonl

@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 from pydantic import SecretStr
 
-from forge.agent.session_fork import fork_session
-from forge.agent.session_listing import print_sessions
-from forge.agent.sessions import SessionStore
+from forge.agent.history.session_file import SessionStore
+from forge.agent.history.session_fork import fork_session
+from forge.agent.history.session_listing import print_sessions
 from forge.config.settings import LLMSettings, Settings
 from forge.session.build import build_session
 from tests.session.test_session_verbs import drive
@@ -86,7 +86,7 @@ async def test_the_forks_first_request_is_the_originals_at_that_turn_then_diverg
 def test_a_fork_without_a_turn_holds_the_whole_conversation_and_bad_turns_are_refused(
     tmp_path: Path, workspace: Path
 ) -> None:
-    from tests.agent.test_session_search import record_session
+    from tests.agent.history.test_session_search import record_session
 
     store = SessionStore(tmp_path / "sessions")
     session_id = record_session(store, workspace, ["one", "two"], "out")

@@ -404,7 +404,7 @@ async def test_text_still_batched_when_esc_interrupts_is_shown_as_the_answer_kep
     import functools
 
     import forge.tui.turn_flows as turn_flows_module
-    from forge.agent.interruption import INTERRUPTED_NOTE
+    from forge.agent.turn.interruption import INTERRUPTED_NOTE
     from forge.tui.delta_batching import batch_deltas
 
     # A window that never closes on its own: every delta is still batched when Esc comes.

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from forge.agent.sessions import SessionStore
+from forge.agent.history.session_file import SessionStore
 from forge.tui.widgets.chat_blocks import AssistantBlock
 from tests.support.openai_server import OpenAIServer, Text
 from tests.tui.test_app_helpers import configure, make_app, submit, wait_idle, wait_until

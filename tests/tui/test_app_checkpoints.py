@@ -11,7 +11,7 @@ import pytest
 from textual.pilot import Pilot
 from textual.widgets import OptionList, Static
 
-from forge.agent.sessions import SessionStore
+from forge.agent.history.session_file import SessionStore
 from forge.context.conversation import find_problems
 from forge.session.restore import RewindPoint
 from forge.tui.app import ForgeApp

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 from textual.message import Message
 
-from forge.agent.interruption import NOT_RUN_RESULT, UNANSWERED_QUESTION_RESULT
-from forge.agent.sessions import SessionStore
+from forge.agent.history.session_file import SessionStore
+from forge.agent.turn.interruption import NOT_RUN_RESULT, UNANSWERED_QUESTION_RESULT
 from forge.tui.messages import ApprovalNeeded, TurnEnded
 from forge.tui.screens.approval import ApprovalScreen
 from forge.tui.screens.question import QuestionScreen

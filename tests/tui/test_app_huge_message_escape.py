@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from textual.message import Message
 
-from forge.agent.sessions import SessionStore
+from forge.agent.history.session_file import SessionStore
 from forge.context.conversation import Conversation
 from forge.llm.messages import assistant, user
 from forge.tui.messages import TurnEnded

@@ -96,7 +96,7 @@ async def test_a_resumed_session_shows_each_tool_calls_true_outcome(
 async def test_a_session_cut_off_mid_turn_says_so_to_the_user_and_the_model(
     llm_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch, workspace: Path
 ) -> None:
-    from forge.agent.sessions import SessionStore
+    from forge.agent.history.session_file import SessionStore
     from forge.context.conversation import Conversation
     from forge.llm.messages import ToolCall, assistant, user
     from forge.tui.widgets.chat_blocks import NoticeBlock

@@ -180,7 +180,7 @@ async def test_an_invalid_definition_is_reported_at_start_by_file_and_field(
 
 
 def test_the_sessions_list_shows_a_childs_session_under_its_parent(tmp_path: Path) -> None:
-    from forge.agent.sessions import SessionInfo
+    from forge.agent.history.session_file import SessionInfo
     from forge.tui.widgets.context_report import sessions_markdown
 
     def info(session_id: str, updated: float, parent: str = "", agent: str = "") -> SessionInfo:

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import json
 
-from forge.agent.interruption import INTERRUPTED_NOTE, cancelled_result, note_cut_off_turn
-from forge.agent.loop import SKIPPED_RESULT
+from forge.agent.turn.interruption import INTERRUPTED_NOTE, cancelled_result, note_cut_off_turn
+from forge.agent.turn.loop import SKIPPED_RESULT
 from forge.context.conversation import Conversation
 from forge.llm.messages import Message, ToolCall, assistant, tool_result, user
 from forge.tui import history
@@ -187,7 +187,7 @@ def test_the_first_screen_takes_as_many_rows_as_fill_it() -> None:
 
 
 def test_a_users_own_command_is_its_command_row_with_its_exit_code() -> None:
-    from forge.agent.shell_escape import observation
+    from forge.agent.input.shell_escape import observation
 
     rows = history_rows(
         [

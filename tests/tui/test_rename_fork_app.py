@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from forge.agent.sessions import SessionStore
+from forge.agent.history.session_file import SessionStore
 from forge.cli import _build_parser
 from forge.tui.app import forked_session
 from forge.tui.screens.sessions import SessionsScreen
@@ -55,7 +55,7 @@ async def test_rename_shows_in_the_header_and_fork_switches_to_a_child_session(
 
 
 def test_resume_with_fork_starts_in_a_new_fork(workspace: Path) -> None:
-    from tests.agent.test_session_search import record_session
+    from tests.agent.history.test_session_search import record_session
 
     store = SessionStore()
     session_id = record_session(store, workspace, ["an answer"], "x")

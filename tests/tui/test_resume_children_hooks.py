@@ -203,7 +203,7 @@ async def test_a_session_file_from_before_keeps_hook_text_off_the_users_bar(
     """Files written before the typed text and the Stop note were recorded: the hook context
     and the Stop hook's words are still not shown as the user's, nor listed by `/rewind`;
     an interrupted child still reads interrupted."""
-    from forge.agent.sessions import SessionStore
+    from forge.agent.history.session_file import SessionStore
     from forge.context.conversation import Conversation
     from forge.llm.messages import Message
 

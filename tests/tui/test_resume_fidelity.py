@@ -14,8 +14,8 @@ import pytest
 from textual.pilot import Pilot
 from textual.widget import Widget
 
-from forge.agent.circuit_breaker import DEFAULT_IDENTICAL_ERROR_LIMIT
 from forge.agent.modes import PermissionMode
+from forge.agent.turn.circuit_breaker import DEFAULT_IDENTICAL_ERROR_LIMIT
 from forge.tui.app import ForgeApp
 from forge.tui.history import INTERRUPTED_TURN_NOTE
 from forge.tui.screens.approval import ApprovalScreen

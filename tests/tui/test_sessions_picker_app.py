@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from textual.widgets import OptionList
 
-from forge.agent.sessions import SessionInfo
+from forge.agent.history.session_file import SessionInfo
 from forge.tui.screens.sessions import SessionsScreen, picker_rows
 from forge.tui.widgets.chat_blocks import UserMessageBlock
 from tests.support.openai_server import OpenAIServer, Text

@@ -101,7 +101,7 @@ async def test_a_skill_shows_as_typed_with_its_text_folded_live_resumed_and_in_t
 ) -> None:
     """Issue 35: `/review src/a.py` is the user's message, the skill's text folded under it,
     in the live chat and the resumed one; `/sessions` and `/rewind` use the typed text."""
-    from forge.agent.sessions import SessionStore
+    from forge.agent.history.session_file import SessionStore
     from forge.tui.widgets.chat_blocks import ExpansionBlock, UserMessageBlock
 
     def chat(app: ForgeApp) -> list[tuple[str, str]]:

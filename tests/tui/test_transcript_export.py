@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from forge.agent.events import HookOutput
+from forge.agent.history.session_file import SessionStore
 from forge.agent.message_meta import with_notices
-from forge.agent.sessions import SessionStore
 from forge.cli import main
 from forge.config.secrets import KNOWN_SECRETS
 from forge.context.conversation import Conversation

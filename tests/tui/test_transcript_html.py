@@ -12,7 +12,7 @@ import subprocess
 import threading
 from pathlib import Path
 
-from forge.agent.sessions import SessionStore
+from forge.agent.history.session_file import SessionStore
 from forge.context.conversation import Conversation
 from forge.llm.messages import assistant, system, user
 from forge.tui.transcript_export import export_session

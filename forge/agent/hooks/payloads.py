@@ -1,6 +1,6 @@
 """The JSON a hook reads on stdin: the session's fields every event carries, plus the event's
 own, named as Claude Code names them (docs/adr/0043). One builder per event, so the callers
-(`forge.agent.hook_calls`, `hook_turns`, `hook_session`) pass what they have and the
+(`forge.agent.hooks.tool_call_hooks`, `hook_turns`, `hook_session`) pass what they have and the
 spelling stays in one place."""
 
 from __future__ import annotations

@@ -17,11 +17,11 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Literal
 
+from forge.agent.history.session_file import TOOL_LOADING_RECORD
 from forge.agent.mcp.connection import ServerState
 from forge.agent.mcp.manager import SETTLE_MARGIN_SECONDS, McpServers
 from forge.agent.mcp.tool_ranking import rank
 from forge.agent.mcp.tool_search import TOOL_SEARCH, ToolSearchTool
-from forge.agent.sessions import TOOL_LOADING_RECORD
 from forge.agent.tools.base import Tool
 from forge.llm.protocols import ToolSpec
 

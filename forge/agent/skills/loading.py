@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from forge.agent.custom_commands import CustomCommand
+from forge.agent.input.custom_commands import CustomCommand
 from forge.agent.skills.model import Skill
 from forge.llm.messages import Message
 

@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from forge.agent.sessions import SessionLog
+from forge.agent.history.session_file import SessionLog
 from forge.agent.skills.catalog import SkillCatalog
 from forge.agent.skills.listing import SKILLS_HEADER_KEY, SkillListing, build_listing
 from forge.agent.skills.model import Skill

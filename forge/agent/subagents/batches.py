@@ -11,13 +11,13 @@ from __future__ import annotations
 from collections.abc import AsyncGenerator, Callable, Iterator, Sequence
 from typing import Protocol
 
-from forge.agent.circuit_breaker import CircuitBreaker
 from forge.agent.costs import CostLedger
-from forge.agent.event_pump import EventPump
 from forge.agent.events import AgentEvent
 from forge.agent.subagents.definitions import TASK_TOOL
-from forge.agent.tool_calls import ToolCallHost
-from forge.agent.turn_state import TurnState
+from forge.agent.turn.circuit_breaker import CircuitBreaker
+from forge.agent.turn.event_pump import EventPump
+from forge.agent.turn.tool_calls import ToolCallHost
+from forge.agent.turn.turn_state import TurnState
 from forge.context.protocols import ContextManagerProtocol
 from forge.llm.messages import ToolCall
 

@@ -3,7 +3,7 @@
 Read from the project (`.forge/agents/*.md`, then `.claude/agents/*.md`) and the user's
 config folder (`$XDG_CONFIG_HOME/forge/agents/*.md`), beside the built-in `explore` agent. A
 project definition wins over a user one of the same name, and both over a built-in; every
-clash is reported, as custom commands' clashes are (`forge.agent.custom_commands`). The front
+clash is reported, as custom commands' clashes are (`forge.agent.input.custom_commands`). The front
 matter's fields:
 
 - `name`, `description` (required): how the model calls the agent, and when it should.

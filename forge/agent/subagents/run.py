@@ -24,9 +24,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from forge.agent.approvals import ApprovalPolicy, Decision
-from forge.agent.circuit_breaker import CircuitBreaker
 from forge.agent.costs import CostLedger, child_label
-from forge.agent.event_pump import EventPump
 from forge.agent.events import (
     AgentEvent,
     ApprovalRequested,
@@ -41,7 +39,6 @@ from forge.agent.events import (
     ToolCallStarted,
     TurnFinished,
 )
-from forge.agent.loop import Agent
 from forge.agent.mcp.deferral import ToolDeferral
 from forge.agent.message_meta import (
     CHILD_CALLS_KEY,
@@ -58,8 +55,11 @@ from forge.agent.tools.arguments import validate_arguments
 from forge.agent.tools.base import Tool, ToolError
 from forge.agent.tools.registry import ToolRegistry
 from forge.agent.tools.task import TaskArgs
-from forge.agent.turn_events import TurnEvents
-from forge.agent.turn_state import TurnState
+from forge.agent.turn.circuit_breaker import CircuitBreaker
+from forge.agent.turn.event_pump import EventPump
+from forge.agent.turn.loop import Agent
+from forge.agent.turn.turn_events import TurnEvents
+from forge.agent.turn.turn_state import TurnState
 from forge.config.prices import PriceTable
 from forge.context.conversation import Conversation
 from forge.context.protocols import ContextManagerProtocol

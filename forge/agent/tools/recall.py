@@ -16,7 +16,7 @@ from typing import Any
 
 from pydantic import Field
 
-from forge.agent.recall_archive import RecallError, SessionArchive
+from forge.agent.history.recall_archive import RecallError, SessionArchive
 from forge.agent.tools.arguments import Boolean, Integer, ModelTool, ToolArguments, tool_schema
 from forge.agent.tools.base import ToolContext, ToolError, ToolResult
 from forge.context.recall import RECALL_TOOL

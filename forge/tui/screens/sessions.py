@@ -3,8 +3,8 @@ Down choose, Enter resumes, Tab shows or hides a session's subagent sessions (co
 their parent at first), Esc closes.
 
 Which sessions a query keeps is one function, `SessionMatcher`: by default the title, name and
-ID; /sessions passes `FullTextMatcher` (forge.agent.session_search), which also searches what
-was said, and whose `line_for` gives the line shown under a session found that way.
+ID; /sessions passes `FullTextMatcher` (forge.agent.history.session_search), which also
+searches what was said, and whose `line_for` gives the line shown under a session found that way.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
-from forge.agent.sessions import SessionInfo
+from forge.agent.history.session_file import SessionInfo
 from forge.text_safety import terminal_safe
 
 SessionMatcher = Callable[[SessionInfo, str], bool]

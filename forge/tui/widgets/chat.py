@@ -20,8 +20,8 @@ from forge.agent.events import (
     SummarizationFailed,
     ToolCallFinished,
 )
+from forge.agent.input.shell_escape import USER_COMMAND_TOOL
 from forge.agent.message_meta import without_figures
-from forge.agent.shell_escape import USER_COMMAND_TOOL
 from forge.agent.subagents.definitions import TASK_TOOL
 from forge.llm.messages import Message, ToolCall
 from forge.tui.compaction import CompactionTracker, is_skip, plain_failure
@@ -410,7 +410,7 @@ class ChatView(VerticalScroll):
         approval, those after it): shown cancelled with their recorded result, as a resumed
         session shows them (no event told the chat about them)."""
         # Imported here: the agent package is not needed for the first frame.
-        from forge.agent.interruption import calls_not_run
+        from forge.agent.turn.interruption import calls_not_run
 
         for call, result in calls_not_run(messages):
             if call.name in LOOP_BREAKING_TOOLS:

@@ -21,7 +21,7 @@ from textual.widget import Widget
 from textual.widgets import Collapsible, Markdown, Static
 from textual.widgets.markdown import MarkdownBlock, MarkdownStream
 
-from forge.agent.shell_escape import USER_COMMAND_TOOL
+from forge.agent.input.shell_escape import USER_COMMAND_TOOL
 from forge.llm.messages import ToolCall
 from forge.text_safety import TerminalSafeStream, terminal_safe
 from forge.tui.widgets.diff_view import DiffView

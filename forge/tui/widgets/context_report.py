@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from forge.agent.events import SummarizationCompleted, SummarizationFailed
-from forge.agent.sessions import SessionInfo
+from forge.agent.history.session_file import SessionInfo
 from forge.llm.messages import Message
 from forge.llm.protocols import TokenCounter
 from forge.tui.compaction import is_skip, skip_reason

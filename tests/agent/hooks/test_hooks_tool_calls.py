@@ -18,7 +18,7 @@ from forge.agent.events import (
     ToolCallStarted,
     TurnFinished,
 )
-from forge.agent.sessions import SessionStore
+from forge.agent.history.session_file import SessionStore
 from tests.agent.hooks.support import command_hook
 from tests.agent.hooks.turns_support import (
     drive,

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from forge.agent.events import ToolCallFinished
-from forge.agent.shell_escape import run_shell_escape
+from forge.agent.input.shell_escape import run_shell_escape
 from forge.config.settings import Settings
 from forge.config.store import load_settings
 from tests.agent.sandbox.support import make_sandbox, run_model_command

@@ -12,7 +12,7 @@ from pathlib import Path
 from pydantic import SecretStr
 
 from forge.agent.events import ApprovalRequested, QuestionAsked
-from forge.agent.sessions import SessionStore
+from forge.agent.history.session_file import SessionStore
 from forge.config.settings import ContextSettings, LLMSettings, Settings
 from forge.session.build import build_session
 from forge.session.events import SessionEvent

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from forge.agent.checkpoints import current_turn
+from forge.agent.history.checkpoints import current_turn
 from forge.agent.subagents.mentions import requested_agent, with_agent_request
 from forge.session.build import build_session
 from forge.tui.file_completion import agent_completions, mention_at

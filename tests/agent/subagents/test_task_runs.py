@@ -18,8 +18,8 @@ from forge.agent.events import (
     ToolCallStarted,
     TurnFinished,
 )
-from forge.agent.session_listing import print_sessions
-from forge.agent.sessions import SessionStore
+from forge.agent.history.session_file import SessionStore
+from forge.agent.history.session_listing import print_sessions
 from forge.agent.subagents.definitions import load_agent_definitions
 from forge.session.build import build_session
 from tests.agent.subagents.support import (

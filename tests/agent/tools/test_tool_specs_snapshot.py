@@ -12,7 +12,7 @@ import json
 import os
 from pathlib import Path
 
-from forge.agent.recall_archive import SessionArchive
+from forge.agent.history.recall_archive import SessionArchive
 from forge.agent.skills.catalog import SkillCatalog
 from forge.agent.tools.recall import RecallTool
 from forge.agent.tools.registry import default_registry

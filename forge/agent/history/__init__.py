@@ -1,0 +1,1 @@
+"""A session on disk: the session file, listing, rewind, checkpoints, the recall archive."""

@@ -1,0 +1,1 @@
+"""What the user types besides a plain message: @-mentions, `!commands`, custom commands."""

@@ -1,0 +1,1 @@
+"""The turn machinery: the loop, one tool call, the turn's event road and its state."""
