@@ -225,12 +225,12 @@ def _expand_custom_command(task: str, workspace: Path, settings: Settings) -> tu
     return text, settings
 
 
-def _make_writer(kind: str, secrets: list[str], runtime: Session) -> OutputWriter:
+def _make_writer(kind: str, secrets: list[str], session: Session) -> OutputWriter:
     if kind == "stream-json":
         return JsonLinesWriter(sys.stdout, sys.stderr, secrets)
     if kind == "json":
         return JsonWriter(sys.stdout, sys.stderr, secrets)
-    return TextWriter(sys.stdout, sys.stderr, secrets, describe=_describer(runtime))
+    return TextWriter(sys.stdout, sys.stderr, secrets, describe=_describer(session))
 
 
 def run_headless(args: argparse.Namespace) -> int:
@@ -258,7 +258,7 @@ def run_headless(args: argparse.Namespace) -> int:
     secrets = secrets_of(settings)
     configure_file_logging(secrets)
     try:
-        runtime = build_session(
+        session = build_session(
             settings,
             workspace,
             session_id=getattr(args, "resume", None),
@@ -272,38 +272,38 @@ def run_headless(args: argparse.Namespace) -> int:
     except (SessionNotFoundError, ValueError) as error:
         print(f"forge run: {error}", file=sys.stderr)
         return EXIT_USAGE
-    writer = _make_writer(kind, secrets, runtime)
-    prices = price_table(runtime.settings.prices)
-    writer.cost_report = runtime.cost_report
-    recorder = _recorder(runtime, prices)
+    writer = _make_writer(kind, secrets, session)
+    prices = price_table(session.settings.prices)
+    writer.cost_report = session.cost_report
+    recorder = _recorder(session, prices)
     if limit is not None:
-        runtime.stop_when(BudgetGuard(limit, recorder.spent))
+        session.stop_when(BudgetGuard(limit, recorder.spent))
     if isinstance(writer, JsonLinesWriter):
-        writer.early_init = init_record(runtime)
-    for problem in runtime.log.problems:  # a resumed file that needed repair
-        writer.write_err(f"forge run: warning: session {runtime.session_id}: {problem}")
-    for problem in runtime.agent_problems:  # an agent definition that cannot be used
+        writer.early_init = init_record(session)
+    for problem in session.log.problems:  # a resumed file that needed repair
+        writer.write_err(f"forge run: warning: session {session.session_id}: {problem}")
+    for problem in session.agent_problems:  # an agent definition that cannot be used
         writer.write_err(f"forge run: warning: {problem}")
-    for skill_notice in runtime.skill_notices:  # skills left out (file, rule), a capped listing
+    for skill_notice in session.skill_notices:  # skills left out (file, rule), a capped listing
         writer.write_err(f"forge run: warning: skills: {skill_notice}")
     if task != original_task:  # a custom command ran: a skill of that name is hidden
         name = original_task.strip()[1:].partition(" ")[0]
-        if any(skill == name for skill, _ in runtime.skill_commands()):
+        if any(skill == name for skill, _ in session.skill_commands()):
             writer.write_err(
                 f"forge run: warning: skills: /{name} is also a custom command; "
                 "the custom command wins"
             )
-    skill_text = runtime.skill_command(task) if task == original_task else None
+    skill_text = session.skill_command(task) if task == original_task else None
     if skill_text is not None:
         task = skill_text  # `/name args` naming a skill (a custom command won above)
-    if notice := runtime.recache_notice():
+    if notice := session.recache_notice():
         writer.write_err(f"forge run: {notice}")
     received: list[int] = []
     try:
         ending = asyncio.run(
             _run_until_signal(
                 run_task(
-                    runtime,
+                    session,
                     task,
                     writer,
                     yes=bool(args.yes),
@@ -323,17 +323,17 @@ def run_headless(args: argparse.Namespace) -> int:
         logger.exception("forge run failed")
         writer.write_err(f"forge: error (internal): {error or type(error).__name__}")
         ending = ending_for("error")
-    code = _finish(writer, recorder, ending, runtime.session_id, last_message)
-    ring_at_end(runtime.settings.ui.notify, sys.stderr)
+    code = _finish(writer, recorder, ending, session.session_id, last_message)
+    ring_at_end(session.settings.ui.notify, sys.stderr)
     return code
 
 
-def _recorder(runtime: Session, prices: PriceTable) -> RunRecorder:
-    describe = _describer(runtime)
+def _recorder(session: Session, prices: PriceTable) -> RunRecorder:
+    describe = _describer(session)
     return RunRecorder(
-        lambda: runtime.costs,
+        lambda: session.costs,
         prices,
-        agent_requests=lambda: runtime.turn_llm_calls,
+        agent_requests=lambda: session.turn_llm_calls,
         describe=describe,
     )
 
@@ -358,22 +358,22 @@ def _finish(
     return ending.exit_code
 
 
-def init_record(runtime: Session) -> dict[str, Any]:
+def init_record(session: Session) -> dict[str, Any]:
     """The stream's first record: session, model, tools, mode, Forge's version."""
     return make_init_record(
-        runtime.session_id,
-        runtime.settings.llm.model,
-        [spec.name for spec in runtime.registry.specs()],
-        runtime.policy.mode.value,
-        str(runtime.workspace),
-        sandbox=runtime.sandbox.state().record() if runtime.sandbox is not None else None,
+        session.session_id,
+        session.settings.llm.model,
+        [spec.name for spec in session.registry.specs()],
+        session.policy.mode.value,
+        str(session.workspace),
+        sandbox=session.sandbox.state().record() if session.sandbox is not None else None,
     )
 
 
-def _warn_unconfined(runtime: Session, writer: OutputWriter) -> None:
+def _warn_unconfined(session: Session, writer: OutputWriter) -> None:
     """Say once, on stderr, when the model's commands run unconfined although the sandbox
     was not turned off (no mechanism here; docs/adr/0053)."""
-    state = runtime.sandbox.state() if runtime.sandbox is not None else None
+    state = session.sandbox.state() if session.sandbox is not None else None
     if state is None or state.enabled or state.mode == "off":
         return
     if state.refuses:
@@ -400,7 +400,7 @@ async def _run_until_signal(work: Coroutine[Any, Any, Ending], received: list[in
 
 
 async def run_task(
-    runtime: Session,
+    session: Session,
     task: str,
     writer: OutputWriter,
     *,
@@ -410,25 +410,25 @@ async def run_task(
     typed: str | None = None,
 ) -> Ending:
     """Drive one turn to its end, answering approvals and questions as a headless client;
-    closes the runtime. Returns how the run ended. `typed`: the task as given, when `task`
+    closes the session. Returns how the run ended. `typed`: the task as given, when `task`
     is a custom command's or skill's expansion (the session keeps both; ADR 0048)."""
     if recorder is None:
-        recorder = _recorder(runtime, price_table(runtime.settings.prices))
+        recorder = _recorder(session, price_table(session.settings.prices))
     reason = "cancelled"
-    if runtime.mcp is not None:  # a server failing to start or crashing is said as it happens
-        runtime.mcp.subscribe(writer.mcp_notice)
+    if session.mcp is not None:  # a server failing to start or crashing is said as it happens
+        session.mcp.subscribe(writer.mcp_notice)
     try:
         async with asyncio.timeout(time_limit):
-            await runtime.wait_for_mcp(MCP_STARTUP_WAIT)  # one turn: list the tools first
-            writer.init(init_record(runtime))
+            await session.wait_for_mcp(MCP_STARTUP_WAIT)  # one turn: list the tools first
+            writer.init(init_record(session))
             writer.run_started(
-                runtime.session_id, runtime.settings.llm.model, str(runtime.workspace)
+                session.session_id, session.settings.llm.model, str(session.workspace)
             )
-            _warn_untrusted(runtime, writer)
-            _warn_unconfined(runtime, writer)
-            async for hook_event in runtime.start_hooks():  # SessionStart (docs/adr/0043)
+            _warn_untrusted(session, writer)
+            _warn_unconfined(session, writer)
+            async for hook_event in session.start_hooks():  # SessionStart (docs/adr/0043)
                 writer.event(hook_event)
-            async for event in runtime.run_turn(task, typed=typed):
+            async for event in session.run_turn(task, typed=typed):
                 if isinstance(event, AttachmentsAdded):
                     _say_attachments(event, writer)
                     continue
@@ -446,7 +446,7 @@ async def run_task(
         writer.timed_out(time_limit or 0)
         return ending_for("timeout")
     finally:
-        await runtime.aclose()
+        await session.aclose()
     return ending_for(reason)
 
 
@@ -463,15 +463,15 @@ def headless_decision(yes: bool, protected: str = "") -> ApprovalDecision:
     return ApprovalDecision(ApprovalVerdict.REJECT, HEADLESS_REJECTION, unattended=True)
 
 
-def _warn_untrusted(runtime: Session, writer: OutputWriter) -> None:
+def _warn_untrusted(session: Session, writer: OutputWriter) -> None:
     """One warning per workspace file whose programs will not start (not trusted), and one
     when the trust store is unusable."""
     from forge.agent.trust.sources import workspace_sources
 
-    trust = runtime.trust
+    trust = session.trust
     if trust is None:
         return
-    for source in workspace_sources(runtime.workspace):
+    for source in workspace_sources(session.workspace):
         status = trust.status(source)
         if source.programs and not trust.permits(source):
             writer.workspace_untrusted(source, status)
@@ -479,5 +479,5 @@ def _warn_untrusted(runtime: Session, writer: OutputWriter) -> None:
         writer.write_err(f"forge run: warning: {trust.store_problem}")
 
 
-def _describer(runtime: Session) -> Callable[[ToolCall], str]:
-    return runtime.describe_call  # a bad call still gets a line; its error result follows
+def _describer(session: Session) -> Callable[[ToolCall], str]:
+    return session.describe_call  # a bad call still gets a line; its error result follows

@@ -7,7 +7,7 @@ each handles its messages with `@on`. Approvals and questions arrive at the app 
 carrying a future, answered by a dialog worker through `push_screen_wait`.
 
 What the app does lives in mixins named for it: `TurnFlows` (input, the turn worker, the end
-of a turn), `StartupFlow` (the runtime loaded after the first frame), `SessionFlows` (a new or
+of a turn), `StartupFlow` (the session loaded after the first frame), `SessionFlows` (a new or
 resumed session, and the other flows slash commands ask for with messages), `ConfigFlows`
 (settings shown, reloads, /model), `KeyActions` (Esc, Ctrl+C, F1/F2, the mode key),
 `DialogFlows` (approval and question dialogs), `EditorFlow` (Ctrl+G's editor, F3's status
@@ -103,21 +103,21 @@ class ForgeApp(
         self,
         *,
         workspace: Path,
-        runtime: Session | None = None,
+        session: Session | None = None,
         store: ConfigStore | None = None,
         session_id: str | None = None,
         resume_latest: bool = False,
     ) -> None:
-        """With `runtime` and `store`, start on them; without, load both in a worker after
+        """With `session` and `store`, start on them; without, load both in a worker after
         the first frame (the session `session_id`, or the latest one with `resume_latest`)."""
         super().__init__()
         self.workspace = workspace
         self._session_choice = (session_id, resume_latest)
-        self.runtime_ready = asyncio.Event()
-        """Set once the runtime (settings, provider, tokenizer, session) is loaded."""
+        self.session_ready = asyncio.Event()
+        """Set once the session (settings, provider, tokenizer, session) is loaded."""
         self._preview: SessionPreview | None = None
         self._held_logs: HeldLogRecords | None = None
-        self._waiting_for_runtime: list[Callable[[], Any]] = []
+        self._waiting_for_session: list[Callable[[], Any]] = []
         self._retry_notice: NoticeBlock | None = None
         """This turn's "retrying in…" line in the chat, updated in place."""
         self.queued: list[tuple[str, UserMessageBlock]] = []
@@ -133,9 +133,9 @@ class ForgeApp(
         self.status = StatusPane(
             summarization_model="…", warning_threshold=0.7, critical_threshold=0.85, id="status"
         )
-        self.status.session_source = lambda: session_state(getattr(self, "runtime", None))
-        self.chat.conversation_source = lambda: self.runtime.messages
-        self.chat.summaries_off_source = lambda: self.runtime.summaries_disabled
+        self.status.session_source = lambda: session_state(getattr(self, "session", None))
+        self.chat.conversation_source = lambda: self.session.messages
+        self.chat.summaries_off_source = lambda: self.session.summaries_disabled
         self.dispatcher = EventDispatcher(
             {
                 "app": self,
@@ -148,20 +148,20 @@ class ForgeApp(
             }
         )
         """Turns the turn worker's events into the messages the widgets handle."""
-        if runtime is not None and store is not None:
-            self._use_runtime(runtime, store)
+        if session is not None and store is not None:
+            self._use_session(session, store)
 
-    def _use_runtime(self, runtime: Session, store: ConfigStore) -> None:
+    def _use_session(self, session: Session, store: ConfigStore) -> None:
         from forge.tui.reload import ConfigReloadController
 
-        self.runtime = runtime
+        self.session = session
         self.config_store = store
-        self.settings: Settings = runtime.settings
-        self.reload_controller = ConfigReloadController(app=self, store=store, runtime=runtime)
+        self.settings: Settings = session.settings
+        self.reload_controller = ConfigReloadController(app=self, store=store, session=session)
         llm = self.settings.llm
         self.apply_theme(self.settings.ui.theme)
         self.header.show_models(llm.model, llm.summarization_model)
-        self.header.show_session(runtime.session_name, runtime.forked_from)
+        self.header.show_session(session.session_name, session.forked_from)
         self.chat.show_reasoning = self.settings.ui.show_reasoning
         self.status.summarization.set_model(llm.effective_summarization_model)
         context = self.settings.context
@@ -186,25 +186,25 @@ class ForgeApp(
         # Focus first: keys typed as soon as the screen shows must land in the prompt.
         self.prompt.focus()
         self.query_one(FileHints).agent_names_source = lambda: (
-            self.runtime.agent_names() if self.runtime_ready.is_set() else []
+            self.session.agent_names() if self.session_ready.is_set() else []
         )
-        if hasattr(self, "runtime"):
+        if hasattr(self, "session"):
             await self._start_session()
         else:
             self.status.show_activity("starting…")
             if self._session_choice != (None, False):
                 await self._show_preview()  # a resumed session's newest rows first (ADR 0032)
             # After the first frame: the loading must not delay it.
-            self.call_after_refresh(self.load_runtime)
+            self.call_after_refresh(self.load_session)
 
     async def on_unmount(self) -> None:
-        if hasattr(self, "runtime"):
-            await self.runtime.aclose()
+        if hasattr(self, "session"):
+            await self.session.aclose()
 
     async def on_prompt_input_submitted(self, message: PromptInput.Submitted) -> None:
-        if not self.runtime_ready.is_set():
-            # Typed during start-up: handled, in order, once the runtime is loaded.
-            self._waiting_for_runtime.append(lambda: self.on_prompt_input_submitted(message))
+        if not self.session_ready.is_set():
+            # Typed during start-up: handled, in order, once the session is loaded.
+            self._waiting_for_session.append(lambda: self.on_prompt_input_submitted(message))
             return
         try:
             await self._handle_input(message.text)
@@ -230,7 +230,7 @@ class ForgeApp(
             self.prompt.focus()
             return
         parsed = ParsedCommand(command.name, "", command)
-        self.when_runtime_ready(lambda: self.commands_runner.run(parsed))
+        self.when_session_ready(lambda: self.commands_runner.run(parsed))
 
     async def on_mcp_notice_arrived(self, message: McpNoticeArrived) -> None:
         await self.chat.add_notice(message.text, kind=message.kind)
@@ -239,20 +239,20 @@ class ForgeApp(
     async def _say_recache_cost(self) -> None:
         """Before the first request of a resumed session: what re-caching its prompt costs,
         when the provider's prompt cache has expired (docs/adr/0037)."""
-        if notice := self.runtime.recache_notice():
+        if notice := self.session.recache_notice():
             await self.chat.add_notice(notice)
 
     def refresh_context_gauge(self) -> None:
         """Show the context manager's current view of the prompt size."""
-        report = self.runtime.context_report()
+        report = self.session.context_report()
         self.status.gauge.show(report.current_tokens, report.max_tokens)
         self.refresh_session_status()
 
     def refresh_session_status(self) -> None:
         """The status lines that need no token count: plan, usage, mode, session."""
-        self.status.plan.show_messages(self.runtime.messages)
+        self.status.plan.show_messages(self.session.messages)
         # A resumed session's totals, not only this run's.
-        self.status.show_usage(*self.runtime.token_totals)
+        self.status.show_usage(*self.session.token_totals)
         self.status.refresh_session_lines()
 
 
@@ -317,7 +317,7 @@ def forked_session(workspace: Path, session_id: str | None, resume_latest: bool)
 def resume_line(app: ForgeApp) -> str:
     """What exit prints: the session's ID and how to reopen it ("" for an empty session,
     which is not saved)."""
-    runtime = getattr(app, "runtime", None)
-    if runtime is None or not any(message.role == "user" for message in runtime.messages):
+    session = getattr(app, "session", None)
+    if session is None or not any(message.role == "user" for message in session.messages):
         return ""
-    return f"Session {runtime.session_id}\nResume it with: forge --resume {runtime.session_id}"
+    return f"Session {session.session_id}\nResume it with: forge --resume {session.session_id}"

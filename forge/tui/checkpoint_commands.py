@@ -41,7 +41,7 @@ class CheckpointCommands:
         """Restore every file the last turn that changed files changed."""
         if await self._refuse_if_busy():
             return
-        planned = self.app.runtime.plan_restore()
+        planned = self.app.session.plan_restore()
         if planned is None:
             await self.app.chat.add_notice(NOTHING_TO_UNDO)
             return
@@ -65,7 +65,7 @@ class CheckpointCommands:
 
         if await self._refuse_if_busy():
             return
-        points = self.app.runtime.rewind_points()
+        points = self.app.session.rewind_points()
         if not points:
             await self.app.chat.add_notice("Nothing to rewind: this session has no turns yet.")
             return
@@ -80,7 +80,7 @@ class CheckpointCommands:
         from forge.session.restore import RestoreResult
         from forge.tui.messages import ConversationRewound
 
-        runtime = self.app.runtime
+        session = self.app.session
         later = points[points.index(choice.turn) :]
         commands = any(point.ran_commands for point in later)
         title = _short(choice.turn.title())
@@ -103,10 +103,10 @@ class CheckpointCommands:
                 await self.app.chat.add_notice(notice, kind=kind)
                 return
             # The app shows the rewound conversation, then this line (`ConversationRewound`).
-            runtime.rewind_conversation(choice.turn.id)
+            session.rewind_conversation(choice.turn.id)
             self.app.post_message(ConversationRewound(choice.turn.text, notice, kind))
 
-        planned = None if choice.mode == "conversation" else runtime.plan_restore(choice.turn.id)
+        planned = None if choice.mode == "conversation" else session.plan_restore(choice.turn.id)
         if planned is None:
             await finish(RestoreResult("", failed=False))
             return
@@ -117,9 +117,9 @@ class CheckpointCommands:
         says `what` is being done, naming the turn)."""
         from forge.tui.screens.restore_conflict import RestoreConflictScreen
 
-        runtime = self.app.runtime
+        session = self.app.session
         if not planned.conflicts:
-            await finish(runtime.restore(planned))
+            await finish(session.restore(planned))
             return
 
         async def answered(answer: ConflictAnswer | None) -> None:
@@ -127,7 +127,7 @@ class CheckpointCommands:
                 await finish(None)
             else:
                 overwrite = answer == "overwrite"
-                await finish(runtime.restore(planned, overwrite_conflicts=overwrite))
+                await finish(session.restore(planned, overwrite_conflicts=overwrite))
 
         screen = RestoreConflictScreen(list(planned.conflicts), what)
         self.app.push_screen(screen, callback=answered)

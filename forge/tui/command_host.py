@@ -31,7 +31,7 @@ class CommandHost(Protocol):
     """Where a command says what it did."""
     status: StatusPane
     """/context reads the recent compactions the status pane remembers."""
-    runtime: Session
+    session: Session
     """The session the commands ask and act on (its verbs and views)."""
     settings: Settings
     """The settings in use (/model's current model, custom commands' file limit)."""

@@ -180,10 +180,10 @@ class SlashCommandRunner(CheckpointCommands, SkillSlashCommands, SessionCommands
         """Show the context breakdown and recent compactions."""
         from forge.tui.widgets.context_report import context_breakdown, context_report_markdown
 
-        runtime = self.app.runtime
-        context = runtime.context_report()
+        session = self.app.session
+        context = session.context_report()
         breakdown = replace(
-            context_breakdown(context.messages, runtime.counter),
+            context_breakdown(context.messages, session.counter),
             tool_definitions=context.tool_tokens,
         )
         report = context_report_markdown(
@@ -192,16 +192,16 @@ class SlashCommandRunner(CheckpointCommands, SkillSlashCommands, SessionCommands
             max_tokens=context.max_tokens,
             recent_compactions=self.app.status.recent_compactions,
             window=context.window,
-            window_note=runtime.window_notice(),
+            window_note=session.window_notice(),
             ledger=context.ledger,
         )
-        if runtime.mcp is not None and runtime.mcp.connections:
+        if session.mcp is not None and session.mcp.connections:
             from forge.agent.mcp.report import tool_tokens_by_server
 
-            costs = tool_tokens_by_server(runtime.mcp, runtime.counter.count_tools)
+            costs = tool_tokens_by_server(session.mcp, session.counter.count_tools)
             lines = ", ".join(f"`{name}` {tokens:,}" for name, tokens in costs.items())
             report += f"\n\nMCP tool definitions (tokens per request): {lines}"
-            report += f"\n\n{runtime.mcp_definitions_line()}"
+            report += f"\n\n{session.mcp_definitions_line()}"
         await self.app.chat.add_notice(report)
 
     async def command_cost(self, argument: str) -> None:
@@ -211,14 +211,14 @@ class SlashCommandRunner(CheckpointCommands, SkillSlashCommands, SessionCommands
 
         chat = self.app.chat
         width = chat.scrollable_content_region.width
-        await chat.add_block(CostNotice(cost_details(self.app.runtime), width))
+        await chat.add_block(CostNotice(cost_details(self.app.session), width))
 
     async def command_mcp(self, argument: str) -> None:
         """List the MCP servers with their status and tools."""
-        runtime = self.app.runtime
-        if runtime.mcp is None:
+        session = self.app.session
+        if session.mcp is None:
             return
-        await self.app.chat.add_notice(runtime.mcp_report())
+        await self.app.chat.add_notice(session.mcp_report())
 
     async def command_trust(self, argument: str) -> None:
         """Show the workspace's trust and what it would run, and ask to change it; `/trust
@@ -231,14 +231,14 @@ class SlashCommandRunner(CheckpointCommands, SkillSlashCommands, SessionCommands
         """List every hook with its event, matcher, command, source and state (ADR 0043)."""
         from forge.tui.widgets.hook_notice import HookListBlock
 
-        await self.app.chat.add_block(HookListBlock(self.app.runtime.hooks_report()))
+        await self.app.chat.add_block(HookListBlock(self.app.session.hooks_report()))
 
     async def command_sandbox(self, argument: str) -> None:
         """Say what confines the model's commands, with which mechanism, or why nothing does
         (docs/adr/0053)."""
         from forge.agent.sandbox.report import sandbox_lines
 
-        sandbox = self.app.runtime.sandbox
+        sandbox = self.app.session.sandbox
         if sandbox is None:
             await self.app.chat.add_notice("Sandbox: no session yet.")
             return
@@ -269,10 +269,10 @@ class SlashCommandRunner(CheckpointCommands, SkillSlashCommands, SessionCommands
         """`/model` alone: the server's models (GET /v1/models) and how to switch."""
         from forge.llm.model_list import ModelListError
 
-        base_url = self.app.runtime.models_url()
+        base_url = self.app.session.models_url()
         notice = await self.app.chat.add_notice(f"Asking {base_url} for its models…")
         try:
-            ids = await self.app.runtime.list_models()
+            ids = await self.app.session.list_models()
         except ModelListError as error:
             await notice.set_text(
                 f"Could not list the server's models: {error}. Current model: `{current}`. "
@@ -311,7 +311,7 @@ class SlashCommandRunner(CheckpointCommands, SkillSlashCommands, SessionCommands
             from forge.tui.screens.sessions import SessionsScreen
 
             matcher = FullTextMatcher(search, self.app.workspace)
-            screen = SessionsScreen(sessions, self.app.runtime.session_id, matcher)
+            screen = SessionsScreen(sessions, self.app.session.session_id, matcher)
             self.app.push_screen(screen, callback=self._resume_chosen)
             return
         if await self._refuse_if_busy():
@@ -331,7 +331,7 @@ class SlashCommandRunner(CheckpointCommands, SkillSlashCommands, SessionCommands
             await self._resume(session_id)
 
     async def _resume(self, session_id: str) -> None:
-        if session_id == self.app.runtime.session_id:
+        if session_id == self.app.session.session_id:
             await self.app.chat.add_notice("That is the session you are in.")
             return
         from forge.tui.messages import SessionResumeRequested
@@ -342,7 +342,7 @@ class SlashCommandRunner(CheckpointCommands, SkillSlashCommands, SessionCommands
         """Copy the last answer, or with a number its N-th code block, to the clipboard."""
         from forge.tui.copying import copy_choice, describe_copied
 
-        choice = copy_choice(self.app.runtime.messages, argument)
+        choice = copy_choice(self.app.session.messages, argument)
         if isinstance(choice, str):
             await self.app.chat.add_notice(choice, kind="error")
             return

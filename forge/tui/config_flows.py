@@ -35,7 +35,7 @@ class ConfigFlows(App[int]):
     """Mixed into `ForgeApp`: showing settings, and the reload controller's outcomes."""
 
     settings: Settings
-    runtime: Session
+    session: Session
     config_store: ConfigStore
     reload_controller: ConfigReloadController
     header: ForgeHeader
@@ -55,7 +55,7 @@ class ConfigFlows(App[int]):
         llm = settings.llm
         self.header.show_models(llm.model, llm.summarization_model)
         self.status.summarization.set_model(llm.effective_summarization_model)
-        if not self.runtime.summaries_disabled:
+        if not self.session.summaries_disabled:
             self.status.summarization.summaries_back_on()
         context = settings.context
         self.status.gauge.set_thresholds(context.warning_threshold, context.auto_summary_threshold)

@@ -15,13 +15,13 @@ if TYPE_CHECKING:
     from forge.tui.event_dispatch import EventDispatcher
 
 
-def start_session_hooks(app: App[Any], runtime: Session, source: str | None = None) -> None:
-    """Run `runtime`'s hook-file warnings and SessionStart hooks (`source`: startup, resume,
+def start_session_hooks(app: App[Any], session: Session, source: str | None = None) -> None:
+    """Run `session`'s hook-file warnings and SessionStart hooks (`source`: startup, resume,
     clear; by default as the session was opened) without holding the UI; the first prompt
     waits for their context."""
     dispatcher: EventDispatcher = app.dispatcher  # type: ignore[attr-defined]  # ForgeApp's
     app.run_worker(
-        _show(dispatcher, runtime.start_hooks(source)),
+        _show(dispatcher, session.start_hooks(source)),
         name="session-hooks",
         group="session-hooks",
         exit_on_error=False,

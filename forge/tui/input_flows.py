@@ -29,14 +29,14 @@ BUSY_COMMAND = (
 
 
 async def turn_events(
-    post: MessagePump, runtime: Session, text: str, model: str = "", typed: str = ""
+    post: MessagePump, session: Session, text: str, model: str = "", typed: str = ""
 ) -> AsyncGenerator[AgentEvent, None]:
     """One turn for `text` on `model` ("" = the session's), its `@` mentions first expanded
     by the session (in a thread); posts `AttachmentsShown` to `post` before the turn's first
     event when there were any. `typed`: what the user typed, when `text` expands it."""
     from forge.session.events import AttachmentsAdded
 
-    async for event in runtime.run_turn(text, model=model or None, typed=typed or None):
+    async for event in session.run_turn(text, model=model or None, typed=typed or None):
         if isinstance(event, AttachmentsAdded):
             post.post_message(AttachmentsShown(list(event.attached), list(event.problems)))
         else:
@@ -44,7 +44,7 @@ async def turn_events(
 
 
 async def user_command_events(
-    text: str, chat: ChatView, prompt: PromptInput, runtime: Session, *, busy: bool
+    text: str, chat: ChatView, prompt: PromptInput, session: Session, *, busy: bool
 ) -> tuple[str, AsyncIterator[AgentEvent]] | None:
     """The "!command" `text`, and its events to run in the turn worker (no approval; Esc
     cancels it; with `tools.bang_to_conversation`, the model sees it next turn); None, said in
@@ -61,4 +61,4 @@ async def user_command_events(
             prompt.load_text(text)
             prompt.move_cursor(prompt.document.end)
         return None
-    return command, runtime.run_command(command)
+    return command, session.run_command(command)

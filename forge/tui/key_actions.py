@@ -32,7 +32,7 @@ class KeyActions(App[int]):
     """Mixed into `ForgeApp`: the key bindings' actions."""
 
     busy: bool
-    runtime: Session
+    session: Session
     chat: ChatView
     status: StatusPane
     commands_runner: SlashCommandRunner
@@ -44,7 +44,7 @@ class KeyActions(App[int]):
         @property
         def prompt(self) -> PromptInput: ...  # ForgeApp's
 
-        def when_runtime_ready(self, callback: Callable[[], Any]) -> None: ...  # StartupFlow's
+        def when_session_ready(self, callback: Callable[[], Any]) -> None: ...  # StartupFlow's
 
     def on_key(self, event: events.Key) -> None:
         """A printable key typed while a chat block (a tool row, a summary) has focus belongs
@@ -133,14 +133,14 @@ class KeyActions(App[int]):
     def action_open_settings(self) -> None:
         """Open the /settings overlay."""
         parsed = ParsedCommand("settings", "", None)
-        self.when_runtime_ready(lambda: self.commands_runner.run(parsed))
+        self.when_session_ready(lambda: self.commands_runner.run(parsed))
 
     def action_cycle_mode(self) -> None:
         """Switch to the next permission mode (docs/adr/0029)."""
-        self.when_runtime_ready(self._cycle_mode)
+        self.when_session_ready(self._cycle_mode)
 
     def _cycle_mode(self) -> None:
-        toast = cycle_mode(self.runtime)
+        toast = cycle_mode(self.session)
         self.status.refresh_session_lines()
         self.notify(toast, timeout=3)
 

@@ -36,33 +36,33 @@ class McpNoticeArrived(Message):
 
 
 class McpSessionWatch:
-    """Connects one runtime's MCP servers to the app: notices become `McpNoticeArrived`
+    """Connects one session's MCP servers to the app: notices become `McpNoticeArrived`
     messages, the project's server file is watched, and the workspace's trust is asked
-    about (`trust`, docs/adr/0034). `attach` again for a new runtime."""
+    about (`trust`, docs/adr/0034). `attach` again for a new session."""
 
     def __init__(self, app: App[Any]) -> None:
         from forge.tui.trust_flow import WorkspaceTrustFlow
 
         self.app = app
         self._unsubscribe: Callable[[], None] | None = None
-        self._runtime: Session | None = None
+        self._session: Session | None = None
         self.trust = WorkspaceTrustFlow(app)
         """Asks whether the workspace's own definitions may run; `/trust`."""
 
-    def attach(self, runtime: Session) -> None:
-        """Follow `runtime`'s servers (and stop following the previous runtime's)."""
+    def attach(self, session: Session) -> None:
+        """Follow `session`'s servers (and stop following the previous session's)."""
         if self._unsubscribe is not None:
             self._unsubscribe()
             self._unsubscribe = None
-        self._runtime = runtime
-        if runtime.mcp is None:
+        self._session = session
+        if session.mcp is None:
             return
-        self._unsubscribe = runtime.mcp.subscribe(self._post)
-        self.trust.attach(runtime)  # asks now if the workspace defines undecided servers
+        self._unsubscribe = session.mcp.subscribe(self._post)
+        self.trust.attach(session)  # asks now if the workspace defines undecided servers
         from forge.agent.mcp.project_watch import watch_until_cancelled
 
         self.app.run_worker(
-            watch_until_cancelled(runtime.workspace, self._project_file_changed),
+            watch_until_cancelled(session.workspace, self._project_file_changed),
             name="mcp-project-watch",
             group="mcp-project-watch",
             exclusive=True,
@@ -73,10 +73,10 @@ class McpSessionWatch:
         self.app.post_message(McpNoticeArrived(notice))
 
     async def _project_file_changed(self) -> None:
-        runtime = self._runtime
-        if runtime is not None and runtime.mcp is not None:
+        session = self._session
+        if session is not None and session.mcp is not None:
             # Changed definitions stop being trusted first (their servers stop, their hooks
             # are left out), then the user is asked about them.
-            runtime.mcp.reconfigure(runtime.settings.mcp_servers)
-            runtime.reload_hooks()
+            session.mcp.reconfigure(session.settings.mcp_servers)
+            session.reload_hooks()
             await self.trust.check()

@@ -215,16 +215,16 @@ AnyEvent = AgentEvent
 
 
 @dataclass
-class RuntimeLoaded(Message):
-    """The start-up worker loaded the config and built the runtime (after the first frame)."""
+class SessionLoaded(Message):
+    """The start-up worker loaded the config and built the session (after the first frame)."""
 
-    runtime: Session
+    session: Session
     store: ConfigStore
 
 
 @dataclass
 class StartupFailed(Message):
-    """The runtime could not be built (an unknown or malformed session id): Forge exits."""
+    """The session could not be built (an unknown or malformed session id): Forge exits."""
 
     error: str
 

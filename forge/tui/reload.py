@@ -2,7 +2,7 @@
 
 `ConfigReloadController` owns the one path by which new settings are applied: the settings
 screen's result (`apply_saved`) and the file watcher (`start`) both end in `apply`, which hands
-the settings to the runtime (new provider, new summarization model) and tells the app with an
+the settings to the session (new provider, new summarization model) and tells the app with an
 `Applied` message and a toast; `/model NAME`, a change for this session only (not saved), goes
 through `apply_override`. An invalid edit on disk is reported (`Rejected`) and the
 running settings stay. Forge's own saves are recognised by the store's last-written digest, so
@@ -47,7 +47,7 @@ class SettingsRuntime(Protocol):
     """What the controller needs from `forge.session.core.Session`."""
 
     settings: Settings
-    """The settings the runtime is running with."""
+    """The settings the session is running with."""
 
     def apply_settings(self, new: Settings) -> str | Awaitable[str]:
         """Switch the running agent to `new`; returns a one-line description of what changed."""
@@ -89,13 +89,13 @@ def _shown(value: Any) -> str:
 class ConfigReloadController:
     """Applies new settings to the running agent, from the settings overlay or from the file.
 
-    Create it with the app, the config store and the runtime; call `start()` once the app is
+    Create it with the app, the config store and the session; call `start()` once the app is
     running to watch the file, and pass `apply_saved` as the settings screen's callback.
     """
 
     @dataclass
     class Applied(Message):
-        """New settings are in effect (the runtime has switched to them)."""
+        """New settings are in effect (the session has switched to them)."""
 
         settings: Settings
         """The settings now running."""
@@ -109,13 +109,13 @@ class ConfigReloadController:
         """A change could not be applied; the running settings stay as they were."""
 
         error: ConfigError | Exception
-        """Why: a ConfigError (with file, line and key) or the runtime's exception."""
+        """Why: a ConfigError (with file, line and key) or the session's exception."""
 
-    def __init__(self, *, app: App[Any], store: ReloadableStore, runtime: SettingsRuntime) -> None:
+    def __init__(self, *, app: App[Any], store: ReloadableStore, session: SettingsRuntime) -> None:
         self.app = app
         self.store = store
-        self.runtime = runtime
-        """The runtime to switch; the app replaces it here when it starts a new session."""
+        self.session = session
+        """The session to switch; the app replaces it here when it starts a new session."""
         self._stop_event = asyncio.Event()
         self._worker: Worker[None] | None = None
 
@@ -170,10 +170,10 @@ class ConfigReloadController:
 
     # --- applying ----------------------------------------------------------------------------
     async def apply_override(self, settings: Settings) -> str:
-        """A session-only change (`/model NAME`): the runtime switches to `settings` as for
+        """A session-only change (`/model NAME`): the session switches to `settings` as for
         a saved change, but the config file is not written and no toast is shown (the
-        caller says it in the chat). Raises what the runtime raised (the settings stay)."""
-        outcome = self.runtime.apply_settings(settings)
+        caller says it in the chat). Raises what the session raised (the settings stay)."""
+        outcome = self.session.apply_settings(settings)
         description = await outcome if inspect.isawaitable(outcome) else outcome
         logger.info("session-only settings applied: %s", description)
         return description
@@ -185,15 +185,15 @@ class ConfigReloadController:
         await self.apply(result, source="settings")
 
     async def apply(self, result: LoadResult, *, source: ReloadSource) -> bool:
-        """Give `result.settings` to the runtime, then announce it. Returns whether it applied.
+        """Give `result.settings` to the session, then announce it. Returns whether it applied.
 
         A runtime that cannot switch (say, a provider it cannot build) leaves the running
         settings as they were and is reported as `Rejected`.
         """
-        # Compared with what the runtime runs, which `/model` may have changed meanwhile.
-        changes = describe_changes(self.runtime.settings, result.settings)
+        # Compared with what the session runs, which `/model` may have changed meanwhile.
+        changes = describe_changes(self.session.settings, result.settings)
         try:
-            outcome = self.runtime.apply_settings(result.settings)
+            outcome = self.session.apply_settings(result.settings)
             runtime_description = await outcome if inspect.isawaitable(outcome) else outcome
         except Exception as error:
             self.reject(error)

@@ -35,7 +35,7 @@ class SessionCommands:
         if not name:
             await self.app.chat.add_notice("Usage: `/rename NAME`.", kind="error")
             return
-        self.app.runtime.rename(name)
+        self.app.session.rename(name)
         self.app.post_message(SessionRenamed())
         await self.app.chat.add_notice(f"This session is now named “{name}”.")
 
@@ -47,15 +47,15 @@ class SessionCommands:
 
         if await self._refuse_if_busy():
             return
-        runtime = self.app.runtime
+        session = self.app.session
         text = argument.strip()
         if text and not text.isdigit():
             await self.app.chat.add_notice("Usage: `/fork [TURN]` (a turn number).", kind="error")
             return
-        if not runtime.log.started:
+        if not session.log.started:
             await self.app.chat.add_notice("Nothing to fork yet: this session has no turn.")
             return
-        parent = runtime.session_id
+        parent = session.session_id
         try:
             fork_id = await asyncio.to_thread(
                 fork_session, SessionStore(), parent, int(text) if text else None
@@ -78,15 +78,15 @@ class SessionCommands:
         fmt = "md"
         if words and words[0] in FORMATS:
             fmt, words = words[0], words[1:]
-        runtime = self.app.runtime
-        if not runtime.log.started:
+        session = self.app.session
+        if not session.log.started:
             await self.app.chat.add_notice("Nothing to export yet: this session has no turn.")
             return
         workspace = self.app.workspace
-        target = export_target(workspace, runtime.session_id, fmt, words[0] if words else "")
+        target = export_target(workspace, session.session_id, fmt, words[0] if words else "")
         try:
             text = await asyncio.to_thread(
-                export_session, SessionStore(), workspace, runtime.session_id, fmt
+                export_session, SessionStore(), workspace, session.session_id, fmt
             )
             await asyncio.to_thread(target.write_text, text, encoding="utf-8")
         except (ValueError, LookupError, OSError) as error:

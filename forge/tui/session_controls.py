@@ -32,38 +32,38 @@ MODE_KEY = "ctrl+t"
 terminal and tmux, and nothing in Forge's widgets uses it)."""
 
 
-def session_state(runtime: Session | None) -> SessionState | None:
-    """The running agent's permission mode and priced cost, or None before the runtime."""
-    if runtime is None:
+def session_state(session: Session | None) -> SessionState | None:
+    """The running agent's permission mode and priced cost, or None before the session."""
+    if session is None:
         return None
     from forge.config.prices import price_table
 
-    prices = price_table(runtime.settings.prices)
-    llm = runtime.settings.llm
+    prices = price_table(session.settings.prices)
+    llm = session.settings.llm
     models = (("agent", llm.model), ("summarization", llm.effective_summarization_model))
     unpriced = frozenset(kind for kind, model in models if prices.lookup(model) is None)
-    sandbox = runtime.sandbox.state() if runtime.sandbox is not None else None
-    return SessionState(runtime.policy.mode, runtime.cost_report(), unpriced, sandbox)
+    sandbox = session.sandbox.state() if session.sandbox is not None else None
+    return SessionState(session.policy.mode, session.cost_report(), unpriced, sandbox)
 
 
-def cycle_mode(runtime: Session) -> str:
-    """Switch `runtime` to the next permission mode; returns the toast that says which."""
-    mode = next_mode(runtime.policy.mode)
-    runtime.set_mode(mode)
+def cycle_mode(session: Session) -> str:
+    """Switch `session` to the next permission mode; returns the toast that says which."""
+    mode = next_mode(session.policy.mode)
+    session.set_mode(mode)
     return f"Mode: {mode.value} ({MODE_DESCRIPTIONS[mode]})"
 
 
-def cost_details(runtime: Session) -> CostDetails:
+def cost_details(session: Session) -> CostDetails:
     """The `/cost` report, as a table and as one block per model, with the prices it used
     and where they come from."""
     from forge.config.prices import price_table
     from forge.tui.widgets.cost_notice import CostDetails, table_width
 
-    prices = price_table(runtime.settings.prices)
-    report = runtime.cost_report()
+    prices = price_table(session.settings.prices)
+    report = session.cost_report()
     models = {line.model for line in report.lines} | {
-        runtime.settings.llm.model,
-        runtime.settings.llm.effective_summarization_model,
+        session.settings.llm.model,
+        session.settings.llm.effective_summarization_model,
     }
     rows = []
     for model in sorted(models):

@@ -44,7 +44,7 @@ class SessionFlows(App[int]):
     """Mixed into `ForgeApp`: replacing the session shown, and the commands' other flows."""
 
     workspace: Path
-    runtime: Session
+    session: Session
     settings: Settings
     reload_controller: ConfigReloadController
     mcp_watch: McpSessionWatch
@@ -75,12 +75,12 @@ class SessionFlows(App[int]):
     @on(SessionRenamed)
     def show_session_name(self) -> None:
         """Show the session's name and parent in the header (after /rename, a switch)."""
-        self.header.show_session(self.runtime.session_name, self.runtime.forked_from)
+        self.header.show_session(self.session.session_name, self.session.forked_from)
 
     @on(ConversationRewound)
     async def _conversation_rewound(self, message: ConversationRewound) -> None:
         await self.chat.clear_chat()
-        await self.chat.show_history(self.runtime.messages)
+        await self.chat.show_history(self.session.messages)
         self.prompt.load_text(message.prompt_text)
         self.prompt.move_cursor(self.prompt.document.end)
         self.refresh_context_gauge()
@@ -117,12 +117,12 @@ class SessionFlows(App[int]):
         except (SessionNotFoundError, ValueError, OSError) as error:  # e.g. deleted meanwhile
             # The session in use stays: its conversation comes back on screen.
             await self.chat.clear_chat()
-            await self.chat.show_history(self.runtime.messages)
+            await self.chat.show_history(self.session.messages)
             await self.chat.add_notice(f"Cannot resume `{session_id}`: {error}.", kind="error")
             return
-        await self.chat.show_history(self.runtime.messages)
-        await self.chat.add_notice(f"Resumed session `{self.runtime.session_id}`.")
-        await self.runtime.count_ahead()  # off the loop, not by the gauge on it (ADR 0036)
+        await self.chat.show_history(self.session.messages)
+        await self.chat.add_notice(f"Resumed session `{self.session.session_id}`.")
+        await self.session.count_ahead()  # off the loop, not by the gauge on it (ADR 0036)
         await self._say_recache_cost()
         self.refresh_context_gauge()
 
@@ -131,17 +131,17 @@ class SessionFlows(App[int]):
     ) -> None:
         from forge.session.build import build_session
 
-        old = self.runtime
-        self.runtime = await asyncio.to_thread(
+        old = self.session
+        self.session = await asyncio.to_thread(
             build_session, self.settings, self.workspace, session_id=session_id, resumed=resumed
         )
-        self.runtime.set_mode(old.policy.mode)  # the mode the user chose stays
-        self.reload_controller.runtime = self.runtime
+        self.session.set_mode(old.policy.mode)  # the mode the user chose stays
+        self.reload_controller.session = self.session
         self.show_session_name()
-        self.mcp_watch.attach(self.runtime)
-        self.runtime.start_background()  # built off the loop: MCP and the window start here
+        self.mcp_watch.attach(self.session)
+        self.session.start_background()  # built off the loop: MCP and the window start here
         await old.aclose("clear" if session_id is None else "other")  # SessionEnd's reason
         self.queued.clear()
         self.status.reset_session()
         self.refresh_context_gauge()
-        start_session_hooks(self, self.runtime, "clear" if session_id is None else "resume")
+        start_session_hooks(self, self.session, "clear" if session_id is None else "resume")

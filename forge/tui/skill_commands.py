@@ -35,7 +35,7 @@ class SkillSlashCommands:
     _skills_told: set[str]
 
     def _skills_catalog(self) -> SkillCatalog | None:
-        return self.app.runtime.skills
+        return self.app.session.skills
 
     def _taken_names(self) -> list[str]:
         return [command.name for command in SLASH_COMMANDS] + list(self.custom.commands)
@@ -66,7 +66,7 @@ class SkillSlashCommands:
                 for skill in found.skills.values()
             )
         )
-        lines = [*self.app.runtime.skill_notices, *problems, *found.clashes]
+        lines = [*self.app.session.skill_notices, *problems, *found.clashes]
         new = [line for line in lines if line not in self._skills_told]
         self._skills_told.update(new)
         if new:
@@ -76,7 +76,7 @@ class SkillSlashCommands:
     async def run_skill(self, name: str, argument: str) -> bool:
         """Send skill `name` run with `argument` as the user's message; False when no skill
         the user may run has that name (read from disk afresh)."""
-        text = self.app.runtime.skill_command(f"/{name} {argument}", taken=self._taken_names())
+        text = self.app.session.skill_command(f"/{name} {argument}", taken=self._taken_names())
         if text is None:
             return False
         await self.load_skill_commands()  # a skill added meanwhile joins completion

@@ -3,7 +3,7 @@ first appears or changes (the `.forge/mcp.yaml` watcher calls `check`) — and `
 
 The answers: *Trust* (stored; the servers start now), *Not now* (nothing of the workspace
 runs this session; asked again next start), *Never for this folder* (stored; never asked
-again). A decision survives `/clear` and `/sessions`: the new runtime adopts this session's.
+again). A decision survives `/clear` and `/sessions`: the new session adopts this session's.
 """
 
 from __future__ import annotations
@@ -46,7 +46,7 @@ class WorkspaceTrustFlow:
 
     def __init__(self, app: App[Any]) -> None:
         self.app = app
-        self.runtime: Session | None = None
+        self.session: Session | None = None
         self._asking = False
         self._told_problem = ""
         self._told_never = False
@@ -61,15 +61,15 @@ class WorkspaceTrustFlow:
         host: TrustHost = self.app  # type: ignore[assignment]  # ForgeApp is a TrustHost
         return host.chat
 
-    def attach(self, runtime: Session) -> None:
-        """Follow `runtime` (a new session keeps this session's *Not now*), then check."""
-        previous = self.runtime.trust if self.runtime is not None else None
-        self.runtime = runtime
+    def attach(self, session: Session) -> None:
+        """Follow `session` (a new session keeps this session's *Not now*), then check."""
+        previous = self.session.trust if self.session is not None else None
+        self.session = session
         adopted = (
-            previous is not None and runtime.trust is not None and runtime.trust.adopt(previous)
+            previous is not None and session.trust is not None and session.trust.adopt(previous)
         )
-        if adopted and runtime.mcp is not None:
-            runtime.mcp.reconfigure(runtime.settings.mcp_servers)
+        if adopted and session.mcp is not None:
+            session.mcp.reconfigure(session.settings.mcp_servers)
         self.app.call_later(self.check)
 
     async def check(self) -> None:
@@ -99,13 +99,13 @@ class WorkspaceTrustFlow:
             )
 
     def _trust(self) -> WorkspaceTrust | None:
-        return self.runtime.trust if self.runtime is not None else None
+        return self.session.trust if self.session is not None else None
 
     def _sources(self) -> list[ProgramSource]:
         from forge.agent.trust.sources import workspace_sources
 
-        assert self.runtime is not None
-        return workspace_sources(self.runtime.workspace)
+        assert self.session is not None
+        return workspace_sources(self.session.workspace)
 
     async def _ask(self, sources: list[ProgramSource], status: str = "") -> None:
         from forge.tui.screens.trust import TrustScreen
@@ -149,7 +149,7 @@ class WorkspaceTrustFlow:
     async def apply(self, choice: TrustChoice, sources: list[ProgramSource]) -> None:
         """Record `choice` for `sources`, start or stop their servers, and say so."""
         trust = self._trust()
-        if trust is None or self.runtime is None:
+        if trust is None or self.session is None:
             return
         warning = ""
         if choice == "trust":
@@ -159,9 +159,9 @@ class WorkspaceTrustFlow:
             self._told_never = True
         else:
             trust.not_now()
-        self.runtime.reload_hooks()  # the project's hooks run, or stop, from now on
-        if self.runtime.mcp is not None:
-            self.runtime.mcp.reconfigure(self.runtime.settings.mcp_servers)
+        self.session.reload_hooks()  # the project's hooks run, or stop, from now on
+        if self.session.mcp is not None:
+            self.session.mcp.reconfigure(self.session.settings.mcp_servers)
         text = CHOICE_NOTICES[choice].format(files=_files(sources))
         if warning:
             text += f" ({warning})"
@@ -175,7 +175,7 @@ class WorkspaceTrustFlow:
         from forge.agent.trust.sources import describe_programs
 
         trust = self._trust()
-        if trust is None or self.runtime is None:
+        if trust is None or self.session is None:
             return
         if argument.strip() == "revoke":
             try:
@@ -184,9 +184,9 @@ class WorkspaceTrustFlow:
                 await self._chat.add_notice(f"Could not forget the decision: {error}", kind="error")
                 return
             trust.not_now()
-            self.runtime.reload_hooks()
-            if self.runtime.mcp is not None:
-                self.runtime.mcp.reconfigure(self.runtime.settings.mcp_servers)
+            self.session.reload_hooks()
+            if self.session.mcp is not None:
+                self.session.mcp.reconfigure(self.session.settings.mcp_servers)
             said = "Decision forgotten" if had else "No decision was stored"
             await self._chat.add_notice(
                 f"{said}: the workspace's MCP servers are stopped, and its hooks and skills' "

@@ -55,7 +55,7 @@ class TurnFlows(App[int]):
     busy: bool
     chat: ChatView
     status: StatusPane
-    runtime: Session
+    session: Session
     settings: Settings
     config_store: ConfigStore
     commands_runner: SlashCommandRunner
@@ -86,7 +86,7 @@ class TurnFlows(App[int]):
     async def _run_user_command(self, text: str) -> None:
         """Run the "!command" `text` in the workspace in the turn worker."""
         prompt = self.query_one(PromptInput)
-        found = await user_command_events(text, self.chat, prompt, self.runtime, busy=self.busy)
+        found = await user_command_events(text, self.chat, prompt, self.session, busy=self.busy)
         if found is None:
             return
         command, events = found
@@ -123,7 +123,7 @@ class TurnFlows(App[int]):
         self._warned_this_turn = False
         self._show_activity()
         self.status.summarization.post_message(TurnStarted())
-        self.run_events(turn_events(self.chat, self.runtime, text, model, typed))
+        self.run_events(turn_events(self.chat, self.session, text, model, typed))
 
     def start_compaction(self, instructions: str, notice: NoticeBlock) -> None:
         """Run `/compact` in the turn worker (its events render like a turn's); `notice` is
@@ -131,7 +131,7 @@ class TurnFlows(App[int]):
         self.busy = True
         self.chat.compaction = CompactionTracker(notice, instructions)
         self._show_activity("compacting…")
-        self.run_events(self.runtime.compact(instructions))
+        self.run_events(self.session.compact(instructions))
 
     @on(CompactionRequested)
     def _compaction_requested(self, message: CompactionRequested) -> None:

@@ -98,8 +98,8 @@ def assert_prefix_repeated(earlier: MessagesRequestRecord, later: MessagesReques
     assert later.prefix_bytes(upto) == earlier.prefix_bytes(upto)
 
 
-async def run_turn(runtime: Session, text: str) -> None:
-    events = await drive(runtime.agent.run_turn(text))
+async def run_turn(session: Session, text: str) -> None:
+    events = await drive(session.agent.run_turn(text))
     assert finished(events).reason == "completed", finished(events)
 
 
@@ -233,11 +233,11 @@ async def test_a_masking_batch_invalidates_the_cache_once_not_every_turn(
     settings = settings_for(
         anthropic_server, prices=FLAT_CACHE_PRICES, mask_keep_recent=3, mask_batch=3
     )
-    runtime = build_session(settings, workspace)
+    session = build_session(settings, workspace)
     try:
-        events = await drive(runtime.agent.run_turn("read the ten big files"))
+        events = await drive(session.agent.run_turn("read the ten big files"))
     finally:
-        await runtime.aclose()
+        await session.aclose()
     assert finished(events).reason == "completed"
     batches = [e for e in events if isinstance(e, SummarizationCompleted)]
     assert batches and all(e.strategy == "masking" for e in batches)
@@ -279,14 +279,14 @@ async def test_under_claudes_list_prices_masking_waits_and_the_cache_keeps_hitti
         return Answer("", calls=[Use("task_completion", {"result": "done"})])
 
     anthropic_server.responder = respond
-    runtime = build_session(
+    session = build_session(
         settings_for(anthropic_server, mask_keep_recent=3, mask_batch=3), workspace
     )
     try:
-        assert runtime.context_manager.services.cache_pricing.rewrites_wait
-        events = await drive(runtime.agent.run_turn("read the ten big files"))
+        assert session.context_manager.services.cache_pricing.rewrites_wait
+        events = await drive(session.agent.run_turn("read the ten big files"))
     finally:
-        await runtime.aclose()
+        await session.aclose()
     assert finished(events).reason == "completed"
     requests = chat_requests(anthropic_server)
     assert len(requests) == 11

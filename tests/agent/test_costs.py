@@ -242,16 +242,16 @@ async def test_a_session_tallies_agent_and_summarization_requests(
         return Text("answer", prompt_tokens=1200, completion_tokens=10, cached_tokens=1000)
 
     llm_server.responder = respond
-    runtime = build_session(
+    session = build_session(
         _settings(llm_server, model="gpt-4o", summarization_model="gpt-4o-mini"), workspace
     )
     try:
         for text in ("one", "two", "three"):
-            await drive(runtime.agent.run_turn(text))
-        await drive(runtime.agent.compact())
-        report = runtime.agent.costs.report(price_table(runtime.settings.prices))
+            await drive(session.agent.run_turn(text))
+        await drive(session.agent.compact())
+        report = session.agent.costs.report(price_table(session.settings.prices))
     finally:
-        await runtime.aclose()
+        await session.aclose()
 
     summaries = [r for r in llm_server.requests if not r.tools]
     assert summaries
@@ -275,13 +275,13 @@ async def test_a_resumed_session_goes_on_from_the_cost_it_had(
         Text("second", prompt_tokens=2000, completion_tokens=20),
     )
     settings = _settings(llm_server, model="gpt-4o")
-    runtime = build_session(settings, workspace)
+    session = build_session(settings, workspace)
     try:
-        await drive(runtime.agent.run_turn("one"))
-        before = runtime.agent.costs.to_record()
-        session_id = runtime.session_id
+        await drive(session.agent.run_turn("one"))
+        before = session.agent.costs.to_record()
+        session_id = session.session_id
     finally:
-        await runtime.aclose()
+        await session.aclose()
     assert before["agent"]["gpt-4o"]["prompt"] == 1000
 
     resumed = build_session(settings, workspace, session_id=session_id)

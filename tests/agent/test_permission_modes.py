@@ -128,16 +128,16 @@ async def test_a_settings_reload_keeps_the_chosen_mode_unless_tools_mode_changed
             "max_retries": 0,
         }
     )
-    runtime = build_session(Settings(llm=llm, tools=ToolsSettings(mode="accept-edits")), workspace)
+    session = build_session(Settings(llm=llm, tools=ToolsSettings(mode="accept-edits")), workspace)
     try:
-        assert runtime.policy.mode is PermissionMode.ACCEPT_EDITS
-        runtime.policy.mode = PermissionMode.READ_ONLY  # the user pressed the mode key
-        runtime.apply_settings(
+        assert session.policy.mode is PermissionMode.ACCEPT_EDITS
+        session.policy.mode = PermissionMode.READ_ONLY  # the user pressed the mode key
+        session.apply_settings(
             Settings(llm=llm, tools=ToolsSettings(mode="accept-edits", command_timeout=9))
         )
-        assert runtime.policy.mode is PermissionMode.READ_ONLY
-        assert runtime.agent.policy is runtime.policy
-        runtime.apply_settings(Settings(llm=llm, tools=ToolsSettings(mode="auto")))
-        assert runtime.policy.mode is PermissionMode.AUTO
+        assert session.policy.mode is PermissionMode.READ_ONLY
+        assert session.agent.policy is session.policy
+        session.apply_settings(Settings(llm=llm, tools=ToolsSettings(mode="auto")))
+        assert session.policy.mode is PermissionMode.AUTO
     finally:
-        await runtime.aclose()
+        await session.aclose()

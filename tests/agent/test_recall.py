@@ -71,11 +71,11 @@ async def test_the_model_recalls_a_masked_output_word_for_word(
         return Text("done")
 
     llm_server.responder = respond
-    runtime = build_session(settings_for(llm_server, model=UNPRICED), workspace)
+    session = build_session(settings_for(llm_server, model=UNPRICED), workspace)
     try:
-        events = await drive(runtime.agent.run_turn("read the modules"))
+        events = await drive(session.agent.run_turn("read the modules"))
     finally:
-        await runtime.aclose()
+        await session.aclose()
         llm_server.responder = None
     assert finished(events).reason == "answered"
 

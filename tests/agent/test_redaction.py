@@ -53,13 +53,13 @@ def test_a_key_containing_another_is_masked_whole() -> None:
 async def test_earlier_keys_stay_masked_after_a_settings_change(
     llm_server: OpenAIServer, workspace: Path
 ) -> None:
-    runtime = build_session(settings_with(llm_server, OLD_KEY), workspace)
+    session = build_session(settings_with(llm_server, OLD_KEY), workspace)
     try:
-        runtime.apply_settings(settings_with(llm_server, NEW_KEY))
-        runtime.agent.conversation.append(user(f"output quoting {OLD_KEY} and {NEW_KEY}"))
+        session.apply_settings(settings_with(llm_server, NEW_KEY))
+        session.agent.conversation.append(user(f"output quoting {OLD_KEY} and {NEW_KEY}"))
     finally:
-        await runtime.aclose()
-    text = runtime.store.path_for(runtime.session_id).read_text()
+        await session.aclose()
+    text = session.store.path_for(session.session_id).read_text()
     assert OLD_KEY not in text and NEW_KEY not in text
     assert "output quoting [redacted] and [redacted]" in text
 
@@ -115,14 +115,14 @@ async def test_a_file_key_edited_during_the_session_is_known_after_the_reload(
     config = config_path()
     config.parent.mkdir(parents=True, exist_ok=True)
     config.write_text(f"llm:\n  api_key: {FILE_KEY}\n")
-    runtime = build_session(settings_with(llm_server, NEW_KEY), workspace)
+    session = build_session(settings_with(llm_server, NEW_KEY), workspace)
     edited_key = "sk-file-key-edited-later-444"
     try:
         config.write_text(f"llm:\n  api_key: {edited_key}\n")
-        runtime.apply_settings(settings_with(llm_server, NEW_KEY))
-        runtime.agent.conversation.append(user(f"cat says {FILE_KEY} then {edited_key}"))
+        session.apply_settings(settings_with(llm_server, NEW_KEY))
+        session.agent.conversation.append(user(f"cat says {FILE_KEY} then {edited_key}"))
     finally:
-        await runtime.aclose()
-    text = runtime.store.path_for(runtime.session_id).read_text()
+        await session.aclose()
+    text = session.store.path_for(session.session_id).read_text()
     assert FILE_KEY not in text and edited_key not in text
     assert "cat says [redacted] then [redacted]" in text

@@ -35,20 +35,20 @@ async def test_a_new_runtime_records_a_session_and_answers(
 ) -> None:
     (workspace / "AGENTS.md").write_text("Always run the tests with `make test`.")
     llm_server.enqueue(Text("hello"))
-    runtime = build_session(settings_for(llm_server), workspace)
+    session = build_session(settings_for(llm_server), workspace)
     try:
-        assert isinstance(runtime.context_manager, Manager)
-        events = await drive(runtime.agent.run_turn("hi"))
+        assert isinstance(session.context_manager, Manager)
+        events = await drive(session.agent.run_turn("hi"))
     finally:
-        await runtime.aclose()
+        await session.aclose()
 
     assert finished(events).reason == "answered"
     system_prompt = llm_server.requests[0].messages[0]["content"]
-    assert "make test" in system_prompt and str(runtime.workspace) in system_prompt
+    assert "make test" in system_prompt and str(session.workspace) in system_prompt
     assert llm_server.requests[0].headers["authorization"] == f"Bearer {KEY}"
-    session_file = runtime.store.path_for(runtime.session_id)
+    session_file = session.store.path_for(session.session_id)
     assert KEY not in session_file.read_text()
-    assert len(runtime.store.load(runtime.session_id)) == 3
+    assert len(session.store.load(session.session_id)) == 3
 
 
 async def test_resume_latest_continues_the_conversation(
@@ -89,16 +89,16 @@ async def test_resuming_a_crashed_session_repairs_it(
     assert not store.load(log.id).is_valid()
 
     llm_server.enqueue(Text("resumed"))
-    runtime = build_session(settings_for(llm_server), workspace, session_id=log.id)
+    session = build_session(settings_for(llm_server), workspace, session_id=log.id)
     try:
-        assert runtime.agent.conversation.is_valid()
-        assert runtime.agent.conversation[-2].content == CANCELLED_RESULT
+        assert session.agent.conversation.is_valid()
+        assert session.agent.conversation[-2].content == CANCELLED_RESULT
         # ... and the model is told the turn was cut off.
-        assert runtime.agent.conversation[-1].meta.get("note") == "cut_off"
-        assert runtime.agent.conversation[0].content != "old prompt"  # today's prompt
-        events = await drive(runtime.agent.run_turn("go on"))
+        assert session.agent.conversation[-1].meta.get("note") == "cut_off"
+        assert session.agent.conversation[0].content != "old prompt"  # today's prompt
+        events = await drive(session.agent.run_turn("go on"))
     finally:
-        await runtime.aclose()
+        await session.aclose()
     assert finished(events).reason == "answered"
     replayed = store.load(log.id)
     assert replayed.is_valid() and replayed[-1].content == "resumed"
@@ -117,56 +117,56 @@ async def test_apply_settings_switches_model_and_summarization_model(
         return Text(f"answer from {request.model}")
 
     llm_server.responder = respond
-    runtime = build_session(settings_for(llm_server, model="main-a"), workspace)
+    session = build_session(settings_for(llm_server, model="main-a"), workspace)
     try:
-        await drive(runtime.agent.run_turn("one"))
-        old_provider = runtime.provider
-        description = runtime.apply_settings(
+        await drive(session.agent.run_turn("one"))
+        old_provider = session.provider
+        description = session.apply_settings(
             settings_for(llm_server, model="main-b", summarization_model="cheap-summarizer")
         )
         assert "main-b" in description and "cheap-summarizer" in description
-        assert runtime.provider is not old_provider
-        assert runtime.agent.provider is runtime.provider
-        assert runtime.context_manager.provider_for_summarization().model == "cheap-summarizer"
-        await drive(runtime.agent.run_turn("two"))
-        await drive(runtime.agent.run_turn("three"))
-        compaction = await drive(runtime.agent.compact())
+        assert session.provider is not old_provider
+        assert session.agent.provider is session.provider
+        assert session.context_manager.provider_for_summarization().model == "cheap-summarizer"
+        await drive(session.agent.run_turn("two"))
+        await drive(session.agent.run_turn("three"))
+        compaction = await drive(session.agent.compact())
         assert any(type(e).__name__ == "SummarizationCompleted" for e in compaction)
     finally:
-        await runtime.aclose()
+        await session.aclose()
 
     agent_requests = [r for r in llm_server.requests if r.tools]
     assert [r.model for r in agent_requests] == ["main-a"] * 2 + ["main-b"] * 4
     summary_requests = [r for r in llm_server.requests if not r.tools]
     assert summary_requests and all(r.model == "cheap-summarizer" for r in summary_requests)
     # the session list shows the model the session went on with, not the one it began with
-    assert [info.model for info in runtime.store.list_sessions(workspace)] == ["main-b"]
+    assert [info.model for info in session.store.list_sessions(workspace)] == ["main-b"]
 
 
 async def test_apply_settings_updates_policy_and_keeps_always_approvals(
     llm_server: OpenAIServer, workspace: Path
 ) -> None:
-    runtime = build_session(settings_for(llm_server), workspace)
+    session = build_session(settings_for(llm_server), workspace)
     try:
-        runtime.policy.approve_always("write_file")
-        same_llm = runtime.settings.llm
+        session.policy.approve_always("write_file")
+        same_llm = session.settings.llm
         new = Settings(
             llm=same_llm,
             tools=ToolsSettings(command_allowlist=["git status"], command_timeout=7),
             context=ContextSettings(max_tokens=5000),
         )
-        description = runtime.apply_settings(new)
+        description = session.apply_settings(new)
         assert "provider" not in description
         assert "tool approvals" in description and "context settings" in description
-        assert runtime.agent.policy is runtime.policy
-        assert runtime.policy.command_is_allowlisted("git status --short")
-        assert "write_file" in runtime.policy.approved_this_session
-        assert runtime.agent.command_timeout == 7
-        assert runtime.context_manager.max_tokens == 5000
-        assert runtime.agent.context_manager is runtime.context_manager
-        assert runtime.apply_settings(new) == "no changes"
+        assert session.agent.policy is session.policy
+        assert session.policy.command_is_allowlisted("git status --short")
+        assert "write_file" in session.policy.approved_this_session
+        assert session.agent.command_timeout == 7
+        assert session.context_manager.max_tokens == 5000
+        assert session.agent.context_manager is session.context_manager
+        assert session.apply_settings(new) == "no changes"
     finally:
-        await runtime.aclose()
+        await session.aclose()
 
 
 async def test_compaction_is_recorded_and_a_resume_sees_the_summary(
@@ -182,17 +182,17 @@ async def test_compaction_is_recorded_and_a_resume_sees_the_summary(
         return Text(f"answer {len(request.messages)}")
 
     llm_server.responder = respond
-    runtime = build_session(settings_for(llm_server), workspace)
+    session = build_session(settings_for(llm_server), workspace)
     try:
         for text in ("one", "two", "three"):
-            await drive(runtime.agent.run_turn(text))
-        compaction = await drive(runtime.agent.compact())
+            await drive(session.agent.run_turn(text))
+        compaction = await drive(session.agent.compact())
         assert any(type(e).__name__ == "SummarizationCompleted" for e in compaction)
-        in_memory = [message.to_record() for message in runtime.agent.conversation]
+        in_memory = [message.to_record() for message in session.agent.conversation]
     finally:
-        await runtime.aclose()
+        await session.aclose()
 
-    path = runtime.store.path_for(runtime.session_id)
+    path = session.store.path_for(session.session_id)
     records = [json.loads(line) for line in path.read_text().splitlines()]
     inserted_kinds = {
         item["kind"]
@@ -201,6 +201,6 @@ async def test_compaction_is_recorded_and_a_resume_sees_the_summary(
         for item in record["inserted"]
     }
     assert inserted_kinds - {"normal"}, "the compaction was not written to the session file"
-    resumed = runtime.store.load(runtime.session_id)
+    resumed = session.store.load(session.session_id)
     assert [message.to_record() for message in resumed] == in_memory
     assert any(message.kind is not MessageKind.NORMAL for message in resumed)

@@ -45,19 +45,19 @@ async def test_saving_another_provider_switches_the_next_turn_to_it(
 ) -> None:
     llm_server.enqueue(Text("from openai"))
     anthropic_server.enqueue(Answer("from claude"))
-    runtime = build_session(openai_settings(llm_server), workspace)
+    session = build_session(openai_settings(llm_server), workspace)
     try:
-        first = await drive(runtime.agent.run_turn("one"))
-        assert isinstance(runtime.provider, OpenAICompatibleProvider)
-        change = runtime.apply_settings(
-            Settings(llm=anthropic_llm(anthropic_server), context=runtime.settings.context)
+        first = await drive(session.agent.run_turn("one"))
+        assert isinstance(session.provider, OpenAICompatibleProvider)
+        change = session.apply_settings(
+            Settings(llm=anthropic_llm(anthropic_server), context=session.settings.context)
         )
         assert "anthropic" in change
-        assert isinstance(runtime.provider, AnthropicProvider)
-        assert runtime.agent.provider is runtime.provider
-        second = await drive(runtime.agent.run_turn("two"))
+        assert isinstance(session.provider, AnthropicProvider)
+        assert session.agent.provider is session.provider
+        second = await drive(session.agent.run_turn("two"))
     finally:
-        await runtime.aclose()
+        await session.aclose()
 
     assert finished(first).final_text == "from openai"
     assert finished(second).final_text == "from claude"
@@ -78,17 +78,17 @@ async def test_summaries_go_to_the_summarization_provider_and_follow_its_changes
         summarization_api_key=SecretStr(OPENAI_KEY),
         summarization_model="tiny-summarizer",
     )
-    runtime = build_session(Settings(llm=llm), workspace)
+    session = build_session(Settings(llm=llm), workspace)
     try:
-        assert isinstance(runtime.summarization_provider, OpenAICompatibleProvider)
-        summarizer = runtime.context_manager.provider_for_summarization()
+        assert isinstance(session.summarization_provider, OpenAICompatibleProvider)
+        summarizer = session.context_manager.provider_for_summarization()
         assert isinstance(summarizer, OpenAICompatibleProvider)
         assert summarizer.model == "tiny-summarizer"
         assert summarizer.base_url == llm_server.base_url
         # Back to one server: summaries clone the conversation's provider again.
-        runtime.apply_settings(Settings(llm=anthropic_llm(anthropic_server)))
-        assert runtime.summarization_provider is None
-        again = runtime.context_manager.provider_for_summarization()
+        session.apply_settings(Settings(llm=anthropic_llm(anthropic_server)))
+        assert session.summarization_provider is None
+        again = session.context_manager.provider_for_summarization()
         assert isinstance(again, AnthropicProvider) and again.model == "claude-haiku-4-5"
     finally:
-        await runtime.aclose()
+        await session.aclose()

@@ -1,4 +1,4 @@
-"""The runtime budgets with the window the server states (docs/adr/0019): asked before the
+"""The session budgets with the window the server states (docs/adr/0019): asked before the
 first call, asked again when the model changes, overridden by `context.max_tokens`, and
 learned from an overflow error before the compaction that follows it."""
 
@@ -34,27 +34,27 @@ async def test_the_first_call_waits_for_the_servers_window(
         {"data": [{"id": "tiny", "max_model_len": 8192}, {"id": "big", "max_model_len": 65536}]}
     )
     llm_server.enqueue(Text("hello"), Text("again"))
-    runtime = build_session(settings_for(llm_server), workspace)  # no loop yet: not asked
+    session = build_session(settings_for(llm_server), workspace)  # no loop yet: not asked
     try:
-        assert runtime.window is not None and runtime.window.current.source is WindowSource.GUESSED
-        runtime.window.first_request_wait = 60  # a loaded machine must not turn this into a race
-        events = await drive(runtime.agent.run_turn("hi"))
+        assert session.window is not None and session.window.current.source is WindowSource.GUESSED
+        session.window.first_request_wait = 60  # a loaded machine must not turn this into a race
+        events = await drive(session.agent.run_turn("hi"))
         assert finished(events).reason == "answered"
         # The budget of the first request was already the server's.
         assert {usage.max_tokens for usage in of_type(events, ContextUsage)} == {budget(8192)}
-        assert runtime.window.current.tokens == 8192
+        assert session.window.current.tokens == 8192
 
-        runtime.apply_settings(settings_for(llm_server, model="big"))
-        runtime.window.first_request_wait = 60
-        events = await drive(runtime.agent.run_turn("and now?"))
+        session.apply_settings(settings_for(llm_server, model="big"))
+        session.window.first_request_wait = 60
+        events = await drive(session.agent.run_turn("and now?"))
         assert {usage.max_tokens for usage in of_type(events, ContextUsage)} == {budget(65536)}
-        assert runtime.context_manager.max_tokens == budget(65536)
+        assert session.context_manager.max_tokens == budget(65536)
 
-        runtime.apply_settings(settings_for(llm_server, model="big", max_tokens=5000))
-        assert runtime.window.current.source is WindowSource.CONFIGURED
-        assert runtime.context_manager.max_tokens == 5000
+        session.apply_settings(settings_for(llm_server, model="big", max_tokens=5000))
+        assert session.window.current.source is WindowSource.CONFIGURED
+        assert session.context_manager.max_tokens == 5000
     finally:
-        await runtime.aclose()
+        await session.aclose()
 
 
 async def test_an_overflow_error_sets_the_budget_before_the_compaction(
@@ -66,18 +66,18 @@ async def test_an_overflow_error_sets_the_budget_before_the_compaction(
         Text("The first answer was long."),  # the compaction's summary
         Text("fits now"),
     )
-    runtime = build_session(settings_for(llm_server), workspace)
+    session = build_session(settings_for(llm_server), workspace)
     try:
-        await drive(runtime.agent.run_turn("hi"))
-        events = await drive(runtime.agent.run_turn("and now?"))
+        await drive(session.agent.run_turn("hi"))
+        events = await drive(session.agent.run_turn("and now?"))
         assert finished(events).reason == "answered"
         (compaction, *_) = of_type(events, SummarizationStarted)
         assert compaction.max_tokens == budget(3000)
-        assert runtime.window is not None
-        assert runtime.window.current.source is WindowSource.OVERFLOW
-        assert runtime.context_manager.max_tokens == budget(3000)
+        assert session.window is not None
+        assert session.window.current.source is WindowSource.OVERFLOW
+        assert session.context_manager.max_tokens == budget(3000)
     finally:
-        await runtime.aclose()
+        await session.aclose()
 
 
 async def test_a_late_answer_about_the_previous_model_changes_nothing(
@@ -87,8 +87,8 @@ async def test_a_late_answer_about_the_previous_model_changes_nothing(
         "data": [{"id": "tiny", "max_model_len": 8192}, {"id": "big", "max_model_len": 65536}]
     }
     llm_server.info["/v1/models"] = Info(listing, delay=1.0)
-    runtime = build_session(settings_for(llm_server), workspace)  # asks at once: a loop runs
-    old = runtime.window
+    session = build_session(settings_for(llm_server), workspace)  # asks at once: a loop runs
+    old = session.window
     assert old is not None
     try:
         for _ in range(3000):  # until the slow question about "tiny" reached the server
@@ -96,10 +96,10 @@ async def test_a_late_answer_about_the_previous_model_changes_nothing(
                 break
             await asyncio.sleep(0.01)
         llm_server.info["/v1/models"] = Info(listing)  # the question about "big" is answered fast
-        runtime.apply_settings(settings_for(llm_server, model="big"))
-        assert runtime.window is not None and runtime.window is not old
-        assert (await runtime.window.settle(wait=60)).tokens == 65536
+        session.apply_settings(settings_for(llm_server, model="big"))
+        assert session.window is not None and session.window is not old
+        assert (await session.window.settle(wait=60)).tokens == 65536
         assert (await old.settle(wait=60)).tokens == 8192  # the old answer arrived after
-        assert runtime.context_manager.max_tokens == budget(65536)
+        assert session.context_manager.max_tokens == budget(65536)
     finally:
-        await runtime.aclose()
+        await session.aclose()

@@ -65,19 +65,19 @@ async def test_deferred_tools_load_by_tool_search_and_only_append_to_the_request
         Text("filed"),
         Text("and again"),
     )
-    runtime = build_session(settings_for(llm_server, tmp_path / "catalog.json"), workspace)
+    session = build_session(settings_for(llm_server, tmp_path / "catalog.json"), workspace)
     try:
-        events = await drive(runtime.run_turn("file an issue about the bug"))
-        events += await drive(runtime.run_turn("thanks"))
+        events = await drive(session.run_turn("file an issue about the bug"))
+        events += await drive(session.run_turn("thanks"))
         # /context: what is sent and what is deferred; /mcp: which tools are loaded.
-        line = runtime.mcp_definitions_line()
+        line = session.mcp_definitions_line()
         assert line.startswith("MCP tool definitions sent with every request: 3 tools, ")
         assert "(`tool_search` and 2 loaded); deferred: 118 tools, " in line
-        report = runtime.mcp_report()
+        report = session.mcp_report()
         assert "- `forgehub__create_issue` (loaded) — Create a issue in a repository" in report
         assert "- `forgehub__get_issue` — Get a issue" in report
     finally:
-        await runtime.aclose()
+        await session.aclose()
     assert finished(events).reason == "answered"
     first, second, third, fourth = llm_server.requests
     # The first request carries none of the 120 tools: `tool_search` stands for them, and
@@ -112,16 +112,16 @@ async def test_loaded_tools_survive_continue_with_the_same_prompt_bytes(
         Text("resumed"),
     )
     settings = settings_for(llm_server, tmp_path / "catalog.json")
-    runtime = build_session(settings, workspace)
+    session = build_session(settings, workspace)
     try:
-        await drive(runtime.run_turn("find the issue tool"))
+        await drive(session.run_turn("find the issue tool"))
     finally:
-        await runtime.aclose()
+        await session.aclose()
     loaded_before = raw_fields(llm_server.requests[1].raw)
     assert "forgehub__create_issue" in loaded_before["tools"]
     records = [
         json.loads(line)
-        for line in runtime.log.path.read_text().splitlines()
+        for line in session.log.path.read_text().splitlines()
         if '"mcp_tools"' in line
     ]
     assert records[-1]["deferring"] is True
@@ -142,12 +142,12 @@ async def test_never_sends_every_tool_and_offers_no_search(
 ) -> None:
     llm_server.enqueue(Text("ok"))
     settings = settings_for(llm_server, tmp_path / "catalog.json", defer_tools="never")
-    runtime = build_session(settings, workspace)
+    session = build_session(settings, workspace)
     try:
-        await runtime.wait_for_mcp(60)  # "never" does not wait: the first turn may be quicker
-        await drive(runtime.run_turn("hello"))
+        await session.wait_for_mcp(60)  # "never" does not wait: the first turn may be quicker
+        await drive(session.run_turn("hello"))
     finally:
-        await runtime.aclose()
+        await session.aclose()
     (request,) = llm_server.requests
     names = tool_names(request)
     assert "tool_search" not in names
@@ -166,11 +166,11 @@ async def test_on_the_anthropic_api_loads_append_to_the_tools_too(
         Answer("filed"),
     )
     settings = settings_for_anthropic(anthropic_server, tmp_path / "catalog.json")
-    runtime = build_session(settings, workspace)
+    session = build_session(settings, workspace)
     try:
-        events = await drive(runtime.run_turn("file an issue"))
+        events = await drive(session.run_turn("file an issue"))
     finally:
-        await runtime.aclose()
+        await session.aclose()
     assert finished(events).reason == "answered"
     first, second, third = (json.loads(r.raw) for r in anthropic_server.requests)
 

@@ -35,21 +35,21 @@ async def test_loaded_tools_stay_after_rewind_and_compaction(
 
     (workspace / "a.txt").write_text("some text\n" * 40)
     llm_server.responder = respond
-    runtime = build_session(settings_for(llm_server, tmp_path / "catalog.json"), workspace)
+    session = build_session(settings_for(llm_server, tmp_path / "catalog.json"), workspace)
     try:
-        await drive(runtime.run_turn("load the issue tool"))
+        await drive(session.run_turn("load the issue tool"))
         loaded = raw_fields(llm_server.requests[-1].raw)["tools"]
         assert "forgehub__create_issue" in loaded
         # Going back to before the turn that loaded it keeps the tool (and the cache).
-        runtime.rewind_conversation(runtime.turns()[0].id)
-        await drive(runtime.run_turn("read a.txt"))
+        session.rewind_conversation(session.turns()[0].id)
+        await drive(session.run_turn("read a.txt"))
         assert raw_fields(llm_server.requests[-1].raw)["tools"] == loaded
-        await drive(runtime.run_turn("read it again"))
-        await drive(runtime.compact())
-        await drive(runtime.run_turn("and after the summary"))
+        await drive(session.run_turn("read it again"))
+        await drive(session.compact())
+        await drive(session.run_turn("and after the summary"))
         assert raw_fields(llm_server.requests[-1].raw)["tools"] == loaded
     finally:
-        await runtime.aclose()
+        await session.aclose()
     summaries = [request for request in llm_server.requests if not request.tools]
     assert summaries  # compaction ran
 
@@ -77,11 +77,11 @@ async def test_a_child_starts_with_the_parents_loads_and_keeps_its_own(
         ToolCalls([Call("forgehub__list_commit", {"owner": "o", "repo": "r"})]),
         ToolCalls([Call("task_completion", {"result": "three commits"})]),
     )
-    runtime = build_session(settings, workspace)
+    session = build_session(settings, workspace)
     try:
-        events = await drive(runtime.run_turn("load the issue tool, then ask finder"))
+        events = await drive(session.run_turn("load the issue tool, then ask finder"))
     finally:
-        await runtime.aclose()
+        await session.aclose()
     child = llm_server.requests_for(CHILD_MODEL)
     parent = llm_server.requests_for(PARENT_MODEL)
     # The child's first request has the parent's load, behind its own `tool_search`.
@@ -94,6 +94,6 @@ async def test_a_child_starts_with_the_parents_loads_and_keeps_its_own(
     # The child's load stayed its own: the parent never got `list_commit`.
     assert "forgehub__list_commit" not in tool_names(parent[-1])
     assert tool_names(parent[-1])[-1] == "forgehub__create_issue"
-    assert runtime.agent.tool_deferral is not None
-    assert runtime.agent.tool_deferral.loaded == ["forgehub__create_issue"]
+    assert session.agent.tool_deferral is not None
+    assert session.agent.tool_deferral.loaded == ["forgehub__create_issue"]
     assert not [e for e in events if isinstance(e, ToolCallFinished) and e.is_error]

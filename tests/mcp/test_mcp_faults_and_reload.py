@@ -65,15 +65,15 @@ async def test_a_server_that_crashes_twice_is_down_with_a_named_error_and_leaves
         ToolCalls([Call("tools__echo", {"text": "again"})]),  # the model still tries
         Text("gave up"),
     )
-    runtime = build_session(settings, workspace)
+    session = build_session(settings, workspace)
     notices: list[McpServerNotice] = []
-    assert runtime.mcp is not None
-    runtime.mcp.subscribe(notices.append)
+    assert session.mcp is not None
+    session.mcp.subscribe(notices.append)
     try:
-        await runtime.wait_for_mcp(60)
-        events = await drive(runtime.agent.run_turn("use the tools"))
+        await session.wait_for_mcp(60)
+        events = await drive(session.agent.run_turn("use the tools"))
     finally:
-        await runtime.aclose()
+        await session.aclose()
     assert finished(events).reason == "answered"
     results = [(e.call.name, e.result, e.is_error) for e in of_type(events, ToolCallFinished)]
     assert results[0][0] == "tools__crash" and results[0][2]
@@ -126,15 +126,15 @@ async def test_a_call_of_a_failed_servers_tool_is_a_named_error_not_unknown_tool
         llm=LLMSettings(base_url=llm_server.base_url, api_key=SecretStr(KEY), max_retries=0),
         mcp_servers={"github": McpServerSettings(command="/nonexistent/server")},
     )
-    runtime = build_session(settings, workspace)
+    session = build_session(settings, workspace)
     try:
-        await runtime.wait_for_mcp(60)
+        await session.wait_for_mcp(60)
         with pytest.raises(ToolError, match=r"^MCP server github failed to start \(command"):
-            runtime.registry.get("github__create_issue")
+            session.registry.get("github__create_issue")
         with pytest.raises(ToolError, match="unknown tool"):
-            runtime.registry.get("nothing_like_it")
+            session.registry.get("nothing_like_it")
     finally:
-        await runtime.aclose()
+        await session.aclose()
 
 
 async def test_settings_changes_start_stop_and_restart_servers_between_turns(
@@ -150,13 +150,13 @@ async def test_settings_changes_start_stop_and_restart_servers_between_turns(
             "off": logged(tmp_path, "off"),
         },
     )
-    runtime = build_session(before, workspace)
-    mcp = runtime.mcp
+    session = build_session(before, workspace)
+    mcp = session.mcp
     assert mcp is not None
     notices: list[McpServerNotice] = []
     mcp.subscribe(notices.append)
     try:
-        await runtime.wait_for_mcp(60)
+        await session.wait_for_mcp(60)
         pids = {name: started_pids(tmp_path / f"{name}.log") for name in before.mcp_servers}
         assert all(len(found) == 1 for found in pids.values())
         after = before.model_copy(
@@ -169,28 +169,28 @@ async def test_settings_changes_start_stop_and_restart_servers_between_turns(
                 }
             }
         )
-        description = runtime.apply_settings(after)
+        description = session.apply_settings(after)
         assert "MCP servers" in description
         assert await mcp.reconfigured() == "started new; stopped gone, off; restarted change"
-        await runtime.wait_for_mcp(60)
+        await session.wait_for_mcp(60)
         names = {tool.name.split("__")[0] for tool in mcp.tools()}
         assert names == {"keep", "change", "new"}
-        assert "gone__echo" not in runtime.registry.names()
+        assert "gone__echo" not in session.registry.names()
         assert not alive(pids["gone"][0]) and not alive(pids["off"][0])
         assert not alive(pids["change"][0])
         assert len(started_pids(tmp_path / "change.log")) == 2
         assert alive(pids["keep"][0]) and started_pids(tmp_path / "keep.log") == pids["keep"]
         assert len(started_pids(tmp_path / "new.log")) == 1
         with pytest.raises(ToolError, match="removed from the configuration"):
-            runtime.registry.get("gone__echo")
+            session.registry.get("gone__echo")
         with pytest.raises(ToolError, match="disabled in the configuration"):
-            runtime.registry.get("off__echo")
+            session.registry.get("off__echo")
         assert notices[-1].kind == "reloaded"
         assert notices[-1].text() == (
             "MCP servers reloaded: started new; stopped gone, off; restarted change."
         )
     finally:
-        await runtime.aclose()
+        await session.aclose()
 
 
 async def test_editing_the_project_file_reconfigures_through_the_watcher(
@@ -247,17 +247,17 @@ async def test_a_server_removed_during_a_turn_keeps_serving_it_and_stops_after(
         mcp_servers={"tools": logged(tmp_path, "tools")},
     )
     llm_server.enqueue(ToolCalls([Call("tools__echo", {"text": "still here"})]), Text("done"))
-    runtime = build_session(settings, workspace)
-    mcp = runtime.mcp
+    session = build_session(settings, workspace)
+    mcp = session.mcp
     assert mcp is not None
     try:
-        await runtime.wait_for_mcp(60)
+        await session.wait_for_mcp(60)
         (pid,) = started_pids(tmp_path / "tools.log")
         results: list[ToolCallFinished] = []
-        async for event in runtime.agent.run_turn("echo"):
+        async for event in session.agent.run_turn("echo"):
             if isinstance(event, ApprovalRequested):
                 # The user removes the server while the turn waits on this call.
-                runtime.apply_settings(settings.model_copy(update={"mcp_servers": {}}))
+                session.apply_settings(settings.model_copy(update={"mcp_servers": {}}))
                 await asyncio.sleep(0.5)
                 assert alive(pid) and [c.name for c in mcp.connections] == ["tools"]
                 event.future.set_result(ApprovalDecision(ApprovalVerdict.APPROVE_ONCE))
@@ -266,9 +266,9 @@ async def test_a_server_removed_during_a_turn_keeps_serving_it_and_stops_after(
         assert [(r.result, r.is_error) for r in results] == [("still here", False)]
         assert await mcp.reconfigured() == "stopped tools"
         assert mcp.connections == [] and not alive(pid)
-        assert not [name for name in runtime.registry.names() if name.startswith("tools__")]
+        assert not [name for name in session.registry.names() if name.startswith("tools__")]
     finally:
-        await runtime.aclose()
+        await session.aclose()
 
 
 async def test_a_reload_tells_each_server_once_with_its_real_state(tmp_path: Path) -> None:

@@ -43,12 +43,12 @@ async def test_mcp_calls_ask_for_approval_by_default_and_run_once_approved(
         ToolCalls([Call("tools__read_env", {"name": "TOKEN"})]),
         Text("done"),
     )
-    runtime = build_session(settings_for(llm_server), workspace)
+    session = build_session(settings_for(llm_server), workspace)
     try:
-        await runtime.wait_for_mcp(60)
-        events = await drive(runtime.agent.run_turn("read the token"))
+        await session.wait_for_mcp(60)
+        events = await drive(session.agent.run_turn("read the token"))
     finally:
-        await runtime.aclose()
+        await session.aclose()
     assert finished(events).reason == "answered"
     (request,) = of_type(events, ApprovalRequested)
     assert request.call.name == "tools__read_env"
@@ -59,7 +59,7 @@ async def test_mcp_calls_ask_for_approval_by_default_and_run_once_approved(
     sent = [tool["function"]["name"] for tool in llm_server.requests[0].body["tools"]]
     assert "tools__echo" in sent and "read_file" in sent
     # The session file has the call but never the secret the server returned.
-    session_text = runtime.store.path_for(runtime.session_id).read_text()
+    session_text = session.store.path_for(session.session_id).read_text()
     assert "tools__read_env" in session_text
     assert SECRET not in session_text and KEY not in session_text
 
@@ -68,12 +68,12 @@ async def test_a_server_wildcard_in_auto_approve_approves_its_tools(
     llm_server: OpenAIServer, workspace: Path
 ) -> None:
     llm_server.enqueue(ToolCalls([Call("tools__add", {"a": 1, "b": 2})]), Text("3"))
-    runtime = build_session(settings_for(llm_server, ["tools__*"]), workspace)
+    session = build_session(settings_for(llm_server, ["tools__*"]), workspace)
     try:
-        await runtime.wait_for_mcp(60)
-        events = await drive(runtime.agent.run_turn("add"))
+        await session.wait_for_mcp(60)
+        events = await drive(session.agent.run_turn("add"))
     finally:
-        await runtime.aclose()
+        await session.aclose()
     assert of_type(events, ApprovalRequested) == []
     (result,) = of_type(events, ToolCallFinished)
     assert result.result == "3"
@@ -86,17 +86,17 @@ async def test_tool_definitions_count_in_the_context_budget(
         Settings(llm=LLMSettings(base_url=llm_server.base_url, api_key=SecretStr(KEY))),
         workspace,
     )
-    runtime = build_session(settings_for(llm_server), workspace)
+    session = build_session(settings_for(llm_server), workspace)
     try:
-        await runtime.wait_for_mcp(60)
-        runtime.context_manager.set_tools(runtime.registry.specs())
+        await session.wait_for_mcp(60)
+        session.context_manager.set_tools(session.registry.specs())
         bare.context_manager.set_tools(bare.registry.specs())
-        conversation = runtime.agent.conversation
-        with_mcp = runtime.context_manager.current_tokens(conversation)
+        conversation = session.agent.conversation
+        with_mcp = session.context_manager.current_tokens(conversation)
         without = bare.context_manager.current_tokens(bare.agent.conversation)
         assert with_mcp > without
     finally:
-        await runtime.aclose()
+        await session.aclose()
         await bare.aclose()
 
 
@@ -137,12 +137,12 @@ async def test_the_approval_request_shows_every_argument_of_an_mcp_call(
         ToolCalls([Call("tools__add", {"a": 1, "b": 2}), Call("tools__echo", {"text": long_text})]),
         Text("done"),
     )
-    runtime = build_session(settings_for(llm_server), workspace)
+    session = build_session(settings_for(llm_server), workspace)
     try:
-        await runtime.wait_for_mcp(60)
-        events = await drive(runtime.agent.run_turn("add, then echo"))
+        await session.wait_for_mcp(60)
+        events = await drive(session.agent.run_turn("add, then echo"))
     finally:
-        await runtime.aclose()
+        await session.aclose()
     add, echo = of_type(events, ApprovalRequested)
     # The dialog's text is the full pretty JSON; the one line names every argument too.
     assert json.loads(add.preview) == {"a": 1, "b": 2}

@@ -36,7 +36,7 @@ async def test_mcp_lists_servers_and_context_shows_their_tokens(
     }
     app = make_app(configure(llm_server, monkeypatch, config=config), workspace)
     async with app.run_test(size=SIZE) as pilot:
-        mcp = app.runtime.mcp
+        mcp = app.session.mcp
         assert mcp is not None
         await wait_until(
             pilot,
@@ -70,7 +70,7 @@ async def test_a_failing_server_is_told_in_the_chat_and_config_edits_apply_live(
     store = configure(llm_server, monkeypatch, config=config)
     app = make_app(store, workspace)
     async with app.run_test(size=SIZE) as pilot:
-        mcp = app.runtime.mcp
+        mcp = app.session.mcp
         assert mcp is not None
         failed = (
             "MCP server github failed to start: command not found 'npx-not-installed'. "
@@ -79,7 +79,7 @@ async def test_a_failing_server_is_told_in_the_chat_and_config_edits_apply_live(
         await wait_until(pilot, lambda: failed in notices(app), "the failure notice")
         await wait_until(pilot, lambda: len(started_pids(Path(log))) == 1, "first to start")
         await wait_until(
-            pilot, lambda: "first__echo" in app.runtime.registry.names(), "first's tools"
+            pilot, lambda: "first__echo" in app.session.registry.names(), "first's tools"
         )
         # An outside edit: `first` removed, `second` added, `github` switched off, and
         # `broken` added with a command that does not exist.
@@ -109,9 +109,9 @@ async def test_a_failing_server_is_told_in_the_chat_and_config_edits_apply_live(
         await pilot.pause()
         assert [n for n in notices(app) if "broken" in n] == [reloaded], "told once"
         await wait_until(
-            pilot, lambda: "second__echo" in app.runtime.registry.names(), "second's tools"
+            pilot, lambda: "second__echo" in app.session.registry.names(), "second's tools"
         )
-        assert "first__echo" not in app.runtime.registry.names()
+        assert "first__echo" not in app.session.registry.names()
         assert not alive(started_pids(Path(log))[0])
         assert mcp.statuses()["github"].startswith("disabled")
     assert llm_server.requests == []
@@ -130,7 +130,7 @@ async def test_the_approval_dialog_of_an_mcp_call_shows_every_argument(
     llm_server.enqueue(ToolCalls([Call("tools__add", {"a": 17, "b": 25})]), Text("42"))
     app = make_app(configure(llm_server, monkeypatch, config=config), workspace)
     async with app.run_test(size=SIZE) as pilot:
-        mcp = app.runtime.mcp
+        mcp = app.session.mcp
         assert mcp is not None
         await wait_until(
             pilot,

@@ -1,4 +1,4 @@
-"""The runtime's side of workspace trust with a real stdio MCP server from `.forge/mcp.yaml`:
+"""The session's side of workspace trust with a real stdio MCP server from `.forge/mcp.yaml`:
 an untrusted workspace's server is listed as not started and a call to its tool says why;
 trusting and reconfiguring starts it; a changed `trust.env_allowlist` restarts it with the
 newly allowed variable, while the user's own config still expands every `${VAR}`."""
@@ -45,30 +45,30 @@ async def test_trust_and_the_allowlist_apply_to_a_running_session(
 ) -> None:
     monkeypatch.setenv("PROJECT_TOKEN", SECRET)
     project_server(workspace)
-    runtime = build_session(settings(llm_server, []), workspace)
-    mcp, trust = runtime.mcp, runtime.trust
+    session = build_session(settings(llm_server, []), workspace)
+    mcp, trust = session.mcp, session.trust
     assert mcp is not None and trust is not None
     try:
-        await runtime.wait_for_mcp(60)
+        await session.wait_for_mcp(60)
         assert [c.name for c in mcp.connections] == ["mine"]
         assert mcp.statuses()["proj"].startswith("not started: .forge/mcp.yaml is not trusted")
         with pytest.raises(ToolError, match="not trusted"):
-            runtime.registry.get("proj__read_env")
+            session.registry.get("proj__read_env")
         # The user's own server expands every variable (masked for the model as a secret).
         mine = mcp.connections[0]
         assert (await mine.call("read_env", {"name": "TOKEN"})).content == REDACTED
 
         trust.trust(workspace_sources(workspace))
-        mcp.reconfigure(runtime.settings.mcp_servers)
+        mcp.reconfigure(session.settings.mcp_servers)
         assert "started proj" in await mcp.reconfigured()
-        await runtime.wait_for_mcp(60)
+        await session.wait_for_mcp(60)
         proj = next(c for c in mcp.connections if c.name == "proj")
         assert (await proj.call("read_env", {"name": "TOKEN"})).content == ""
 
-        runtime.apply_settings(settings(llm_server, ["PROJECT_TOKEN"]))
+        session.apply_settings(settings(llm_server, ["PROJECT_TOKEN"]))
         assert "restarted proj" in await mcp.reconfigured()
-        await runtime.wait_for_mcp(60)
+        await session.wait_for_mcp(60)
         proj = next(c for c in mcp.connections if c.name == "proj")
         assert (await proj.call("read_env", {"name": "TOKEN"})).content == REDACTED
     finally:
-        await runtime.aclose()
+        await session.aclose()

@@ -133,7 +133,7 @@ async def test_esc_or_ctrl_c_interrupts_the_running_turn(
         assert INTERRUPTED_NOTE in notices(app)
         assert app.chat.query_one(ToolCallBlock).status_text == "interrupted"
         assert app.is_running, "one Ctrl+C does not quit"
-        conversation = app.runtime.agent.conversation
+        conversation = app.session.agent.conversation
         assert conversation.is_valid()
         assert conversation.messages[-1].role == "tool", "the call got a cancelled result"
         await submit(pilot, "next")
@@ -205,11 +205,11 @@ async def test_continue_shows_the_resumed_conversation(
     async with first.run_test(size=SIZE) as pilot:
         await submit(pilot, "question one")
         await wait_idle(pilot)
-        session_id = first.runtime.session_id
+        session_id = first.session.session_id
     again = make_app(store, workspace, resume_latest=True)
     async with again.run_test(size=SIZE) as pilot:
         await pilot.pause()
-        assert again.runtime.session_id == session_id
+        assert again.session.session_id == session_id
         assert [b.text for b in again.chat.query(UserMessageBlock)] == ["question one"]
         assert [b.answer_text for b in again.chat.query(AssistantBlock)] == ["Answer one."]
         assert any(session_id in text for text in notices(again))
@@ -309,7 +309,7 @@ async def test_what_the_user_sends_brings_the_chat_back_to_the_newest_output(
     llm_server.enqueue(Text("the answer"))
     app = make_app(configure(llm_server, monkeypatch), workspace)
     async with app.run_test(size=(80, 24)) as pilot:
-        await wait_until(pilot, app.runtime_ready.is_set, "the runtime")
+        await wait_until(pilot, app.session_ready.is_set, "the session")
         for number in range(30):
             await app.chat.add_notice(f"earlier line {number}")
         await pilot.pause()
@@ -345,7 +345,7 @@ async def test_keys_typed_before_the_prompt_had_focus_are_typed_and_sent(
     llm_server.enqueue(Text("hello back"))
     app = make_app(configure(llm_server, monkeypatch), workspace)
     async with app.run_test(size=(80, 24)) as pilot:
-        await wait_until(pilot, app.runtime_ready.is_set, "the runtime")
+        await wait_until(pilot, app.session_ready.is_set, "the session")
         # As at start-up: the keys arrive with nothing focused, the prompt's focus after them.
         app.screen.set_focus(None)
         for character in "say hi":
@@ -420,7 +420,7 @@ async def test_text_still_batched_when_esc_interrupts_is_shown_as_the_answer_kep
         await pilot.pause(0.5)  # a few chunks arrive, none shown yet
         await pilot.press("escape")
         await wait_idle(pilot, "the interrupted turn to end")
-        kept = app.runtime.agent.conversation.messages[-1]
+        kept = app.session.agent.conversation.messages[-1]
         assert kept.role == "assistant"
         kept_text = kept.content.replace(INTERRUPTED_NOTE, "").strip()
         assert kept_text.startswith("first words")

@@ -19,13 +19,13 @@ async def test_a_lone_surrogate_is_replaced_and_the_session_goes_on(
     llm_server.enqueue(Text("a\ud800b", chunk_size=1), Text("second answer"))
     app = make_app(configure(llm_server, monkeypatch), workspace)
     async with app.run_test(size=(120, 40)) as pilot:
-        await wait_until(pilot, app.runtime_ready.is_set, "the runtime")
+        await wait_until(pilot, app.session_ready.is_set, "the session")
         for text in ("one", "two"):
             await submit(pilot, text)
             await wait_idle(pilot)
         assert app.is_running
         answers = [block.answer_text for block in app.chat.query(AssistantBlock)]
-        session_id = app.runtime.session_id
+        session_id = app.session.session_id
     assert answers == ["a\ufffdb", "second answer"]
     sent = [m["content"] for m in llm_server.requests[-1].messages if m["role"] != "system"]
     assert sent == ["one", "a\ufffdb", "two"]

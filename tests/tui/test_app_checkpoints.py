@@ -146,7 +146,7 @@ async def test_continue_then_undo_restores_the_previous_sessions_last_turn(
     resumed = make_app(store, workspace, resume_latest=True)  # what `forge --continue` builds
     async with resumed.run_test(size=SIZE) as pilot:
         await pilot.pause()
-        assert resumed.runtime.session_id == first.runtime.session_id
+        assert resumed.session.session_id == first.session.session_id
         await submit(pilot, "/undo")
         await notice_with(pilot, "Restored `keep.txt`")
     assert (workspace / "keep.txt").read_text() == "before\n"
@@ -208,7 +208,7 @@ async def test_rewind_lists_turns_and_restores_files_and_conversation(
     app = make_app(store, workspace)
     async with app.run_test(size=SIZE) as pilot:
         await three_turns(pilot)
-        conversation = app.runtime.agent.conversation
+        conversation = app.session.agent.conversation
         second = next(m for m in conversation.messages if m.content.startswith("second"))
         before_second = [m.id for m in conversation.messages[: conversation.index_of(second.id)]]
 
@@ -243,11 +243,11 @@ async def test_rewind_lists_turns_and_restores_files_and_conversation(
         expected = [m.to_record() for m in conversation.messages]
 
     # `forge --continue` resumes the rewound conversation, and lists only the turns left.
-    assert [m.to_record() for m in SessionStore().load(app.runtime.session_id)] == expected
+    assert [m.to_record() for m in SessionStore().load(app.session.session_id)] == expected
     resumed = make_app(store, workspace, resume_latest=True)
     async with resumed.run_test(size=SIZE) as pilot:
         await pilot.pause()
-        assert [m.to_record() for m in resumed.runtime.agent.conversation.messages] == expected
+        assert [m.to_record() for m in resumed.session.agent.conversation.messages] == expected
         await submit(pilot, "/rewind")
         await screen_is(pilot, RewindScreen, "the rewind list after a restart")
         assert [row.title() for row in resumed.screen.rows] == ["first write a"]  # type: ignore[attr-defined]
@@ -269,8 +269,8 @@ async def test_rewind_can_restore_only_the_conversation_or_only_the_files(
     app = make_app(configure(llm_server, monkeypatch, config=CONFIG), workspace)
     async with app.run_test(size=SIZE) as pilot:
         await three_turns(pilot)
-        size_before = len(app.runtime.agent.conversation)
-        ledger = app.runtime.agent.registry.read_ledger()
+        size_before = len(app.session.agent.conversation)
+        ledger = app.session.agent.registry.read_ledger()
         assert ledger is not None and ledger.seen((workspace / "a.txt").resolve())
         await choose_turn(pilot, 0, mode_key)
         await notice_with(pilot, "Rewound to before")
@@ -278,7 +278,7 @@ async def test_rewind_can_restore_only_the_conversation_or_only_the_files(
         assert not ledger.seen((workspace / "a.txt").resolve())
         assert (not (workspace / "a.txt").exists()) is files_restored
         assert (not (workspace / "b.txt").exists()) is files_restored
-        messages = app.runtime.agent.conversation.messages
+        messages = app.session.agent.conversation.messages
         assert (len(messages) == 1) is conversation_rewound
         assert conversation_rewound or len(messages) == size_before
         assert find_problems(messages) == []
@@ -292,14 +292,14 @@ async def test_rewind_with_a_conflict_asks_and_esc_changes_nothing(
     async with app.run_test(size=SIZE) as pilot:
         await three_turns(pilot)
         (workspace / "a.txt").write_text("my edit\n")
-        size_before = len(app.runtime.agent.conversation)
+        size_before = len(app.session.agent.conversation)
         await choose_turn(pilot, 0, "b")
         await screen_is(pilot, RestoreConflictScreen, "the conflict dialog")
         await pilot.press("escape")
         await notice_with(pilot, "Rewind cancelled")
         assert (workspace / "a.txt").read_text() == "my edit\n"
         assert (workspace / "b.txt").exists()
-        assert len(app.runtime.agent.conversation) == size_before
+        assert len(app.session.agent.conversation) == size_before
 
 
 async def test_undo_and_rewind_are_listed_by_help(
@@ -330,7 +330,7 @@ async def test_rewind_after_compact_brings_back_the_summarized_turns(
         for text in ("first write a", "second just talk", "third just talk"):
             await submit(pilot, text)
             await wait_idle(pilot)
-        conversation = app.runtime.agent.conversation
+        conversation = app.session.agent.conversation
         second = next(m for m in conversation.messages if m.content == "second just talk")
         before_second = [m.to_record() for m in conversation.messages]
         before_second = before_second[: conversation.index_of(second.id)]

@@ -108,7 +108,7 @@ async def test_a_failed_compaction_closes_its_line_with_the_error(
         assert app.status.summarization.state == "failed"
         assert "answered HTTP 500" in result_text(app)
         assert sum("Summarization failed" in text for text in notices(app)) == 1, "told once"
-    assert [m.role for m in app.runtime.agent.conversation.messages].count("user") == 4
+    assert [m.role for m in app.session.agent.conversation.messages].count("user") == 4
 
 
 class SmallBudgetServer:

@@ -81,8 +81,8 @@ async def test_esc_in_the_approval_dialog_ends_the_turn_in_ask_mode(
             ("write_file", "error", "cancelled"),
         ]
         assert INTERRUPTED_NOTE in notices(app)
-        assert app.runtime.agent.conversation.is_valid()
-        session_id = app.runtime.session_id
+        assert app.session.agent.conversation.is_valid()
+        session_id = app.session.session_id
     assert len(llm_server.requests) == 1, "no request after the user ended the turn"
     assert not (workspace / "one.txt").exists() and not (workspace / "two.txt").exists()
     assert recorded_results(session_id) == [
@@ -130,7 +130,7 @@ async def test_esc_in_accept_edits_mode_stops_the_writes_that_would_run_unasked(
             ("write_file", "error", "cancelled"),
         ]
         assert INTERRUPTED_NOTE in notices(app)
-        session_id = app.runtime.session_id
+        session_id = app.session.session_id
     assert len(llm_server.requests) == 1
     assert (workspace / "first.txt").read_text() == "ran\n"
     assert not (workspace / "command-ran.txt").exists()
@@ -162,7 +162,7 @@ async def test_esc_in_an_open_question_ends_the_turn(
         assert not isinstance(app.screen, QuestionScreen)
         assert [m.reason for m in seen if isinstance(m, TurnEnded)] == ["cancelled"]
         assert INTERRUPTED_NOTE in notices(app)
-        session_id = app.runtime.session_id
+        session_id = app.session.session_id
     assert len(llm_server.requests) == 1
     assert recorded_results(session_id) == [
         ("ask_question", UNANSWERED_QUESTION_RESULT, True, False)
@@ -203,6 +203,6 @@ async def test_esc_while_typing_a_reason_ends_the_turn_too(
         await pilot.press("escape")
         await wait_idle(pilot)
         assert not isinstance(app.screen, ApprovalScreen)
-        session_id = app.runtime.session_id
+        session_id = app.session.session_id
     assert len(llm_server.requests) == 1
     assert recorded_results(session_id) == [("write_file", NOT_RUN_RESULT, True, True)]

@@ -168,7 +168,7 @@ async def test_an_interrupt_while_a_dialog_is_open_closes_it(
         await wait_idle(pilot)
         await wait_until(pilot, lambda: not isinstance(app.screen, ApprovalScreen), "closing")
         assert [m.reason for m in seen if isinstance(m, TurnEnded)] == ["cancelled"]
-        assert app.runtime.agent.conversation.is_valid()
+        assert app.session.agent.conversation.is_valid()
     assert not (workspace / "notes.txt").exists()
     assert len(llm_server.requests) == 1
 

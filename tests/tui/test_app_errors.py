@@ -78,7 +78,7 @@ async def test_a_401_points_at_the_key_and_resending_does_not_duplicate_the_mess
         await pilot.press("enter")
         await wait_idle(pilot)
         assert app.inputs_handled == handled + 1
-        users = [m.content for m in app.runtime.agent.conversation.messages if m.role == "user"]
+        users = [m.content for m in app.session.agent.conversation.messages if m.role == "user"]
         assert users == ["hello"], "one copy of the message, answered once"
     sent = [m for m in llm_server.requests[1].messages if m["role"] == "user"]
     assert [m["content"] for m in sent] == ["hello"]

@@ -60,8 +60,8 @@ def configure(
 
 def make_app(store: ConfigStore, workspace: Path, *, resume_latest: bool = False) -> ForgeApp:
     """The real app over a real runtime built from `store`'s settings."""
-    runtime = build_session(store.current.settings, workspace, resume_latest=resume_latest)
-    return ForgeApp(runtime=runtime, store=store, workspace=workspace)
+    session = build_session(store.current.settings, workspace, resume_latest=resume_latest)
+    return ForgeApp(session=session, store=store, workspace=workspace)
 
 
 async def submit(pilot: Pilot[object], text: str) -> None:

@@ -79,13 +79,13 @@ async def test_a_hooks_ask_shows_its_reason_and_name_in_the_dialog_even_in_auto_
     llm_server.enqueue(ToolCalls([Call("execute_command", {"command": "echo hi"})]), Text("Ok."))
     store = configure(llm_server, monkeypatch, config=config)
     app = make_app(store, workspace)
-    app.runtime.policy.mode = PermissionMode.AUTO
+    app.session.policy.mode = PermissionMode.AUTO
     async with app.run_test(size=(80, 24)) as pilot:
         await submit(pilot, "deploy")
         await wait_until(pilot, lambda: isinstance(app.screen, ApprovalScreen), "the dialog")
         shown = str(app.screen.query_one("#approval-hook", Static).render())
         assert app.screen.query_one("#approval-hook", Static).region.height > 0
-        assert app.runtime.policy.mode is PermissionMode.AUTO  # the mode would not have asked
+        assert app.session.policy.mode is PermissionMode.AUTO  # the mode would not have asked
         await pilot.press("y")
         await wait_idle(pilot)
     assert "A hook asks: this touches the deploy folder" in shown

@@ -24,7 +24,7 @@ async def test_a_400_digit_prompt_count_and_cached_above_prompt_leave_the_app_ru
     config = {"llm": {"model": "gpt-4o"}}
     app = make_app(configure(llm_server, monkeypatch, config=config), workspace)
     async with app.run_test(size=(120, 40)) as pilot:
-        await wait_until(pilot, app.runtime_ready.is_set, "the runtime")
+        await wait_until(pilot, app.session_ready.is_set, "the session")
         for text in ("one", "two"):
             await submit(pilot, text)
             await wait_idle(pilot)
@@ -49,7 +49,7 @@ async def test_a_server_without_usage_shows_an_estimated_cost_in_the_pane_and_co
     app = make_app(configure(llm_server, monkeypatch, config=config), workspace)
     try:
         async with app.run_test(size=(120, 40)) as pilot:
-            await wait_until(pilot, app.runtime_ready.is_set, "the runtime")
+            await wait_until(pilot, app.session_ready.is_set, "the session")
             await submit(pilot, "hi")
             await wait_idle(pilot)
             cost = str(app.status.query_one("#cost", Static).render()).splitlines()

@@ -36,7 +36,7 @@ async def test_escape_ends_a_turn_summarizing_a_huge_message(
     app = make_app(configure(llm_server, monkeypatch), workspace, resume_latest=True)
     seen: list[Message] = []
     async with app.run_test(size=(120, 40), message_hook=seen.append) as pilot:
-        await wait_until(pilot, app.runtime_ready.is_set, "the runtime", deadline=120)
+        await wait_until(pilot, app.session_ready.is_set, "the session", deadline=120)
         # A hang guard, not a timing assertion: a loop held for minutes (the bug) fails it.
         async with asyncio.timeout(HANG_GUARD_SECONDS):
             await submit(pilot, "go on")

@@ -20,7 +20,7 @@ async def test_a_pasted_message_above_its_share_is_sent_as_head_and_tail(
     config = {"context": {"max_tokens": 16000}}
     app = make_app(configure(llm_server, monkeypatch, config=config), workspace)
     async with app.run_test(size=(120, 40)) as pilot:
-        await wait_until(pilot, app.runtime_ready.is_set, "the runtime")
+        await wait_until(pilot, app.session_ready.is_set, "the session")
         handled = app.inputs_handled
         app.prompt.focus()
         app.prompt.text = big  # as a paste puts it there
@@ -28,7 +28,7 @@ async def test_a_pasted_message_above_its_share_is_sent_as_head_and_tail(
         await wait_until(pilot, lambda: app.inputs_handled > handled, "the message")
         await wait_idle(pilot)
         shown = notices(app)
-        session_id = app.runtime.session_id
+        session_id = app.session.session_id
     assert any("more than its share of the context (8,000 tokens)" in n for n in shown), shown
     (request,) = llm_server.requests
     sent = next(m for m in request.messages if m["role"] == "user")["content"]

@@ -39,7 +39,7 @@ async def test_ctrl_t_cycles_the_mode_and_the_status_pane_shows_it(
 ) -> None:
     app = make_app(configure(llm_server, monkeypatch), workspace)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, app.runtime_ready.is_set, "the runtime")
+        await wait_until(pilot, app.session_ready.is_set, "the session")
         assert "cycle_mode" in footer_actions(app)
         assert shown(app, "#mode") == "mode   ask"
         seen = []
@@ -50,7 +50,7 @@ async def test_ctrl_t_cycles_the_mode_and_the_status_pane_shows_it(
                 lambda: app.status.mode_view.mode is not (seen[-1] if seen else PermissionMode.ASK),
                 "the mode to change",
             )
-            seen.append(app.runtime.policy.mode)
+            seen.append(app.session.policy.mode)
             assert shown(app, "#mode") == f"mode   {seen[-1].value}"
         assert seen == [
             PermissionMode.ACCEPT_EDITS,
@@ -70,7 +70,7 @@ async def test_read_only_mode_in_the_app_refuses_a_write_without_asking(
     store = configure(llm_server, monkeypatch, config={"tools": {"mode": "read-only"}})
     app = make_app(store, workspace)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, app.runtime_ready.is_set, "the runtime")
+        await wait_until(pilot, app.session_ready.is_set, "the session")
         assert app.status.mode_view.mode is PermissionMode.READ_ONLY
         await submit(pilot, "write a.txt")
         await wait_idle(pilot)
@@ -115,7 +115,7 @@ async def test_the_status_pane_shows_cost_split_and_cost_details_it(
     app = make_app(configure(llm_server, monkeypatch, config=config), workspace)
     seen: list[Message] = []
     async with app.run_test(size=SIZE, message_hook=seen.append) as pilot:
-        await wait_until(pilot, app.runtime_ready.is_set, "the runtime")
+        await wait_until(pilot, app.session_ready.is_set, "the session")
         assert shown(app, "#cost") == "cost   $0.00\n  agent $0.00\n  summ. $0.00"
         await submit(pilot, "read a.txt")
         await wait_idle(pilot)
@@ -156,7 +156,7 @@ async def test_an_unlisted_model_shows_unknown_cost(
     config = {"llm": {"model": "my-local-model"}}
     app = make_app(configure(llm_server, monkeypatch, config=config), workspace)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, app.runtime_ready.is_set, "the runtime")
+        await wait_until(pilot, app.session_ready.is_set, "the session")
         # Before the first request too: unknown, as /cost says, never "$0.00".
         assert shown(app, "#cost") == "cost   ?\n  agent ?\n  summ. ?"
         await submit(pilot, "hi")
@@ -174,7 +174,7 @@ async def test_an_unlisted_summarization_model_is_unknown_beside_a_priced_agent(
     config = {"llm": {"model": "gpt-4o-mini", "summarization_model": "my-local-summarizer"}}
     app = make_app(configure(llm_server, monkeypatch, config=config), workspace)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, app.runtime_ready.is_set, "the runtime")
+        await wait_until(pilot, app.session_ready.is_set, "the session")
         assert shown(app, "#cost") == "cost   ?\n  agent $0.00\n  summ. ?"
         await submit(pilot, "hi")
         await wait_idle(pilot)

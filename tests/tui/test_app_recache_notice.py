@@ -63,7 +63,7 @@ async def test_resuming_says_what_re_caching_costs_once_the_cache_expired(
         await wait_until(pilot, lambda: any("Resumed session" in n for n in notices(app)), "resume")
         await pilot.pause()
         shown = [n for n in notices(app) if "re-caches" in n]
-    await app.runtime.aclose()
+    await app.session.aclose()
     assert len(anthropic_server.requests) == 1  # said before any new request
     if says_it:
         (notice,) = shown

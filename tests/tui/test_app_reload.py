@@ -43,7 +43,7 @@ async def test_external_config_edit_updates_header_and_status(
         assert app.header.summarization_label == "summary-model"
         assert "summary-model" in str(details.render())
         assert app.settings.llm.summarization_model == "summary-model"
-        assert app.runtime.context_manager.summarization_model == "summary-model"
+        assert app.session.context_manager.summarization_model == "summary-model"
 
 
 async def test_a_key_added_while_running_ends_the_welcome(

@@ -88,7 +88,7 @@ async def test_a_resumed_session_shows_each_tool_calls_true_outcome(
     assert live[5] == shown[5] == interrupted, "the command the user stopped, as it was shown"
     assert len(shown) == 6
     # The user stopped the last turn: the resumed chat says so, as the live one did.
-    resumed_line = f"Resumed session `{resumed.runtime.session_id}`."
+    resumed_line = f"Resumed session `{resumed.session.session_id}`."
     assert told[told.index(resumed_line) - 1] == INTERRUPTED_TURN_NOTE
     assert not any("ended before the model's answer" in text for text in told)
 
@@ -141,7 +141,7 @@ async def test_a_resumed_session_shows_its_context_size_before_the_first_request
 
     resumed = make_app(store, workspace, resume_latest=True)
     async with resumed.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, lambda: resumed.runtime_ready.is_set(), "the runtime")
+        await wait_until(pilot, lambda: resumed.session_ready.is_set(), "the session")
         await pilot.pause()
         gauge = resumed.status.gauge
         assert gauge.max_tokens > 0
@@ -172,7 +172,7 @@ async def test_a_resumed_session_shows_its_token_and_cost_totals_and_counts_on(
 
     resumed = make_app(store, workspace, resume_latest=True)
     async with resumed.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, lambda: resumed.runtime_ready.is_set(), "the runtime")
+        await wait_until(pilot, lambda: resumed.session_ready.is_set(), "the session")
         await pilot.pause()
         assert usage(resumed) == live_usage, "the session's totals, not this run's zero"
         assert resumed.status.cost_view.text == live_cost

@@ -150,7 +150,7 @@ async def test_at_agent_offers_the_agents_and_tab_completes_one(
     (workspace / "agenda.txt").write_text("x\n")
     app = make_app(configure(llm_server, monkeypatch), workspace)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, app.runtime_ready.is_set, "the session")
+        await wait_until(pilot, app.session_ready.is_set, "the session")
         hints = app.query_one(FileHints)
         app.prompt.focus()
         await pilot.press(*"@agent-w")
@@ -172,7 +172,7 @@ async def test_an_invalid_definition_is_reported_at_start_by_file_and_field(
     (folder / "broken.md").write_text("---\nname: broken\n---\nNo description.\n")
     app = make_app(configure(llm_server, monkeypatch), workspace)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, app.runtime_ready.is_set, "the session")
+        await wait_until(pilot, app.session_ready.is_set, "the session")
         await pilot.pause()
         told = "\n".join(notices(app))
     assert "Some agent definitions were not used" in told
@@ -228,7 +228,7 @@ async def test_esc_ends_the_turn_with_its_children_and_keeps_their_partial_repor
         await pilot.pause(0.5)  # some of its answer streamed
         await pilot.press("escape")
         await wait_idle(pilot)
-        messages = list(app.runtime.messages)
+        messages = list(app.session.messages)
         assert not app.status.subagents.children_running
     (report,) = [m for m in messages if m.role == "tool" and m.tool_call_id == "t1"]
     assert report.content.startswith("half of what I found")

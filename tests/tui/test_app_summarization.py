@@ -132,7 +132,7 @@ async def test_tool_call_summarization_progress_appears_and_completes(
         assert block.replaced == 6, "three tool-call groups of two messages"
         assert block.tokens_saved == completed.tokens_before - completed.tokens_after
         summaries = [
-            m for m in app.runtime.agent.conversation.messages if m.kind is MessageKind.SUMMARY
+            m for m in app.session.agent.conversation.messages if m.kind is MessageKind.SUMMARY
         ]
         assert len(summaries) == 3
     last_agent_request = [r for r in llm_server.requests if r.tools][-1]

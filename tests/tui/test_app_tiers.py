@@ -50,7 +50,7 @@ async def test_masking_and_the_ingest_cap_run_without_summary_blocks(
         await wait_idle(pilot)
         completed = {e.strategy for e in events_of(seen, SummarizationCompleted)}
         assert {"masking", "ingest_cap"} <= completed, completed
-        messages = app.runtime.agent.conversation.messages
+        messages = app.session.agent.conversation.messages
         assert any(m.kind is MessageKind.PRUNED for m in messages), "outputs were masked"
         assert not app.chat.query(SummaryBlock), "no summary block for masking or the cap"
         assert any("cut to its head and tail" in text for text in notices(app))
@@ -86,7 +86,7 @@ async def test_the_model_recalls_a_masked_output_in_the_app_without_approval(
             await wait_idle(pilot)
             assert recalled, "masking did not fire"
             assert not events_of(seen, ApprovalRequested)  # read-only: no approval
-            messages = app.runtime.agent.conversation.messages
+            messages = app.session.agent.conversation.messages
     finally:
         llm_server.responder = None
     first_read = next(m for m in llm_server.requests[1].messages if m["role"] == "tool")

@@ -77,7 +77,7 @@ async def test_no_mode_starts_an_untrusted_definition(
     app = make_app(configure(llm_server, monkeypatch, config={"tools": {"mode": mode}}), workspace)
     async with app.run_test(size=SIZE) as pilot:
         await wait_for_dialog(pilot, app)
-        await wait_until(pilot, lambda: app.runtime_ready.is_set(), "the session")
+        await wait_until(pilot, lambda: app.session_ready.is_set(), "the session")
         await pilot.pause(1.0)  # long enough for `sh` to have run, had it been started
         assert not (workspace / "FLAG").exists()
         await pilot.press("escape")
@@ -111,7 +111,7 @@ async def test_a_definition_appearing_while_running_asks(
 ) -> None:
     app = make_app(configure(llm_server, monkeypatch), workspace)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, lambda: app.runtime_ready.is_set(), "the session")
+        await wait_until(pilot, lambda: app.session_ready.is_set(), "the session")
         await pilot.pause(1.0)  # the watcher is registered
         assert not isinstance(app.screen, TrustScreen)
         hostile(workspace)
@@ -211,8 +211,8 @@ async def test_not_now_holds_across_clear(
         )
         await pilot.pause(1.0)
         assert not isinstance(app.screen, TrustScreen)
-        assert app.runtime.mcp is not None
-        assert app.runtime.mcp.untrusted == {"evil"}
+        assert app.session.mcp is not None
+        assert app.session.mcp.untrusted == {"evil"}
     assert not (workspace / "FLAG").exists()
 
 

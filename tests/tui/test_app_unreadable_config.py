@@ -51,7 +51,7 @@ async def test_the_welcome_names_the_file_and_line_and_the_problem_stays_pinned(
 ) -> None:
     app = make_app(broken_store, workspace)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, lambda: app.runtime_ready.is_set(), "the session to start")
+        await wait_until(pilot, lambda: app.session_ready.is_set(), "the session to start")
         await pilot.pause()
         told = notices(app)
         where = f"{broken_store.path}, line 4"
@@ -83,7 +83,7 @@ async def test_fixing_the_file_removes_the_pinned_problem(
     app = make_app(broken_store, workspace)
     seen: list[Message] = []
     async with app.run_test(size=SIZE, message_hook=seen.append) as pilot:
-        await wait_until(pilot, lambda: app.runtime_ready.is_set(), "the session to start")
+        await wait_until(pilot, lambda: app.session_ready.is_set(), "the session to start")
         await pilot.pause()
         await asyncio.sleep(0.5)  # the watcher registers its watch
         assert banner_visible(app)

@@ -60,10 +60,10 @@ async def test_clear_empties_the_chat_then_says_a_new_session_started(
     async with app.run_test(size=SIZE) as pilot:
         await submit(pilot, "hello")
         await wait_idle(pilot)
-        old = app.runtime.session_id
+        old = app.session.session_id
         await submit(pilot, "/clear")
         assert await settled(pilot, app, 1) == ["notice: New session started."]
-        assert app.runtime.session_id != old
+        assert app.session.session_id != old
 
 
 async def test_sessions_id_shows_the_history_then_the_resumed_line(
@@ -74,7 +74,7 @@ async def test_sessions_id_shows_the_history_then_the_resumed_line(
     async with app.run_test(size=SIZE) as pilot:
         await submit(pilot, "the first question")
         await wait_idle(pilot)
-        first = app.runtime.session_id
+        first = app.session.session_id
         await submit(pilot, "/clear")
         await submit(pilot, "another question")
         await wait_idle(pilot)
@@ -84,7 +84,7 @@ async def test_sessions_id_shows_the_history_then_the_resumed_line(
             "answer: first answer",
             f"notice: Resumed session `{first}`.",
         ]
-        assert app.runtime.session_id == first
+        assert app.session.session_id == first
 
 
 async def test_compact_announces_then_closes_its_line_in_place(
@@ -177,7 +177,7 @@ async def test_sessions_id_replays_the_saved_session_off_the_ui_thread(
     async with app.run_test(size=SIZE) as pilot:
         await submit(pilot, "the first question")
         await wait_idle(pilot)
-        first, path = app.runtime.session_id, app.runtime.log.path
+        first, path = app.session.session_id, app.session.log.path
         await submit(pilot, "/clear")
         # A torn last line: reading the file says so in the log, from the thread that read it.
         with path.open("a", encoding="utf-8") as file:

@@ -76,11 +76,11 @@ async def test_context_shows_the_breakdown(
         for part in ("System prompt", "Messages", "Summaries", "Tool outputs"):
             assert part in report
         # the tool definitions are counted too, so the rows add up to the headline
-        tools = app.runtime.context_manager.tool_tokens
+        tools = app.session.context_manager.tool_tokens
         assert tools > 0 and f"| Tool definitions | {format_tokens(tools)} |" in report
         assert "Recent compactions" in report and "none yet" in report
         assert "Work ledger" in report and "Files read: a.txt" in report  # ADR 0050
-        budget = app.runtime.context_manager.max_tokens
+        budget = app.session.context_manager.max_tokens
         assert f"{budget / 1000:.1f}k" in report
     assert len(llm_server.requests) == 2, "/context asks no model"
 
@@ -116,14 +116,14 @@ async def test_clear_starts_a_new_session(
         await submit(pilot, "/compact")
         await wait_idle(pilot)
         assert app.status.recent_compactions and app.status.summarization.state == "skipped"
-        old_session = app.runtime.session_id
+        old_session = app.session.session_id
         await submit(pilot, "/clear")
-        assert app.runtime.session_id != old_session
+        assert app.session.session_id != old_session
         assert not app.status.recent_compactions, "/context forgets the old session's runs"
         assert app.status.summarization.state == "idle"
         assert not list(app.chat.query(UserMessageBlock))
         assert notices(app) == ["New session started."]
-        assert [m.role for m in app.runtime.agent.conversation.messages] == ["system"]
+        assert [m.role for m in app.session.agent.conversation.messages] == ["system"]
         await submit(pilot, "new topic")
         await wait_idle(pilot)
         assert [b.answer_text for b in app.chat.query(AssistantBlock)] == ["fresh answer"]
@@ -146,7 +146,7 @@ async def test_sessions_lists_this_workspace(
         await wait_until(pilot, lambda: isinstance(app.screen, SessionsScreen), "the picker")
         assert isinstance(app.screen, SessionsScreen)
         [row] = app.screen.rows
-        assert row.info.id == app.runtime.session_id and row.info.title == "a saved question"
+        assert row.info.id == app.session.session_id and row.info.title == "a saved question"
 
 
 async def test_sessions_with_an_id_resumes_that_session_in_the_app(
@@ -157,14 +157,14 @@ async def test_sessions_with_an_id_resumes_that_session_in_the_app(
     async with app.run_test(size=SIZE) as pilot:
         await submit(pilot, "the first session's question")
         await wait_idle(pilot)
-        first_id = app.runtime.session_id
+        first_id = app.session.session_id
         await submit(pilot, "/clear")
         await submit(pilot, "another question")
         await wait_idle(pilot)
-        assert app.runtime.session_id != first_id
+        assert app.session.session_id != first_id
         await submit(pilot, f"/sessions {first_id[-6:]}")
         await pilot.pause()
-        assert app.runtime.session_id == first_id
+        assert app.session.session_id == first_id
         users = [b.text for b in app.chat.query(UserMessageBlock)]
         assert users == ["the first session's question"], "its history, not the other one's"
         assert notices(app)[-1] == f"Resumed session `{first_id}`."
@@ -224,12 +224,12 @@ async def test_commands_that_change_the_session_wait_for_the_turn(
     async with app.run_test(size=SIZE) as pilot:
         await submit(pilot, "hold")
         await wait_until(pilot, lambda: app.busy and app.chat.tool_blocks, "the running call")
-        session = app.runtime.session_id
+        session = app.session.session_id
         for command in ("/clear", "/compact", "/model x"):
             await submit(pilot, command)
             await pilot.pause()
             assert "wait for it, or press Esc" in notices(app)[-1]
-        assert app.runtime.session_id == session
+        assert app.session.session_id == session
         release.touch()
         await wait_idle(pilot)
 

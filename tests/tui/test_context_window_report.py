@@ -23,7 +23,7 @@ SIZE = (100, 40)
 
 def asking(app: ForgeApp) -> bool:
     """Whether the app's runtime still awaits the server's window."""
-    return app.runtime.window is not None and app.runtime.window.asking
+    return app.session.window is not None and app.session.window.asking
 
 
 async def test_context_shows_the_window_the_server_reported(
@@ -41,7 +41,7 @@ async def test_context_shows_the_window_the_server_reported(
         report = notices(app)[-1]
         assert "6,144 tokens, reported by the server (/props n_ctx)" in report
         assert "guess" not in report
-        assert app.runtime.context_manager.max_tokens == 6144 - 768
+        assert app.session.context_manager.max_tokens == 6144 - 768
 
 
 async def test_context_says_once_that_the_window_is_only_a_guess(

@@ -82,7 +82,7 @@ async def test_custom_command_sends_expanded_text_on_its_model_for_one_turn(
         session_model,  # the command's model was for its turn only
         session_model,
     ]
-    assert app.runtime.agent.provider.model == session_model
+    assert app.session.agent.provider.model == session_model
     assert any("`/git:review` runs this turn on `review-model`" in n for n in told)
     assert len(problems) == 1
     assert str(commands / "help.md") in problems[0] and "built-in" in problems[0]
@@ -94,7 +94,7 @@ async def test_builtin_wins_and_custom_commands_are_listed(
 ) -> None:
     app = make_app(configure(llm_server, monkeypatch), workspace)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, lambda: app.runtime_ready.is_set(), "start-up")
+        await wait_until(pilot, lambda: app.session_ready.is_set(), "start-up")
         # Completion: the hints and Tab.
         app.prompt.focus()
         await pilot.press("/", "g")
@@ -148,7 +148,7 @@ async def test_a_command_file_added_while_forge_runs_is_found_when_first_used(
     llm_server.enqueue(Text("Explained."))
     app = make_app(configure(llm_server, monkeypatch), workspace)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, app.runtime_ready.is_set, "the runtime")
+        await wait_until(pilot, app.session_ready.is_set, "the session")
         write(
             workspace / ".forge" / "commands" / "x.md",
             "---\nmodel: x-model\n---\nExplain $ARGUMENTS briefly.\n",

@@ -91,9 +91,9 @@ async def test_a_mention_attaches_the_file_visibly_and_sends_its_content(
         rows = [b.text for b in app.chat.query(NoticeBlock) if b.kind == "attachment"]
         told = notices(app)
         order = [type(block).__name__ for block in app.chat.children][-4:]
-        conversation = app.runtime.agent.conversation
+        conversation = app.session.agent.conversation
         latest = conversation.messages[conversation.latest_user_index() or 0]
-        manager = app.runtime.context_manager
+        manager = app.session.context_manager
         counted = manager.current_tokens(conversation)
     # The attached row sits right under the message, then the problem, then the answer.
     assert order == ["UserMessageBlock", "NoticeBlock", "NoticeBlock", "AssistantBlock"]
@@ -104,7 +104,7 @@ async def test_a_mention_attaches_the_file_visibly_and_sends_its_content(
     assert "line 4" not in sent
     # The attachment is part of the user message the context manager counts.
     assert latest.content == sent
-    assert counted >= app.runtime.counter.count_text(sent)
+    assert counted >= app.session.counter.count_text(sent)
     [row] = rows
     assert row.startswith("attached src/server.py (lines 2-3, ") and row.endswith(" tokens)")
     assert any(
@@ -125,7 +125,7 @@ async def test_a_resumed_session_shows_the_typed_text_and_attached_rows(
         await wait_idle(pilot)
     resumed = make_app(store, files, resume_latest=True)
     async with resumed.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, lambda: resumed.runtime_ready.is_set(), "the resumed session")
+        await wait_until(pilot, lambda: resumed.session_ready.is_set(), "the resumed session")
         users = [block.text for block in resumed.chat.query(UserMessageBlock)]
         rows = [b.text for b in resumed.chat.query(NoticeBlock) if b.kind == "attachment"]
     assert users == ["check @src/server.py:5 ok"]
@@ -146,7 +146,7 @@ async def test_bang_runs_a_command_without_the_model_and_the_model_sees_it_next(
         assert not block._box.collapsed  # the user's own command shows its output
         await submit(pilot, "what did I run?")
         await wait_idle(pilot)
-        assert app.runtime.agent.conversation.is_valid()
+        assert app.session.agent.conversation.is_valid()
     assert "hi\n" in output and "apple.txt" in output and "[exit code 0]" in output
     assert status == "ok"
     [request] = llm_server.requests
@@ -183,7 +183,7 @@ async def test_esc_cancels_a_running_bang_command(
         [block] = app.chat.query(ToolCallBlock)
         status_text = block.status_text
         told = notices(app)
-        history = app.runtime.agent.conversation.messages
+        history = app.session.agent.conversation.messages
     assert status_text == "interrupted"
     assert "Interrupted: you stopped your command." in told
     shell = int((files / "shell.pid").read_text())
@@ -212,7 +212,7 @@ async def test_an_empty_bang_and_a_bang_during_a_turn_are_explained(
         assert any("A turn is running" in text for text in notices(app))
         release.touch()
         await wait_idle(pilot)
-        history = app.runtime.agent.conversation
+        history = app.session.agent.conversation
         assert history.is_valid()
     assert not (files / "made-by-bang").exists()
     assert len(llm_server.requests) == 2

@@ -39,9 +39,9 @@ WAIT_LIMIT_SECONDS = 20.0
 class ReloadHost(App[None]):
     """Starts the reload controller when it mounts, as the Forge app does."""
 
-    def __init__(self, store: ConfigStore, runtime: Session) -> None:
+    def __init__(self, store: ConfigStore, session: Session) -> None:
         super().__init__()
-        self.controller = ConfigReloadController(app=self, store=store, runtime=runtime)
+        self.controller = ConfigReloadController(app=self, store=store, session=session)
 
     def on_mount(self) -> None:
         self.controller.start()
@@ -92,23 +92,23 @@ def config_file(llm_server: OpenAIServer) -> Path:
 
 
 @pytest.fixture
-async def runtime(config_file: Path, workspace: Path) -> AsyncIterator[Session]:
+async def session(config_file: Path, workspace: Path) -> AsyncIterator[Session]:
     built = build_session(ConfigStore(config_file).current.settings, workspace)
     yield built
     await built.aclose()
 
 
-async def run_turn(runtime: Session, text: str) -> None:
-    async for event in runtime.run_turn(text):
+async def run_turn(session: Session, text: str) -> None:
+    async for event in session.run_turn(text):
         if isinstance(event, TurnFinished):
             assert event.reason != "error", event
 
 
 async def test_an_outside_edit_is_applied_to_the_running_agent(
-    config_file: Path, runtime: Session, llm_server: OpenAIServer
+    config_file: Path, session: Session, llm_server: OpenAIServer
 ) -> None:
     seen: list[Message] = []
-    app = ReloadHost(ConfigStore(config_file), runtime)
+    app = ReloadHost(ConfigStore(config_file), session)
     async with app.run_test(size=SIZE, message_hook=seen.append) as pilot:
         await watcher_ready(pilot)
         data = yaml.safe_load(config_file.read_text())
@@ -121,19 +121,19 @@ async def test_an_outside_edit_is_applied_to_the_running_agent(
         assert isinstance(applied, ConfigReloadController.Applied)
         assert applied.source == "file"
         assert "llm.model: main-model → edited-model" in applied.description
-        assert runtime.provider.model == "edited-model"
-        assert runtime.context_manager.summarization_model == "edited-summary"
+        assert session.provider.model == "edited-model"
+        assert session.context_manager.summarization_model == "edited-summary"
         assert any(notice.startswith("Config reloaded") for notice in notices(seen))
 
-        await run_turn(runtime, "hello")
+        await run_turn(session, "hello")
         assert llm_server.requests[-1].model == "edited-model"
 
 
 async def test_an_invalid_outside_edit_is_reported_and_the_running_config_stays(
-    config_file: Path, runtime: Session, llm_server: OpenAIServer
+    config_file: Path, session: Session, llm_server: OpenAIServer
 ) -> None:
     seen: list[Message] = []
-    app = ReloadHost(ConfigStore(config_file), runtime)
+    app = ReloadHost(ConfigStore(config_file), session)
     async with app.run_test(size=SIZE, message_hook=seen.append) as pilot:
         await watcher_ready(pilot)
         config_file.write_text(
@@ -147,18 +147,18 @@ async def test_an_invalid_outside_edit_is_reported_and_the_running_config_stays(
         assert "config.yaml:5: context.warning_threshold" in str(rejected.error)
         assert any("config.yaml:5" in notice for notice in notices(seen, "error"))
         assert not of_type(seen, ConfigReloadController.Applied)
-        assert runtime.settings.llm.model == "main-model"
-        assert runtime.provider.model == "main-model"
+        assert session.settings.llm.model == "main-model"
+        assert session.provider.model == "main-model"
 
-        await run_turn(runtime, "hello")
+        await run_turn(session, "hello")
         assert llm_server.requests[-1].model == "main-model"
 
 
 async def test_malformed_yaml_is_reported_with_its_line(
-    config_file: Path, runtime: Session
+    config_file: Path, session: Session
 ) -> None:
     seen: list[Message] = []
-    app = ReloadHost(ConfigStore(config_file), runtime)
+    app = ReloadHost(ConfigStore(config_file), session)
     async with app.run_test(size=SIZE, message_hook=seen.append) as pilot:
         await watcher_ready(pilot)
         config_file.write_text("llm:\n  model: [unclosed\n", encoding="utf-8")
@@ -166,13 +166,13 @@ async def test_malformed_yaml_is_reported_with_its_line(
         [rejected] = of_type(seen, ConfigReloadController.Rejected)
         assert isinstance(rejected, ConfigReloadController.Rejected)
         assert "invalid YAML" in str(rejected.error)
-        assert runtime.settings.llm.model == "main-model"
+        assert session.settings.llm.model == "main-model"
 
 
-async def test_a_save_made_by_forge_is_applied_once(config_file: Path, runtime: Session) -> None:
+async def test_a_save_made_by_forge_is_applied_once(config_file: Path, session: Session) -> None:
     seen: list[Message] = []
     store = ConfigStore(config_file)
-    app = ReloadHost(store, runtime)
+    app = ReloadHost(store, session)
     async with app.run_test(size=SIZE, message_hook=seen.append) as pilot:
         await watcher_ready(pilot)
         current = store.current.settings
@@ -197,22 +197,22 @@ async def test_a_save_made_by_forge_is_applied_once(config_file: Path, runtime: 
         applied = of_type(seen, ConfigReloadController.Applied)
         sources = [(m.source, m.settings.llm.model) for m in applied]  # type: ignore[attr-defined]
         assert sources == [("settings", "saved-model"), ("file", "outside-model")]
-        assert runtime.provider.model == "outside-model"
+        assert session.provider.model == "outside-model"
 
 
-async def test_a_cancelled_overlay_changes_nothing(config_file: Path, runtime: Session) -> None:
+async def test_a_cancelled_overlay_changes_nothing(config_file: Path, session: Session) -> None:
     seen: list[Message] = []
-    app = ReloadHost(ConfigStore(config_file), runtime)
-    provider_before = runtime.provider
+    app = ReloadHost(ConfigStore(config_file), session)
+    provider_before = session.provider
     async with app.run_test(size=SIZE, message_hook=seen.append) as pilot:
         await app.controller.apply_saved(None)
         await pilot.pause()
     assert not of_type(seen, ConfigReloadController.Applied)
-    assert runtime.provider is provider_before
+    assert session.provider is provider_before
 
 
-async def test_stop_ends_the_watch_worker(config_file: Path, runtime: Session) -> None:
-    app = ReloadHost(ConfigStore(config_file), runtime)
+async def test_stop_ends_the_watch_worker(config_file: Path, session: Session) -> None:
+    app = ReloadHost(ConfigStore(config_file), session)
     async with app.run_test(size=SIZE) as pilot:
         await watcher_ready(pilot)
         worker = app.controller._worker
@@ -222,8 +222,8 @@ async def test_stop_ends_the_watch_worker(config_file: Path, runtime: Session) -
         assert worker.state is WorkerState.SUCCESS
 
 
-async def test_app_exit_cancels_the_watcher_promptly(config_file: Path, runtime: Session) -> None:
-    app = ReloadHost(ConfigStore(config_file), runtime)
+async def test_app_exit_cancels_the_watcher_promptly(config_file: Path, session: Session) -> None:
+    app = ReloadHost(ConfigStore(config_file), session)
     async with app.run_test(size=SIZE) as pilot:
         await watcher_ready(pilot)
         worker = app.controller._worker
@@ -249,20 +249,20 @@ def test_describe_changes_never_shows_the_key(config_file: Path) -> None:
 
 
 async def test_a_session_only_override_switches_the_agent_and_leaves_the_file(
-    config_file: Path, runtime: Session, llm_server: OpenAIServer
+    config_file: Path, session: Session, llm_server: OpenAIServer
 ) -> None:
     """`/model NAME`'s road: the controller's one path, no file write, no toast."""
     before = config_file.read_bytes()
     seen: list[Message] = []
-    app = ReloadHost(ConfigStore(config_file), runtime)
+    app = ReloadHost(ConfigStore(config_file), session)
     async with app.run_test(size=SIZE, message_hook=seen.append) as pilot:
         await watcher_ready(pilot)
-        llm = runtime.settings.llm.model_copy(update={"model": "override-model"})
+        llm = session.settings.llm.model_copy(update={"model": "override-model"})
         description = await app.controller.apply_override(
-            runtime.settings.model_copy(update={"llm": llm})
+            session.settings.model_copy(update={"llm": llm})
         )
         assert "override-model" in description
-        await run_turn(runtime, "hello")
+        await run_turn(session, "hello")
         await pilot.pause(0.3)
     assert llm_server.requests[-1].model == "override-model"
     assert config_file.read_bytes() == before

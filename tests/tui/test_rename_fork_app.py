@@ -28,7 +28,7 @@ async def test_rename_shows_in_the_header_and_fork_switches_to_a_child_session(
         await wait_idle(pilot)
         await submit(pilot, "second question")
         await wait_idle(pilot)
-        original = app.runtime.session_id
+        original = app.session.session_id
         await submit(pilot, "/rename parser work")
         await wait_until(pilot, lambda: "parser work" in str(app.header.render()), "the name")
         assert SessionStore().list_sessions(workspace)[0].name == "parser work"
@@ -36,9 +36,9 @@ async def test_rename_shows_in_the_header_and_fork_switches_to_a_child_session(
         digest = hashlib.sha256(path.read_bytes()).hexdigest()
 
         await submit(pilot, "/fork 2")
-        await wait_until(pilot, lambda: app.runtime.session_id != original, "the fork")
+        await wait_until(pilot, lambda: app.session.session_id != original, "the fork")
         await wait_idle(pilot)
-        assert app.runtime.forked_from == original
+        assert app.session.forked_from == original
         assert f"fork of {original}" in str(app.header.render())
         users = [block.text for block in app.chat.query(UserMessageBlock)]
         assert users == ["first question"]  # the conversation before turn 2
@@ -49,7 +49,7 @@ async def test_rename_shows_in_the_header_and_fork_switches_to_a_child_session(
         picker = app.screen
         assert isinstance(picker, SessionsScreen)
         infos = {row.info.id: row.info for row in picker.rows}
-        assert infos[app.runtime.session_id].forked_from == original
+        assert infos[app.session.session_id].forked_from == original
         assert infos[original].label == "parser work"
         await pilot.press("escape")
 

@@ -70,16 +70,16 @@ def chat_rows(app: ForgeApp) -> list[str]:
 async def set_mode(pilot: Pilot[Any], app: ForgeApp, mode: PermissionMode) -> None:
     """Press the mode key until the policy is in `mode`."""
     for _ in PermissionMode:
-        if app.runtime.policy.mode is mode:
+        if app.session.policy.mode is mode:
             return
-        before = app.runtime.policy.mode
+        before = app.session.policy.mode
         await pilot.press("ctrl+t")
         await wait_until(pilot, partial(_mode_left, app, before), "a mode change")
-    assert app.runtime.policy.mode is mode
+    assert app.session.policy.mode is mode
 
 
 def _mode_left(app: ForgeApp, mode: PermissionMode) -> bool:
-    return app.runtime.policy.mode is not mode
+    return app.session.policy.mode is not mode
 
 
 async def test_the_resumed_chat_matches_the_live_chat_turn_by_turn(
@@ -223,7 +223,7 @@ async def test_a_forge_run_session_resumed_in_the_tui_shows_its_answer_as_an_ans
     configure(llm_server, monkeypatch)
     app = ForgeApp(workspace=workspace, session_id=session_id)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, app.runtime_ready.is_set, "the runtime")
+        await wait_until(pilot, app.session_ready.is_set, "the session")
         await pilot.pause()
         shown = chat_rows(app)
     assert shown == [

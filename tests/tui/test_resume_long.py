@@ -41,17 +41,17 @@ async def test_a_long_session_opens_on_its_last_answer_and_loads_older_rows_on_s
     write_long_session(sessions_dir(), workspace, "gpt-4o-mini", ROUNDS)
     app = ForgeApp(workspace=workspace, resume_latest=True)
     async with app.run_test(size=SIZE) as pilot:
-        # Before the runtime: the first frame already holds the last answer and a screenful.
-        assert not app.runtime_ready.is_set()
+        # Before the session: the first frame already holds the last answer and a screenful.
+        assert not app.session_ready.is_set()
         answers = list(app.chat.query(AssistantBlock))
         assert answers and ANSWER_MARK in answers[-1].answer_text
         first = module_numbers(app)
         assert first == list(range(ROUNDS - len(first), ROUNDS)), "the newest rows, in order"
         assert 20 <= len(first) <= 60, "a screenful, not the history"
 
-        await wait_until(pilot, app.runtime_ready.is_set, "the runtime")
+        await wait_until(pilot, app.session_ready.is_set, "the session")
         await pilot.pause()
-        assert module_numbers(app) == first, "the runtime's history matched what was shown"
+        assert module_numbers(app) == first, "the session's history matched what was shown"
         assert app.chat.older_rows, "older rows wait for a scroll up"
 
         for _ in range(MAX_CHAT_BLOCKS):
@@ -75,7 +75,7 @@ async def test_a_folded_row_of_a_resumed_session_opens_on_enter_with_its_output(
     write_long_session(sessions_dir(), workspace, "gpt-4o-mini", 3)
     app = ForgeApp(workspace=workspace, resume_latest=True)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, app.runtime_ready.is_set, "the runtime")
+        await wait_until(pilot, app.session_ready.is_set, "the session")
         row = app.chat.query(ToolCallBlock).last()
         assert row.folded and row.status_text == "done"
         assert "read_file  src/module_2.py  · done" in str(row.render())

@@ -28,7 +28,7 @@ async def test_typing_filters_and_enter_resumes_the_chosen_session(
         for question in ("alpha question", "beta question", "gamma question"):
             await submit(pilot, question)
             await wait_idle(pilot)
-            ids.append(app.runtime.session_id)
+            ids.append(app.session.session_id)
             if question != "gamma question":
                 await submit(pilot, "/clear")
         await submit(pilot, "/sessions")
@@ -47,7 +47,7 @@ async def test_typing_filters_and_enter_resumes_the_chosen_session(
         await pilot.press(*"ALPHA")
         await wait_until(pilot, lambda: len(picker.rows) == 1, "the filter")
         await pilot.press("enter")
-        await wait_until(pilot, lambda: app.runtime.session_id == ids[0], "the resume")
+        await wait_until(pilot, lambda: app.session.session_id == ids[0], "the resume")
         await pilot.pause()
         users = [block.text for block in app.chat.query(UserMessageBlock)]
         assert users == ["alpha question"]
@@ -57,7 +57,7 @@ async def test_typing_filters_and_enter_resumes_the_chosen_session(
         await pilot.press(*ids[2][-6:])  # the end of an ID finds it too
         await wait_until(pilot, lambda: len(app.screen.rows) == 1, "the ID filter")  # type: ignore[attr-defined]
         await pilot.press("escape")
-        assert app.runtime.session_id == ids[0]
+        assert app.session.session_id == ids[0]
 
 
 def info(session_id: str, updated: float, parent: str = "", agent: str = "") -> SessionInfo:

@@ -21,7 +21,7 @@ async def test_typing_a_word_of_an_answer_finds_the_session_with_its_line(
     async with app.run_test(size=(80, 24)) as pilot:
         await submit(pilot, "tell me about animals")
         await wait_idle(pilot)
-        wanted = app.runtime.session_id
+        wanted = app.session.session_id
         await submit(pilot, "/clear")
         await submit(pilot, "something else")
         await wait_idle(pilot)
@@ -36,4 +36,4 @@ async def test_typing_a_word_of_an_answer_finds_the_session_with_its_line(
         shown = str(picker.query_one(OptionList).get_option_at_index(0).prompt)
         assert "“bathes in hot springs”" in shown  # the line that holds it, not the answer
         await pilot.press("enter")
-        await wait_until(pilot, lambda: app.runtime.session_id == wanted, "the resume")
+        await wait_until(pilot, lambda: app.session.session_id == wanted, "the resume")

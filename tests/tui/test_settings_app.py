@@ -52,9 +52,9 @@ def config_file(llm_server: OpenAIServer) -> Path:
 @pytest.fixture
 async def forge(config_file: Path, workspace: Path) -> AsyncIterator[tuple[ForgeApp, Session]]:
     store = ConfigStore(config_file)
-    runtime = build_session(store.current.settings, workspace)
-    yield ForgeApp(runtime=runtime, store=store, workspace=workspace), runtime
-    await runtime.aclose()
+    session = build_session(store.current.settings, workspace)
+    yield ForgeApp(session=session, store=store, workspace=workspace), session
+    await session.aclose()
 
 
 def turns_ended(seen: list[Message]) -> int:
@@ -102,7 +102,7 @@ async def some_history(pilot: Pilot[int], seen: list[Message], server: OpenAISer
 async def test_settings_save_reaches_the_agent_and_the_summarizer(
     forge: tuple[ForgeApp, Session], config_file: Path, llm_server: OpenAIServer
 ) -> None:
-    app, runtime = forge
+    app, session = forge
     seen: list[Message] = []
     async with app.run_test(size=SIZE, message_hook=seen.append) as pilot:
         await pilot.pause()
@@ -140,13 +140,13 @@ async def test_settings_save_reaches_the_agent_and_the_summarizer(
         await submit(pilot, seen, "/compact")
         summaries = summarization_requests(llm_server)
         assert summaries and {request.model for request in summaries} == {"new-main"}
-    assert runtime.context_manager.summarization_model == ""
+    assert session.context_manager.summarization_model == ""
 
 
 async def test_an_invalid_value_blocks_the_save_with_its_reason(
     forge: tuple[ForgeApp, Session], config_file: Path
 ) -> None:
-    app, runtime = forge
+    app, session = forge
     before = config_file.read_bytes()
     seen: list[Message] = []
     async with app.run_test(size=SIZE, message_hook=seen.append) as pilot:
@@ -164,13 +164,13 @@ async def test_an_invalid_value_blocks_the_save_with_its_reason(
             for notice in notices(seen, "error")
         )
     assert config_file.read_bytes() == before
-    assert runtime.settings.context.auto_summary_threshold == 0.9
+    assert session.settings.context.auto_summary_threshold == 0.9
 
 
 async def test_a_failed_save_leaves_the_old_file_and_the_running_config(
     forge: tuple[ForgeApp, Session], config_file: Path
 ) -> None:
-    app, runtime = forge
+    app, session = forge
     seen: list[Message] = []
     async with app.run_test(size=SIZE, message_hook=seen.append) as pilot:
         await pilot.pause()
@@ -185,7 +185,7 @@ async def test_a_failed_save_leaves_the_old_file_and_the_running_config(
         # Either the store refuses the write or the overlay sees the reload the watcher made
         # of the change; both say why, in an error toast.
         assert any(notice.startswith("Settings not saved") for notice in notices(seen, "error"))
-        assert runtime.provider.model == "main-model"
+        assert session.provider.model == "main-model"
     assert config_file.is_dir() and not any(config_file.iterdir())
     assert "main-model" in config_file.with_name("config.yaml.moved").read_text()
 
@@ -193,7 +193,7 @@ async def test_a_failed_save_leaves_the_old_file_and_the_running_config(
 async def test_an_outside_edit_is_reloaded_by_the_running_app(
     forge: tuple[ForgeApp, Session], config_file: Path, llm_server: OpenAIServer
 ) -> None:
-    app, runtime = forge
+    app, session = forge
     seen: list[Message] = []
     async with app.run_test(size=SIZE, message_hook=seen.append) as pilot:
         await watcher_ready(pilot)
@@ -203,7 +203,7 @@ async def test_an_outside_edit_is_reloaded_by_the_running_app(
         await wait_for(  # type: ignore[arg-type]
             pilot, lambda: any(isinstance(m, ConfigReloadController.Applied) for m in seen)
         )
-        assert runtime.provider.model == "edited-elsewhere"
+        assert session.provider.model == "edited-elsewhere"
         llm_server.reset()
         await submit(pilot, seen, "hello")
         assert [request.model for request in llm_server.requests] == ["edited-elsewhere"]
@@ -212,7 +212,7 @@ async def test_an_outside_edit_is_reloaded_by_the_running_app(
 async def test_an_invalid_outside_edit_is_reported_and_ignored(
     forge: tuple[ForgeApp, Session], config_file: Path
 ) -> None:
-    app, runtime = forge
+    app, session = forge
     seen: list[Message] = []
     async with app.run_test(size=SIZE, message_hook=seen.append) as pilot:
         await watcher_ready(pilot)
@@ -222,7 +222,7 @@ async def test_an_invalid_outside_edit_is_reported_and_ignored(
         )
         assert any("config.yaml:2: llm.model" in notice for notice in notices(seen, "error"))
         assert not any(isinstance(m, ConfigReloadController.Applied) for m in seen)
-        assert runtime.provider.model == "main-model"
+        assert session.provider.model == "main-model"
 
 
 async def test_the_api_key_is_masked_in_the_overlay(forge: tuple[ForgeApp, Session]) -> None:
@@ -244,7 +244,7 @@ async def test_the_provider_field_switches_the_running_agent_to_the_anthropic_ap
 ) -> None:
     """/settings → Provider "anthropic", Base URL of a Messages API server, a Claude model,
     Ctrl+S: the next turn goes to that server in its shape (hot reload, docs/adr/0037)."""
-    app, runtime = forge
+    app, session = forge
     seen: list[Message] = []
     anthropic_server.enqueue(Answer("hello from claude"))
     async with app.run_test(size=SIZE, message_hook=seen.append) as pilot:
@@ -256,7 +256,7 @@ async def test_the_provider_field_switches_the_running_agent_to_the_anthropic_ap
         await replace_text(pilot, "field-llm-model", "claude-haiku-4-5")
         await save_settings(pilot, seen)
         assert yaml.safe_load(config_file.read_text())["llm"]["provider"] == "anthropic"
-        assert isinstance(runtime.provider, AnthropicProvider)
+        assert isinstance(session.provider, AnthropicProvider)
 
         await submit(pilot, seen, "hi claude")
     assert llm_server.requests == []

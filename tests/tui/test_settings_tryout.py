@@ -44,8 +44,8 @@ async def test_keys_typed_while_f2_opens_the_overlay_do_not_replace_the_model(
 ) -> None:
     path = write_config("llm:\n  model: main-model\n  base_url: http://127.0.0.1:9/v1\n")
     store = ConfigStore(path)
-    runtime = build_session(store.current.settings, workspace)
-    app = ForgeApp(runtime=runtime, store=store, workspace=workspace)
+    session = build_session(store.current.settings, workspace)
+    app = ForgeApp(session=session, store=store, workspace=workspace)
     try:
         async with app.run_test(size=SIZE) as pilot:
             await pilot.pause()
@@ -63,7 +63,7 @@ async def test_keys_typed_while_f2_opens_the_overlay_do_not_replace_the_model(
             await pilot.press("-", "2")
             assert model.value == "main-model-2"
     finally:
-        await runtime.aclose()
+        await session.aclose()
 
 
 async def test_a_save_repairs_an_invalid_value_shown_as_its_default() -> None:

@@ -122,7 +122,7 @@ async def test_a_skill_shows_as_typed_with_its_text_folded_live_resumed_and_in_t
         live = chat(app)
         folded = app.chat.query_one(ExpansionBlock)
         assert folded.collapsed
-        turns = [point.text for point in app.runtime.rewind_points()]
+        turns = [point.text for point in app.session.rewind_points()]
     sent = llm_server.requests[0].messages[-1]["content"]
     assert live == [("UserMessageBlock", "/review src/a.py"), ("ExpansionBlock", sent)]
     assert "<skill" in sent and "<skill" not in live[0][1]
@@ -192,7 +192,7 @@ async def test_the_skills_screen_toggles_and_saves_on_close(
     assert saved_disabled(store.path) == ["explain"]
     assert "`explain`" in told
     assert "explain" in names  # the custom command of that name stays
-    assert app.runtime.skills is not None and not app.runtime.skills.enabled("explain")
+    assert app.session.skills is not None and not app.session.skills.enabled("explain")
 
 
 async def test_the_skills_screen_shows_no_markdown_marks_at_80_by_24(

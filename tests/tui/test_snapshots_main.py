@@ -94,8 +94,8 @@ def make_scene_app(home: Path, monkeypatch: pytest.MonkeyPatch | None = None) ->
     workspace = home / "projects" / "dates"
     workspace.mkdir(parents=True, exist_ok=True)
     store = ConfigStore()
-    runtime = build_session(store.current.settings, workspace)
-    return ForgeApp(runtime=runtime, store=store, workspace=workspace)
+    session = build_session(store.current.settings, workspace)
+    return ForgeApp(session=session, store=store, workspace=workspace)
 
 
 async def start_up_done(pilot: Pilot[object]) -> None:
@@ -103,7 +103,7 @@ async def start_up_done(pilot: Pilot[object]) -> None:
     off the loop) has landed: the scene's events must come after it, not race it."""
     app = pilot.app
     assert isinstance(app, ForgeApp)
-    await app.runtime_ready.wait()
+    await app.session_ready.wait()
     seen = False
     for _ in range(300):  # the worker starts after a refresh and is dropped once it ends
         await pilot.pause()
@@ -166,7 +166,7 @@ async def compact_scene(pilot: Pilot[object]) -> None:
         kind=MessageKind.SUMMARY,
         replaces=tuple(f"m{n}" for n in range(12)),
     )
-    app.runtime.agent.conversation.append(summary)
+    app.session.agent.conversation.append(summary)
     await play(
         pilot,
         (

@@ -126,7 +126,7 @@ def _record_costs(app: ForgeApp) -> None:
     (no price) and the summarization model, and a compaction between requests."""
     from forge.agent.events import SummarizationCompleted
 
-    costs = app.runtime.agent.costs
+    costs = app.session.agent.costs
     costs.record_agent("gpt-4.1", Usage(20_000, 700, 20_700, cached_tokens=1_000))
     costs.observe(
         SummarizationCompleted("run-1", "threshold", "gpt-4.1-mini", 6, 30_000, 17_350, 2.0, 1)

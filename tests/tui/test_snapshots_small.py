@@ -161,7 +161,7 @@ async def _write_settings_screenshot(destination: Path) -> None:
         workspace.mkdir(parents=True)
         store = ConfigStore(path)
         app = ForgeApp(
-            runtime=build_session(store.current.settings, workspace),
+            session=build_session(store.current.settings, workspace),
             store=store,
             workspace=workspace,
         )

@@ -14,7 +14,7 @@ from textual.message import Message
 
 from forge.llm.tokenizer import encoding_loaded, forget_encodings
 from forge.tui.app import ForgeApp
-from forge.tui.messages import RuntimeLoaded
+from forge.tui.messages import SessionLoaded
 from forge.tui.widgets.chat_blocks import AssistantBlock, UserMessageBlock
 from forge.tui.widgets.prompt_input import PromptInput
 from tests.support.openai_server import OpenAIServer, Text
@@ -53,7 +53,7 @@ async def test_the_runtime_loads_after_the_first_frame_and_early_input_waits_for
         app.prompt.post_message(PromptInput.Submitted("are you there?"))
         await wait_until(pilot, lambda: app.inputs_handled == 1, "the early input")
         await wait_idle(pilot)
-        assert any(isinstance(m, RuntimeLoaded) for m in seen)
+        assert any(isinstance(m, SessionLoaded) for m in seen)
         assert app.header.model == app.settings.llm.model
         assert [b.text for b in app.chat.query(UserMessageBlock)] == ["are you there?"]
         assert [b.answer_text for b in app.chat.query(AssistantBlock)][-1] == "hello from the model"
@@ -64,7 +64,7 @@ async def test_the_runtime_loads_after_the_first_frame_and_early_input_waits_for
 async def test_ready_comes_before_the_tokenizer_and_a_task_sent_then_runs_once(
     llm_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch, workspace: Path
 ) -> None:
-    # docs/adr/0042: the tokenizer loads after the runtime, off the loop; a turn waits for it.
+    # docs/adr/0042: the tokenizer loads after the session, off the loop; a turn waits for it.
     monkeypatch.setenv("OPENAI_BASE_URL", llm_server.base_url)
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-key")
     llm_server.enqueue(Text("hello from the model"))
@@ -72,9 +72,9 @@ async def test_ready_comes_before_the_tokenizer_and_a_task_sent_then_runs_once(
     tokenizer_at_ready: list[bool] = []
 
     def on_message(message: Message) -> None:
-        if isinstance(message, RuntimeLoaded):
+        if isinstance(message, SessionLoaded):
             tokenizer_at_ready.append(encoding_loaded("o200k_base"))
-            # Sent the moment the runtime is ready, the tokenizer not yet built.
+            # Sent the moment the session is ready, the tokenizer not yet built.
             app.prompt.post_message(PromptInput.Submitted("count me once"))
 
     app = ForgeApp(workspace=workspace)
@@ -85,8 +85,8 @@ async def test_ready_comes_before_the_tokenizer_and_a_task_sent_then_runs_once(
         assert tokenizer_at_ready == [False]
         assert [b.text for b in app.chat.query(UserMessageBlock)] == ["count me once"]
         assert [b.answer_text for b in app.chat.query(AssistantBlock)] == ["hello from the model"]
-        assert app.status.gauge.current_tokens == app.runtime.context_manager.current_tokens(
-            app.runtime.agent.conversation
+        assert app.status.gauge.current_tokens == app.session.context_manager.current_tokens(
+            app.session.agent.conversation
         )
     assert len(llm_server.requests) == 1
     assert "count me once" in llm_server.requests[0].text()
@@ -95,16 +95,16 @@ async def test_ready_comes_before_the_tokenizer_and_a_task_sent_then_runs_once(
 async def test_the_server_is_asked_for_the_context_window_before_any_task(
     llm_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch, workspace: Path
 ) -> None:
-    # The runtime is built off the loop, so the app starts the asking once it is ready: the
+    # The session is built off the loop, so the app starts the asking once it is ready: the
     # first task does not wait for the answer (docs/adr/0042).
     monkeypatch.setenv("OPENAI_BASE_URL", llm_server.base_url)
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-key")
     app = ForgeApp(workspace=workspace)
     async with app.run_test(size=(100, 30)) as pilot:
-        await wait_until(pilot, app.runtime_ready.is_set, "the runtime")
+        await wait_until(pilot, app.session_ready.is_set, "the session")
         await wait_until(pilot, lambda: bool(llm_server.info_requests), "the window probes")
         assert not llm_server.requests  # no turn was run
-        window = app.runtime.window
+        window = app.session.window
         assert window is not None
         await wait_until(pilot, lambda: not window.asking, "the answer")
 
@@ -151,7 +151,7 @@ the start-up worker (docs/adr/0042)."""
 def test_the_start_up_worker_loads_the_settings_and_the_session_without_lazy_modules(
     tmp_path: Path,
 ) -> None:
-    # What `load_runtime` does: the settings from the store (a config file, the key in the
+    # What `load_session` does: the settings from the store (a config file, the key in the
     # environment), then the session.
     config = tmp_path / "config" / "forge" / "config.yaml"
     config.parent.mkdir(parents=True)

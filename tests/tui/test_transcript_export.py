@@ -103,7 +103,7 @@ async def test_export_in_the_app_writes_the_default_path_and_says_so(
         await submit(pilot, "a question")
         await wait_idle(pilot)
         await submit(pilot, "/export")
-        target = workspace / f"forge-session-{app.runtime.session_id}.md"
+        target = workspace / f"forge-session-{app.session.session_id}.md"
         await wait_until(pilot, target.exists, "the export")
         assert "## You\n\na question" in target.read_text()
         assert "### Answer\n\nthe answer" in target.read_text()

@@ -25,14 +25,14 @@ def settings_for(server: OpenAIServer, max_bytes: int = 1 << 20) -> Settings:
     return Settings(llm=llm, checkpoints=CheckpointSettings(max_bytes=max_bytes))
 
 
-def store_of(runtime: Session) -> CheckpointStore:
-    store = runtime.agent.checkpoints
+def store_of(session: Session) -> CheckpointStore:
+    store = session.agent.checkpoints
     assert isinstance(store, CheckpointStore)
     return store
 
 
-async def run_turn(runtime: Session, text: str) -> None:
-    events = await drive(runtime.agent.run_turn(text))
+async def run_turn(session: Session, text: str) -> None:
+    events = await drive(session.agent.run_turn(text))
     assert finished(events).reason in {"answered", "completed"}
 
 
@@ -64,11 +64,11 @@ async def test_undo_restores_every_file_of_the_last_turn_only(
         write("other/deep.txt", "deep\n"),
         Text("turn two done"),
     )
-    runtime = build_session(settings_for(llm_server), workspace, approve_all=True)
+    session = build_session(settings_for(llm_server), workspace, approve_all=True)
     try:
-        await run_turn(runtime, "change app and add new")
-        await run_turn(runtime, "change them again")
-        store = store_of(runtime)
+        await run_turn(session, "change app and add new")
+        await run_turn(session, "change them again")
+        store = store_of(session)
         assert [t.title for t in store.turns()] == ["change app and add new", "change them again"]
         assert list(store.turns()[1].changes) == ["app.py", "new.txt", "other/deep.txt"]
 
@@ -92,7 +92,7 @@ async def test_undo_restores_every_file_of_the_last_turn_only(
         assert not (workspace / "new.txt").exists()
         assert store.plan_undo() is None
     finally:
-        await runtime.aclose()
+        await session.aclose()
 
 
 async def test_a_file_edited_since_is_a_conflict_and_kept_unless_overwritten(
@@ -107,11 +107,11 @@ async def test_a_file_edited_since_is_a_conflict_and_kept_unless_overwritten(
         write("b.txt", "forge b\n"),
         Text("done"),
     )
-    runtime = build_session(settings_for(llm_server), workspace, approve_all=True)
+    session = build_session(settings_for(llm_server), workspace, approve_all=True)
     try:
-        await run_turn(runtime, "rewrite both")
+        await run_turn(session, "rewrite both")
         (workspace / "b.txt").write_text("my own edit\n")
-        store = store_of(runtime)
+        store = store_of(session)
         plan = store.plan_undo()
         assert plan is not None
         assert [c.path for c in plan.conflicts] == ["b.txt"]
@@ -121,21 +121,21 @@ async def test_a_file_edited_since_is_a_conflict_and_kept_unless_overwritten(
         assert (workspace / "b.txt").read_text() == "my own edit\n"
         assert "Kept your edits to `b.txt`" in describe_outcome(outcome)
     finally:
-        await runtime.aclose()
+        await session.aclose()
 
     # Overwriting on request puts the earlier content back.
     (workspace / "c.txt").write_text("original c\n")
     llm_server.enqueue(read("c.txt"), write("c.txt", "forge c\n"), Text("done"))
-    runtime = build_session(settings_for(llm_server), workspace, approve_all=True)
+    session = build_session(settings_for(llm_server), workspace, approve_all=True)
     try:
-        await run_turn(runtime, "rewrite c")
+        await run_turn(session, "rewrite c")
         (workspace / "c.txt").write_text("edited c\n")
-        plan = store_of(runtime).plan_undo()
+        plan = store_of(session).plan_undo()
         assert plan is not None and [c.path for c in plan.conflicts] == ["c.txt"]
-        store_of(runtime).apply(plan, overwrite_conflicts=True)
+        store_of(session).apply(plan, overwrite_conflicts=True)
         assert (workspace / "c.txt").read_text() == "original c\n"
     finally:
-        await runtime.aclose()
+        await session.aclose()
 
 
 async def test_checkpoints_survive_a_restart(llm_server: OpenAIServer, workspace: Path) -> None:
@@ -184,11 +184,11 @@ async def test_the_store_stays_within_max_bytes_dropping_the_oldest_turns(
         write("three.txt", "3"),
         Text("done"),
     )
-    runtime = build_session(settings_for(llm_server, max_bytes=900), workspace, approve_all=True)
+    session = build_session(settings_for(llm_server, max_bytes=900), workspace, approve_all=True)
     try:
         for name in ("one", "two", "three"):
-            await run_turn(runtime, f"shrink {name}")
-        store = store_of(runtime)
+            await run_turn(session, f"shrink {name}")
+        store = store_of(session)
         assert store.stored_bytes <= 900
         assert [(t.title, t.dropped) for t in store.turns()] == [
             ("shrink one", True),
@@ -198,7 +198,7 @@ async def test_the_store_stays_within_max_bytes_dropping_the_oldest_turns(
         blobs = list((store.directory / "blobs").iterdir())
         assert sum(blob.stat().st_size for blob in blobs) <= 900 and len(blobs) == 2
     finally:
-        await runtime.aclose()
+        await session.aclose()
 
     # After a restart the dropped turn is still known as dropped, the others still undo.
     again = build_session(settings_for(llm_server, max_bytes=900), workspace, resume_latest=True)
@@ -222,10 +222,10 @@ async def test_a_file_larger_than_the_bound_is_told_not_restorable(
 ) -> None:
     (workspace / "big.txt").write_text("b" * 2000)
     llm_server.enqueue(read("big.txt"), write("big.txt", "small"), Text("done"))
-    runtime = build_session(settings_for(llm_server, max_bytes=1000), workspace, approve_all=True)
+    session = build_session(settings_for(llm_server, max_bytes=1000), workspace, approve_all=True)
     try:
-        await run_turn(runtime, "shrink big")
-        store = store_of(runtime)
+        await run_turn(session, "shrink big")
+        store = store_of(session)
         assert store.stored_bytes == 0
         plan = store.plan_undo()
         assert plan is not None
@@ -234,7 +234,7 @@ async def test_a_file_larger_than_the_bound_is_told_not_restorable(
         assert "larger than checkpoints.max_bytes" in describe_outcome(outcome)
         assert (workspace / "big.txt").read_text() == "small"
     finally:
-        await runtime.aclose()
+        await session.aclose()
 
 
 def everything_in(root: Path) -> list[str]:
@@ -271,14 +271,14 @@ async def test_git_state_is_never_touched(llm_server: OpenAIServer, workspace: P
     before = git_state(workspace)
 
     llm_server.enqueue(read("tracked.txt"), write("tracked.txt", "v3 forge\n"), Text("done"))
-    runtime = build_session(settings_for(llm_server), workspace, approve_all=True)
+    session = build_session(settings_for(llm_server), workspace, approve_all=True)
     try:
-        await run_turn(runtime, "edit tracked")
-        plan = store_of(runtime).plan_undo()
+        await run_turn(session, "edit tracked")
+        plan = store_of(session).plan_undo()
         assert plan is not None
-        store_of(runtime).apply(plan, overwrite_conflicts=False)
+        store_of(session).apply(plan, overwrite_conflicts=False)
     finally:
-        await runtime.aclose()
+        await session.aclose()
     assert (workspace / "tracked.txt").read_text() == "v2 uncommitted\n"
     assert git_state(workspace) == before
     assert not any(".checkpoints" in path for path in everything_in(workspace))
@@ -288,39 +288,39 @@ async def test_index_records_are_grouped_by_the_turns_user_message(
     llm_server: OpenAIServer, workspace: Path
 ) -> None:
     llm_server.enqueue(write("a.txt", "a"), write("a.txt", "aa"), Text("done"))
-    runtime = build_session(settings_for(llm_server), workspace, approve_all=True)
+    session = build_session(settings_for(llm_server), workspace, approve_all=True)
     try:
-        await run_turn(runtime, "make a")
-        store = store_of(runtime)
+        await run_turn(session, "make a")
+        store = store_of(session)
         records = [json.loads(line) for line in store.index_path.read_text().splitlines()]
-        user_id = next(m.id for m in runtime.agent.conversation.messages if m.role == "user")
+        user_id = next(m.id for m in session.agent.conversation.messages if m.role == "user")
         assert {record["turn"] for record in records} == {user_id}
         change = store.turns()[0].changes["a.txt"]
         assert change.before is None and change.after is not None  # created, written twice
     finally:
-        await runtime.aclose()
+        await session.aclose()
 
 
 async def test_no_api_key_reaches_the_index(llm_server: OpenAIServer, workspace: Path) -> None:
     llm_server.enqueue(write("k.txt", "k"), Text("done"))
-    runtime = build_session(settings_for(llm_server), workspace, approve_all=True)
+    session = build_session(settings_for(llm_server), workspace, approve_all=True)
     try:
-        await run_turn(runtime, f"use the key {KEY} to write k")
-        index = store_of(runtime).index_path.read_text()
+        await run_turn(session, f"use the key {KEY} to write k")
+        index = store_of(session).index_path.read_text()
         assert KEY not in index and "[redacted]" in index
     finally:
-        await runtime.aclose()
+        await session.aclose()
 
 
 async def test_a_changed_bound_applies_to_the_running_session(
     llm_server: OpenAIServer, workspace: Path
 ) -> None:
-    runtime = build_session(settings_for(llm_server, max_bytes=1000), workspace)
+    session = build_session(settings_for(llm_server, max_bytes=1000), workspace)
     try:
-        runtime.apply_settings(settings_for(llm_server, max_bytes=5000))
-        assert store_of(runtime).max_bytes == 5000
+        session.apply_settings(settings_for(llm_server, max_bytes=5000))
+        assert store_of(session).max_bytes == 5000
     finally:
-        await runtime.aclose()
+        await session.aclose()
 
 
 async def test_after_undo_or_a_conversation_rewind_the_model_is_told_to_read_again(
@@ -342,32 +342,32 @@ async def test_after_undo_or_a_conversation_rewind_the_model_is_told_to_read_aga
         write("app.py", "v5\n"),  # after the conversation was rewound
         Text("could not write"),
     )
-    runtime = build_session(settings_for(llm_server), workspace, approve_all=True)
+    session = build_session(settings_for(llm_server), workspace, approve_all=True)
     try:
-        await run_turn(runtime, "write v2")
-        store = store_of(runtime)
+        await run_turn(session, "write v2")
+        store = store_of(session)
         plan = store.plan_undo()
         assert plan is not None
         store.apply(plan, overwrite_conflicts=False)
         assert (workspace / "app.py").read_text() == "v1\n"
 
-        events = await drive(runtime.agent.run_turn("write v3"))
+        events = await drive(session.agent.run_turn("write v3"))
         (refused,) = [e for e in events if isinstance(e, ToolCallFinished)]
         assert refused.is_error
         assert "restored to an earlier version by /undo or /rewind" in refused.result
         assert "the user or a command" not in refused.result
         assert (workspace / "app.py").read_text() == "v1\n"
 
-        await run_turn(runtime, "read and write v4")
+        await run_turn(session, "read and write v4")
         assert (workspace / "app.py").read_text() == "v4\n"
-        turns = session_turns(runtime.log.path)
-        ledger = runtime.agent.registry.read_ledger()
-        rewind_conversation(runtime.agent.conversation, runtime.log, turns[-1].id, ledger)
+        turns = session_turns(session.log.path)
+        ledger = session.agent.registry.read_ledger()
+        rewind_conversation(session.agent.conversation, session.log, turns[-1].id, ledger)
 
         # The rewound conversation no longer holds the read: the model must read again.
-        events = await drive(runtime.agent.run_turn("write v5"))
+        events = await drive(session.agent.run_turn("write v5"))
         (refused,) = [e for e in events if isinstance(e, ToolCallFinished)]
         assert refused.is_error and "has not been read" in refused.result
         assert (workspace / "app.py").read_text() == "v4\n"
     finally:
-        await runtime.aclose()
+        await session.aclose()

@@ -33,12 +33,12 @@ def settings_for(server: OpenAIServer) -> Settings:
     return Settings(llm=llm, tools=ToolsSettings(command_timeout=30), context=context)
 
 
-def ids(runtime: Session) -> list[str]:
-    return [message.id for message in runtime.agent.conversation.messages]
+def ids(session: Session) -> list[str]:
+    return [message.id for message in session.agent.conversation.messages]
 
 
-def resumed_records(runtime: Session) -> list[dict[str, object]]:
-    conversation, _ = SessionStore().resume(runtime.session_id)
+def resumed_records(session: Session) -> list[dict[str, object]]:
+    conversation, _ = SessionStore().resume(session.session_id)
     return [message.to_record() for message in conversation]
 
 
@@ -52,21 +52,21 @@ async def test_rewind_across_a_real_compaction_restores_the_earlier_conversation
         Text("wrote it. " * 400),
         Text("third answer"),
     )
-    runtime = build_session(settings_for(llm_server), workspace, approve_all=True)
+    session = build_session(settings_for(llm_server), workspace, approve_all=True)
     try:
-        await drive(runtime.agent.run_turn("first run a command please"))
-        before_second = ids(runtime)
-        records_before_second = [m.to_record() for m in runtime.agent.conversation.messages]
-        await drive(runtime.agent.run_turn("second write a file"))
-        await drive(runtime.agent.run_turn("third just talk"))
+        await drive(session.agent.run_turn("first run a command please"))
+        before_second = ids(session)
+        records_before_second = [m.to_record() for m in session.agent.conversation.messages]
+        await drive(session.agent.run_turn("second write a file"))
+        await drive(session.agent.run_turn("third just talk"))
 
         llm_server.enqueue(Text("Summary: a command ran and a.txt was written."))
-        await drive(runtime.agent.compact())
-        kinds = [m.kind for m in runtime.agent.conversation.messages]
+        await drive(session.agent.compact())
+        kinds = [m.kind for m in session.agent.conversation.messages]
         assert set(kinds) != {MessageKind.NORMAL}, "the compaction really summarized"
-        assert not set(before_second) <= set(ids(runtime)), "turn one was compacted"
+        assert not set(before_second) <= set(ids(session)), "turn one was compacted"
 
-        turns = session_turns(runtime.log.path)
+        turns = session_turns(session.log.path)
         assert [t.title(3) for t in turns] == [
             "first run a …",
             "second write a …",
@@ -75,27 +75,27 @@ async def test_rewind_across_a_real_compaction_restores_the_earlier_conversation
         assert [t.ran_commands for t in turns] == [True, False, False]
         assert turns[-1].in_context
 
-        rewind_conversation(runtime.agent.conversation, runtime.log, turns[1].id)
-        conversation = runtime.agent.conversation
+        rewind_conversation(session.agent.conversation, session.log, turns[1].id)
+        conversation = session.agent.conversation
         assert find_problems(conversation.messages) == []
-        assert ids(runtime) == before_second
+        assert ids(session) == before_second
         assert [m.to_record() for m in conversation][1:] == records_before_second[1:]
-        assert resumed_records(runtime) == [m.to_record() for m in conversation]
-        assert [t.title(1) for t in session_turns(runtime.log.path)] == ["first …"]
+        assert resumed_records(session) == [m.to_record() for m in conversation]
+        assert [t.title(1) for t in session_turns(session.log.path)] == ["first …"]
 
         # The rewound line goes on: a new turn, then a rewind to the very start.
         llm_server.enqueue(Text("fourth answer"))
-        await drive(runtime.agent.run_turn("fourth after the rewind"))
-        turns = session_turns(runtime.log.path)
+        await drive(session.agent.run_turn("fourth after the rewind"))
+        turns = session_turns(session.log.path)
         assert [t.title(1) for t in turns] == ["first …", "fourth …"]
-        rewind_conversation(runtime.agent.conversation, runtime.log, turns[0].id)
-        assert [m.role for m in runtime.agent.conversation.messages] == ["system"]
-        assert session_turns(runtime.log.path) == []
-        assert resumed_records(runtime) == [
-            m.to_record() for m in runtime.agent.conversation.messages
+        rewind_conversation(session.agent.conversation, session.log, turns[0].id)
+        assert [m.role for m in session.agent.conversation.messages] == ["system"]
+        assert session_turns(session.log.path) == []
+        assert resumed_records(session) == [
+            m.to_record() for m in session.agent.conversation.messages
         ]
     finally:
-        await runtime.aclose()
+        await session.aclose()
 
 
 TOOL_NAMES = ("read_file", "write_file", "execute_command")
@@ -206,22 +206,22 @@ async def test_only_commands_that_really_ran_mark_a_turn_and_titles_are_what_was
         Text("it ran"),
         Text("looked at it"),
     )
-    runtime = build_session(settings_for(llm_server), workspace)
+    session = build_session(settings_for(llm_server), workspace)
     try:
-        runtime.agent.policy.mode = PermissionMode.READ_ONLY
-        await drive(runtime.agent.run_turn("refused in read-only mode"))
-        runtime.agent.policy.mode = PermissionMode.ASK
+        session.agent.policy.mode = PermissionMode.READ_ONLY
+        await drive(session.agent.run_turn("refused in read-only mode"))
+        session.agent.policy.mode = PermissionMode.ASK
         await drive(
-            runtime.agent.run_turn("rejected by me"),
+            session.agent.run_turn("rejected by me"),
             approve=lambda _: ApprovalDecision(ApprovalVerdict.REJECT, "no"),
         )
-        await drive(runtime.agent.run_turn("approved and ran"))
-        expansion = runtime.expand_mentions("explain @app.py please")
+        await drive(session.agent.run_turn("approved and ran"))
+        expansion = session.expand_mentions("explain @app.py please")
         assert "<attached_file" in expansion.text
-        await drive(runtime.agent.run_turn(expansion.text))
-        turns = session_turns(runtime.log.path)
+        await drive(session.agent.run_turn(expansion.text))
+        turns = session_turns(session.log.path)
     finally:
-        await runtime.aclose()
+        await session.aclose()
     assert [t.ran_commands for t in turns] == [False, False, True, False]
     assert turns[-1].text == "explain @app.py please"
     assert turns[-1].title() == "explain @app.py please"

@@ -127,29 +127,29 @@ async def test_the_session_builds_the_manager_with_the_agents_road_and_keeps_it_
 
     llm_server.responder = respond
     settings = settings_for(llm_server)
-    runtime = build_session(settings, workspace)
+    session = build_session(settings, workspace)
     try:
         for text in ("one", "two", "three"):
-            await drive(runtime.agent.run_turn(text))
-        first = await drive(runtime.agent.compact())
-        summarized = runtime.agent.costs.summarization[MODEL].prompt
+            await drive(session.agent.run_turn(text))
+        first = await drive(session.agent.compact())
+        summarized = session.agent.costs.summarization[MODEL].prompt
         changed = settings.model_copy(
             update={"context": settings.context.model_copy(update={"warning_threshold": 0.5})}
         )
-        old_manager = runtime.context_manager
-        assert "context settings" in runtime.apply_settings(changed)
-        assert runtime.context_manager is not old_manager  # rebuilt, with the same road
+        old_manager = session.context_manager
+        assert "context settings" in session.apply_settings(changed)
+        assert session.context_manager is not old_manager  # rebuilt, with the same road
         for text in ("four", "five"):
-            await drive(runtime.agent.run_turn(text))
-        second = await drive(runtime.agent.compact())
+            await drive(session.agent.run_turn(text))
+        second = await drive(session.agent.compact())
     finally:
-        await runtime.aclose()
+        await session.aclose()
 
     for compaction in (first, second):
         completed = of_type(compaction, SummarizationCompleted)
         assert completed and "a.txt was read" in completed[0].summary
     assert summarized > 0  # the summary request was costed through the usage sink
-    assert runtime.agent.costs.summarization[MODEL].prompt > summarized  # and after the rebuild
+    assert session.agent.costs.summarization[MODEL].prompt > summarized  # and after the rebuild
 
 
 async def test_the_summarizers_retries_reach_the_client_like_the_agents_own(
