@@ -239,7 +239,8 @@ class Session:
             missing = missing_from(self.messages, self.skills.loaded(), sending=text)
             if missing:
                 text = f"{reattached_text(missing)}\n\n{text}"
-        meta = with_notices({}, prompt.events)  # UserPromptSubmit's cards, shown once resumed
+        # SessionStart's and UserPromptSubmit's cards, shown once resumed (docs/adr/0048)
+        meta = with_notices({}, [*prompt.started, *prompt.events])
         if typed is not None and typed != original:
             meta |= {TYPED_KEY: typed, EXPANSION_KEY: original}
         elif text != original:  # hook context, attachments, an `@agent-` request added

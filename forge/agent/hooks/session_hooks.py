@@ -45,6 +45,9 @@ class SessionHooks:
     """`forge run --no-hooks`: a reload loads none either."""
     pending_context: list[str] = field(default_factory=list)
     """SessionStart's `additionalContext`, sent with the next prompt."""
+    pending_notices: list[AgentEvent] = field(default_factory=list)
+    """SessionStart's cards (shown as they came), recorded with the next prompt so that a
+    resumed chat shows them too (docs/adr/0048)."""
     subagent: bool = False
     """The hooks as a child agent (a `task` call) sees them: its end is SubagentStop."""
     _start: asyncio.Future[list[AgentEvent]] | None = field(default=None, init=False, repr=False)
@@ -109,7 +112,9 @@ class SessionHooks:
         outcome = await self.run(HookEvent.SESSION_START, payload)
         if outcome.context:
             self.pending_context.append(outcome.context)
-        return outcome_events(outcome)
+        events = outcome_events(outcome)
+        self.pending_notices.extend(events)
+        return events
 
     async def started(self) -> None:
         """Wait for SessionStart's hooks if they run still (the next prompt needs their
@@ -185,6 +190,8 @@ class PromptCheck:
     context: str = ""
     """Text for the model, sent after the prompt (SessionStart's, then UserPromptSubmit's)."""
     events: list[AgentEvent] = field(default_factory=list)
+    started: list[AgentEvent] = field(default_factory=list)
+    """SessionStart's notices, shown when it ran: recorded on this prompt's message."""
 
 
 async def submit_prompt(hooks: SessionHooks | None, prompt: str) -> PromptCheck:
@@ -195,6 +202,7 @@ async def submit_prompt(hooks: SessionHooks | None, prompt: str) -> PromptCheck:
         return PromptCheck()
     await hooks.started()
     started = hooks.take_context()
+    started_notices, hooks.pending_notices = hooks.pending_notices, []
     prompt_context = ""
     events: list[AgentEvent] = []
     if hooks.active(HookEvent.USER_PROMPT_SUBMIT):
@@ -207,9 +215,10 @@ async def submit_prompt(hooks: SessionHooks | None, prompt: str) -> PromptCheck:
                 events.insert(0, HookBlocked(HookEvent.USER_PROMPT_SUBMIT.value, stopper, reason))
             if started:
                 hooks.pending_context.insert(0, started)
+            hooks.pending_notices[:0] = started_notices  # they wait for the next prompt too
             return PromptCheck(True, reason, "", events)
         prompt_context = outcome.context
     context = with_context("", started, "SessionStart") + with_context(
         "", prompt_context, "UserPromptSubmit"
     )
-    return PromptCheck(False, "", context.strip(), events)
+    return PromptCheck(False, "", context.strip(), events, started_notices)
