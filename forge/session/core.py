@@ -330,6 +330,15 @@ class Session:
             for event in await asyncio.shield(started):
                 yield event
 
+    async def start_trusted_hooks(self) -> AsyncGenerator[AgentEvent, None]:
+        """After the workspace was trusted before the first prompt: SessionStart's hooks of
+        the project files that were not trusted as the session started, and their notices."""
+        hooks = self.parts.hooks
+        started = hooks.start_trusted() if hooks is not None else None
+        if started is not None:
+            for event in await asyncio.shield(started):
+                yield event
+
     def reload_hooks(self) -> None:
         """Load the hooks again, as the settings and the workspace's trust say now (after a
         trust decision)."""

@@ -168,6 +168,10 @@ class WorkspaceTrustFlow:
         else:
             trust.not_now()
         self.session.reload_hooks()  # the project's hooks run, or stop, from now on
+        if choice == "trust":  # at the start: the project's SessionStart hooks run now
+            from forge.tui.hook_flows import start_trusted_session_hooks
+
+            start_trusted_session_hooks(self.app, self.session)
         if self.session.mcp is not None:
             self.session.mcp.reconfigure(self.session.settings.mcp_servers)
         text = CHOICE_NOTICES[choice].format(files=_files(sources))
