@@ -513,9 +513,11 @@ def _rounded(value: float | None) -> float | None:
 
 def format_dollars(value: float | None, *, precise: bool = False) -> str:
     """ "$1.23", "$0.0042" below a cent (or always four decimals when `precise`, as /cost
-    shows every provider's figures), "unknown" for None."""
+    shows every provider's figures), "<$0.0001" for less, "unknown" for None."""
     if value is None:
         return "unknown"
+    if 0 < value < 0.00005:  # a child's 200 tokens: spent, but "$0.0000" would say nothing was
+        return "<$0.0001"
     if precise or (value and value < 0.01):
         return f"${value:.4f}"
     return f"${value:.2f}"

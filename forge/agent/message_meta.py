@@ -14,6 +14,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from forge.agent.events import AgentEvent, HookBlocked, HookOutput, HookWarning
+from forge.context.conversation import Conversation
 from forge.llm.messages import Message, MessageKind, ToolCall
 
 TYPED_KEY = "typed"
@@ -66,6 +67,21 @@ def with_notices(meta: Mapping[str, Any], events: Iterable[AgentEvent]) -> dict[
     """`meta` with the hook notices among `events` added (unchanged when there are none)."""
     records = notice_records(events)
     return {**meta, HOOK_NOTICES_KEY: records} if records else dict(meta)
+
+
+def add_notices(conversation: Conversation, events: Iterable[AgentEvent]) -> None:
+    """Record the hook notices among `events` on the conversation's last message (after the
+    ones it has): a turn's end — Stop hooks that let it end, the Notification hook — shows
+    them after the answer, live and resumed. Nothing changes when there are none."""
+    records = notice_records(events)
+    if not records or not len(conversation):
+        return
+    index = len(conversation) - 1
+    last = conversation[index]
+    found = last.meta.get(HOOK_NOTICES_KEY)
+    kept = found if isinstance(found, list) else []
+    meta = {**last.meta, HOOK_NOTICES_KEY: [*kept, *records]}
+    conversation.replace_message(index, last.evolve(meta=meta))  # a `replace` record on disk
 
 
 def recorded_notices(meta: Mapping[str, Any]) -> list[HookNotice]:

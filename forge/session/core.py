@@ -239,7 +239,8 @@ class Session:
             missing = missing_from(self.messages, self.skills.loaded(), sending=text)
             if missing:
                 text = f"{reattached_text(missing)}\n\n{text}"
-        meta = with_notices({}, prompt.events)  # UserPromptSubmit's cards, shown once resumed
+        # SessionStart's and UserPromptSubmit's cards, shown once resumed (docs/adr/0048)
+        meta = with_notices({}, [*prompt.started, *prompt.events])
         if typed is not None and typed != original:
             meta |= {TYPED_KEY: typed, EXPANSION_KEY: original}
         elif text != original:  # hook context, attachments, an `@agent-` request added
@@ -325,6 +326,15 @@ class Session:
         for problem in hooks.problems():
             yield HookWarning(HOOK_FILE_PROBLEM, problem)
         started = hooks.start(source)
+        if started is not None:
+            for event in await asyncio.shield(started):
+                yield event
+
+    async def start_trusted_hooks(self) -> AsyncGenerator[AgentEvent, None]:
+        """After the workspace was trusted before the first prompt: SessionStart's hooks of
+        the project files that were not trusted as the session started, and their notices."""
+        hooks = self.parts.hooks
+        started = hooks.start_trusted() if hooks is not None else None
         if started is not None:
             for event in await asyncio.shield(started):
                 yield event

@@ -213,8 +213,11 @@ class _HistoryReader:
             return
         if message.kind is not MessageKind.OBSERVATION:
             self.turn = "unanswered"
+        notices = recorded_notices(message.meta)
+        # SessionStart's cards came before the prompt, UserPromptSubmit's after it.
+        self.out.extend(HookRow(n) for n in notices if n.event == "SessionStart")
         self._user_rows(message)
-        self.out.extend(HookRow(notice) for notice in recorded_notices(message.meta))
+        self.out.extend(HookRow(n) for n in notices if n.event != "SessionStart")
 
     def _user_rows(self, message: Message) -> None:
         """What the user typed, what it expanded to (folded), the files it attached."""
@@ -275,6 +278,8 @@ class _HistoryReader:
                 continue
             self._call(call, result)
         self._child_notices(message)
+        # The turn's end (Stop hooks that let it end, Notification): after the answer.
+        self.out.extend(HookRow(notice) for notice in recorded_notices(message.meta))
 
     def _child_notices(self, message: Message) -> None:
         """After a batch of `task` rows, their children's hook notices (live: as they came)."""
@@ -294,6 +299,8 @@ class _HistoryReader:
             else:
                 self.out.append(AnswerRow(result.content))
                 self.turn = "answered"
+            # A turn that ended on this tool: its end's hook cards (Stop, Notification).
+            self.out.extend(HookRow(n) for n in recorded_notices(result.meta) if not _before(n))
             return
         if result is not None and CHILD_REASON_KEY not in result.meta:
             self.out.extend(HookRow(n) for n in recorded_notices(result.meta) if _before(n))

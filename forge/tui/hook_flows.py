@@ -28,6 +28,18 @@ def start_session_hooks(app: App[Any], session: Session, source: str | None = No
     )
 
 
+def start_trusted_session_hooks(app: App[Any], session: Session) -> None:
+    """After *Trust* answered before the first prompt: SessionStart for the project's hook
+    files it let run (the user's already ran), shown like the start's."""
+    dispatcher: EventDispatcher = app.dispatcher  # type: ignore[attr-defined]  # ForgeApp's
+    app.run_worker(
+        _show(dispatcher, session.start_trusted_hooks()),
+        name="trusted-session-hooks",
+        group="session-hooks",
+        exit_on_error=False,
+    )
+
+
 async def _show(dispatcher: EventDispatcher, events: AsyncIterator[AgentEvent]) -> None:
     async for event in events:
         dispatcher.dispatch(event)

@@ -53,8 +53,8 @@ class WorkspaceTrustFlow:
         self.decisions = 0
         """Answers applied so far (tests wait on it)."""
         self._known: dict[str, dict[str, str]] = {}
-        """Per file, each program's name and command line as last trusted or answered: a
-        re-ask marks what is new or changed since (docs/adr/0048)."""
+        """Per file, each program's name and command digest as last trusted or answered in
+        this session: a re-ask marks what is new or changed since (docs/adr/0048)."""
 
     @property
     def _chat(self) -> ChatView:
@@ -118,7 +118,7 @@ class WorkspaceTrustFlow:
             refused = sorted(referenced - trust.allowed_variables())
             if not status:
                 status = "; ".join(f"{s.file}: {trust.status(s).value}" for s in sources)
-            marks = self._marks(sources)
+            marks = await asyncio.to_thread(self._marks, sources)  # reads the store
             screen = TrustScreen(trust.workspace, sources, refused, status, marks)
             choice = await self.app.push_screen_wait(screen)
             for source in sources:
@@ -130,19 +130,27 @@ class WorkspaceTrustFlow:
         await self.check()
 
     def _remember(self, source: ProgramSource) -> None:
-        self._known[source.file] = {p.name: p.command for p in source.programs}
+        from forge.agent.trust.programs import program_digest
+
+        self._known[source.file] = {p.name: program_digest(p) for p in source.programs}
 
     def _marks(self, sources: list[ProgramSource]) -> dict[tuple[str, str], Mark]:
-        """The definitions of `sources` new or changed since the last answer about their
-        file (none for a file not seen before in this session)."""
+        """The definitions of `sources` new or changed since the last answer about their file
+        in this session, else since it was last trusted (the store keeps each program's
+        digest, so the marks survive a restart); none for a file never answered about."""
+        from forge.agent.trust.programs import program_digest
+
+        trust = self._trust()
         marks: dict[tuple[str, str], Mark] = {}
         for source in sources:
             known = self._known.get(source.file)
+            if known is None and trust is not None:
+                known = trust.trusted_programs(source.file)
             for program in source.programs if known is not None else ():
                 before = known.get(program.name) if known is not None else None
                 if before is None:
                     marks[(source.file, program.name)] = "new"
-                elif before != program.command:
+                elif before != program_digest(program):
                     marks[(source.file, program.name)] = "changed"
         return marks
 
@@ -160,6 +168,10 @@ class WorkspaceTrustFlow:
         else:
             trust.not_now()
         self.session.reload_hooks()  # the project's hooks run, or stop, from now on
+        if choice == "trust":  # at the start: the project's SessionStart hooks run now
+            from forge.tui.hook_flows import start_trusted_session_hooks
+
+            start_trusted_session_hooks(self.app, self.session)
         if self.session.mcp is not None:
             self.session.mcp.reconfigure(self.session.settings.mcp_servers)
         text = CHOICE_NOTICES[choice].format(files=_files(sources))

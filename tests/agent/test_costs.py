@@ -78,6 +78,9 @@ def test_format_dollars() -> None:
     assert format_dollars(1.234) == "$1.23"
     assert format_dollars(0.0042) == "$0.0042"
     assert format_dollars(0.0) == "$0.00"
+    assert format_dollars(0.0, precise=True) == "$0.0000"
+    # A child's 204 tokens in and 5 out on gpt-4o-mini (the 80x24 tryout's /cost row).
+    assert format_dollars(0.0000336, precise=True) == "<$0.0001"
     assert format_dollars(None) == "unknown"
 
 

@@ -45,9 +45,15 @@ class SessionHooks:
     """`forge run --no-hooks`: a reload loads none either."""
     pending_context: list[str] = field(default_factory=list)
     """SessionStart's `additionalContext`, sent with the next prompt."""
+    pending_notices: list[AgentEvent] = field(default_factory=list)
+    """SessionStart's cards (shown as they came), recorded with the next prompt so that a
+    resumed chat shows them too (docs/adr/0048)."""
     subagent: bool = False
     """The hooks as a child agent (a `task` call) sees them: its end is SubagentStop."""
     _start: asyncio.Future[list[AgentEvent]] | None = field(default=None, init=False, repr=False)
+    _started: tuple[str, set[str]] | None = field(default=None, init=False, repr=False)
+    """SessionStart's source and the hook files it ran for, until the first prompt (None
+    after it, or when it never started)."""
 
     def info(self) -> HookSession:
         """What every hook input carries about the session, as it is now."""
@@ -96,20 +102,46 @@ class SessionHooks:
         """Start SessionStart's hooks now (`source`: startup, resume or clear; by default
         startup, or resume for a resumed session); their context waits for the next prompt,
         which waits for them. None when no hook listens."""
+        chosen = source or ("resume" if self.resumed else "startup")
+        self._started = (chosen, {hook_file.origin for hook_file in self.hooks.files})
         if not self.active(HookEvent.SESSION_START):
             return None
-        chosen = source or ("resume" if self.resumed else "startup")
-        self._start = asyncio.ensure_future(self._session_start(chosen))
+        self._start = asyncio.ensure_future(self._session_start(chosen, self.hooks))
         return self._start
 
-    async def _session_start(self, source: str) -> list[AgentEvent]:
+    def start_trusted(self) -> asyncio.Future[list[AgentEvent]] | None:
+        """After the workspace was trusted, before the first prompt: SessionStart for the
+        project's hook files that were not trusted when the session started (the others'
+        already ran); the next prompt waits for them too. None when there are none."""
+        if self._started is None:
+            return None
+        source, ran = self._started
+        new = [f for f in self.hooks.files if f.origin not in ran]
+        ran.update(f.origin for f in new)
+        hooks = Hooks(self.workspace, new, disabled=self.hooks.disabled, trust=self.hooks.trust)
+        if not hooks.active(HookEvent.SESSION_START):
+            return None
+        before = self._start
+        self._start = asyncio.ensure_future(self._session_start(source, hooks, after=before))
+        return self._start
+
+    async def _session_start(
+        self,
+        source: str,
+        hooks: Hooks,
+        after: asyncio.Future[list[AgentEvent]] | None = None,
+    ) -> list[AgentEvent]:
         from forge.agent.hooks.payloads import session_start_payload
 
+        if after is not None and not after.done():
+            await asyncio.wait([after])  # its context goes first; its events are its caller's
         payload = session_start_payload(self.info(), source)  # type: ignore[arg-type]
-        outcome = await self.run(HookEvent.SESSION_START, payload)
+        outcome = await hooks.run(HookEvent.SESSION_START, payload)
         if outcome.context:
             self.pending_context.append(outcome.context)
-        return outcome_events(outcome)
+        events = outcome_events(outcome)
+        self.pending_notices.extend(events)
+        return events
 
     async def started(self) -> None:
         """Wait for SessionStart's hooks if they run still (the next prompt needs their
@@ -117,6 +149,11 @@ class SessionHooks:
         start, self._start = self._start, None
         if start is not None and not start.done():
             await asyncio.shield(start)
+
+    def prompted(self) -> None:
+        """The first prompt is on its way: a trust answered from now on starts no
+        SessionStart hooks (the session has started)."""
+        self._started = None
 
     def take_context(self) -> str:
         """The SessionStart context not yet sent (once)."""
@@ -185,6 +222,8 @@ class PromptCheck:
     context: str = ""
     """Text for the model, sent after the prompt (SessionStart's, then UserPromptSubmit's)."""
     events: list[AgentEvent] = field(default_factory=list)
+    started: list[AgentEvent] = field(default_factory=list)
+    """SessionStart's notices, shown when it ran: recorded on this prompt's message."""
 
 
 async def submit_prompt(hooks: SessionHooks | None, prompt: str) -> PromptCheck:
@@ -194,7 +233,9 @@ async def submit_prompt(hooks: SessionHooks | None, prompt: str) -> PromptCheck:
     if hooks is None:
         return PromptCheck()
     await hooks.started()
+    hooks.prompted()
     started = hooks.take_context()
+    started_notices, hooks.pending_notices = hooks.pending_notices, []
     prompt_context = ""
     events: list[AgentEvent] = []
     if hooks.active(HookEvent.USER_PROMPT_SUBMIT):
@@ -207,9 +248,10 @@ async def submit_prompt(hooks: SessionHooks | None, prompt: str) -> PromptCheck:
                 events.insert(0, HookBlocked(HookEvent.USER_PROMPT_SUBMIT.value, stopper, reason))
             if started:
                 hooks.pending_context.insert(0, started)
+            hooks.pending_notices[:0] = started_notices  # they wait for the next prompt too
             return PromptCheck(True, reason, "", events)
         prompt_context = outcome.context
     context = with_context("", started, "SessionStart") + with_context(
         "", prompt_context, "UserPromptSubmit"
     )
-    return PromptCheck(False, "", context.strip(), events)
+    return PromptCheck(False, "", context.strip(), events, started_notices)

@@ -31,7 +31,12 @@ from forge.agent.hooks.decisions import STOP_CONTINUATION_LIMIT, StopContinuatio
 from forge.agent.hooks.events import HookEvent
 from forge.agent.hooks.payloads import CompactTrigger, compact_payload
 from forge.agent.hooks.session_hooks import SessionHooks, outcome_events
-from forge.agent.message_meta import STOP_FEEDBACK_PREFIX, STOP_HOOK_NOTE, with_notices
+from forge.agent.message_meta import (
+    STOP_FEEDBACK_PREFIX,
+    STOP_HOOK_NOTE,
+    add_notices,
+    with_notices,
+)
 from forge.agent.turn.turn_state import TurnState
 from forge.context.conversation import Conversation
 from forge.llm.messages import Message
@@ -68,6 +73,7 @@ async def around_turn(
     continuations = StopContinuations()
     while True:
         held: TurnFinished | None = None
+        ended: list[AgentEvent] = []
         async with aclosing(run()) as events:
             async for event in _with_auto_compaction_hooks(hooks, events):
                 if isinstance(event, TurnFinished):
@@ -94,15 +100,21 @@ async def around_turn(
                 conversation.append(Message(role="user", content=feedback, meta=meta))
                 turn.finished = None
                 continue
+            ended = list(shown)
             if outcome.go_on and not outcome.stop:
-                yield HookWarning(
+                limit = HookWarning(
                     hooks.stop_event.value,
                     f"Stop hooks kept the turn going {STOP_CONTINUATION_LIMIT} times; it ends now",
                 )
+                ended.append(limit)
+                yield limit
         if not hooks.subagent:  # a child's end is not the user's turn ending
             notices = await hooks.notify(f"Forge finished the turn ({held.reason})", "idle_prompt")
+            ended += notices
             for event in notices:
                 yield event
+        # The cards shown after the answer, recorded on it: a resumed chat shows them too.
+        add_notices(conversation, ended)
         yield held
         return
 

@@ -16,11 +16,11 @@ A file that defines nothing needs no trust. Only `trusted` lets anything run.
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from enum import StrEnum
 from pathlib import Path
 
-from forge.agent.trust.programs import ProgramSource
+from forge.agent.trust.programs import ProgramSource, program_digest
 from forge.agent.trust.scripts import fingerprint_with_scripts
 from forge.agent.trust.store import TrustStore
 
@@ -88,6 +88,15 @@ class WorkspaceTrust:
             return TrustStatus.TRUSTED
         return TrustStatus.CHANGED
 
+    def trusted_programs(self, file: str) -> dict[str, str] | None:
+        """Each program of `file` as last trusted (name → `program_digest`), from the store;
+        None when nothing of that file was stored as trusted."""
+        record = self.store.get(self.workspace)
+        if record is None or record.decision != "trusted":
+            return None
+        found = record.programs.get(file)
+        return dict(found) if found is not None else None
+
     def fingerprint(self, source: ProgramSource) -> str:
         """What trust of `source` is given to: its definitions and the contents of the
         workspace scripts they name (`forge.agent.trust.scripts`), read now: each check
@@ -124,10 +133,19 @@ class WorkspaceTrust:
         (stored) later. Returns a warning when the store could not be written ("" if it was):
         the trust then holds for this session only."""
         fingerprints = {s.file: self.fingerprint(s) for s in sources if s.programs}
+        programs: dict[str, Mapping[str, str]] = {
+            s.file: {p.name: program_digest(p) for p in s.programs} for s in sources if s.programs
+        }
         self._not_now = False
         self._session_trusted.update(fingerprints)
+        # The files not asked about keep what was trusted of them: trusting a changed hook
+        # file must not make an unchanged `.forge/mcp.yaml` ask again at the next start.
+        stored = self.store.get(self.workspace)
+        if stored is not None and stored.decision == "trusted":
+            fingerprints = {**stored.fingerprints, **fingerprints}
+            programs = {**stored.programs, **programs}
         try:
-            self.store.set(self.workspace, "trusted", fingerprints)
+            self.store.set(self.workspace, "trusted", fingerprints, programs)
         except OSError as error:
             logger.warning("trust not stored: %s", error)
             return f"the decision could not be saved ({error}); it holds for this session only"

@@ -47,3 +47,9 @@ def printable(text: str) -> str:
     """`text` with control characters shown as `\\xNN`: a hostile file's command line must
     not drive the terminal it is shown on."""
     return _CONTROL.sub(lambda match: f"\\x{ord(match.group()):02x}", text)
+
+
+def program_digest(program: WorkspaceProgram) -> str:
+    """A short digest of what `program` runs: the trust store keeps it (not the command line,
+    which may hold a token) to tell a later dialog which definitions are new or changed."""
+    return hashlib.sha256(program.command.encode("utf-8")).hexdigest()[:16]

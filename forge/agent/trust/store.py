@@ -45,14 +45,20 @@ class TrustRecord:
     """For "trusted": each defining file (workspace-relative) and its fingerprint then."""
     decided_at: str = ""
     """When (ISO 8601, UTC)."""
+    programs: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+    """For "trusted": per file, each program's name and the digest of its command line then
+    (`program_digest`): a re-ask after a restart marks what is new or changed since."""
 
     def to_dict(self) -> dict[str, Any]:
         """The record as stored."""
-        return {
+        stored: dict[str, Any] = {
             "decision": self.decision,
             "fingerprints": dict(self.fingerprints),
             "decided_at": self.decided_at,
         }
+        if self.programs:
+            stored["programs"] = {file: dict(names) for file, names in self.programs.items()}
+        return stored
 
 
 def _record_from(raw: Any) -> TrustRecord | None:
@@ -66,7 +72,19 @@ def _record_from(raw: Any) -> TrustRecord | None:
         return None
     decided_at = raw.get("decided_at", "")
     when = decided_at if isinstance(decided_at, str) else ""
-    return TrustRecord(raw["decision"], fingerprints, when)
+    return TrustRecord(raw["decision"], fingerprints, when, _programs_from(raw.get("programs")))
+
+
+def _programs_from(raw: Any) -> dict[str, dict[str, str]]:
+    """The stored program digests, per file; what is not of their shape is left out (a record
+    written before them has none: a re-ask then marks nothing)."""
+    programs: dict[str, dict[str, str]] = {}
+    for file, names in raw.items() if isinstance(raw, dict) else ():
+        if isinstance(file, str) and isinstance(names, dict):
+            programs[file] = {
+                k: v for k, v in names.items() if isinstance(k, str) and isinstance(v, str)
+            }
+    return programs
 
 
 def workspace_key(workspace: Path) -> str:
@@ -118,10 +136,16 @@ class TrustStore:
         workspaces, _damaged = self._read()
         return _record_from(workspaces.get(workspace_key(workspace)))
 
-    def set(self, workspace: Path, decision: Decision, fingerprints: Mapping[str, str]) -> None:
+    def set(
+        self,
+        workspace: Path,
+        decision: Decision,
+        fingerprints: Mapping[str, str],
+        programs: Mapping[str, Mapping[str, str]] | None = None,
+    ) -> None:
         """Record `decision` for `workspace` (replacing any earlier one). Raises OSError when
         the store cannot be written."""
-        record = TrustRecord(decision, dict(fingerprints), _now())
+        record = TrustRecord(decision, dict(fingerprints), _now(), dict(programs or {}))
         self._change(workspace_key(workspace), record)
 
     def forget(self, workspace: Path) -> bool:

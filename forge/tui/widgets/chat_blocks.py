@@ -389,6 +389,11 @@ class ToolCallBlock(Vertical):
         else:
             # What fits on the row's line; at least a stub of it, the title wrapping if need be.
             room = self._title_width - len(name) - len(status) - 4  # two "  " separators
+            if room < MIN_ARGUMENT_WIDTH:
+                # The status cannot share the line with a useful argument, so the title wraps
+                # anyway: the argument takes the first line, the status the next (two running
+                # `task` rows of one agent stay told apart at 80 columns).
+                room = self._title_width - len(name) - 3
             width = min(60, max(room, MIN_ARGUMENT_WIDTH))
             argument = tool_call_argument_summary(self.call, width=width)
         return terminal_safe("  ".join(part for part in (name, argument, status) if part))
