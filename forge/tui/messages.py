@@ -17,7 +17,6 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 from textual.message import Message
 
 from forge.agent.events import (
-    AgentEvent,
     ApprovalRequested,
     AssistantMessageDone,
     ContextUsage,
@@ -42,6 +41,7 @@ from forge.agent.events import (
     UsageEvent,
     UserMessageShortened,
 )
+from forge.session.events import AttachmentsAdded
 
 E = TypeVar("E")
 
@@ -141,6 +141,10 @@ class HookWarned(EventMessage[HookWarning]):
     """A hook failed, timed out or could not start, or a hooks file has a problem."""
 
 
+class AttachmentsShown(EventMessage[AttachmentsAdded]):
+    """The files a message's mentions attached, and the mentions that attached nothing."""
+
+
 if TYPE_CHECKING:
     from forge.config.store import ConfigStore
     from forge.session.core import Session
@@ -197,21 +201,8 @@ class TurnEnded(Message):
 
 
 @dataclass
-class AttachmentsShown(Message, bubble=False):
-    """The files a message's mentions attached, and the mentions that attached nothing
-    (posted by `forge.tui.input_flows.turn_events` to the chat, which shows them)."""
-
-    attached: list[str]
-    problems: list[str]
-
-
-@dataclass
 class RequestResumed(Message):
     """An event arrived after a retry was announced: the request went through."""
-
-
-AnyEvent = AgentEvent
-"""What the dispatcher takes (the agent's and the context's events)."""
 
 
 @dataclass

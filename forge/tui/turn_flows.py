@@ -38,11 +38,11 @@ from forge.tui.widgets.prompt_input import PromptInput
 from forge.tui.widgets.welcome import needs_api_key
 
 if TYPE_CHECKING:
-    from forge.agent.events import AgentEvent
     from forge.config.settings import Settings
     from forge.config.store import ConfigStore
     from forge.session.attention import AttentionReason
     from forge.session.core import Session
+    from forge.session.events import SessionEvent
     from forge.tui.commands import SlashCommandRunner
     from forge.tui.event_dispatch import EventDispatcher
     from forge.tui.widgets.chat import ChatView
@@ -123,7 +123,7 @@ class TurnFlows(App[int]):
         self._warned_this_turn = False
         self._show_activity()
         self.status.summarization.post_message(TurnStarted())
-        self.run_events(turn_events(self.chat, self.session, text, model, typed))
+        self.run_events(turn_events(self.session, text, model, typed))
 
     def start_compaction(self, instructions: str, notice: NoticeBlock) -> None:
         """Run `/compact` in the turn worker (its events render like a turn's); `notice` is
@@ -142,14 +142,14 @@ class TurnFlows(App[int]):
         await self.send_user_message(message.text, message.model, message.typed)
 
     @work(exclusive=True, group="agent-turn", exit_on_error=False)
-    async def run_events(self, events: AsyncIterator[AgentEvent]) -> None:
+    async def run_events(self, events: AsyncIterator[SessionEvent]) -> None:
         """Hand each of the agent's events to the dispatcher; never touches a widget.
 
         Always ends by posting `TurnOver`, whether the events ran out, the worker was
         cancelled (interrupt) or the agent raised.
         """
         reason, error = "completed", ""
-        unsent: list[AgentEvent] = []
+        unsent: list[SessionEvent] = []
         dispatch = self.dispatcher.dispatch
         try:
             # Streamed text goes out in ~30 ms batches, not one message per token.

@@ -116,7 +116,7 @@ class ChatView(VerticalScroll):
         """The resumed conversation's rows the chat holds (mounted or in `older_rows`)."""
         self._loading_older = False
         self.conversation_source: Callable[[], Sequence[Message]] = lambda: ()
-        """The running conversation's messages (set by the app once the runtime is loaded)."""
+        """The running conversation's messages (set by the app once the session is loaded)."""
         self.summaries_off_source: Callable[[], bool] = lambda: False
         """Whether a permanent error turned LLM summaries off for the session (ADR 0024)."""
         self.compaction: CompactionTracker | None = None
@@ -295,9 +295,9 @@ class ChatView(VerticalScroll):
     @on(AttachmentsShown)
     async def _attachments_shown(self, message: AttachmentsShown) -> None:
         """One row per attached file, one error row per mention not attached."""
-        for line in message.attached:
+        for line in message.event.attached:
             await self.add_notice(line, kind="attachment")
-        for problem in message.problems:
+        for problem in message.event.problems:
             await self.add_notice(f"{problem}; the message was sent without it.", kind="error")
 
     @on(SummarizationSucceeded)
@@ -498,7 +498,7 @@ class ChatView(VerticalScroll):
 
     async def show_rows(self, rows: Sequence[HistoryRow]) -> None:
         """Show a resumed conversation's `rows` (see `show_history`); rows already on screen
-        (read ahead of the runtime, `forge.tui.history_preview`) stay as they are."""
+        (read ahead of the session, `forge.tui.history_preview`) stay as they are."""
         rows = list(rows[-MAX_CHAT_BLOCKS:])
         shown = self.history_shown
         if shown and len(shown) <= len(rows) and rows[len(rows) - len(shown) :] == shown:
