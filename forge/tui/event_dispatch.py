@@ -46,33 +46,33 @@ from forge.agent.events import (
 )
 from forge.session.events import AttachmentsAdded, SessionEvent
 from forge.tui.messages import (
-    AgentFailed,
-    AgentStopped,
-    AnswerDone,
-    AnswerStreamed,
-    ApprovalNeeded,
-    AttachmentsShown,
-    ContextMeasured,
-    ContextWarned,
-    HookBlockShown,
+    ApprovalRequestedShown,
+    AssistantMessageDoneShown,
+    AttachmentsAddedShown,
+    ContextUsageShown,
+    ContextWarningShown,
+    ErrorEventShown,
+    HookBlockedShown,
     HookOutputShown,
-    HookWarned,
-    QuestionNeeded,
-    ReasoningStreamed,
+    HookWarningShown,
+    MessageDeltaShown,
+    QuestionAskedShown,
+    ReasoningDeltaShown,
     RequestResumed,
-    SubagentActivity,
-    SummariesTurnedOff,
-    SummarizationAdvanced,
-    SummarizationBegan,
-    SummarizationFellShort,
-    SummarizationSucceeded,
-    ToolFinished,
-    ToolOutput,
-    ToolStarted,
-    UsageCounted,
-    UserMessageCut,
+    SubagentEventShown,
+    SummarizationCompletedShown,
+    SummarizationFailedShown,
+    SummarizationProgressShown,
+    SummarizationStartedShown,
+    SummarizerDisabledShown,
+    ToolCallFinishedShown,
+    ToolCallStartedShown,
+    ToolOutputDeltaShown,
+    TurnFinishedShown,
+    UsageEventShown,
+    UserMessageShortenedShown,
 )
-from forge.tui.retry_notices import RetryNotice
+from forge.tui.retry_notices import RetryScheduledShown
 
 Region = Literal["app", "chat", "status", "summarization", "plan", "subagents", "header"]
 """Who shows events: the app (dialogs, toasts), the chat, the status pane, its summarization
@@ -85,55 +85,55 @@ def route_of(event: SessionEvent) -> Route:
     """The message class and the regions of `event`."""
     match event:
         case MessageDelta():
-            return AnswerStreamed, ("chat",)
+            return MessageDeltaShown, ("chat",)
         case ReasoningDelta():
-            return ReasoningStreamed, ("chat",)
+            return ReasoningDeltaShown, ("chat",)
         case ToolOutputDelta():
-            return ToolOutput, ("chat",)
+            return ToolOutputDeltaShown, ("chat",)
         case AssistantMessageDone():
-            return AnswerDone, ("chat",)
+            return AssistantMessageDoneShown, ("chat",)
         case ToolCallStarted():
-            return ToolStarted, ("chat", "subagents")  # the panel: a `task`'s prompt
+            return ToolCallStartedShown, ("chat", "subagents")  # the panel: a `task`'s prompt
         case ToolCallFinished():
-            return ToolFinished, ("chat", "plan")
+            return ToolCallFinishedShown, ("chat", "plan")
         case ApprovalRequested():
-            return ApprovalNeeded, ("app",)
+            return ApprovalRequestedShown, ("app",)
         case QuestionAsked():
-            return QuestionNeeded, ("app",)
+            return QuestionAskedShown, ("app",)
         case UsageEvent():
-            return UsageCounted, ("status",)
+            return UsageEventShown, ("status",)
         case UserMessageShortened():
-            return UserMessageCut, ("chat",)
+            return UserMessageShortenedShown, ("chat",)
         case AttachmentsAdded():
-            return AttachmentsShown, ("chat",)
+            return AttachmentsAddedShown, ("chat",)
         case ErrorEvent():
-            return AgentFailed, ("chat",)
+            return ErrorEventShown, ("chat",)
         case TurnFinished():
-            return AgentStopped, ("chat",)
+            return TurnFinishedShown, ("chat",)
         case ContextUsage():
-            return ContextMeasured, ("status",)
+            return ContextUsageShown, ("status",)
         case ContextWarning():
-            return ContextWarned, ("status", "app")
+            return ContextWarningShown, ("status", "app")
         case SummarizationStarted():
-            return SummarizationBegan, ("status", "summarization")
+            return SummarizationStartedShown, ("status", "summarization")
         case SummarizationProgress():
-            return SummarizationAdvanced, ("summarization",)
+            return SummarizationProgressShown, ("summarization",)
         case SummarizationCompleted():
-            return SummarizationSucceeded, ("chat", "status", "summarization")
+            return SummarizationCompletedShown, ("chat", "status", "summarization")
         case SummarizationFailed():
-            return SummarizationFellShort, ("chat", "status", "summarization")
+            return SummarizationFailedShown, ("chat", "status", "summarization")
         case SummarizerDisabled():
-            return SummariesTurnedOff, ("chat", "summarization", "header")
+            return SummarizerDisabledShown, ("chat", "summarization", "header")
         case RetryScheduled():
-            return RetryNotice, ("app",)
+            return RetryScheduledShown, ("app",)
         case HookOutput():
             return HookOutputShown, ("chat",)
         case HookBlocked():
-            return HookBlockShown, ("chat",)
+            return HookBlockedShown, ("chat",)
         case HookWarning():
-            return HookWarned, ("chat",)
+            return HookWarningShown, ("chat",)
         case SubagentEvent():
-            return SubagentActivity, ("chat", "subagents", "status")  # status: its cost
+            return SubagentEventShown, ("chat", "subagents", "status")  # status: its cost
         case _:
             assert_never(event)
 
@@ -163,7 +163,7 @@ class EventDispatcher:
         for region in regions:
             if isinstance(event, RetryScheduled):
                 summarizer = event.model in self.summarizing.values()
-                message: Message = RetryNotice(event, summarizer=summarizer)
+                message: Message = RetryScheduledShown(event, summarizer=summarizer)
             else:
                 message = message_class(event)  # type: ignore[call-arg]
             self.regions[region].post_message(message)

@@ -2,7 +2,7 @@
 
 The provider yields a `RetryScheduled` event into its stream before it waits, and the agent
 forwards it like any event (docs/adr/0013); the dispatcher (`event_dispatch.route_of`) posts it
-as a `RetryNotice` to the app, which shows one line per turn in the chat, updated in place.
+as a `RetryScheduledShown` to the app, which shows one line per turn in the chat, updated in place.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from forge.session.notice_lines import describe_retry
 
 
 @dataclass
-class RetryNotice(Message):
+class RetryScheduledShown(Message):
     """The provider will ask the server again after `retry.delay` seconds."""
 
     retry: RetryScheduled

@@ -24,14 +24,14 @@ from forge.tui.delta_batching import batch_deltas
 from forge.tui.input_flows import turn_events, user_command_events
 from forge.tui.messages import (
     CompactionRequested,
-    ContextWarned,
+    ContextWarningShown,
     RequestResumed,
     TurnEnded,
     TurnOver,
     TurnStarted,
     UserMessageRequested,
 )
-from forge.tui.retry_notices import RetryNotice
+from forge.tui.retry_notices import RetryScheduledShown
 from forge.tui.widgets.chat_blocks import NoticeBlock, UserMessageBlock
 from forge.tui.widgets.config_banner import ConfigProblemBanner
 from forge.tui.widgets.prompt_input import PromptInput
@@ -172,7 +172,7 @@ class TurnFlows(App[int]):
             self.status.subagents.post_message(TurnOver(reason, error))
             self.chat.post_message(TurnOver(reason, error))
 
-    async def on_retry_notice(self, message: RetryNotice) -> None:
+    async def on_retry_scheduled_shown(self, message: RetryScheduledShown) -> None:
         text = f"{message.who()}: {message.describe()}…"
         if self.busy:
             self._show_activity(f"{message.describe()}…")
@@ -187,8 +187,8 @@ class TurnFlows(App[int]):
         if self.busy and self.chat.compaction is None:
             self._show_activity()  # the retry went through: back to "working…"
 
-    @on(ContextWarned)
-    def _context_warned(self, message: ContextWarned) -> None:
+    @on(ContextWarningShown)
+    def _context_warned(self, message: ContextWarningShown) -> None:
         # Once per turn: usage can cross the line before every call of a long turn, and the
         # gauge already shows it in colour.
         if self._warned_this_turn:

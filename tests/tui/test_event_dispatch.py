@@ -12,7 +12,7 @@ from textual.message_pump import MessagePump, active_message_pump
 
 from forge.agent.events import SummarizationCompleted
 from forge.tui.event_dispatch import EventDispatcher, Region
-from forge.tui.messages import EventMessage, RequestResumed, SummarizationSucceeded, TurnEnded
+from forge.tui.messages import EventMessage, RequestResumed, SummarizationCompletedShown, TurnEnded
 from forge.tui.widgets.summarization_panel import SummarizationPanel
 from tests.support.openai_server import OpenAIServer, Text
 from tests.support.session_events import event_classes, sample_events
@@ -75,13 +75,15 @@ async def test_a_compaction_reaches_the_summarization_panel_as_its_message(
         at_panel = [
             m.event
             for pump, m in handled[before:]
-            if pump is panel and isinstance(m, SummarizationSucceeded)
+            if pump is panel and isinstance(m, SummarizationCompletedShown)
         ]
         assert len(at_panel) == 1 and isinstance(at_panel[0], SummarizationCompleted)
         assert isinstance(panel, SummarizationPanel) and panel.state == "done"
         # The same event reached the chat and the status pane as their own copies; none of
         # them went on to the app.
-        regions = {pump for pump, m in handled[before:] if isinstance(m, SummarizationSucceeded)}
+        regions = {
+            pump for pump, m in handled[before:] if isinstance(m, SummarizationCompletedShown)
+        }
         assert regions == {panel, app.chat, app.status}
 
 
@@ -101,7 +103,7 @@ def test_a_retry_is_the_summarizers_only_for_the_model_of_a_run_under_way() -> N
     from forge.agent.events import SummarizationStarted, Trigger
     from forge.llm.stream import RetryScheduled
     from forge.tui.event_dispatch import EventDispatcher
-    from forge.tui.retry_notices import RetryNotice
+    from forge.tui.retry_notices import RetryScheduledShown
 
     regions = {
         name: Inbox() for name in ("app", "chat", "status", "summarization", "plan", "header")
@@ -114,7 +116,7 @@ def test_a_retry_is_the_summarizers_only_for_the_model_of_a_run_under_way() -> N
     def whose(model: str) -> str:
         dispatcher.dispatch(retry(model))
         notice = regions["app"].posted[-1]
-        assert isinstance(notice, RetryNotice)
+        assert isinstance(notice, RetryScheduledShown)
         return notice.who()
 
     assert whose("agent-model") == "Model `agent-model`"
