@@ -1,6 +1,6 @@
 """Forge's command catalogue (`forge.session.command_catalog`, docs/adr/0059): one table the
 TUI and `forge acp` render, each command's verb a member of `Session`, and the TUI able to run
-every command it offers (`forge acp`'s commands run in `tests/acp/test_acp_commands.py`)."""
+every command it offers (`forge acp`'s commands run in `tests/acp/test_acp_prompt.py`)."""
 
 from __future__ import annotations
 
