@@ -11,6 +11,7 @@ from pathlib import Path
 from acp.schema import AvailableCommand, AvailableCommandInput, UnstructuredCommandInput
 
 from forge.agent.input.custom_commands import CustomCommands, load_custom_commands
+from forge.session.command_catalog import offered_by
 
 
 @dataclass(frozen=True, slots=True)
@@ -23,16 +24,11 @@ class BuiltinCommand:
     """What the argument is, for the editor's input hint ("" for none)."""
 
 
-BUILTIN_COMMANDS: tuple[BuiltinCommand, ...] = (
-    BuiltinCommand("compact", "Summarize the conversation now, optionally guided", "instructions"),
-    BuiltinCommand("context", "Show what fills the context window"),
-    BuiltinCommand("cost", "Show the session's cost per model"),
-    BuiltinCommand("model", "Switch the model for this session", "model name"),
-    BuiltinCommand("mode", "Permission mode: read-only, ask, accept-edits or auto", "mode"),
-    BuiltinCommand("undo", "Restore the files the last turn changed"),
-    BuiltinCommand("sandbox", "What confines the model's commands, and why not"),
-    BuiltinCommand("help", "List Forge's commands"),
+BUILTIN_COMMANDS: tuple[BuiltinCommand, ...] = tuple(
+    BuiltinCommand(command.name, command.described_for("acp"), command.hint)
+    for command in offered_by("acp")
 )
+"""Forge's commands an editor offers (`forge.session.command_catalog`)."""
 BUILTIN_NAMES = frozenset(command.name for command in BUILTIN_COMMANDS)
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Protocol
+from typing import Protocol, assert_never
 
 from acp import update_agent_message_text, update_agent_thought_text
 from acp.schema import (
@@ -30,7 +30,6 @@ from acp.schema import (
 
 from forge.acp.permissions import decision_of, permission_options, permission_tool_call
 from forge.acp.updates import (
-    MAX_LIVE_OUTPUT,
     markdown_lines,
     plan_of_result,
     plan_update,
@@ -43,6 +42,8 @@ from forge.acp.updates import (
 from forge.agent.events import (
     ApprovalRequested,
     AssistantMessageDone,
+    ContextUsage,
+    ContextWarning,
     ErrorEvent,
     HookBlocked,
     HookOutput,
@@ -50,16 +51,25 @@ from forge.agent.events import (
     MessageDelta,
     QuestionAsked,
     ReasoningDelta,
+    RetryScheduled,
     SubagentEvent,
+    SummarizationCompleted,
+    SummarizationFailed,
+    SummarizationProgress,
+    SummarizationStarted,
+    SummarizerDisabled,
     ToolCallFinished,
     ToolCallStarted,
     ToolOutputDelta,
     TurnFinished,
+    UsageEvent,
     UserMessageShortened,
 )
 from forge.config.secrets import redact
 from forge.session.core import Session
 from forge.session.events import AttachmentsAdded, SessionEvent
+from forge.session.notice_lines import context_line, describe_retry, hook_line
+from forge.session.transcript import CallState, TurnTranscript
 
 logger = logging.getLogger(__name__)
 
@@ -88,6 +98,11 @@ LOOP_ENDING_TOOLS = frozenset({"task_completion", "converse"})
 
 CANCELLED_CALL = "cancelled: the turn was cancelled before this call finished"
 
+DROPPED = (ContextUsage, SummarizationProgress)
+"""Events an editor is not sent: the context's fill before each request (the `usage_update`
+after each request and after the turn carries it, with the cost) and a summarization's
+part-by-part progress (its start and its end are sent as thoughts)."""
+
 QUESTION_SHOWN = (
     "[The question is shown to the user in their editor, which cannot take an answer in the "
     "middle of a turn. End this turn now with `converse`; the user's next message answers it.]"
@@ -110,93 +125,118 @@ class EditorChannel(Protocol):
 
 
 class TurnRelay:
-    """Relays one turn; remembers the calls announced and not finished (a cancelled turn
-    reports them failed)."""
+    """Relays one turn, rendering each event after folding it into the turn's transcript
+    (which remembers the calls announced and not finished: a cancelled turn reports them
+    failed)."""
 
     def __init__(self, session: Session, channel: EditorChannel) -> None:
         self.session = session
         self.channel = channel
         self.workspace: Path = session.workspace
-        self.open_calls: dict[str, str] = {}
-        self._streamed: list[str] = []
-        self._output: dict[str, str] = {}
+        self.transcript = TurnTranscript()
 
     async def run(self, events: AsyncIterator[SessionEvent]) -> StopReason:
         """Send every event of the turn; the stop reason."""
         error = ""
         async for event in events:
+            await self.relay(event)
             if isinstance(event, ErrorEvent) and event.fatal:
                 error = event.message
-            elif isinstance(event, ErrorEvent):  # the turn goes on (a failed summary, …)
-                await self.channel.send(update_agent_thought_text(redact(event.message) + "\n"))
             elif isinstance(event, TurnFinished):
-                await self._finish(event)
                 if event.reason == "error":
                     raise TurnFailed(redact(error or "the turn failed"))
                 return STOP_REASONS.get(event.reason, "end_turn")
-            else:
-                await self.relay(event)
         return "end_turn"
 
+    def _card(self, call_id: str) -> CallState | None:
+        """The call when the editor shows it as a tool card: announced by the model's message,
+        and not one whose text is the answer."""
+        state = self.transcript.call(call_id)
+        if state is None or not state.announced or state.call.name in LOOP_ENDING_TOOLS:
+            return None
+        return state
+
     async def relay(self, event: SessionEvent) -> None:
-        """Send what `event` shows (most events show nothing in an editor)."""
-        if isinstance(event, MessageDelta):
-            self._streamed.append(event.text)
-            await self.channel.send(update_agent_message_text(redact(event.text)))
-        elif isinstance(event, ReasoningDelta):
-            await self.channel.send(update_agent_thought_text(redact(event.text)))
-        elif isinstance(event, SubagentEvent):  # a child's progress, one line per call
-            if isinstance(event.event, ToolCallStarted):
-                described = self.session.describe_call(event.event.call)
+        """Fold `event` into the transcript and send what it shows in an editor: one case per
+        event of the union (mypy names a new one); `DROPPED` lists those an editor has no
+        place for."""
+        self.transcript.observe(event)
+        match event:
+            case MessageDelta():
+                await self._say(event.text)
+            case ReasoningDelta():
+                await self._think(event.text)
+            case ToolOutputDelta():
+                if (state := self._card(event.call_id)) is not None and state.open:
+                    await self.channel.send(tool_call_output(event.call_id, redact(state.output)))
+            case AssistantMessageDone():
+                for call in event.message.tool_calls:
+                    if self._card(call.id) is not None:
+                        title = redact(self.session.describe_call(call))
+                        await self.channel.send(tool_call_started(call, title, self.workspace))
+            case ToolCallStarted():
+                if self._card(event.call.id) is not None:
+                    await self.channel.send(tool_call_running(event.call.id))
+            case ToolCallFinished():
+                if self._card(event.call.id) is not None:
+                    await self._call_finished(event)
+            case ApprovalRequested():
+                await self._ask(event)
+            case QuestionAsked():
+                await self._show_question(event)
+            case SubagentEvent():  # a child's progress, one line per call
+                if isinstance(event.event, ToolCallStarted):
+                    described = self.session.describe_call(event.event.call)
+                    await self._think(f"[{event.agent}] {described}\n")
+            case HookBlocked():  # the user must see why (docs/adr/0043)
+                await self._say(hook_line(event) + "\n")
+            case HookOutput():
+                await self._think(hook_line(event) + "\n")
+            case HookWarning():
+                await self._think(f"[hook] {event.text}\n")
+            case UserMessageShortened():
+                await self.channel.send(update_agent_message_text(f"[forge] {event.text}\n\n"))
+            case AttachmentsAdded():
+                lines = [*event.attached, *(f"not attached: {p}" for p in event.problems)]
                 await self.channel.send(
-                    update_agent_thought_text(redact(f"[{event.agent}] {described}\n"))
+                    update_agent_thought_text(markdown_lines("\n".join(lines)) + "\n")
                 )
-        elif isinstance(event, HookBlocked):  # the user must see why (docs/adr/0043)
-            text = f"[hook] {event.event} blocked by {event.hook}: {event.reason}\n"
-            await self.channel.send(update_agent_message_text(redact(text)))
-        elif isinstance(event, HookOutput):
-            text = f"[hook] {event.event} {event.hook}: {event.text}\n"
-            await self.channel.send(update_agent_thought_text(redact(text)))
-        elif isinstance(event, HookWarning):
-            await self.channel.send(update_agent_thought_text(redact(f"[hook] {event.text}\n")))
-        elif isinstance(event, UserMessageShortened):
-            await self.channel.send(update_agent_message_text(f"[forge] {event.text}\n\n"))
-        elif isinstance(event, AttachmentsAdded):
-            lines = [*event.attached, *(f"not attached: {p}" for p in event.problems)]
-            await self.channel.send(
-                update_agent_thought_text(markdown_lines("\n".join(lines)) + "\n")
+            case ErrorEvent():  # a fatal one is the turn's error (`run`); the turn goes on
+                if not event.fatal:
+                    await self._think(event.message + "\n")
+            case RetryScheduled():
+                await self._think(f"[forge] {event.model}: {describe_retry(event)}…\n")
+            case UsageEvent():  # the cost moved: the editor's meter follows during the turn
+                await self.report_usage()
+            case (
+                ContextWarning()
+                | SummarizationStarted()
+                | SummarizationCompleted()
+                | SummarizationFailed()
+                | SummarizerDisabled()
+            ):
+                await self._think(context_line(event) + "\n")
+            case TurnFinished():
+                await self._finish(event)
+            case ContextUsage() | SummarizationProgress():
+                pass  # DROPPED: see its docstring
+            case _:
+                assert_never(event)
+
+    async def _say(self, text: str) -> None:
+        await self.channel.send(update_agent_message_text(redact(text)))
+
+    async def _think(self, text: str) -> None:
+        await self.channel.send(update_agent_thought_text(redact(text)))
+
+    async def _call_finished(self, event: ToolCallFinished) -> None:
+        await self.channel.send(
+            tool_call_finished(
+                event.call, redact(event.result), event.is_error, event.metadata, self.workspace
             )
-        elif isinstance(event, AssistantMessageDone):
-            for call in event.message.tool_calls:
-                if call.name in LOOP_ENDING_TOOLS:
-                    continue
-                self.open_calls[call.id] = call.name
-                title = redact(self.session.describe_call(call))
-                await self.channel.send(tool_call_started(call, title, self.workspace))
-        elif isinstance(event, ToolCallStarted) and event.call.id in self.open_calls:
-            await self.channel.send(tool_call_running(event.call.id))
-        elif isinstance(event, ToolOutputDelta) and event.call_id in self.open_calls:
-            output = self._output.get(event.call_id, "") + event.text
-            self._output[event.call_id] = output[-2 * MAX_LIVE_OUTPUT :]
-            await self.channel.send(tool_call_output(event.call_id, redact(output)))
-        elif isinstance(event, ToolCallFinished) and event.call.id in self.open_calls:
-            del self.open_calls[event.call.id]
-            self._output.pop(event.call.id, None)
-            await self.channel.send(
-                tool_call_finished(
-                    event.call,
-                    redact(event.result),
-                    event.is_error,
-                    event.metadata,
-                    self.workspace,
-                )
-            )
-            if (plan := plan_of_result(event.call.name, event.metadata)) is not None:
-                await self.channel.send(plan_update(plan))
-        elif isinstance(event, ApprovalRequested):
-            await self._ask(event)
-        elif isinstance(event, QuestionAsked):
-            await self._show_question(event)
+        )
+        if (plan := plan_of_result(event.call.name, event.metadata)) is not None:
+            await self.channel.send(plan_update(plan))
 
     async def _show_question(self, event: QuestionAsked) -> None:
         """Show the model's question (and its suggested answers) as message text."""
@@ -215,7 +255,7 @@ class TurnRelay:
     async def _finish(self, event: TurnFinished) -> None:
         """The answer of a turn ended by `task_completion`/`converse` (never streamed)."""
         final = event.final_text.strip()
-        if final and final not in "".join(self._streamed):
+        if final and final not in self.transcript.streamed:
             await self.channel.send(update_agent_message_text(redact(event.final_text)))
 
     async def report_usage(self) -> None:
@@ -233,6 +273,7 @@ class TurnRelay:
 
     async def report_cancelled(self) -> None:
         """Tell the editor every announced call that did not finish was cancelled."""
-        calls, self.open_calls = list(self.open_calls), {}
-        for call_id in calls:
-            await self.channel.send(tool_call_cancelled(call_id, CANCELLED_CALL))
+        for state in self.transcript.open_calls():
+            self.transcript.observe(ToolCallFinished(state.call, CANCELLED_CALL, is_error=True))
+            if self._card(state.call.id) is not None:
+                await self.channel.send(tool_call_cancelled(state.call.id, CANCELLED_CALL))

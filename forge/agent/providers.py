@@ -9,7 +9,7 @@ from forge.llm.anthropic_provider import AnthropicProvider
 from forge.llm.openai_provider import OpenAICompatibleProvider
 
 AnyProvider = OpenAICompatibleProvider | AnthropicProvider
-"""A provider the runtime builds (both are `Provider`s and `ModelCloner`s)."""
+"""A provider the session builds (both are `Provider`s and `ModelCloner`s)."""
 
 PROVIDER_FIELDS = (
     "provider",

@@ -1,6 +1,6 @@
 """Agent events as plain dicts with stable field names (for `forge run --output jsonl`).
 
-Every record has a `type` (`RECORD_TYPES`: one name per event class) followed by the event's
+Every record has a `type` (`record_type`: one name per event class) followed by the event's
 dataclass fields, in their order, with three plain rules: a tool call becomes its `call_id`,
 `name` and `arguments`; a `Usage` becomes its token fields; an enum becomes its value. A future
 (approval, question) is never written; the client's answer is its own record. The few records
@@ -15,10 +15,9 @@ import asyncio
 import json
 from dataclasses import fields
 from enum import Enum
-from typing import Any
+from typing import Any, assert_never
 
 from forge.agent.events import (
-    AgentEvent,
     ApprovalRequested,
     AssistantMessageDone,
     ContextUsage,
@@ -46,36 +45,66 @@ from forge.agent.events import (
 )
 from forge.llm.messages import ToolCall
 from forge.llm.stream import Usage
+from forge.session.events import AttachmentsAdded, SessionEvent
 
-RECORD_TYPES: dict[type, str] = {
-    MessageDelta: "message_delta",
-    ReasoningDelta: "reasoning_delta",
-    AssistantMessageDone: "assistant_message",
-    ToolCallStarted: "tool_call_started",
-    ToolOutputDelta: "tool_output_delta",
-    ToolCallFinished: "tool_call_finished",
-    ApprovalRequested: "approval_requested",
-    QuestionAsked: "question_asked",
-    UsageEvent: "usage",
-    UserMessageShortened: "user_message_shortened",
-    ErrorEvent: "error",
-    TurnFinished: "turn_finished",
-    ContextWarning: "context_warning",
-    ContextUsage: "context_usage",
-    SummarizationStarted: "summarization_started",
-    SummarizationProgress: "summarization_progress",
-    SummarizationCompleted: "summarization_completed",
-    SummarizationFailed: "summarization_failed",
-    SummarizerDisabled: "summarizer_disabled",
-    HookOutput: "hook_output",
-    HookBlocked: "hook_blocked",
-    HookWarning: "hook_warning",
-}
-"""The record name of each event class that has a record."""
 
-UNRECORDED: frozenset[type] = frozenset({RetryScheduled})
-"""Events with no record: the provider's retries were never part of the stream's records
-(ADR 0015), so a run's records stay as they were; the `result` tells how the run ended."""
+def record_type(event: SessionEvent) -> str | None:
+    """The record name of `event`'s class; None for an event with no record: the provider's
+    retries were never part of the stream's records (ADR 0015), so a run's records stay as
+    they were (the `result` tells how the run ended), and the task's attachments are said on
+    stderr. A child's event is named by the event it wraps."""
+    match event:
+        case MessageDelta():
+            return "message_delta"
+        case ReasoningDelta():
+            return "reasoning_delta"
+        case ToolOutputDelta():
+            return "tool_output_delta"
+        case AssistantMessageDone():
+            return "assistant_message"
+        case ToolCallStarted():
+            return "tool_call_started"
+        case ToolCallFinished():
+            return "tool_call_finished"
+        case ApprovalRequested():
+            return "approval_requested"
+        case QuestionAsked():
+            return "question_asked"
+        case UsageEvent():
+            return "usage"
+        case UserMessageShortened():
+            return "user_message_shortened"
+        case ErrorEvent():
+            return "error"
+        case TurnFinished():
+            return "turn_finished"
+        case ContextWarning():
+            return "context_warning"
+        case ContextUsage():
+            return "context_usage"
+        case SummarizationStarted():
+            return "summarization_started"
+        case SummarizationProgress():
+            return "summarization_progress"
+        case SummarizationCompleted():
+            return "summarization_completed"
+        case SummarizationFailed():
+            return "summarization_failed"
+        case SummarizerDisabled():
+            return "summarizer_disabled"
+        case HookOutput():
+            return "hook_output"
+        case HookBlocked():
+            return "hook_blocked"
+        case HookWarning():
+            return "hook_warning"
+        case SubagentEvent():
+            return record_type(event.event)
+        case RetryScheduled() | AttachmentsAdded():
+            return None
+        case _:
+            assert_never(event)
+
 
 _EXTRA_FIELDS: dict[type, tuple[str, ...]] = {
     SummarizerDisabled: ("text",),
@@ -88,7 +117,7 @@ def _call_fields(call: ToolCall) -> dict[str, Any]:
     return {"call_id": call.id, "name": call.name, "arguments": call.arguments}
 
 
-def _explicit(event: AgentEvent) -> dict[str, Any] | None:
+def _explicit(event: SessionEvent) -> dict[str, Any] | None:
     """The records not made from the class's fields: an assistant message is its message's
     id, content, reasoning and tool calls, not the `Message` object."""
     if isinstance(event, AssistantMessageDone):
@@ -102,7 +131,7 @@ def _explicit(event: AgentEvent) -> dict[str, Any] | None:
     return None
 
 
-def _from_fields(event: AgentEvent) -> dict[str, Any]:
+def _from_fields(event: SessionEvent) -> dict[str, Any]:
     record: dict[str, Any] = {}
     for field in fields(event):
         if not field.metadata.get("recorded", True):
@@ -138,15 +167,12 @@ def _plain(value: Any) -> Any:
     return value
 
 
-def has_record(event: AgentEvent) -> bool:
-    """Whether `event` is written as a record (a retry is not: `UNRECORDED`; a child's event
-    as the event it wraps)."""
-    if isinstance(event, SubagentEvent):
-        return has_record(event.event)
-    return type(event) not in UNRECORDED
+def has_record(event: SessionEvent) -> bool:
+    """Whether `event` is written as a record (`record_type` says which are not)."""
+    return record_type(event) is not None
 
 
-def event_to_dict(event: AgentEvent) -> dict[str, Any]:
+def event_to_dict(event: SessionEvent) -> dict[str, Any]:
     """The event as a JSON-ready dict: `{"type": "message_delta", "text": "..."}` and so on.
     A child agent's event is the record of the event it wraps plus `agent` (the child's name)
     and `parent_call_id` (its `task` call; docs/adr/0045). Raises TypeError for an event
@@ -154,11 +180,11 @@ def event_to_dict(event: AgentEvent) -> dict[str, Any]:
     if isinstance(event, SubagentEvent):
         inner = event_to_dict(event.event)
         return {**inner, "agent": event.agent, "parent_call_id": event.call_id}
-    record_type = RECORD_TYPES.get(type(event))
-    if record_type is None:
+    name = record_type(event)
+    if name is None:
         raise TypeError(f"no jsonl record for {type(event).__name__}")
     explicit = _explicit(event)
-    return {"type": record_type, **(explicit if explicit is not None else _from_fields(event))}
+    return {"type": name, **(explicit if explicit is not None else _from_fields(event))}
 
 
 _C1_ESCAPES = {code: f"\\u{code:04x}" for code in range(0x7F, 0xA0)}

@@ -16,21 +16,25 @@ terminal); stream-json escapes control characters as JSON does (C1 included, see
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any, TextIO
+from typing import Any, TextIO, assert_never
 
 from forge.agent.costs import CostReport
 from forge.agent.error_kinds import TIMEOUT_KIND
 from forge.agent.events import (
-    AgentEvent,
     ApprovalDecision,
+    ApprovalRequested,
     ApprovalVerdict,
     AssistantMessageDone,
+    ContextUsage,
     ContextWarning,
     ErrorEvent,
     HookBlocked,
     HookOutput,
     HookWarning,
     MessageDelta,
+    QuestionAsked,
+    ReasoningDelta,
+    RetryScheduled,
     SubagentEvent,
     SummarizationCompleted,
     SummarizationFailed,
@@ -39,7 +43,9 @@ from forge.agent.events import (
     SummarizerDisabled,
     ToolCallFinished,
     ToolCallStarted,
+    ToolOutputDelta,
     TurnFinished,
+    UsageEvent,
     UserMessageShortened,
 )
 from forge.agent.mcp.notices import McpServerNotice
@@ -49,11 +55,27 @@ from forge.config.secrets import redact
 from forge.context.plan import PLAN_TOOL, checklist, plan_from_meta
 from forge.headless.jsonl import dumps, event_to_dict, has_record
 from forge.llm.messages import ToolCall
+from forge.session.events import AttachmentsAdded, SessionEvent
+from forge.session.notice_lines import context_line, hook_line
+from forge.session.transcript import TurnTranscript
 from forge.text_safety import terminal_safe
 
 MASK = "***"
 ANSWER_TOOLS = frozenset({"task_completion", "converse"})
 """Tools whose argument is the final answer: text mode prints it once, on stdout."""
+TEXT_MODE_SILENT = (
+    MessageDelta,
+    ReasoningDelta,
+    ToolOutputDelta,
+    UsageEvent,
+    ContextUsage,
+    RetryScheduled,
+    QuestionAsked,
+    ApprovalRequested,
+)
+"""Events text mode prints nothing for (explicit cases of `TextWriter.event`): the streams and
+the counts are left to stream-json, the answer is printed once at the end, a question is
+answered "no user" by the run and an approval is said by `approval_decided`."""
 UNATTENDED_HINT = "allow it with --yes, --mode accept-edits or tools.command_allowlist"
 """Said to the user (not the model) beside a call no one could approve."""
 
@@ -68,6 +90,8 @@ class OutputWriter:
         self.cost_report: Callable[[], CostReport] | None = None
         """The session's cost so far; the final record (jsonl) or a stderr line (text)
         carries it (docs/adr/0029)."""
+        self.transcript = TurnTranscript()
+        """The run's events folded (docs/adr/0059): the partial answer, the calls that ran."""
 
     def mask(self, text: str) -> str:
         """`text` with every secret (given, or known to the process) replaced by `***`."""
@@ -100,10 +124,18 @@ class OutputWriter:
     def finish(self, result: dict[str, Any]) -> None:
         """The run's `result` record (docs/adr/0015): always the last thing written."""
 
-    def event(self, event: AgentEvent) -> None:
-        """One agent event."""
+    def event(self, event: SessionEvent) -> None:
+        """One session event: in every format, an error and what the task's `@path` mentions
+        attached (and which attached nothing; the task runs without them, ADR 0030) are said
+        on stderr."""
+        self.transcript.observe(event)
         if isinstance(event, ErrorEvent):
             self.write_err(f"forge: error ({event.kind}): {event.message}")
+        elif isinstance(event, AttachmentsAdded):
+            for line in event.attached:
+                self.write_err(f"forge run: {line}")
+            for problem in event.problems:
+                self.write_err(f"forge run: warning: {problem}")
 
     def approval_decided(self, call: ToolCall, decision: ApprovalDecision) -> None:
         """The headless client answered an approval request itself."""
@@ -126,14 +158,11 @@ class JsonLinesWriter(OutputWriter):
 
     def __init__(self, out: TextIO, err: TextIO, secrets: Sequence[str] = ()) -> None:
         super().__init__(out, err, secrets)
-        self._partial = ""
-        """Answer text streamed since the last finished assistant message (for a timeout)."""
         self._held: list[dict[str, Any]] | None = []
         """Records written before `init` (an MCP notice while the tools are listed)."""
         self.early_init: dict[str, Any] | None = None
         """The `init` record as known before the MCP servers listed their tools: written if
         the run ends before `init` is (a signal, a timeout while waiting)."""
-        self._started_calls: set[str] = set()
 
     def _record(self, record: dict[str, Any]) -> None:
         if self._held is not None:
@@ -161,7 +190,7 @@ class JsonLinesWriter(OutputWriter):
             {
                 "type": "turn_finished",
                 "reason": "signal",
-                "final_text": self._partial,
+                "final_text": self.transcript.answer,
                 **self._cost_fields(),
             }
         )
@@ -177,18 +206,12 @@ class JsonLinesWriter(OutputWriter):
             }
         )
 
-    def event(self, event: AgentEvent) -> None:
+    def event(self, event: SessionEvent) -> None:
         """The event's record (errors also go to stderr); a retry has none (ADR 0015)."""
         super().event(event)
         if not has_record(event):
             return
-        if isinstance(event, MessageDelta):
-            self._partial += event.text
-        elif isinstance(event, AssistantMessageDone):
-            self._partial = ""
-        elif isinstance(event, ToolCallStarted):
-            self._started_calls.add(event.call.id)
-        elif isinstance(event, ToolCallFinished) and event.call.id not in self._started_calls:
+        if isinstance(event, ToolCallFinished) and not _ran(self.transcript, event.call):
             # A refused or rejected call did not run; its records still come in pairs.
             self._record(event_to_dict(ToolCallStarted(event.call)))
         record = event_to_dict(event)
@@ -248,7 +271,7 @@ class JsonLinesWriter(OutputWriter):
             {
                 "type": "turn_finished",
                 "reason": "timeout",
-                "final_text": self._partial,
+                "final_text": self.transcript.answer,
                 **self._cost_fields(),
             }
         )
@@ -267,7 +290,6 @@ class TextWriter(OutputWriter):
     ) -> None:
         super().__init__(out, err, secrets)
         self.describe = describe or (lambda call: call.name)
-        self._started_calls: set[str] = set()
 
     def _line(self, text: str) -> None:
         self.write_err(text)
@@ -301,40 +323,64 @@ class TextWriter(OutputWriter):
         if cost is not None:
             self.write_err(f"forge: {cost.summary_line()}")
 
-    def event(self, event: AgentEvent) -> None:
+    def event(self, event: SessionEvent) -> None:
         """Print the event if it has a readable form (deltas of the answer, reasoning, usage
         and tool output are left to the stream-json mode)."""
         super().event(event)
-        if isinstance(event, AssistantMessageDone):
-            if event.message.tool_calls and event.message.content.strip():
-                self._line(event.message.content.strip())
-        elif isinstance(event, ToolCallStarted):
-            self._started_calls.add(event.call.id)
-            if event.call.name not in ANSWER_TOOLS:  # the answer goes to stdout, once
-                self._line(f"→ {self.describe(event.call)}")
-        elif isinstance(event, ToolCallFinished):
-            if event.metadata.get("rejected"):  # `approval_decided` said it already
-                return
-            if event.call.name in ANSWER_TOOLS and not event.is_error:
-                return
-            if event.call.id not in self._started_calls or event.call.name in ANSWER_TOOLS:
-                # refused by the mode, or an answer tool that failed (its start was not shown)
-                self._line(f"→ {self.describe(event.call)}")
-            self._line(f"  {_result_line(event)}")
-            if event.call.name == PLAN_TOOL and not event.is_error:
-                for line in checklist(
-                    plan_from_meta(event.metadata.get("plan")) or ()
-                ).splitlines():
-                    self._line(f"    {line}")
-        elif isinstance(event, TurnFinished):
-            self._finished(event)
-            self._cost_line()
-        elif isinstance(event, SubagentEvent):
-            self._child(event)
-        else:
-            line = context_line(event)
-            if line:
-                self._line(line)
+        match event:
+            case AssistantMessageDone():
+                if event.message.tool_calls and event.message.content.strip():
+                    self._line(event.message.content.strip())
+            case ToolCallStarted():
+                if event.call.name not in ANSWER_TOOLS:  # the answer goes to stdout, once
+                    self._line(f"→ {self.describe(event.call)}")
+            case ToolCallFinished():
+                self._call_finished(event)
+            case TurnFinished():
+                self._finished(event)
+                self._cost_line()
+            case SubagentEvent():
+                self._child(event)
+            case (
+                ContextWarning()
+                | SummarizationStarted()
+                | SummarizationProgress()
+                | SummarizationCompleted()
+                | SummarizationFailed()
+                | SummarizerDisabled()
+                | UserMessageShortened()
+            ):
+                self._line(context_line(event))
+            case HookBlocked() | HookOutput() | HookWarning():
+                self._line(hook_line(event))
+            case ErrorEvent() | AttachmentsAdded():
+                pass  # said by `OutputWriter.event`
+            case (
+                MessageDelta()
+                | ReasoningDelta()
+                | ToolOutputDelta()
+                | UsageEvent()
+                | ContextUsage()
+                | RetryScheduled()
+                | QuestionAsked()
+                | ApprovalRequested()
+            ):
+                pass  # TEXT_MODE_SILENT
+            case _:
+                assert_never(event)
+
+    def _call_finished(self, event: ToolCallFinished) -> None:
+        if event.metadata.get("rejected"):  # `approval_decided` said it already
+            return
+        if event.call.name in ANSWER_TOOLS and not event.is_error:
+            return
+        if not _ran(self.transcript, event.call) or event.call.name in ANSWER_TOOLS:
+            # refused by the mode, or an answer tool that failed (its start was not shown)
+            self._line(f"→ {self.describe(event.call)}")
+        self._line(f"  {_result_line(event)}")
+        if event.call.name == PLAN_TOOL and not event.is_error:
+            for line in checklist(plan_from_meta(event.metadata.get("plan")) or ()).splitlines():
+                self._line(f"    {line}")
 
     def _child(self, event: SubagentEvent) -> None:
         """A child's tool calls, indented and labelled with its agent (docs/adr/0045)."""
@@ -374,6 +420,12 @@ def untrusted_text(source: ProgramSource, status: TrustStatus) -> str:
     )
 
 
+def _ran(transcript: TurnTranscript, call: ToolCall) -> bool:
+    """Whether `call` started (a call the mode refused or the user rejected never does)."""
+    state = transcript.call(call.id)
+    return state is not None and state.started
+
+
 def _result_line(event: ToolCallFinished) -> str:
     first = event.result.strip().split("\n", 1)[0]
     if len(first) > 120:
@@ -382,50 +434,6 @@ def _result_line(event: ToolCallFinished) -> str:
         code = f" (exit {event.exit_code})" if event.exit_code is not None else ""
         return f"✗ {first}{code}"
     return f"✓ {first}" if first else "✓"
-
-
-def context_line(event: AgentEvent) -> str:
-    """One readable line for a context warning or summarization event ("" for others)."""
-    if isinstance(event, ContextWarning):
-        share = event.current_tokens / event.max_tokens if event.max_tokens else 0.0
-        return (
-            f"[context] {share:.0%} of the {event.max_tokens:,}-token budget used "
-            f"({event.current_tokens:,} tokens; warning at {event.threshold:.0%})"
-        )
-    if isinstance(event, SummarizationStarted):
-        return (
-            f"[context] summarizing {event.items} item(s) with {event.model} "
-            f"({event.strategy}, {event.trigger.value}) at "
-            f"{event.current_tokens:,}/{event.max_tokens:,} tokens"
-        )
-    if isinstance(event, SummarizationProgress):
-        failed = f", {event.failed} failed" if event.failed else ""
-        return f"[context] {event.strategy}: {event.done}/{event.total} done{failed}"
-    if isinstance(event, SummarizationCompleted):
-        return (
-            f"[context] {event.strategy} summarized {event.items} item(s) with {event.model}: "
-            f"{event.tokens_before:,} → {event.tokens_after:,} tokens in "
-            f"{event.duration_s:.1f}s ({event.llm_calls} LLM call(s))"
-        )
-    if isinstance(event, SummarizationFailed):
-        fallback = f"; fallback: {event.fallback}" if event.fallback else ""
-        return f"[context] {event.strategy} failed with {event.model}: {event.error}{fallback}"
-    if isinstance(event, SummarizerDisabled):
-        return f"[context] {event.text}"
-    if isinstance(event, UserMessageShortened):
-        return f"[context] {event.text}"
-    return hook_line(event)
-
-
-def hook_line(event: AgentEvent) -> str:
-    """One readable line for a hook's notice ("" for other events; docs/adr/0043)."""
-    if isinstance(event, HookBlocked):
-        return f"[hook] {event.event} blocked by {event.hook}: {event.reason}"
-    if isinstance(event, HookOutput):
-        return f"[hook] {event.event} {event.hook}: {event.text}"
-    if isinstance(event, HookWarning):
-        return f"[hook] warning: {event.text}"
-    return ""
 
 
 class JsonWriter(OutputWriter):

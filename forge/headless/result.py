@@ -17,7 +17,6 @@ from typing import Any
 from forge import __version__
 from forge.agent.costs import CostLedger, TokenTotals
 from forge.agent.events import (
-    AgentEvent,
     AssistantMessageDone,
     MessageDelta,
     ToolCallFinished,
@@ -27,6 +26,7 @@ from forge.agent.events import (
 from forge.config.prices import PriceTable
 from forge.headless.exit_status import MAX_BUDGET_REASON, Ending
 from forge.llm.messages import ToolCall
+from forge.session.events import SessionEvent
 
 ARGUMENT_SUMMARY_LIMIT = 200
 """Characters of a refused call's description kept in `permission_denials`."""
@@ -131,7 +131,7 @@ class RunRecorder:
         """Forge's notices a run's output must carry even as one `result` object (a task sent
         as its head and tail: issue 34)."""
 
-    def observe(self, event: AgentEvent) -> None:
+    def observe(self, event: SessionEvent) -> None:
         """Take note of one event of the run."""
         if isinstance(event, MessageDelta):
             self._partial.append(event.text)

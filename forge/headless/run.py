@@ -64,7 +64,6 @@ from forge.headless.result import BudgetGuard, RunRecorder, make_init_record
 from forge.llm.messages import ToolCall
 from forge.session.build import build_session
 from forge.session.core import Session
-from forge.session.events import AttachmentsAdded
 from forge.session.parts import secrets_of
 from forge.unicode_repair import repaired
 
@@ -382,15 +381,6 @@ def _warn_unconfined(session: Session, writer: OutputWriter) -> None:
         writer.write_err(f"forge run: warning: the model's commands run unconfined: {state.reason}")
 
 
-def _say_attachments(event: AttachmentsAdded, writer: OutputWriter) -> None:
-    """Say on stderr what the task's `@path` mentions attached and which attached nothing
-    (the task runs without them; ADR 0030)."""
-    for line in event.attached:
-        writer.write_err(f"forge run: {line}")
-    for problem in event.problems:
-        writer.write_err(f"forge run: warning: {problem}")
-
-
 async def _run_until_signal(work: Coroutine[Any, Any, Ending], received: list[int]) -> Ending:
     """Await `work`; SIGINT, SIGTERM or SIGHUP cancel it (its command's group is killed on
     the way out) and raise `CancelledError` with the signal recorded in `received`."""
@@ -429,9 +419,6 @@ async def run_task(
             async for hook_event in session.start_hooks():  # SessionStart (docs/adr/0043)
                 writer.event(hook_event)
             async for event in session.run_turn(task, typed=typed):
-                if isinstance(event, AttachmentsAdded):
-                    _say_attachments(event, writer)
-                    continue
                 recorder.observe(event)
                 writer.event(event)
                 if isinstance(event, ApprovalRequested):

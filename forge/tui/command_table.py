@@ -1,5 +1,8 @@
 """The slash-command table: every command, parsing typed input, and completion.
 
+Forge's own commands come from the session's catalogue (`forge.session.command_catalog`,
+which `forge acp` reads too); the custom commands and the skills are added here.
+
 Read by the prompt (completion and hints), the help screen, the command palette and the
 handlers in `forge.tui.commands`; it imports none of them, so the arrows point one way.
 """
@@ -7,6 +10,8 @@ handlers in `forge.tui.commands`; it imports none of them, so the arrows point o
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+from forge.session.command_catalog import offered_by
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,31 +30,14 @@ class SlashCommand:
         return f"/{self.name} {self.arguments}".rstrip()
 
 
-SLASH_COMMANDS: tuple[SlashCommand, ...] = (
-    SlashCommand("settings", "Settings: models, API key, context, tools (F2)"),
-    SlashCommand("compact", "Summarize the conversation now, optionally guided", "[instructions]"),
-    SlashCommand("context", "Show what fills the context window and recent compactions"),
-    SlashCommand("cost", "Show the session's cost per model and what compaction saved"),
-    SlashCommand("clear", "Start a new session with an empty conversation"),
-    SlashCommand("model", "Switch the model for this session", "NAME", argument_required=True),
-    SlashCommand("copy", "Copy the last answer, or its N-th code block", "[N]"),
-    SlashCommand("help", "Show commands and key bindings"),
-    SlashCommand("undo", "Restore the files the last turn changed"),
-    SlashCommand("rewind", "Go back to before a turn: files, conversation, or both"),
-    SlashCommand("sessions", "Pick one of this workspace's sessions to resume", "[ID]"),
+SLASH_COMMANDS: tuple[SlashCommand, ...] = tuple(
     SlashCommand(
-        "rename", "Name this session (lists and the header show it)", "NAME", argument_required=True
-    ),
-    SlashCommand(
-        "fork", "Continue in a new session holding the conversation before a turn", "[TURN]"
-    ),
-    SlashCommand("export", "Write this session as Markdown, HTML or JSON", "[md|html|json] [PATH]"),
-    SlashCommand("mcp", "MCP servers: status and tools"),
-    SlashCommand("trust", "Workspace trust: what the workspace would run; change it", "[revoke]"),
-    SlashCommand("hooks", "Hooks: each one's event, matcher, command, source and trust"),
-    SlashCommand("sandbox", "Sandbox: what confines the model's commands, and why not"),
-    SlashCommand("skills", "Skills: list them; enable or disable one", "[list|enable|disable]"),
-    SlashCommand("quit", "Exit Forge"),
+        command.name,
+        command.described_for("tui"),
+        command.arguments,
+        argument_required=command.argument_required,
+    )
+    for command in offered_by("tui")
 )
 """Every slash command, in the order help lists them."""
 

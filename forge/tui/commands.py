@@ -246,7 +246,7 @@ class SlashCommandRunner(CheckpointCommands, SkillSlashCommands, SessionCommands
         await self.app.chat.add_notice(f"```text\n{lines}\n```")
 
     async def command_clear(self, argument: str) -> None:
-        """Start a new session: a fresh runtime and an empty chat (the app's flow says so)."""
+        """Start a new session: a fresh session and an empty chat (the app's flow says so)."""
         from forge.tui.messages import NewSessionRequested
 
         if await self._refuse_if_busy():

@@ -12,7 +12,8 @@ import asyncio
 import time
 from collections.abc import AsyncGenerator, AsyncIterator
 
-from forge.agent.events import AgentEvent, MessageDelta, ReasoningDelta
+from forge.agent.events import MessageDelta, ReasoningDelta
+from forge.session.events import SessionEvent
 
 DELTA_BATCH_SECONDS = 0.03
 """How long streamed text may wait to be joined with what follows it (about two frames)."""
@@ -25,7 +26,7 @@ def _joined(pending: list[_Delta]) -> _Delta:
     return kind("".join(delta.text for delta in pending))
 
 
-def _read(task: asyncio.Task[AgentEvent]) -> AgentEvent | None:
+def _read(task: asyncio.Task[SessionEvent]) -> SessionEvent | None:
     """The event a finished read produced (None if it was cancelled, failed or ended)."""
     if not task.done() or task.cancelled() or task.exception() is not None:
         return None
@@ -33,11 +34,11 @@ def _read(task: asyncio.Task[AgentEvent]) -> AgentEvent | None:
 
 
 async def batch_deltas(
-    events: AsyncIterator[AgentEvent],
+    events: AsyncIterator[SessionEvent],
     *,
     interval: float = DELTA_BATCH_SECONDS,
-    unsent: list[AgentEvent] | None = None,
-) -> AsyncGenerator[AgentEvent, None]:
+    unsent: list[SessionEvent] | None = None,
+) -> AsyncGenerator[SessionEvent, None]:
     """Yield `events` in order, with runs of answer (or reasoning) deltas joined.
 
     A batch is yielded once `interval` seconds have passed since its first delta, when an
@@ -49,7 +50,7 @@ async def batch_deltas(
     """
     pending: list[_Delta] = []
     started = 0.0
-    next_event: asyncio.Task[AgentEvent] | None = None
+    next_event: asyncio.Task[SessionEvent] | None = None
     try:
         while True:
             if next_event is None:

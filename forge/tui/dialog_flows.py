@@ -16,7 +16,7 @@ from textual.screen import Screen
 
 from forge.agent.events import ApprovalRequested, QuestionAsked
 from forge.session.attention import AttentionReason
-from forge.tui.messages import ApprovalNeeded, QuestionAnswered, QuestionNeeded
+from forge.tui.messages import ApprovalRequestedShown, QuestionAnswered, QuestionAskedShown
 from forge.tui.screens.approval import ApprovalScreen
 from forge.tui.screens.question import QuestionScreen
 from forge.tui.widgets.chat import ChatView
@@ -33,7 +33,7 @@ class DialogFlows(App[int]):
 
         def call_attention(self, reason: AttentionReason, detail: str = "") -> None: ...
 
-    async def on_approval_needed(self, message: ApprovalNeeded) -> None:
+    async def on_approval_requested_shown(self, message: ApprovalRequestedShown) -> None:
         if not message.request.agent:  # a subagent's call has no row of its own
             await self.chat.mark_awaiting_approval(message.request.call)
         self.call_attention("approval", message.request.call.name)
@@ -54,7 +54,7 @@ class DialogFlows(App[int]):
         else:
             request.future.set_result(decision)
 
-    async def on_question_needed(self, message: QuestionNeeded) -> None:
+    async def on_question_asked_shown(self, message: QuestionAskedShown) -> None:
         await self.chat.add_notice(f"**Question:** {message.request.question}")
         self.call_attention("question")
         self.ask_question(message.request)

@@ -1,25 +1,24 @@
-"""The one place that turns the core's events into Textual messages (docs/adr/0016).
+"""The one place that turns the session's events into Textual messages (docs/adr/0016, 0059).
 
-`ROUTES` says, for each kind of event, which message carries it and which regions show it;
-`EventDispatcher.dispatch`, called by the turn worker for every event, posts one copy of that
-message to each region's widget, which handles it with `@on` where it is shown. No widget
-dispatches events itself. A lookup by the event's exact class, not a chain of `isinstance`:
-a delta batch costs one dict lookup and one `post_message` (streaming stays as fast as it was).
+`route_of` says, for each kind of event, which message carries it and which regions show it,
+in one `match` that ends in `assert_never`: an event added to `SessionEvent` and not routed
+here is a mypy error naming this function. `EventDispatcher.dispatch`, called by the turn
+worker for every event, posts one copy of that message to each region's widget, which handles
+it with `@on` where it is shown. No widget dispatches events itself. The streamed events come
+first in the `match`: a delta batch costs one class check and one `post_message`.
 
-An event class with no route is a programming error the tests catch
-(`tests/tui/test_event_dispatch.py`), not something to skip silently.
+`tests/tui/test_event_dispatch.py` feeds every class of the union (enumerated from it).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Literal
+from typing import Literal, assert_never
 
 from textual.message import Message
 from textual.message_pump import MessagePump
 
 from forge.agent.events import (
-    AgentEvent,
     ApprovalRequested,
     AssistantMessageDone,
     ContextUsage,
@@ -45,33 +44,35 @@ from forge.agent.events import (
     UsageEvent,
     UserMessageShortened,
 )
+from forge.session.events import AttachmentsAdded, SessionEvent
 from forge.tui.messages import (
-    AgentFailed,
-    AgentStopped,
-    AnswerDone,
-    AnswerStreamed,
-    ApprovalNeeded,
-    ContextMeasured,
-    ContextWarned,
-    HookBlockShown,
+    ApprovalRequestedShown,
+    AssistantMessageDoneShown,
+    AttachmentsAddedShown,
+    ContextUsageShown,
+    ContextWarningShown,
+    ErrorEventShown,
+    HookBlockedShown,
     HookOutputShown,
-    HookWarned,
-    QuestionNeeded,
-    ReasoningStreamed,
+    HookWarningShown,
+    MessageDeltaShown,
+    QuestionAskedShown,
+    ReasoningDeltaShown,
     RequestResumed,
-    SubagentActivity,
-    SummariesTurnedOff,
-    SummarizationAdvanced,
-    SummarizationBegan,
-    SummarizationFellShort,
-    SummarizationSucceeded,
-    ToolFinished,
-    ToolOutput,
-    ToolStarted,
-    UsageCounted,
-    UserMessageCut,
+    SubagentEventShown,
+    SummarizationCompletedShown,
+    SummarizationFailedShown,
+    SummarizationProgressShown,
+    SummarizationStartedShown,
+    SummarizerDisabledShown,
+    ToolCallFinishedShown,
+    ToolCallStartedShown,
+    ToolOutputDeltaShown,
+    TurnFinishedShown,
+    UsageEventShown,
+    UserMessageShortenedShown,
 )
-from forge.tui.retry_notices import RetryNotice
+from forge.tui.retry_notices import RetryScheduledShown
 
 Region = Literal["app", "chat", "status", "summarization", "plan", "subagents", "header"]
 """Who shows events: the app (dialogs, toasts), the chat, the status pane, its summarization
@@ -79,37 +80,62 @@ panel, plan and running subagents, the header."""
 
 Route = tuple[type[Message], tuple[Region, ...]]
 
-ROUTES: dict[type[Any], Route] = {
-    MessageDelta: (AnswerStreamed, ("chat",)),
-    ReasoningDelta: (ReasoningStreamed, ("chat",)),
-    AssistantMessageDone: (AnswerDone, ("chat",)),
-    ToolCallStarted: (ToolStarted, ("chat", "subagents")),  # the panel: a `task`'s prompt
-    ToolOutputDelta: (ToolOutput, ("chat",)),
-    ToolCallFinished: (ToolFinished, ("chat", "plan")),
-    ApprovalRequested: (ApprovalNeeded, ("app",)),
-    QuestionAsked: (QuestionNeeded, ("app",)),
-    UsageEvent: (UsageCounted, ("status",)),
-    UserMessageShortened: (UserMessageCut, ("chat",)),
-    ErrorEvent: (AgentFailed, ("chat",)),
-    TurnFinished: (AgentStopped, ("chat",)),
-    ContextUsage: (ContextMeasured, ("status",)),
-    ContextWarning: (ContextWarned, ("status", "app")),
-    SummarizationStarted: (SummarizationBegan, ("status", "summarization")),
-    SummarizationProgress: (SummarizationAdvanced, ("summarization",)),
-    SummarizationCompleted: (SummarizationSucceeded, ("chat", "status", "summarization")),
-    SummarizationFailed: (SummarizationFellShort, ("chat", "status", "summarization")),
-    SummarizerDisabled: (SummariesTurnedOff, ("chat", "summarization", "header")),
-    RetryScheduled: (RetryNotice, ("app",)),
-    HookOutput: (HookOutputShown, ("chat",)),
-    HookBlocked: (HookBlockShown, ("chat",)),
-    HookWarning: (HookWarned, ("chat",)),
-    SubagentEvent: (SubagentActivity, ("chat", "subagents", "status")),  # status: its cost
-}
 
-
-def route_of(event: AgentEvent) -> Route:
-    """The message class and the regions of `event` (KeyError: an event with no route)."""
-    return ROUTES[type(event)]
+def route_of(event: SessionEvent) -> Route:
+    """The message class and the regions of `event`."""
+    match event:
+        case MessageDelta():
+            return MessageDeltaShown, ("chat",)
+        case ReasoningDelta():
+            return ReasoningDeltaShown, ("chat",)
+        case ToolOutputDelta():
+            return ToolOutputDeltaShown, ("chat",)
+        case AssistantMessageDone():
+            return AssistantMessageDoneShown, ("chat",)
+        case ToolCallStarted():
+            return ToolCallStartedShown, ("chat", "subagents")  # the panel: a `task`'s prompt
+        case ToolCallFinished():
+            return ToolCallFinishedShown, ("chat", "plan")
+        case ApprovalRequested():
+            return ApprovalRequestedShown, ("app",)
+        case QuestionAsked():
+            return QuestionAskedShown, ("app",)
+        case UsageEvent():
+            return UsageEventShown, ("status",)
+        case UserMessageShortened():
+            return UserMessageShortenedShown, ("chat",)
+        case AttachmentsAdded():
+            return AttachmentsAddedShown, ("chat",)
+        case ErrorEvent():
+            return ErrorEventShown, ("chat",)
+        case TurnFinished():
+            return TurnFinishedShown, ("chat",)
+        case ContextUsage():
+            return ContextUsageShown, ("status",)
+        case ContextWarning():
+            return ContextWarningShown, ("status", "app")
+        case SummarizationStarted():
+            return SummarizationStartedShown, ("status", "summarization")
+        case SummarizationProgress():
+            return SummarizationProgressShown, ("summarization",)
+        case SummarizationCompleted():
+            return SummarizationCompletedShown, ("chat", "status", "summarization")
+        case SummarizationFailed():
+            return SummarizationFailedShown, ("chat", "status", "summarization")
+        case SummarizerDisabled():
+            return SummarizerDisabledShown, ("chat", "summarization", "header")
+        case RetryScheduled():
+            return RetryScheduledShown, ("app",)
+        case HookOutput():
+            return HookOutputShown, ("chat",)
+        case HookBlocked():
+            return HookBlockedShown, ("chat",)
+        case HookWarning():
+            return HookWarningShown, ("chat",)
+        case SubagentEvent():
+            return SubagentEventShown, ("chat", "subagents", "status")  # status: its cost
+        case _:
+            assert_never(event)
 
 
 class EventDispatcher:
@@ -124,8 +150,8 @@ class EventDispatcher:
         that model meanwhile is the summarizer's, not the agent's (the provider's event does
         not say whose it is)."""
 
-    def dispatch(self, event: AgentEvent) -> None:
-        """Post `event` to each region that shows it (in the order of `ROUTES`)."""
+    def dispatch(self, event: SessionEvent) -> None:
+        """Post `event` to each region that shows it (in the order `route_of` names them)."""
         if self.retry_shown and type(event) is not RetryScheduled:
             self.retry_shown = False
             self.regions["app"].post_message(RequestResumed())
@@ -137,7 +163,7 @@ class EventDispatcher:
         for region in regions:
             if isinstance(event, RetryScheduled):
                 summarizer = event.model in self.summarizing.values()
-                message: Message = RetryNotice(event, summarizer=summarizer)
+                message: Message = RetryScheduledShown(event, summarizer=summarizer)
             else:
                 message = message_class(event)  # type: ignore[call-arg]
             self.regions[region].post_message(message)

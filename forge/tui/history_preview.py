@@ -1,12 +1,12 @@
-"""A resumed session's history on screen before the runtime (docs/adr/0032).
+"""A resumed session's history on screen before the session is built (docs/adr/0032).
 
 `show_preview` runs as the app mounts, before the first frame: it reads the session's newest
 part and mounts a screenful of its rows, so a resumed session's first frame shows its last
 answer; the settings, the provider and the tokenizer load after that frame as for a new
 session. The work is bounded by the screen, not the session: a long file is read from its
-end only (`PREVIEW_BYTES`; the runtime replays all of it later, in its thread), a short one is
-replayed once and the runtime is built on that `ResumedSession`. `ChatView.show_rows` keeps
-the rows on screen when the runtime's conversation ends with the same rows (older ones join
+end only (`PREVIEW_BYTES`; the session replays all of it later, in its thread), a short one is
+replayed once and the session is built on that `ResumedSession`. `ChatView.show_rows` keeps
+the rows on screen when the session's conversation ends with the same rows (older ones join
 those waiting to be scrolled to); they differ only when a cut-off turn is noted.
 
 Log records written while the session is read (a torn line skipped) are held and passed on
@@ -74,7 +74,7 @@ def read_preview(
 ) -> SessionPreview | None:
     """The session the command line asks to resume, read for its first screen: a long file's
     last `PREVIEW_BYTES` (rows of its newest part), else the whole session. None for a new
-    session, or when it cannot be read (the runtime, reading it again, reports why)."""
+    session, or when it cannot be read (the session, reading it again, reports why)."""
     if session_id is None and not resume_latest:
         return None
     store = SessionStore()
@@ -100,16 +100,16 @@ async def show_preview(
 ) -> tuple[HeldLogRecords, SessionPreview | None]:
     """Show the newest rows of the session of `workspace` to resume in `chat`. Returns the log
     records held meanwhile (release them once logging is configured) and what was read (the
-    runtime is built on it when it holds the whole session)."""
+    session is built on it when it holds the whole session)."""
     held = HeldLogRecords()
     try:
         preview = read_preview(workspace, session_id, resume_latest)
-    except Exception:  # a shortcut only: the runtime reads the session again and shows it
-        logger.exception("could not read the session ahead of the runtime")
+    except Exception:  # a shortcut only: the session reads its file again and shows it
+        logger.exception("could not read the session file ahead of the session")
         return held, None
     if preview is not None and preview.rows:
         await chat.show_rows(preview.rows)
-        # The answer's document builds in its own task: let it finish before the runtime's
+        # The answer's document builds in its own task: let it finish before the session's
         # thread starts, which would share the interpreter with it and slow the first frame.
         answers = chat.query(AssistantBlock)
         if answers and answers.last().answer_text:

@@ -8,16 +8,13 @@ as a turn's do. Heavy modules are imported inside the functions: the first frame
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator, AsyncIterator
+from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING
 
-from forge.tui.messages import AttachmentsShown
-
 if TYPE_CHECKING:
-    from textual.message_pump import MessagePump
-
     from forge.agent.events import AgentEvent
     from forge.session.core import Session
+    from forge.session.events import SessionEvent
     from forge.tui.widgets.chat import ChatView
     from forge.tui.widgets.prompt_input import PromptInput
 
@@ -28,19 +25,13 @@ BUSY_COMMAND = (
 )
 
 
-async def turn_events(
-    post: MessagePump, session: Session, text: str, model: str = "", typed: str = ""
-) -> AsyncGenerator[AgentEvent, None]:
+def turn_events(
+    session: Session, text: str, model: str = "", typed: str = ""
+) -> AsyncIterator[SessionEvent]:
     """One turn for `text` on `model` ("" = the session's), its `@` mentions first expanded
-    by the session (in a thread); posts `AttachmentsShown` to `post` before the turn's first
-    event when there were any. `typed`: what the user typed, when `text` expands it."""
-    from forge.session.events import AttachmentsAdded
-
-    async for event in session.run_turn(text, model=model or None, typed=typed or None):
-        if isinstance(event, AttachmentsAdded):
-            post.post_message(AttachmentsShown(list(event.attached), list(event.problems)))
-        else:
-            yield event
+    by the session (in a thread; `AttachmentsAdded` comes first when there were any).
+    `typed`: what the user typed, when `text` expands it."""
+    return session.run_turn(text, model=model or None, typed=typed or None)
 
 
 async def user_command_events(

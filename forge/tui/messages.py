@@ -1,8 +1,9 @@
 """Textual messages shared across the app: what the agent-turn worker posts to the UI.
 
 The worker never touches a widget. `forge.tui.event_dispatch` turns each agent event into one
-of the typed messages below (one class per kind of event, carrying it) and posts it to each
-widget that shows it; that widget handles it with `@on` (docs/adr/0016). An event message
+of the typed messages below (one class per kind of event, carrying it, named after it:
+`MessageDelta` → `MessageDeltaShown`; docs/adr/0059) and posts it to each widget that shows it;
+that widget handles it with `@on` (docs/adr/0016). An event message
 does not bubble: every region that shows an event gets its own copy. After the turn's last
 event the worker posts `TurnOver` to the chat and the summarization panel; the chat, once it
 has closed the turn, posts `TurnEnded` to the app, which therefore sees it only after the chat
@@ -17,7 +18,6 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 from textual.message import Message
 
 from forge.agent.events import (
-    AgentEvent,
     ApprovalRequested,
     AssistantMessageDone,
     ContextUsage,
@@ -42,6 +42,7 @@ from forge.agent.events import (
     UsageEvent,
     UserMessageShortened,
 )
+from forge.session.events import AttachmentsAdded
 
 E = TypeVar("E")
 
@@ -57,75 +58,75 @@ class EventMessage(Message, Generic[E]):
         super().__init_subclass__(bubble=bubble, **kwargs)
 
 
-class AnswerStreamed(EventMessage[MessageDelta]):
+class MessageDeltaShown(EventMessage[MessageDelta]):
     """Answer text streamed (joined into ~30 ms batches by `delta_batching`)."""
 
 
-class SubagentActivity(EventMessage[SubagentEvent]):
+class SubagentEventShown(EventMessage[SubagentEvent]):
     """An event of a child agent a `task` call runs (docs/adr/0045)."""
 
 
-class ReasoningStreamed(EventMessage[ReasoningDelta]):
+class ReasoningDeltaShown(EventMessage[ReasoningDelta]):
     """Reasoning text streamed (batched like the answer)."""
 
 
-class AnswerDone(EventMessage[AssistantMessageDone]):
+class AssistantMessageDoneShown(EventMessage[AssistantMessageDone]):
     """The assistant's message is complete."""
 
 
-class ToolStarted(EventMessage[ToolCallStarted]):
+class ToolCallStartedShown(EventMessage[ToolCallStarted]):
     """A tool call started running."""
 
 
-class ToolOutput(EventMessage[ToolOutputDelta]):
+class ToolOutputDeltaShown(EventMessage[ToolOutputDelta]):
     """A running tool call printed output."""
 
 
-class ToolFinished(EventMessage[ToolCallFinished]):
+class ToolCallFinishedShown(EventMessage[ToolCallFinished]):
     """A tool call ended (its result, exit code, diff, plan)."""
 
 
-class UsageCounted(EventMessage[UsageEvent]):
+class UsageEventShown(EventMessage[UsageEvent]):
     """A request reported its tokens (and the session's totals)."""
 
 
-class AgentFailed(EventMessage[ErrorEvent]):
+class ErrorEventShown(EventMessage[ErrorEvent]):
     """The turn hit an error the user must see."""
 
 
-class AgentStopped(EventMessage[TurnFinished]):
+class TurnFinishedShown(EventMessage[TurnFinished]):
     """The agent ended the turn (answered, interrupted, a limit)."""
 
 
-class ContextMeasured(EventMessage[ContextUsage]):
+class ContextUsageShown(EventMessage[ContextUsage]):
     """The prompt's size against the budget."""
 
 
-class UserMessageCut(EventMessage[UserMessageShortened]):
+class UserMessageShortenedShown(EventMessage[UserMessageShortened]):
     """The user's message was larger than its share: its head and tail were sent."""
 
 
-class ContextWarned(EventMessage[ContextWarning]):
+class ContextWarningShown(EventMessage[ContextWarning]):
     """The prompt crossed the warning threshold."""
 
 
-class SummarizationBegan(EventMessage[SummarizationStarted]):
+class SummarizationStartedShown(EventMessage[SummarizationStarted]):
     """A summarization run started."""
 
 
-class SummarizationAdvanced(EventMessage[SummarizationProgress]):
+class SummarizationProgressShown(EventMessage[SummarizationProgress]):
     """A summarization run finished one of its parts."""
 
 
-class SummarizationSucceeded(EventMessage[SummarizationCompleted]):
+class SummarizationCompletedShown(EventMessage[SummarizationCompleted]):
     """A summarization run (or a deterministic tier) shortened the context."""
 
 
-class SummarizationFellShort(EventMessage[SummarizationFailed]):
+class SummarizationFailedShown(EventMessage[SummarizationFailed]):
     """A summarization run failed or was skipped (and what fell back)."""
 
 
-class SummariesTurnedOff(EventMessage[SummarizerDisabled]):
+class SummarizerDisabledShown(EventMessage[SummarizerDisabled]):
     """A permanent error turned LLM summaries off for the session (ADR 0024)."""
 
 
@@ -133,12 +134,16 @@ class HookOutputShown(EventMessage[HookOutput]):
     """A hook printed text for the user (docs/adr/0043)."""
 
 
-class HookBlockShown(EventMessage[HookBlocked]):
+class HookBlockedShown(EventMessage[HookBlocked]):
     """A hook blocked a call, the prompt or the end of the turn."""
 
 
-class HookWarned(EventMessage[HookWarning]):
+class HookWarningShown(EventMessage[HookWarning]):
     """A hook failed, timed out or could not start, or a hooks file has a problem."""
+
+
+class AttachmentsAddedShown(EventMessage[AttachmentsAdded]):
+    """The files a message's mentions attached, and the mentions that attached nothing."""
 
 
 if TYPE_CHECKING:
@@ -148,14 +153,14 @@ if TYPE_CHECKING:
 
 
 @dataclass
-class ApprovalNeeded(Message):
+class ApprovalRequestedShown(Message):
     """The agent waits on `request.future` until the user approves or rejects a tool call."""
 
     request: ApprovalRequested
 
 
 @dataclass
-class QuestionNeeded(Message):
+class QuestionAskedShown(Message):
     """The agent waits on `request.future` for the user's answer to `ask_question`."""
 
     request: QuestionAsked
@@ -197,21 +202,8 @@ class TurnEnded(Message):
 
 
 @dataclass
-class AttachmentsShown(Message, bubble=False):
-    """The files a message's mentions attached, and the mentions that attached nothing
-    (posted by `forge.tui.input_flows.turn_events` to the chat, which shows them)."""
-
-    attached: list[str]
-    problems: list[str]
-
-
-@dataclass
 class RequestResumed(Message):
     """An event arrived after a retry was announced: the request went through."""
-
-
-AnyEvent = AgentEvent
-"""What the dispatcher takes (the agent's and the context's events)."""
 
 
 @dataclass

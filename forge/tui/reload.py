@@ -23,15 +23,14 @@ from textual.message import Message
 from textual.worker import Worker
 
 from forge.config.errors import ConfigError
-from forge.config.keys import leaf_values
 from forge.config.settings import Settings
 from forge.config.store import LoadResult
 from forge.config.watcher import WatchableStore, watch_store
+from forge.session.settings_changes import describe_changes
 
 logger = logging.getLogger(__name__)
 
 ReloadSource = Literal["file", "settings"]
-SECRET_SETTING_KEYS = frozenset({"llm.api_key", "llm.summarization_api_key"})
 
 
 class ReloadableStore(WatchableStore, Protocol):
@@ -43,7 +42,7 @@ class ReloadableStore(WatchableStore, Protocol):
         ...
 
 
-class SettingsRuntime(Protocol):
+class SwitchableSession(Protocol):
     """What the controller needs from `forge.session.core.Session`."""
 
     settings: Settings
@@ -52,38 +51,6 @@ class SettingsRuntime(Protocol):
     def apply_settings(self, new: Settings) -> str | Awaitable[str]:
         """Switch the running agent to `new`; returns a one-line description of what changed."""
         ...
-
-
-def describe_changes(old: Settings, new: Settings) -> list[str]:
-    """One line per setting that differs, secrets named but never shown (`llm.api_key changed`)."""
-    before = leaf_values(old)
-    after = leaf_values(new)
-    lines: list[str] = []
-    for key, value in after.items():
-        if before.get(key) == value:
-            continue
-        if key in SECRET_SETTING_KEYS:
-            lines.append(f"{key} changed")
-        elif key == "mcp_servers":
-            # By name only: an entry's `env`/`headers` may hold a literal secret.
-            old_servers, new_servers = before.get(key) or {}, value or {}
-            names = sorted(
-                name
-                for name in {*old_servers, *new_servers}
-                if old_servers.get(name) != new_servers.get(name)
-            )
-            lines.append(f"{key}: {', '.join(names)} changed")
-        else:
-            lines.append(f"{key}: {_shown(before.get(key))} → {_shown(value)}")
-    return lines
-
-
-def _shown(value: Any) -> str:
-    if value is None or value == "":
-        return "(unset)"
-    if isinstance(value, list):
-        return ", ".join(str(item) for item in value) or "(none)"
-    return str(value)
 
 
 class ConfigReloadController:
@@ -111,7 +78,9 @@ class ConfigReloadController:
         error: ConfigError | Exception
         """Why: a ConfigError (with file, line and key) or the session's exception."""
 
-    def __init__(self, *, app: App[Any], store: ReloadableStore, session: SettingsRuntime) -> None:
+    def __init__(
+        self, *, app: App[Any], store: ReloadableStore, session: SwitchableSession
+    ) -> None:
         self.app = app
         self.store = store
         self.session = session
@@ -187,18 +156,18 @@ class ConfigReloadController:
     async def apply(self, result: LoadResult, *, source: ReloadSource) -> bool:
         """Give `result.settings` to the session, then announce it. Returns whether it applied.
 
-        A runtime that cannot switch (say, a provider it cannot build) leaves the running
+        A session that cannot switch (say, a provider it cannot build) leaves the running
         settings as they were and is reported as `Rejected`.
         """
         # Compared with what the session runs, which `/model` may have changed meanwhile.
         changes = describe_changes(self.session.settings, result.settings)
         try:
             outcome = self.session.apply_settings(result.settings)
-            runtime_description = await outcome if inspect.isawaitable(outcome) else outcome
+            session_description = await outcome if inspect.isawaitable(outcome) else outcome
         except Exception as error:
             self.reject(error)
             return False
-        description = "\n".join(changes) or str(runtime_description or "") or "no changes"
+        description = "\n".join(changes) or str(session_description or "") or "no changes"
         logger.info("settings applied from %s: %s", source, description.replace("\n", "; "))
         title = "Settings applied" if source == "settings" else "Config reloaded"
         warning = ""

@@ -42,7 +42,7 @@ def _files(sources: list[ProgramSource]) -> str:
 
 
 class WorkspaceTrustFlow:
-    """Asks about, and applies, the trust of one app's workspace across its runtimes."""
+    """Asks about, and applies, the trust of one app's workspace across its sessions."""
 
     def __init__(self, app: App[Any]) -> None:
         self.app = app

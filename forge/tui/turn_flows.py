@@ -24,25 +24,25 @@ from forge.tui.delta_batching import batch_deltas
 from forge.tui.input_flows import turn_events, user_command_events
 from forge.tui.messages import (
     CompactionRequested,
-    ContextWarned,
+    ContextWarningShown,
     RequestResumed,
     TurnEnded,
     TurnOver,
     TurnStarted,
     UserMessageRequested,
 )
-from forge.tui.retry_notices import RetryNotice
+from forge.tui.retry_notices import RetryScheduledShown
 from forge.tui.widgets.chat_blocks import NoticeBlock, UserMessageBlock
 from forge.tui.widgets.config_banner import ConfigProblemBanner
 from forge.tui.widgets.prompt_input import PromptInput
 from forge.tui.widgets.welcome import needs_api_key
 
 if TYPE_CHECKING:
-    from forge.agent.events import AgentEvent
     from forge.config.settings import Settings
     from forge.config.store import ConfigStore
     from forge.session.attention import AttentionReason
     from forge.session.core import Session
+    from forge.session.events import SessionEvent
     from forge.tui.commands import SlashCommandRunner
     from forge.tui.event_dispatch import EventDispatcher
     from forge.tui.widgets.chat import ChatView
@@ -123,7 +123,7 @@ class TurnFlows(App[int]):
         self._warned_this_turn = False
         self._show_activity()
         self.status.summarization.post_message(TurnStarted())
-        self.run_events(turn_events(self.chat, self.session, text, model, typed))
+        self.run_events(turn_events(self.session, text, model, typed))
 
     def start_compaction(self, instructions: str, notice: NoticeBlock) -> None:
         """Run `/compact` in the turn worker (its events render like a turn's); `notice` is
@@ -142,14 +142,14 @@ class TurnFlows(App[int]):
         await self.send_user_message(message.text, message.model, message.typed)
 
     @work(exclusive=True, group="agent-turn", exit_on_error=False)
-    async def run_events(self, events: AsyncIterator[AgentEvent]) -> None:
+    async def run_events(self, events: AsyncIterator[SessionEvent]) -> None:
         """Hand each of the agent's events to the dispatcher; never touches a widget.
 
         Always ends by posting `TurnOver`, whether the events ran out, the worker was
         cancelled (interrupt) or the agent raised.
         """
         reason, error = "completed", ""
-        unsent: list[AgentEvent] = []
+        unsent: list[SessionEvent] = []
         dispatch = self.dispatcher.dispatch
         try:
             # Streamed text goes out in ~30 ms batches, not one message per token.
@@ -172,7 +172,7 @@ class TurnFlows(App[int]):
             self.status.subagents.post_message(TurnOver(reason, error))
             self.chat.post_message(TurnOver(reason, error))
 
-    async def on_retry_notice(self, message: RetryNotice) -> None:
+    async def on_retry_scheduled_shown(self, message: RetryScheduledShown) -> None:
         text = f"{message.who()}: {message.describe()}…"
         if self.busy:
             self._show_activity(f"{message.describe()}…")
@@ -187,8 +187,8 @@ class TurnFlows(App[int]):
         if self.busy and self.chat.compaction is None:
             self._show_activity()  # the retry went through: back to "working…"
 
-    @on(ContextWarned)
-    def _context_warned(self, message: ContextWarned) -> None:
+    @on(ContextWarningShown)
+    def _context_warned(self, message: ContextWarningShown) -> None:
         # Once per turn: usage can cross the line before every call of a long turn, and the
         # gauge already shows it in colour.
         if self._warned_this_turn:

@@ -51,7 +51,10 @@ async def test_a_prompt_streams_thought_and_message_chunks_and_ends_the_turn(
     assert client.text() == "The answer is forty-two."
     assert client.text("agent_thought_chunk") == "Thinking it over."
     assert llm_server.requests[0].messages[-1]["content"] == "What is the answer?"
-    [usage] = client.of_kind("usage_update")  # the context's fill and the cost, after the turn
+    # The context's fill and the cost after the request (the meter moves during a turn) and
+    # again after the turn.
+    first, usage = client.of_kind("usage_update")
+    assert first.cost is not None and first.cost.amount == usage.cost.amount  # type: ignore[union-attr]
     assert 0 < usage.used < usage.size
     assert usage.cost is not None and usage.cost.currency == "USD"
     # The session's modes and model are offered at once.

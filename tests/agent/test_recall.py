@@ -17,8 +17,8 @@ from forge.context.conversation import Conversation
 from forge.llm.messages import ToolCall, assistant, system, tool_result, user
 from forge.session.build import build_session
 from tests.agent.loop_harness import drive, finished
-from tests.agent.test_runtime import settings_for
 from tests.headless.test_headless_sessions import forge
+from tests.session.test_session_core import settings_for
 from tests.support.openai_server import Call, OpenAIServer, RecordedRequest, Text, ToolCalls
 
 UNPRICED = "local-coder"

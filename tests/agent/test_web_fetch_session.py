@@ -13,8 +13,8 @@ from forge.agent.tools.web_fetch import CONDENSE_INSTRUCTIONS
 from forge.config.settings import Settings, ToolsSettings
 from forge.session.build import build_session
 from tests.agent.loop_harness import drive, finished
-from tests.agent.test_runtime import settings_for
 from tests.agent.tools.test_web_fetch import PAGE
+from tests.session.test_session_core import settings_for
 from tests.support.openai_server import Call, OpenAIServer, RecordedRequest, Text, ToolCalls
 from tests.support.web_server import WebServer
 

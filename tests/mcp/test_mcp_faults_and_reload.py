@@ -227,7 +227,7 @@ async def test_editing_the_project_file_reconfigures_through_the_watcher(
 
 
 def test_a_reload_describes_server_changes_by_name_never_by_value() -> None:
-    from forge.tui.reload import describe_changes
+    from forge.session.settings_changes import describe_changes
 
     old = Settings(mcp_servers={"a": McpServerSettings(command="x", env={"T": "literal-1234"})})
     new = Settings(

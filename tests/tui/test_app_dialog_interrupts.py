@@ -15,7 +15,7 @@ from textual.message import Message
 
 from forge.agent.history.session_file import SessionStore
 from forge.agent.turn.interruption import NOT_RUN_RESULT, UNANSWERED_QUESTION_RESULT
-from forge.tui.messages import ApprovalNeeded, TurnEnded
+from forge.tui.messages import ApprovalRequestedShown, TurnEnded
 from forge.tui.screens.approval import ApprovalScreen
 from forge.tui.screens.question import QuestionScreen
 from forge.tui.widgets.chat import INTERRUPTED_NOTE
@@ -72,7 +72,7 @@ async def test_esc_in_the_approval_dialog_ends_the_turn_in_ask_mode(
         await wait_idle(pilot, "the turn to end")
         await pilot.pause()
         assert not isinstance(app.screen, ApprovalScreen), "no second dialog"
-        assert sum(isinstance(m, ApprovalNeeded) for m in seen) == 1
+        assert sum(isinstance(m, ApprovalRequestedShown) for m in seen) == 1
         assert [m.reason for m in seen if isinstance(m, TurnEnded)] == ["cancelled"]
         assert app.is_running, "one Ctrl+C ends the turn, not Forge"
         live = outcomes(list(app.chat.query(ToolCallBlock)))

@@ -11,7 +11,7 @@ from textual.message import Message
 from textual.widgets import Button, Input, Static
 
 from forge.agent.events import ToolCallFinished
-from forge.tui.messages import ApprovalNeeded, QuestionNeeded, TurnEnded
+from forge.tui.messages import ApprovalRequestedShown, QuestionAskedShown, TurnEnded
 from forge.tui.screens.approval import ApprovalScreen
 from forge.tui.screens.question import QuestionScreen
 from forge.tui.widgets.chat_blocks import ToolCallBlock, UserMessageBlock
@@ -57,7 +57,7 @@ async def test_approve_once_runs_the_edit_and_shows_its_diff(
         assert app.chat.query_one(ToolCallBlock).status == "pending"
         await pilot.press("y")
         await wait_idle(pilot)
-        assert any(isinstance(m, ApprovalNeeded) for m in seen)
+        assert any(isinstance(m, ApprovalRequestedShown) for m in seen)
         assert (workspace / "notes.txt").read_text() == "hello\n"
         block = app.chat.query_one(ToolCallBlock)
         assert block.status == "ok"
@@ -117,7 +117,7 @@ async def test_approve_always_skips_the_dialog_for_that_tool_afterwards(
         await wait_until(pilot, lambda: isinstance(app.screen, ApprovalScreen), "the dialog")
         await pilot.click("#approve-always")
         await wait_idle(pilot)
-        assert sum(isinstance(m, ApprovalNeeded) for m in seen) == 1
+        assert sum(isinstance(m, ApprovalRequestedShown) for m in seen) == 1
         assert [b.status for b in app.chat.query(ToolCallBlock)] == ["ok", "ok"]
     assert (workspace / "a.txt").exists() and (workspace / "b.txt").exists()
 
@@ -136,7 +136,7 @@ async def test_question_suggestion_answers_the_agent(
         assert buttons == ["SQLite", "Postgres [prod]"]
         await pilot.click("#suggestion-1")
         await wait_idle(pilot)
-        assert any(isinstance(m, QuestionNeeded) for m in seen)
+        assert any(isinstance(m, QuestionAskedShown) for m in seen)
         assert [b.text for b in app.chat.query(UserMessageBlock)][-1] == "Postgres [prod]"
     assert tool_result_sent(llm_server, 1) == "Postgres [prod]"
 

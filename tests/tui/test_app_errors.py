@@ -9,7 +9,7 @@ import pytest
 from textual.message import Message
 
 from forge.llm.stream import RetryScheduled
-from forge.tui.retry_notices import RetryNotice
+from forge.tui.retry_notices import RetryScheduledShown
 from forge.tui.widgets.chat_blocks import AssistantBlock
 from tests.support.openai_server import Fault, OpenAIServer, RateLimited, ServerFault, Text
 from tests.tui.test_app_helpers import configure, make_app, notices, submit, wait_idle
@@ -29,7 +29,7 @@ async def test_a_retried_server_error_is_shown_while_forge_waits(
         await submit(pilot, "hello")
         await wait_idle(pilot)
         # The provider's own event reached the app (no log record in between).
-        retries = [m.retry for m in seen if isinstance(m, RetryNotice)]
+        retries = [m.retry for m in seen if isinstance(m, RetryScheduledShown)]
         assert [(r.status_code, r.error_kind, r.attempt, r.max_attempts) for r in retries] == [
             (500, "server_error", 1, 2)
         ]

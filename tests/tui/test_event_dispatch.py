@@ -10,27 +10,41 @@ import pytest
 from textual.message import Message
 from textual.message_pump import MessagePump, active_message_pump
 
-from forge.agent.events import AgentEvent, SummarizationCompleted
-from forge.tui.event_dispatch import ROUTES
-from forge.tui.messages import EventMessage, SummarizationSucceeded, TurnEnded
+from forge.agent.events import SummarizationCompleted
+from forge.tui.event_dispatch import EventDispatcher, Region
+from forge.tui.messages import EventMessage, RequestResumed, SummarizationCompletedShown, TurnEnded
 from forge.tui.widgets.summarization_panel import SummarizationPanel
 from tests.support.openai_server import OpenAIServer, Text
+from tests.support.session_events import event_classes, sample_events
 from tests.tui.test_app_helpers import configure, make_app, submit, wait_idle, wait_until
 
 SIZE = (120, 40)
 
 
-def test_every_event_of_the_core_has_a_route() -> None:
-    events = set(typing.get_args(AgentEvent))
-    assert events, "AgentEvent is a union of event classes"
-    assert events <= set(ROUTES), f"no route for {sorted(c.__name__ for c in events - set(ROUTES))}"
-
-
-def test_each_region_gets_its_own_message_that_does_not_bubble() -> None:
-    for message_class, regions in ROUTES.values():
-        assert regions and len(set(regions)) == len(regions)
-        if issubclass(message_class, EventMessage):
-            assert not message_class.bubble, f"{message_class.__name__} would reach the app twice"
+async def test_every_event_of_the_union_reaches_a_region_as_its_own_message() -> None:
+    """Each class of `SessionEvent` (enumerated from the union) is posted somewhere, as a
+    message carrying it that does not bubble; no two classes share a message class."""
+    regions = {name: Inbox() for name in typing.get_args(Region)}
+    dispatcher = EventDispatcher(regions)  # type: ignore[arg-type]
+    message_of: dict[type, type[Message]] = {}
+    for event in sample_events():
+        before = {name: len(inbox.posted) for name, inbox in regions.items()}
+        dispatcher.dispatch(event)
+        posted = [
+            (name, message)
+            for name, inbox in regions.items()
+            for message in inbox.posted[before[name] :]
+        ]
+        assert posted, f"{type(event).__name__} reached no region"
+        names = [name for name, _ in posted]
+        assert len(set(names)) == len(names), f"{type(event).__name__} posted twice to a region"
+        for _, message in posted:
+            if isinstance(message, EventMessage):
+                assert message.event is event and not message.bubble
+            if not isinstance(message, RequestResumed):
+                message_of.setdefault(type(event), type(message))
+    assert set(message_of) == event_classes()
+    assert len(set(message_of.values())) == len(message_of), "two events share a message"
 
 
 async def test_a_compaction_reaches_the_summarization_panel_as_its_message(
@@ -61,13 +75,15 @@ async def test_a_compaction_reaches_the_summarization_panel_as_its_message(
         at_panel = [
             m.event
             for pump, m in handled[before:]
-            if pump is panel and isinstance(m, SummarizationSucceeded)
+            if pump is panel and isinstance(m, SummarizationCompletedShown)
         ]
         assert len(at_panel) == 1 and isinstance(at_panel[0], SummarizationCompleted)
         assert isinstance(panel, SummarizationPanel) and panel.state == "done"
         # The same event reached the chat and the status pane as their own copies; none of
         # them went on to the app.
-        regions = {pump for pump, m in handled[before:] if isinstance(m, SummarizationSucceeded)}
+        regions = {
+            pump for pump, m in handled[before:] if isinstance(m, SummarizationCompletedShown)
+        }
         assert regions == {panel, app.chat, app.status}
 
 
@@ -87,7 +103,7 @@ def test_a_retry_is_the_summarizers_only_for_the_model_of_a_run_under_way() -> N
     from forge.agent.events import SummarizationStarted, Trigger
     from forge.llm.stream import RetryScheduled
     from forge.tui.event_dispatch import EventDispatcher
-    from forge.tui.retry_notices import RetryNotice
+    from forge.tui.retry_notices import RetryScheduledShown
 
     regions = {
         name: Inbox() for name in ("app", "chat", "status", "summarization", "plan", "header")
@@ -100,7 +116,7 @@ def test_a_retry_is_the_summarizers_only_for_the_model_of_a_run_under_way() -> N
     def whose(model: str) -> str:
         dispatcher.dispatch(retry(model))
         notice = regions["app"].posted[-1]
-        assert isinstance(notice, RetryNotice)
+        assert isinstance(notice, RetryScheduledShown)
         return notice.who()
 
     assert whose("agent-model") == "Model `agent-model`"

@@ -28,7 +28,8 @@ from forge.config.paths import config_path
 from forge.config.store import ConfigStore
 from forge.session.build import build_session
 from forge.session.core import Session
-from forge.tui.reload import ConfigReloadController, describe_changes
+from forge.session.settings_changes import describe_changes
+from forge.tui.reload import ConfigReloadController
 from tests.support.openai_server import OpenAIServer
 
 SIZE = (100, 40)

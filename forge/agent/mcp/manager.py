@@ -1,6 +1,6 @@
 """All of a session's MCP servers: started in the background, their tools offered to the
 registry as they become ready, reconfigured between turns when the settings change, closed
-with the runtime."""
+with the session."""
 
 from __future__ import annotations
 
@@ -61,7 +61,7 @@ class McpServers:
         self.removed: set[str] = set()
         """Servers removed from the configuration this session (their tools' calls say so)."""
         self.in_turn: Callable[[], bool] = lambda: False
-        """Whether a turn is running (set by the runtime): reconfiguring waits until not."""
+        """Whether a turn is running (set by the session): reconfiguring waits until not."""
         self._listeners: list[NoticeListener] = []
         self.told: list[McpServerNotice] = []
         """Every notice of the session so far, oldest first."""

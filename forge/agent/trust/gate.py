@@ -120,7 +120,7 @@ class WorkspaceTrust:
         return self.env_allowlist
 
     def adopt(self, previous: WorkspaceTrust) -> bool:
-        """Carry this session's choices over from `previous` (a new runtime of the same
+        """Carry this session's choices over from `previous` (a new session of the same
         session, e.g. after `/clear`); whether there were any."""
         self._not_now = previous._not_now
         self._session_trusted = dict(previous._session_trusted)

@@ -34,25 +34,25 @@ from forge.tui.history import (
     rows_to_fill,
 )
 from forge.tui.messages import (
-    AgentFailed,
-    AgentStopped,
-    AnswerDone,
-    AnswerStreamed,
-    AttachmentsShown,
-    HookBlockShown,
+    AssistantMessageDoneShown,
+    AttachmentsAddedShown,
+    ErrorEventShown,
+    HookBlockedShown,
     HookOutputShown,
-    HookWarned,
-    ReasoningStreamed,
-    SubagentActivity,
-    SummariesTurnedOff,
-    SummarizationFellShort,
-    SummarizationSucceeded,
-    ToolFinished,
-    ToolOutput,
-    ToolStarted,
+    HookWarningShown,
+    MessageDeltaShown,
+    ReasoningDeltaShown,
+    SubagentEventShown,
+    SummarizationCompletedShown,
+    SummarizationFailedShown,
+    SummarizerDisabledShown,
+    ToolCallFinishedShown,
+    ToolCallStartedShown,
+    ToolOutputDeltaShown,
     TurnEnded,
+    TurnFinishedShown,
     TurnOver,
-    UserMessageCut,
+    UserMessageShortenedShown,
 )
 from forge.tui.widgets.chat_blocks import (
     AssistantBlock,
@@ -116,7 +116,7 @@ class ChatView(VerticalScroll):
         """The resumed conversation's rows the chat holds (mounted or in `older_rows`)."""
         self._loading_older = False
         self.conversation_source: Callable[[], Sequence[Message]] = lambda: ()
-        """The running conversation's messages (set by the app once the runtime is loaded)."""
+        """The running conversation's messages (set by the app once the session is loaded)."""
         self.summaries_off_source: Callable[[], bool] = lambda: False
         """Whether a permanent error turned LLM summaries off for the session (ADR 0024)."""
         self.compaction: CompactionTracker | None = None
@@ -223,31 +223,31 @@ class ChatView(VerticalScroll):
             await answer.remove()
 
     # --- the events it shows (posted by `forge.tui.event_dispatch`) --------------------------
-    @on(AnswerStreamed)
-    async def _answer_streamed(self, message: AnswerStreamed) -> None:
+    @on(MessageDeltaShown)
+    async def _answer_streamed(self, message: MessageDeltaShown) -> None:
         await (await self._answer_block()).append_answer(message.event.text)
 
-    @on(ReasoningStreamed)
-    async def _reasoning_streamed(self, message: ReasoningStreamed) -> None:
+    @on(ReasoningDeltaShown)
+    async def _reasoning_streamed(self, message: ReasoningDeltaShown) -> None:
         (await self._answer_block()).append_reasoning(message.event.text)
 
-    @on(AnswerDone)
+    @on(AssistantMessageDoneShown)
     async def _answer_done(self) -> None:
         await self._finish_answer()
 
-    @on(ToolStarted)
-    async def _tool_started(self, message: ToolStarted) -> None:
+    @on(ToolCallStartedShown)
+    async def _tool_started(self, message: ToolCallStartedShown) -> None:
         if message.event.call.name not in LOOP_BREAKING_TOOLS:
             (await self.tool_block(message.event.call)).set_status("running", "running")
 
-    @on(ToolOutput)
-    def _tool_output(self, message: ToolOutput) -> None:
+    @on(ToolOutputDeltaShown)
+    def _tool_output(self, message: ToolOutputDeltaShown) -> None:
         block = self.tool_blocks.get(message.event.call_id)
         if block is not None:
             block.append_output(message.event.text)
 
-    @on(SubagentActivity)
-    async def _subagent_activity(self, message: SubagentActivity) -> None:
+    @on(SubagentEventShown)
+    async def _subagent_activity(self, message: SubagentEventShown) -> None:
         await self.subagent_rows.show(self.tool_blocks.get(message.event.call_id), message.event)
         inner = message.event.event
         if isinstance(inner, HookBlocked | HookOutput | HookWarning):
@@ -258,50 +258,52 @@ class ChatView(VerticalScroll):
                 HookNoticeBlock(inner, agent=message.event.agent, workspace=workspace)
             )
 
-    @on(ToolFinished)
-    async def _tool_finished(self, message: ToolFinished) -> None:
+    @on(ToolCallFinishedShown)
+    async def _tool_finished(self, message: ToolCallFinishedShown) -> None:
         await self._show_tool_result(message.event)
 
-    @on(AgentFailed)
-    async def _agent_failed(self, message: AgentFailed) -> None:
+    @on(ErrorEventShown)
+    async def _agent_failed(self, message: ErrorEventShown) -> None:
         if self.compaction is not None:
             # A /compact error is told once, in the line that closes the compaction.
             self.compaction.errors.append(message.event.message)
             return
         await self.add_notice(error_notice(message.event), kind="error")
 
-    @on(SummariesTurnedOff)
-    async def _summaries_turned_off(self, message: SummariesTurnedOff) -> None:
+    @on(SummarizerDisabledShown)
+    async def _summaries_turned_off(self, message: SummarizerDisabledShown) -> None:
         await self.add_notice(message.event.text, kind="error")
 
-    @on(AgentStopped)
-    async def _agent_stopped(self, message: AgentStopped) -> None:
+    @on(TurnFinishedShown)
+    async def _agent_stopped(self, message: TurnFinishedShown) -> None:
         await self.end_turn(message.event.reason)
 
     @on(HookOutputShown)
-    @on(HookBlockShown)
-    @on(HookWarned)
-    async def _hook_notice(self, message: HookOutputShown | HookBlockShown | HookWarned) -> None:
+    @on(HookBlockedShown)
+    @on(HookWarningShown)
+    async def _hook_notice(
+        self, message: HookOutputShown | HookBlockedShown | HookWarningShown
+    ) -> None:
         from forge.tui.widgets.hook_notice import HookNoticeBlock
 
         workspace = getattr(self.app, "workspace", None)
         await self.add_block(HookNoticeBlock(message.event, workspace=workspace))
 
-    @on(UserMessageCut)
-    async def _user_message_cut(self, message: UserMessageCut) -> None:
+    @on(UserMessageShortenedShown)
+    async def _user_message_cut(self, message: UserMessageShortenedShown) -> None:
         """Say that the model got the message's head and tail, and how it reads the rest."""
         await self.add_notice(message.event.text, kind="error")
 
-    @on(AttachmentsShown)
-    async def _attachments_shown(self, message: AttachmentsShown) -> None:
+    @on(AttachmentsAddedShown)
+    async def _attachments_shown(self, message: AttachmentsAddedShown) -> None:
         """One row per attached file, one error row per mention not attached."""
-        for line in message.attached:
+        for line in message.event.attached:
             await self.add_notice(line, kind="attachment")
-        for problem in message.problems:
+        for problem in message.event.problems:
             await self.add_notice(f"{problem}; the message was sent without it.", kind="error")
 
-    @on(SummarizationSucceeded)
-    async def _summarization_succeeded(self, message: SummarizationSucceeded) -> None:
+    @on(SummarizationCompletedShown)
+    async def _summarization_succeeded(self, message: SummarizationCompletedShown) -> None:
         event = message.event
         if self.compaction is not None:
             self.compaction.runs.append(event)
@@ -318,8 +320,8 @@ class ChatView(VerticalScroll):
             return
         await self._show_run_summaries(event)
 
-    @on(SummarizationFellShort)
-    async def _summarization_fell_short(self, message: SummarizationFellShort) -> None:
+    @on(SummarizationFailedShown)
+    async def _summarization_fell_short(self, message: SummarizationFailedShown) -> None:
         event = message.event
         if self.compaction is not None:
             self.compaction.runs.append(event)  # a /compact tells it in its closing line
@@ -498,7 +500,7 @@ class ChatView(VerticalScroll):
 
     async def show_rows(self, rows: Sequence[HistoryRow]) -> None:
         """Show a resumed conversation's `rows` (see `show_history`); rows already on screen
-        (read ahead of the runtime, `forge.tui.history_preview`) stay as they are."""
+        (read ahead of the session, `forge.tui.history_preview`) stay as they are."""
         rows = list(rows[-MAX_CHAT_BLOCKS:])
         shown = self.history_shown
         if shown and len(shown) <= len(rows) and rows[len(rows) - len(shown) :] == shown:

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 
 def cost_text(report: CostReport | None, unpriced: Collection[str] = ()) -> str:
     """The total, then agent, summarization (and subagent) requests, one per line (short
-    enough for the narrow pane); "—" before the runtime exists. `unpriced` names the kinds ("agent",
+    enough for the narrow pane); "—" before the session exists. `unpriced` names the kinds ("agent",
     "summarization") whose model the price table does not list: with no request of that kind
     yet, its cost is unknown ("?"), not "$0.00" (as /cost says)."""
     if report is None:

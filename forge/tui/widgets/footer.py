@@ -1,7 +1,7 @@
 """The key bar at the bottom: Textual's `Footer`, rebuilt only when what it shows changes.
 
 Textual's `Footer` rebuilds all its keys each time the screen says its bindings may have
-changed — at start-up six times (focus moves, widgets mount, the runtime arrives) for the same
+changed — at start-up six times (focus moves, widgets mount, the session arrives) for the same
 five keys. Each rebuild mounts every `FooterKey` afresh and restyles each one three times
 (mounted, then its `compact` class set and unset), about 10 ms of CPU on the UI thread, right
 when the start-up worker needs it (docs/adr/0042).

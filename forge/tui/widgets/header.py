@@ -10,7 +10,7 @@ from textual.reactive import reactive
 from textual.widget import Widget
 
 from forge.text_safety import terminal_safe
-from forge.tui.messages import SummariesTurnedOff
+from forge.tui.messages import SummarizerDisabledShown
 
 MIN_WORKSPACE_CHARACTERS = 8
 """The workspace's path is shortened to fit, never below this many characters (then cut)."""
@@ -47,8 +47,8 @@ class ForgeHeader(Widget):
         self.set_reactive(ForgeHeader.model, model)
         self.set_reactive(ForgeHeader.summarization_model, summarization_model)
 
-    @on(SummariesTurnedOff)
-    def _summaries_turned_off(self, message: SummariesTurnedOff) -> None:
+    @on(SummarizerDisabledShown)
+    def _summaries_turned_off(self, message: SummarizerDisabledShown) -> None:
         self.summaries_off = message.event.model
 
     def show_models(self, model: str, summarization_model: str) -> None:

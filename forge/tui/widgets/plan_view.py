@@ -18,7 +18,7 @@ from textual.widget import Widget
 from forge.context.plan import PLAN_TOOL, Plan, PlanItem, PlanStatus, plan_from_meta, progress
 from forge.llm.messages import Message
 from forge.text_safety import terminal_safe
-from forge.tui.messages import ToolFinished
+from forge.tui.messages import ToolCallFinishedShown
 
 MAX_STEP_LINES = 10
 """Step lines shown in a roomy terminal (the window lines included)."""
@@ -86,8 +86,8 @@ class PlanView(Widget):
         if plan is not None:
             self.show_plan(plan)
 
-    @on(ToolFinished)
-    def _tool_finished(self, message: ToolFinished) -> None:
+    @on(ToolCallFinishedShown)
+    def _tool_finished(self, message: ToolCallFinishedShown) -> None:
         """An `update_plan` call succeeded: show the plan it set."""
         event = message.event
         if event.call.name == PLAN_TOOL and not event.is_error:

@@ -17,13 +17,13 @@ from textual.widgets import Label, Static
 
 from forge.agent.events import SummarizationCompleted, SummarizationFailed, UsageEvent
 from forge.tui.messages import (
-    ContextMeasured,
-    ContextWarned,
-    SubagentActivity,
-    SummarizationBegan,
-    SummarizationFellShort,
-    SummarizationSucceeded,
-    UsageCounted,
+    ContextUsageShown,
+    ContextWarningShown,
+    SubagentEventShown,
+    SummarizationCompletedShown,
+    SummarizationFailedShown,
+    SummarizationStartedShown,
+    UsageEventShown,
 )
 from forge.tui.widgets.cost_view import CostView, ModeView
 from forge.tui.widgets.formatting import format_tokens
@@ -185,29 +185,29 @@ class StatusPane(Vertical):
         self.query_one("#activity", Label).update(text)
 
     # --- the events it shows (posted by `forge.tui.event_dispatch`) --------------------------
-    @on(ContextMeasured)
-    @on(ContextWarned)
-    @on(SummarizationBegan)
+    @on(ContextUsageShown)
+    @on(ContextWarningShown)
+    @on(SummarizationStartedShown)
     def _context_measured(
-        self, message: ContextMeasured | ContextWarned | SummarizationBegan
+        self, message: ContextUsageShown | ContextWarningShown | SummarizationStartedShown
     ) -> None:
         self.gauge.show(message.event.current_tokens, message.event.max_tokens)
 
-    @on(SubagentActivity)
-    def _child_activity(self, message: SubagentActivity) -> None:
+    @on(SubagentEventShown)
+    def _child_activity(self, message: SubagentEventShown) -> None:
         if isinstance(message.event.event, UsageEvent):
             self.refresh_session_lines()  # a running child's request counts at once
 
-    @on(UsageCounted)
-    def _usage_reported(self, message: UsageCounted) -> None:
+    @on(UsageEventShown)
+    def _usage_reported(self, message: UsageEventShown) -> None:
         self.refresh_session_lines()  # a request reported usage
         event = message.event
         self.show_usage(event.session_prompt_tokens, event.session_completion_tokens)
 
-    @on(SummarizationSucceeded)
-    @on(SummarizationFellShort)
+    @on(SummarizationCompletedShown)
+    @on(SummarizationFailedShown)
     def _summarization_ended(
-        self, message: SummarizationSucceeded | SummarizationFellShort
+        self, message: SummarizationCompletedShown | SummarizationFailedShown
     ) -> None:
         self.refresh_session_lines()  # a compaction ended (its cost)
         self.recent_compactions.append(message.event)

@@ -10,7 +10,7 @@ from textual.widgets import Static
 from forge.agent.events import MessageDelta, ReasoningDelta
 from forge.agent.subagents.definitions import TASK_TOOL
 from forge.tui.history import call_argument
-from forge.tui.messages import SubagentActivity, ToolStarted, TurnOver
+from forge.tui.messages import SubagentEventShown, ToolCallStartedShown, TurnOver
 from forge.tui.widgets.subagent_progress import ChildProgress
 
 
@@ -29,14 +29,14 @@ class SubagentsPanel(Static):
         self.prompts: dict[str, str] = {}
         """Each `task` call's prompt, by call id (this turn's)."""
 
-    @on(ToolStarted)
-    def _tool_started(self, message: ToolStarted) -> None:
+    @on(ToolCallStartedShown)
+    def _tool_started(self, message: ToolCallStartedShown) -> None:
         call = message.event.call
         if call.name == TASK_TOOL:
             self.prompts[call.id] = call_argument(call, "prompt")
 
-    @on(SubagentActivity)
-    def _activity(self, message: SubagentActivity) -> None:
+    @on(SubagentEventShown)
+    def _activity(self, message: SubagentEventShown) -> None:
         event = message.event
         progress = self.children_running.get(event.call_id)
         if progress is None:  # its first event: the child is running

@@ -26,11 +26,11 @@ from forge.tui.compaction import (
     tokens_change,
 )
 from forge.tui.messages import (
-    SummariesTurnedOff,
-    SummarizationAdvanced,
-    SummarizationBegan,
-    SummarizationFellShort,
-    SummarizationSucceeded,
+    SummarizationCompletedShown,
+    SummarizationFailedShown,
+    SummarizationProgressShown,
+    SummarizationStartedShown,
+    SummarizerDisabledShown,
     TurnOver,
     TurnStarted,
 )
@@ -202,24 +202,24 @@ class SummarizationPanel(Vertical):
             self._show_result(f"interrupted at {self.done}/{self.total}")
 
     # --- the events it shows (posted by `forge.tui.event_dispatch`) --------------------------
-    @on(SummarizationBegan)
-    def _began(self, message: SummarizationBegan) -> None:
+    @on(SummarizationStartedShown)
+    def _began(self, message: SummarizationStartedShown) -> None:
         self.started(message.event)
 
-    @on(SummarizationAdvanced)
-    def _advanced(self, message: SummarizationAdvanced) -> None:
+    @on(SummarizationProgressShown)
+    def _advanced(self, message: SummarizationProgressShown) -> None:
         self.progress(message.event)
 
-    @on(SummarizationSucceeded)
-    def _succeeded(self, message: SummarizationSucceeded) -> None:
+    @on(SummarizationCompletedShown)
+    def _succeeded(self, message: SummarizationCompletedShown) -> None:
         self.completed(message.event)
 
-    @on(SummarizationFellShort)
-    def _fell_short(self, message: SummarizationFellShort) -> None:
+    @on(SummarizationFailedShown)
+    def _fell_short(self, message: SummarizationFailedShown) -> None:
         self.failed(message.event)
 
-    @on(SummariesTurnedOff)
-    def _turned_off(self, message: SummariesTurnedOff) -> None:
+    @on(SummarizerDisabledShown)
+    def _turned_off(self, message: SummarizerDisabledShown) -> None:
         self.summaries_off(message.event)
 
     @on(TurnOver)

@@ -1,4 +1,4 @@
-"""MCP tools in a real runtime: the agent loop against the loopback OpenAI server calls a
+"""MCP tools in a real session: the agent loop against the loopback OpenAI server calls a
 real stdio MCP server; approvals, the tool definitions sent and counted, secrets kept out of
 the session file, and `.forge/mcp.yaml` over the user's settings."""
 
