@@ -109,6 +109,7 @@ class ForgeProcess {
     this.wire = []; // {direction: "in" | "out", message}, in order
     this.methodsById = new Map();
     this.schemaFaults = [];
+    this.extensions = [];
     this.updates = []; // the session/update params the SDK handed to the client, in order
     this.permissions = []; // the session/request_permission params, in order
     this.fileRequests = [];
@@ -178,6 +179,12 @@ class ForgeProcess {
     if ("method" in message) {
       schema = INCOMING_SCHEMAS[message.method];
       what = message.method;
+      if (!schema && message.method.startsWith("_") && !("id" in message)) {
+        // An extension notification (ACP: names start with "_"; a client ignores the ones it
+        // does not know). Forge's `_forge/attention` is one; it must still be valid JSON-RPC.
+        this.extensions.push(message.method);
+        return;
+      }
       if (!schema) {
         this.schemaFaults.push(`${this.label}: unexpected method ${message.method}`);
         return;
