@@ -34,7 +34,7 @@ def _input(name: str) -> str:
 
 def forge_command(stream_dir: Path) -> tuple[list[str], str | None]:
     """The `forge run` command line for the inputs, and the prompt to send on stdin."""
-    command = [sys.executable, "-m", "forge", "run", "--output-format", "stream-json"]
+    command = [sys.executable, "-m", "forge", "run", "--output-format", "forge-jsonl"]
     command += ["--output-last-message", str(stream_dir / "final-message.md")]
     for flag, name in (
         ("--model", "MODEL"),
