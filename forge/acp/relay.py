@@ -58,6 +58,7 @@ from forge.agent.events import (
     UserMessageShortened,
 )
 from forge.config.secrets import redact
+from forge.context.plan import PLAN_TOOL
 from forge.session.core import Session
 from forge.session.events import AttachmentsAdded, SessionEvent
 
@@ -85,6 +86,9 @@ STOP_REASONS: dict[str, StopReason] = {
 
 LOOP_ENDING_TOOLS = frozenset({"task_completion", "converse"})
 """Calls that end the turn with text: their text is the answer, not a tool card."""
+CARDLESS_TOOLS = LOOP_ENDING_TOOLS | {PLAN_TOOL}
+"""Calls shown as something else than a tool card: the answer, or the plan (ACP's `plan`
+update, once, where it happened)."""
 
 CANCELLED_CALL = "cancelled: the turn was cancelled before this call finished"
 
@@ -168,7 +172,7 @@ class TurnRelay:
             )
         elif isinstance(event, AssistantMessageDone):
             for call in event.message.tool_calls:
-                if call.name in LOOP_ENDING_TOOLS:
+                if call.name in CARDLESS_TOOLS:
                     continue
                 self.open_calls[call.id] = call.name
                 title = redact(self.session.describe_call(call))
@@ -191,6 +195,7 @@ class TurnRelay:
                     self.workspace,
                 )
             )
+        elif isinstance(event, ToolCallFinished) and event.call.name == PLAN_TOOL:
             if (plan := plan_of_result(event.call.name, event.metadata)) is not None:
                 await self.channel.send(plan_update(plan))
         elif isinstance(event, ApprovalRequested):
