@@ -253,6 +253,8 @@ def run_headless(args: argparse.Namespace) -> int:
         if getattr(args, "ephemeral", False):
             set_ephemeral()  # before anything that could write is built
         kind = output_format(args)
+        if getattr(args, "include_partial_messages", False) and kind != "stream-json":
+            raise UsageError("--include-partial-messages needs --output-format stream-json")
         limit = budget(args)
         last_message = _check_writable(getattr(args, "output_last_message", None))
         task = read_task(args)

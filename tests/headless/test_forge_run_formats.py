@@ -114,6 +114,8 @@ def test_output_jsonl_keeps_meaning_forges_own_records(
         llm_server, workspace, "--output", "jsonl", "--output-format", "stream-json", "q"
     )
     assert clash.returncode == 2 and "contradicts" in clash.stderr
+    partial = forge_run(llm_server, workspace, "--include-partial-messages", "q")
+    assert partial.returncode == 2 and "needs --output-format stream-json" in partial.stderr
 
 
 def test_stream_json_starts_with_claude_codes_system_init(
