@@ -21,7 +21,7 @@ CI" say which fields are Forge's.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TextIO
 
@@ -54,9 +54,24 @@ def _models(recorder: RunRecorder | None) -> dict[str, dict[str, Any]]:
     return recorder.models() if recorder is not None else {}
 
 
-def system_init(record: dict[str, Any]) -> dict[str, Any]:
-    """Claude Code's `system`/`init` message from Forge's `init` record."""
+def mcp_server_status(status: str) -> str:
+    """A server's status line ("ready (3 tools)", "starting", "failed: …") as Claude Code's
+    `connected`, `pending` or `failed`."""
+    if status.startswith("ready"):
+        return "connected"
+    return "pending" if status == "starting" else "failed"
+
+
+def system_init(
+    record: dict[str, Any], mcp_statuses: Mapping[str, str] | None = None
+) -> dict[str, Any]:
+    """Claude Code's `system`/`init` message from Forge's `init` record and the MCP servers'
+    status lines (Forge's own line beside Claude Code's status, as `forge_status`)."""
     mode = str(record.get("mode", ""))
+    servers = [
+        {"name": name, "status": mcp_server_status(line), "forge_status": line}
+        for name, line in (mcp_statuses or {}).items()
+    ]
     init: dict[str, Any] = {
         "type": "system",
         "subtype": "init",
@@ -64,7 +79,7 @@ def system_init(record: dict[str, Any]) -> dict[str, Any]:
         "session_id": record.get("session_id", ""),
         "cwd": record.get("workspace", ""),
         "tools": list(record.get("tools", ())),
-        "mcp_servers": [],
+        "mcp_servers": servers,
         "model": record.get("model", ""),
         "permissionMode": PERMISSION_MODES.get(mode, mode),
         "slash_commands": [],
@@ -101,6 +116,8 @@ class ClaudeStreamWriter(JsonLinesWriter):
         super().__init__(out, err, secrets)
         self.recorder: RunRecorder | None = None
         """The run's figures (`modelUsage`); set by `forge run`."""
+        self.mcp_statuses: Callable[[], Mapping[str, str]] | None = None
+        """The MCP servers' status lines (`init`'s `mcp_servers`); set by `forge run`."""
         self.facts = RunFacts()
         self._partial_messages = partial_messages
         self._session_id = ""
@@ -131,7 +148,8 @@ class ClaudeStreamWriter(JsonLinesWriter):
         """`system`/`init`, then whatever was held back for it."""
         self._session_id = str(record.get("session_id", ""))
         self._model = str(record.get("model", ""))
-        super().init(system_init(record))
+        statuses = self.mcp_statuses() if self.mcp_statuses is not None else None
+        super().init(system_init(record, statuses))
 
     def run_started(self, session_id: str, model: str, workspace: str) -> None:
         """Nothing: `system`/`init` said it."""

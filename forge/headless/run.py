@@ -292,6 +292,8 @@ def run_headless(args: argparse.Namespace) -> int:
     recorder = _recorder(session, prices)
     if isinstance(writer, ClaudeStreamWriter | ClaudeResultWriter):
         writer.recorder = recorder
+    if isinstance(writer, ClaudeStreamWriter) and session.mcp is not None:
+        writer.mcp_statuses = session.mcp.statuses
     if limit is not None:
         session.stop_when(BudgetGuard(limit, recorder.spent))
     if isinstance(writer, JsonLinesWriter):

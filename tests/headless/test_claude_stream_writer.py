@@ -83,3 +83,17 @@ def test_an_unpriced_model_has_a_null_cost() -> None:
     assert result["total_cost_usd"] is None
     assert result["modelUsage"]["local"]["costUSD"] is None
     assert result["modelUsage"]["local"]["inputTokens"] == 10
+
+
+def test_init_lists_the_mcp_servers_in_claude_codes_statuses() -> None:
+    out = io.StringIO()
+    writer = ClaudeStreamWriter(out, io.StringIO())
+    writer.mcp_statuses = lambda: {"docs": "ready (2 tools)", "db": "failed: exited 1"}
+    writer.init({"type": "init", "session_id": "s1", "model": "m", "mode": "auto"})
+    writer.finish({**FORGE_RESULT, "subtype": "success", "is_error": False})
+
+    servers = lines(out)[0]["mcp_servers"]
+    assert servers == [
+        {"name": "docs", "status": "connected", "forge_status": "ready (2 tools)"},
+        {"name": "db", "status": "failed", "forge_status": "failed: exited 1"},
+    ]
