@@ -54,6 +54,7 @@ class CodexJsonWriter(OutputWriter):
         """Items started and not completed, by tool call id."""
         self._plan_item: dict[str, Any] | None = None
         self._last_message = ""
+        self._fatal = ""
         self._started = False
 
     def _write(self, record: dict[str, Any]) -> None:
@@ -87,6 +88,8 @@ class CodexJsonWriter(OutputWriter):
             case ErrorEvent(message=message, fatal=False):
                 item = self._new_item("error", message=message)
                 self._write({"type": "item.completed", "item": item})
+            case ErrorEvent(message=message):
+                self._fatal = message  # `turn.failed` says it
             case TurnFinished(final_text=text):
                 if text and text != self._last_message:
                     self._agent_message(text)
@@ -181,6 +184,8 @@ class CodexJsonWriter(OutputWriter):
         if result.get("is_error"):
             reason = str(result.get("stop_reason", ""))
             message = f"forge run stopped: {reason} (exit {result.get('exit_code')})"
+            if self._fatal:
+                message = f"{self._fatal} ({message})"
             self._write({"type": "turn.failed", "error": {"message": message}})
             return
         usage = result.get("usage") or {}

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.headless.test_headless import forge_run
-from tests.support.openai_server import Call, OpenAIServer, Text, ToolCalls
+from tests.support.openai_server import Call, Fault, OpenAIServer, Text, ToolCalls
 from tests.support.published_consumers import ClaudeCodeConsumer, CodexExecConsumer
 
 PLAN = [
@@ -130,3 +130,15 @@ def test_the_budget_stop_is_claude_codes_error_max_budget_usd(
     assert consumer.result["subtype"] == "error_max_budget_usd"
     assert consumer.result["is_error"] is True and consumer.result["errors"]
     assert consumer.result["exit_code"] == 4  # Forge's extra
+
+
+def test_a_failed_run_is_codexs_turn_failed_with_the_error(
+    llm_server: OpenAIServer, workspace: Path
+) -> None:
+    llm_server.enqueue(Fault(500, {"error": {"message": "the server broke"}}))
+    result = forge_run(llm_server, workspace, "--output-format", "codex-json", "x")
+
+    assert result.returncode == 1
+    events = [json.loads(line) for line in result.stdout.splitlines()]
+    consumer = CodexExecConsumer().read(events)
+    assert consumer.failure is not None and "the server broke" in consumer.failure
