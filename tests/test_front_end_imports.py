@@ -78,6 +78,8 @@ ALLOWED = {
         "forge.config.secrets",
         "forge.llm.stream",  # the usage record's fields
         "forge.unicode_repair",  # the task's invalid bytes, repaired (ADR 0047)
+        "forge.context.events",  # ContextUsage: a request's start (stream-json duration_api_ms)
+        "forge.agent.mcp.naming",  # an MCP tool's server (codex-json's mcp_tool_call)
     },
     # `forge acp` (docs/adr/0044): the session and the vocabulary it translates to ACP.
     "forge.acp": {
