@@ -58,16 +58,23 @@ def _build_parser() -> argparse.ArgumentParser:
     )
     run.add_argument(
         "--output-format",
-        choices=("text", "json", "stream-json"),
+        choices=("text", "json", "stream-json", "forge-jsonl", "codex-json"),
         default=None,
         help="text: the final answer on stdout, progress on stderr (default); json: one "
-        "result object at the end; stream-json: one JSON record per line",
+        "result object at the end (Claude Code's); stream-json: one JSON message per line in "
+        "Claude Code's shapes; forge-jsonl: Forge's own records; codex-json: the events of "
+        "`codex exec --json`",
+    )
+    run.add_argument(
+        "--include-partial-messages",
+        action="store_true",
+        help="stream-json: also the answer's deltas as `stream_event` messages",
     )
     run.add_argument(
         "--output",
         choices=("text", "jsonl"),
         default=None,
-        help="older spelling: jsonl is --output-format stream-json",
+        help="older spelling: jsonl is --output-format forge-jsonl",
     )
     run.add_argument(
         "--output-last-message", metavar="FILE", help="also write the final answer to FILE"

@@ -174,11 +174,16 @@ def run_check(toad: Path, server: OpenAIServer, root: Path) -> None:
         ]
     )
     tmux("new-session", "-d", "-s", SESSION, "-x", "160", "-y", "48", command)
-    time.sleep(5)  # Toad starts and connects to forge acp
+    # Toad starts and connects to forge acp; its status line names the session's mode once
+    # the session is open (typed earlier, the prompt can stay unsent on a loaded machine).
+    wait_for("the session", lambda: screen().rstrip().splitlines()[-3:] and on_screen("Ask"))
+    time.sleep(2)
     type_line("Create hello.txt saying hello from forge")
     wait_for(
         "the approval request", lambda: on_screen("Approval request") or on_screen("Allow once")
     )
+    # A new file's diff has an empty oldText (issue 44): Toad shows it as one added line.
+    wait_for("the new file's diff in the approval", lambda: on_screen("hello.txt (+1, -0)"))
     time.sleep(1)  # the approval screen drawn in full
     SCREENS["approval"] = screen()
     tmux("send-keys", "-t", SESSION, "a")  # Toad's "Allow once"
@@ -187,8 +192,8 @@ def run_check(toad: Path, server: OpenAIServer, root: Path) -> None:
         raise CheckFailed("hello.txt was not written as asked")
     type_line("What does hello.txt say?")
     wait_for("the second answer", lambda: on_screen(SECOND_ANSWER))
-    # Turn 3 overwrites the file: the request's diff has old text, which Toad shows in its
-    # full-screen permissions view (a new file's diff has none: the inline question above).
+    # Turn 3 overwrites the file: the request's diff, old and new, in Toad's full-screen
+    # permissions view (as the new file's above).
     type_line("Change hello.txt to say goodbye")
     wait_for(
         "the edit's approval request",

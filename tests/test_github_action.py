@@ -14,6 +14,8 @@ import yaml
 
 from tests.agent.sandbox.support import needs_bubblewrap
 from tests.headless.test_headless import API_KEY, REPO_ROOT
+from tests.support.action_runner import ActionRun, runner_environment
+from tests.support.action_runner import run_action as run_composite_action
 from tests.support.openai_server import Call, OpenAIServer, Text, ToolCalls
 from tests.trust.test_forge_run_trust import hostile
 
@@ -140,7 +142,15 @@ def test_action_yml_wires_every_input_to_the_script() -> None:
     step = next(s for s in action["runs"]["steps"] if s.get("id") == "run")
     wired = {name[len("INPUT_") :].lower().replace("_", "-") for name in step["env"]}
     assert wired == set(action["inputs"]) - {"python-version", "artifact-name"}
-    assert set(action["outputs"]) == {"final-message", "cost", "exit-code"}
+    assert set(action["outputs"]) == {
+        "final-message",
+        "cost",
+        "exit-code",
+        "session-id",
+        "stream-file",
+    }
+    names = [step.get("name", "") for step in action["runs"]["steps"]]
+    assert names.index("Install Forge from this action's ref") < names.index("forge run")
     assert "inputs." not in step["run"]  # inputs only through env: no script injection
     upload = action["runs"]["steps"][-1]
     assert upload["uses"].startswith("actions/upload-artifact") and upload["if"] == "always()"
@@ -174,3 +184,106 @@ def test_sandbox_network_lets_the_models_commands_reach_the_network(
         assert ("connected" in finished[0]["result"]) is (network == "true")
         init = json.loads(stream.splitlines()[0])
         assert init["sandbox"]["network"] is (network == "true")
+
+
+RUNNER_SKIPS = (
+    "Install Forge from this action's ref",  # the test's environment has it
+    "Install bubblewrap (the sandbox of the model's commands)",
+)
+
+
+def runner_run(
+    server: OpenAIServer, checkout: Path, tmp_path: Path, actor: str, **inputs: str
+) -> ActionRun:
+    """action.yml's steps run by the stand-in runner, as `actor` triggered them."""
+    environment = runner_environment(
+        Path(sys.executable).parent,
+        PYTHONPATH=str(REPO_ROOT),
+        GITHUB_ACTOR=actor,
+        GITHUB_TRIGGERING_ACTOR=actor,
+        FORGE_LLM__MAX_RETRIES="0",
+    )
+    inputs = {"base-url": server.base_url, "api-key": API_KEY, **inputs}
+    return run_composite_action(
+        REPO_ROOT,
+        inputs,
+        environment,
+        workspace=checkout,
+        runner_temp=tmp_path / "runner_temp",
+        skip=RUNNER_SKIPS,
+    )
+
+
+def test_action_yml_runs_for_an_allowed_actor(
+    llm_server: OpenAIServer, workspace: Path, tmp_path: Path
+) -> None:
+    project = workspace / "project"
+    project.mkdir()
+    (project / "notes.txt").write_text("notes\n")
+    llm_server.enqueue(
+        ToolCalls(
+            [
+                Call("read_file", {"path": "notes.txt"}),
+                Call("execute_command", {"command": "rm -rf build"}, id="call_rm"),
+            ]
+        ),
+        Text("Read it.\n```\n<img src=x>\n```", prompt_tokens=1000, completion_tokens=10),
+    )
+    run = runner_run(
+        llm_server,
+        workspace,
+        tmp_path,
+        "octocat",
+        prompt="read notes.txt",
+        **{
+            "working-directory": "project",
+            "output-file": "answer.md",
+            "allow-users": "someone, OctoCat",
+        },
+    )
+
+    assert run.exit_code == 0, run.stderr
+    assert run.ran == ["forge run"]
+    # Every output the step sets is declared, and every declared output is set.
+    assert set(run.step_outputs["run"]) == set(run.outputs)
+    assert run.outputs["exit-code"] == "0"
+    assert run.outputs["final-message"].startswith("Read it.")
+    assert (workspace / "answer.md").read_text() == run.outputs["final-message"]
+    stream = Path(run.outputs["stream-file"])
+    assert stream == tmp_path / "runner_temp" / "forge-run" / "stream.jsonl"
+    records = [json.loads(line) for line in stream.read_text().splitlines()]
+    assert records[0]["type"] == "init" and records[0]["workspace"] == str(project)
+    assert run.outputs["session-id"] == records[-1]["session_id"] != ""
+    # The step summary: ending, cost, the refused command, the final message fenced.
+    assert "success" in run.summary and "$0.0" in run.summary
+    assert "  - `execute_command: rm -rf build`" in run.summary
+    assert "````text\nRead it.\n```\n<img src=x>\n```\n````" in run.summary
+    assert API_KEY not in run.summary + run.stderr + str(run.outputs)
+
+
+def test_action_yml_refuses_an_actor_not_allowed_before_sending_anything(
+    llm_server: OpenAIServer, workspace: Path, tmp_path: Path
+) -> None:
+    run = runner_run(
+        llm_server, workspace, tmp_path, "mallory", prompt="x", **{"allow-users": "octocat"}
+    )
+    bot = runner_run(
+        llm_server,
+        workspace,
+        tmp_path,
+        "evil[bot]",
+        prompt="x",
+        **{"allow-users": "octocat", "allow-bots": "dependabot[bot]"},
+    )
+
+    for refused, actor in ((run, "mallory"), (bot, "evil[bot]")):
+        assert refused.exit_code == 2
+        assert f"actor '{actor}' is not allowed to run Forge here" in refused.stderr
+        assert refused.outputs["exit-code"] == "2" and refused.outputs["session-id"] == ""
+        assert "Not run" in refused.summary
+    assert not llm_server.requests  # nothing was sent
+    llm_server.enqueue(Text("fine"))
+    allowed = runner_run(
+        llm_server, workspace, tmp_path, "dependabot[bot]", prompt="x", **{"allow-bots": "*"}
+    )
+    assert allowed.exit_code == 0 and allowed.outputs["final-message"] == "fine"

@@ -59,7 +59,7 @@ from forge.acp.slash_run import run_slash
 from forge.acp.updates import markdown_lines
 from forge.agent.history.session_file import SessionNotFoundError, SessionStore, workspace_key
 from forge.agent.input.custom_commands import CustomCommands
-from forge.agent.modes import MODE_DESCRIPTIONS, MODE_ORDER, PermissionMode
+from forge.agent.modes import MODE_DESCRIPTIONS, MODE_ORDER, MODE_TITLES, PermissionMode
 from forge.config.provider_keys import main_api_key
 from forge.config.settings import Settings
 from forge.session.build import build_session
@@ -126,9 +126,20 @@ class ForgeAcpAgent:
         )
 
     async def authenticate(self, method_id: str, **kwargs: Any) -> None:
-        """Forge offers no authentication method."""
+        """Forge offers no authentication method (`auth_methods` is empty): say so, and say
+        how a key is given only when none is configured."""
+        try:
+            settings = await asyncio.to_thread(self._load_settings)
+        except Exception:  # an invalid configuration: the sessions will say what is wrong
+            settings = None
+        has_key = settings is not None and bool(main_api_key(settings.llm))
+        how = (
+            "an API key is configured, so no authentication is needed"
+            if has_key
+            else errors.NO_KEY_MESSAGE
+        )
         raise errors.invalid_params(
-            f"unknown authentication method {method_id!r}: {errors.NO_KEY_MESSAGE}"
+            f"unknown authentication method {method_id!r}: Forge offers none; {how}"
         )
 
     # --- sessions ----------------------------------------------------------------------------
@@ -264,7 +275,9 @@ class ForgeAcpAgent:
         return SessionModeState(
             current_mode_id=session.policy.mode.value,
             available_modes=[
-                SessionMode(id=mode.value, name=mode.value, description=MODE_DESCRIPTIONS[mode])
+                SessionMode(
+                    id=mode.value, name=MODE_TITLES[mode], description=MODE_DESCRIPTIONS[mode]
+                )
                 for mode in MODE_ORDER
             ],
         )

@@ -14,11 +14,11 @@ from acp.schema import (
     ToolCallUpdate,
 )
 
+from forge.acp.file_diffs import file_diff
 from forge.acp.updates import (
     TOOL_KINDS,
     ToolContent,
     arguments_of,
-    diff_contents,
     locations_of,
 )
 from forge.agent.events import ApprovalDecision, ApprovalRequested, ApprovalVerdict
@@ -52,10 +52,13 @@ def permission_tool_call(event: ApprovalRequested, workspace: Path) -> ToolCallU
     """The call the question is about: its id (the editor already shows it), what it would
     do, and for an edit the diff it would make."""
     content: list[ToolContent] = []
+    locations = locations_of(event.call, workspace)
     path = _path_argument(event)
     preview = redact(event.preview)
     if preview.startswith(("---", "@@")) and path:
-        content.extend(diff_contents(str(workspace / path), preview))
+        edit = file_diff(workspace / path, preview, edited=False)  # the file is as before
+        content.extend(edit.contents)
+        locations = edit.locations
     elif preview:
         content.append(tool_content(text_block(preview)))
     if event.protected:
@@ -72,7 +75,7 @@ def permission_tool_call(event: ApprovalRequested, workspace: Path) -> ToolCallU
         kind=TOOL_KINDS.get(event.call.name, "other"),
         status="pending",
         content=content or None,
-        locations=locations_of(event.call, workspace),
+        locations=locations,
     )
     return ToolCallUpdate.model_validate(update.model_dump(exclude={"session_update"}))
 

@@ -66,6 +66,7 @@ from forge.agent.events import (
     UserMessageShortened,
 )
 from forge.config.secrets import redact
+from forge.context.plan import PLAN_TOOL
 from forge.session.core import Session
 from forge.session.events import AttachmentsAdded, SessionEvent
 from forge.session.notice_lines import context_line, describe_retry, hook_line
@@ -95,6 +96,9 @@ STOP_REASONS: dict[str, StopReason] = {
 
 LOOP_ENDING_TOOLS = frozenset({"task_completion", "converse"})
 """Calls that end the turn with text: their text is the answer, not a tool card."""
+CARDLESS_TOOLS = LOOP_ENDING_TOOLS | {PLAN_TOOL}
+"""Calls shown as something else than a tool card: the answer, or the plan (ACP's `plan`
+update, once, where it happened)."""
 
 CANCELLED_CALL = "cancelled: the turn was cancelled before this call finished"
 
@@ -150,9 +154,9 @@ class TurnRelay:
 
     def _card(self, call_id: str) -> CallState | None:
         """The call when the editor shows it as a tool card: announced by the model's message,
-        and not one whose text is the answer."""
+        and not one shown as something else (the answer, the plan)."""
         state = self.transcript.call(call_id)
-        if state is None or not state.announced or state.call.name in LOOP_ENDING_TOOLS:
+        if state is None or not state.announced or state.call.name in CARDLESS_TOOLS:
             return None
         return state
 
@@ -180,6 +184,8 @@ class TurnRelay:
             case ToolCallFinished():
                 if self._card(event.call.id) is not None:
                     await self._call_finished(event)
+                elif (plan := plan_of_result(event.call.name, event.metadata)) is not None:
+                    await self.channel.send(plan_update(plan))  # once, where it was set
             case ApprovalRequested():
                 await self._ask(event)
             case QuestionAsked():
@@ -235,8 +241,6 @@ class TurnRelay:
                 event.call, redact(event.result), event.is_error, event.metadata, self.workspace
             )
         )
-        if (plan := plan_of_result(event.call.name, event.metadata)) is not None:
-            await self.channel.send(plan_update(plan))
 
     async def _show_question(self, event: QuestionAsked) -> None:
         """Show the model's question (and its suggested answers) as message text."""

@@ -15,10 +15,10 @@ from typing import cast
 
 from acp.agent.connection import AgentSideConnection
 from acp.interfaces import Agent
-from acp.stdio import stdio_streams
 
 from forge.acp import errors
 from forge.acp.agent import ForgeAcpAgent
+from forge.acp.stdio_files import stdio
 from forge.acp.transport import CheckedNdjsonTransport
 from forge.config.settings import Settings
 from forge.config.store import load_settings
@@ -64,7 +64,7 @@ def run_acp(args: argparse.Namespace) -> int:
 
 async def serve(agent: ForgeAcpAgent) -> None:
     """Serve `agent` on this process's stdin and stdout until the client closes stdin."""
-    reader, writer = await stdio_streams(limit=STDIO_LIMIT)
+    reader, writer = await stdio(limit=STDIO_LIMIT)
     transport = CheckedNdjsonTransport(reader, writer)
     # The SDK routes the methods an agent has; Forge has no session/list, fork, resume or
     # close (they answer "method not found"), so it is not the whole `Agent` protocol.

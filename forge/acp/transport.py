@@ -23,6 +23,7 @@ import math
 import re
 from typing import Any
 
+from forge.acp.stdio_files import ByteWriter
 from forge.unicode_repair import may_hold_surrogates, repaired_value
 
 PARSE_ERROR = -32700
@@ -72,6 +73,14 @@ def malformed_reply(line: bytes) -> dict[str, Any] | None:
         return _error(
             INVALID_REQUEST, "Invalid request: neither a 'method' nor a response 'id'", text
         )
+    if method is None and "result" not in message and "error" not in message:
+        # An `id` with no method is a request missing its method (a response has a result
+        # or an error): answered under its own id, so the client waiting on it hears back.
+        reply = _error(INVALID_REQUEST, "Invalid request: no 'method'", text)
+        request_id = message["id"]
+        if isinstance(request_id, str | int | None) and not isinstance(request_id, bool):
+            reply["id"] = request_id
+        return reply
     return None
 
 
@@ -147,7 +156,7 @@ class CheckedNdjsonTransport:
     """The SDK's `Transport` protocol (send, receive, close) over a reader and a writer,
     answering malformed lines itself (see the module docstring)."""
 
-    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    def __init__(self, reader: asyncio.StreamReader, writer: ByteWriter) -> None:
         self._reader = reader
         self._writer = writer
         self._lock = asyncio.Lock()

@@ -2,8 +2,9 @@
 
 Tool calls: `tool_call` (pending) when the model's message names them, `tool_call_update`
 in_progress when one runs and completed/failed with its result when it ends; an edit's diff
-becomes ACP `diff` content (the changed regions, old and new). The plan (`update_plan`)
-becomes an ACP `plan` update.
+becomes ACP `diff` content (`forge.acp.file_diffs`: one per file, new files from empty old
+text, placed by `locations` lines). The plan (`update_plan`) becomes an ACP `plan` update
+where it happened, not a tool card.
 """
 
 from __future__ import annotations
@@ -17,7 +18,6 @@ from acp import (
     start_tool_call,
     text_block,
     tool_content,
-    tool_diff_content,
     update_plan,
     update_tool_call,
 )
@@ -32,6 +32,7 @@ from acp.schema import (
     ToolKind,
 )
 
+from forge.acp.file_diffs import file_diff
 from forge.config.secrets import redact
 from forge.context.plan import Plan, PlanStatus, plan_from_meta
 from forge.llm.messages import ToolCall
@@ -92,12 +93,16 @@ def tool_call_running(call_id: str) -> ToolCallProgress:
 def tool_call_finished(
     call: ToolCall, result: str, is_error: bool, metadata: dict[str, Any], workspace: Path
 ) -> ToolCallProgress:
-    """The call's end: completed or failed, its diff (edits) and its result text."""
+    """The call's end: completed or failed, its diff (edits: one per file, placed by the
+    `locations` lines, `forge.acp.file_diffs`) and its result text."""
     content: list[ToolContent] = []
+    locations: list[ToolCallLocation] | None = None
     diff = metadata.get("diff")
     path = metadata.get("path")
     if isinstance(diff, str) and diff and isinstance(path, str) and not is_error:
-        content.extend(diff_contents(str(workspace / path), diff))
+        edit = file_diff(workspace / path, diff, edited=True)
+        content.extend(edit.contents)
+        locations = edit.locations
     shown = result if len(result) <= MAX_RESULT_CHARS else result[:MAX_RESULT_CHARS] + "\n…"
     if shown:
         content.append(tool_content(text_block(shown)))
@@ -105,6 +110,7 @@ def tool_call_finished(
         call.id,
         status="failed" if is_error else "completed",
         content=content,
+        locations=locations,
         raw_output={"result": shown, "is_error": is_error},
     )
 
@@ -127,34 +133,6 @@ def locations_of(call: ToolCall, workspace: Path) -> list[ToolCallLocation] | No
     if not isinstance(path, str) or not path:
         return None
     return [ToolCallLocation(path=str(workspace / path))]
-
-
-def diff_contents(path: str, unified_diff: str) -> list[FileEditToolCallContent]:
-    """One ACP diff per hunk of a unified diff: the hunk's old lines and its new lines (the
-    context lines in both), so an editor shows just what changed. A diff with no hunk (a new
-    empty file) gives one diff from nothing."""
-    hunks: list[tuple[list[str], list[str]]] = []
-    for line in unified_diff.splitlines():
-        if line.startswith("@@"):
-            hunks.append(([], []))
-        elif not hunks or line.startswith(("---", "+++", "\\")):
-            continue
-        elif line.startswith("-"):
-            hunks[-1][0].append(line[1:])
-        elif line.startswith("+"):
-            hunks[-1][1].append(line[1:])
-        else:
-            hunks[-1][0].append(line[1:])
-            hunks[-1][1].append(line[1:])
-    if not hunks:
-        return [tool_diff_content(path, "", None)]
-    return [
-        tool_diff_content(path, _joined(new), _joined(old) if old else None) for old, new in hunks
-    ]
-
-
-def _joined(lines: list[str]) -> str:
-    return "\n".join(lines) + "\n" if lines else ""
 
 
 def markdown_lines(text: str) -> str:

@@ -45,6 +45,14 @@ MODE_NAMES: tuple[str, ...] = tuple(mode.value for mode in MODE_ORDER)
 EDIT_TOOLS = frozenset({"write_file", "apply_diff"})
 """The file-editing tools accept-edits mode approves."""
 
+MODE_TITLES: dict[PermissionMode, str] = {
+    PermissionMode.READ_ONLY: "Read-only",
+    PermissionMode.ASK: "Ask",
+    PermissionMode.ACCEPT_EDITS: "Accept edits",
+    PermissionMode.AUTO: "Auto",
+}
+"""Each mode's name for people (an editor's mode menu); the value is its id."""
+
 MODE_DESCRIPTIONS: dict[PermissionMode, str] = {
     PermissionMode.READ_ONLY: "no writes, no commands",
     PermissionMode.ASK: "asks before writes and commands",

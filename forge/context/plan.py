@@ -130,16 +130,24 @@ def progress(plan: Sequence[PlanItem]) -> str:
     return f"{done}/{len(plan)} done"
 
 
-def plan_message(plan: Plan) -> Message:
+def plan_message(plan: Plan, *, after: str = "") -> Message:
     """The one message that carries the plan in the prompt (user role: a checklist the model
     reads, valid at the end of a prompt on every server; kind PLAN, so no strategy takes it
-    for an instruction or touches it)."""
+    for an instruction or touches it). `after`: the id of the message the `update_plan` call
+    followed, kept in its meta (`PLAN_AFTER`) so a replay shows the plan where it was set."""
+    meta: dict[str, object] = {"plan": plan_to_meta(plan)}
+    if after:
+        meta[PLAN_AFTER] = after
     return Message(
         role="user",
         content=f"{PLAN_HEADER}\n{checklist(plan)}",
         kind=MessageKind.PLAN,
-        meta={"plan": plan_to_meta(plan)},
+        meta=meta,
     )
+
+
+PLAN_AFTER = "after"
+"""The plan message's meta key naming the message its `update_plan` call came after."""
 
 
 def plan_of_message(message: Message) -> Plan | None:

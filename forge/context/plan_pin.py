@@ -84,6 +84,7 @@ def fold_plan(messages: Sequence[Message]) -> list[Message]:
     last_update = _last_update(messages)
     existing = next((m for m in messages if m.kind is MessageKind.PLAN), None)
     folded: list[Message] = []
+    anchor = ""  # the message the latest plan came after (an editor replays it there)
     position = 0
     while position < len(messages):
         message = messages[position]
@@ -110,12 +111,14 @@ def fold_plan(messages: Sequence[Message]) -> list[Message]:
             if kept or message.content:
                 folded.append(message.evolve(tool_calls=kept, id=new_message_id()))
             folded.extend(m for m in messages[position + 1 : end] if m.tool_call_id not in gone)
+        if position == last_update and folded:
+            anchor = folded[-1].id
         position = end
     if plan:
         pinned = existing if existing is not None and plan_of_message(existing) == plan else None
         latest = latest_user_index(folded)
         at = len(folded) if latest is None else latest + 1
-        folded.insert(at, pinned or plan_message(plan))
+        folded.insert(at, pinned or plan_message(plan, after=anchor))
     return folded
 
 

@@ -1,15 +1,17 @@
-"""How `forge run` prints a run (`--output-format`): text, json or stream-json.
+"""How `forge run` prints a run (`--output-format`): text, and Forge's own records.
 
 - text: progress (tool calls, context events, the ending, the cost) on stderr, and only the
   final answer on stdout at the end;
-- json: errors on stderr, and one `result` object on stdout at the end;
-- stream-json (`--output jsonl`): one JSON object per line on stdout, `init` first and
-  `result` last.
+- json: errors on stderr, and one `result` object on stdout at the end (`JsonWriter`; the
+  format's writer, `claude_stream.ClaudeResultWriter`, prints Claude Code's);
+- forge-jsonl (`--output jsonl`): one JSON object per line on stdout, `init` first and
+  `result` last (`JsonLinesWriter`; stream-json in Claude Code's shapes is
+  `claude_stream.ClaudeStreamWriter`, codex-json `codex_json.CodexJsonWriter`).
 
 Every writer masks secrets in everything it prints, and sends errors to stderr as a readable
 line. The text writer makes everything terminal-safe (`forge.text_safety`: the
 answer, tool results and server errors never write a control sequence to the user's
-terminal); stream-json escapes control characters as JSON does (C1 included, see
+terminal); the JSON formats escape control characters as JSON does (C1 included, see
 `forge.headless.jsonl.dumps`). The records are documented in docs/adr/0015-headless-output.md.
 """
 

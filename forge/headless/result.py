@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from forge import __version__
-from forge.agent.costs import CostLedger, TokenTotals
+from forge.agent.costs import CostLedger, CostReport, TokenTotals
 from forge.agent.events import (
     AssistantMessageDone,
     MessageDelta,
@@ -80,6 +80,24 @@ def _sums(ledger: CostLedger) -> dict[str, int]:
         "cache_write_tokens": sum(int(getattr(t, "cache_write", 0) or 0) for t in totals),
         "output_tokens": sum(t.output for t in totals),
     }
+
+
+_MODEL_COUNTS = ("requests", "prompt", "cached", "cache_write", "output")
+
+
+def _by_model(report: CostReport) -> dict[str, dict[str, Any]]:
+    """The report's lines summed per model (agent, summarization and children together)."""
+    models: dict[str, dict[str, Any]] = {}
+    for line in report.lines:
+        entry = models.setdefault(line.model, {key: 0 for key in _MODEL_COUNTS} | {"dollars": 0.0})
+        for key in _MODEL_COUNTS:
+            entry[key] += getattr(line, key)
+        entry["dollars"] = (
+            None
+            if entry["dollars"] is None or line.dollars is None
+            else entry["dollars"] + line.dollars
+        )
+    return models
 
 
 def make_init_record(
@@ -176,6 +194,23 @@ class RunRecorder:
         """Tokens of this run's requests (agent and summarization)."""
         now, before = _sums(self._ledger()), _sums(self._baseline)
         return {key: max(0, now[key] - before[key]) for key in now}
+
+    def models(self) -> dict[str, dict[str, Any]]:
+        """Per model, this run's tokens (`prompt`, `cached`, `cache_write`, `output`) and
+        `dollars` (None without a price), every kind of request together."""
+        now = _by_model(self._ledger().report(self._prices))
+        before = _by_model(self._baseline.report(self._prices))
+        models: dict[str, dict[str, Any]] = {}
+        for model, figures in now.items():
+            earlier = before.get(model, {})
+            entry: dict[str, Any] = {
+                key: max(0, figures[key] - earlier.get(key, 0)) for key in _MODEL_COUNTS
+            }
+            dollars, was = figures["dollars"], earlier.get("dollars", 0.0)
+            entry["dollars"] = None if dollars is None or was is None else round(dollars - was, 6)
+            if entry["requests"]:
+                models[model] = entry
+        return models
 
     def subagents(self) -> list[dict[str, Any]]:
         """Per child agent that ran in this run: its requests, tokens and dollars (the

@@ -50,6 +50,8 @@ from forge.config.prices import PriceTable, price_table
 from forge.config.settings import Settings
 from forge.config.store import load_settings
 from forge.headless.attention import ring_at_end
+from forge.headless.claude_stream import ClaudeResultWriter, ClaudeStreamWriter
+from forge.headless.codex_json import CodexJsonWriter
 from forge.headless.exit_status import (
     EXIT_COMPLETED,
     EXIT_FAILED,
@@ -59,7 +61,7 @@ from forge.headless.exit_status import (
     ending_for,
     signal_ending,
 )
-from forge.headless.output import JsonLinesWriter, JsonWriter, OutputWriter, TextWriter
+from forge.headless.output import JsonLinesWriter, OutputWriter, TextWriter
 from forge.headless.result import BudgetGuard, RunRecorder, make_init_record
 from forge.llm.messages import ToolCall
 from forge.session.build import build_session
@@ -121,9 +123,10 @@ def permission_mode(args: argparse.Namespace) -> str | None:
 
 
 def output_format(args: argparse.Namespace) -> str:
-    """text, json or stream-json, from `--output-format` or the older `--output`."""
+    """text, json, stream-json, forge-jsonl or codex-json, from `--output-format` or the older
+    `--output` (whose jsonl keeps meaning Forge's own records)."""
     chosen: str | None = getattr(args, "output_format", None)
-    older = {"jsonl": "stream-json", "text": "text", None: None}[getattr(args, "output", None)]
+    older = {"jsonl": "forge-jsonl", "text": "text", None: None}[getattr(args, "output", None)]
     if chosen and older and chosen != older:
         raise UsageError(f"--output {args.output} contradicts --output-format {chosen}")
     return chosen or older or "text"
@@ -224,11 +227,19 @@ def _expand_custom_command(task: str, workspace: Path, settings: Settings) -> tu
     return text, settings
 
 
-def _make_writer(kind: str, secrets: list[str], session: Session) -> OutputWriter:
+def _make_writer(
+    kind: str, secrets: list[str], session: Session, *, partial_messages: bool = False
+) -> OutputWriter:
     if kind == "stream-json":
+        return ClaudeStreamWriter(
+            sys.stdout, sys.stderr, secrets, partial_messages=partial_messages
+        )
+    if kind == "forge-jsonl":
         return JsonLinesWriter(sys.stdout, sys.stderr, secrets)
+    if kind == "codex-json":
+        return CodexJsonWriter(sys.stdout, sys.stderr, secrets)
     if kind == "json":
-        return JsonWriter(sys.stdout, sys.stderr, secrets)
+        return ClaudeResultWriter(sys.stdout, sys.stderr, secrets)
     return TextWriter(sys.stdout, sys.stderr, secrets, describe=_describer(session))
 
 
@@ -241,6 +252,8 @@ def run_headless(args: argparse.Namespace) -> int:
         if getattr(args, "ephemeral", False):
             set_ephemeral()  # before anything that could write is built
         kind = output_format(args)
+        if getattr(args, "include_partial_messages", False) and kind != "stream-json":
+            raise UsageError("--include-partial-messages needs --output-format stream-json")
         limit = budget(args)
         last_message = _check_writable(getattr(args, "output_last_message", None))
         task = read_task(args)
@@ -271,10 +284,15 @@ def run_headless(args: argparse.Namespace) -> int:
     except (SessionNotFoundError, ValueError) as error:
         print(f"forge run: {error}", file=sys.stderr)
         return EXIT_USAGE
-    writer = _make_writer(kind, secrets, session)
+    partial = bool(getattr(args, "include_partial_messages", False))
+    writer = _make_writer(kind, secrets, session, partial_messages=partial)
     prices = price_table(session.settings.prices)
     writer.cost_report = session.cost_report
     recorder = _recorder(session, prices)
+    if isinstance(writer, ClaudeStreamWriter | ClaudeResultWriter):
+        writer.recorder = recorder
+    if isinstance(writer, ClaudeStreamWriter) and session.mcp is not None:
+        writer.mcp_statuses = session.mcp.statuses
     if limit is not None:
         session.stop_when(BudgetGuard(limit, recorder.spent))
     if isinstance(writer, JsonLinesWriter):

@@ -179,9 +179,9 @@ class ForgeProcess {
     if ("method" in message) {
       schema = INCOMING_SCHEMAS[message.method];
       what = message.method;
-      if (!schema && message.method.startsWith("_") && !("id" in message)) {
-        // An extension notification (ACP: names start with "_"; a client ignores the ones it
-        // does not know). Forge's `_forge/attention` is one; it must still be valid JSON-RPC.
+      if (!schema && String(message.method).startsWith("_") && !("id" in message)) {
+        // An extension notification (ACP reserves "_"-prefixed methods for them; a client
+        // that does not know one ignores it): Forge's `_forge/attention`.
         this.extensions.push(message.method);
         return;
       }
@@ -323,7 +323,14 @@ async function firstProcess() {
         diffs.length > 0 && diffs.every((d) => isAbsolute(d.path)) &&
           diffs.some((d) => d.path.endsWith("hello.txt") && d.newText.includes("hello from forge")),
         JSON.stringify(diffs).slice(0, 300));
+      check("turn 1: the new file is one diff from empty oldText (not null), located at line 0",
+        diffs.length === 1 && diffs[0].oldText === "" &&
+          card.ownUpdates.some((u) => (u.locations ?? []).some((l) => l.line === 0)),
+        JSON.stringify(card.ownUpdates.map((u) => [u.content, u.locations])).slice(0, 300));
     }
+    check("process 1: the modes have names for people (not their ids)",
+      session.modes.availableModes.every((m) => m.name !== m.id && /^[A-Z]/.test(m.name)),
+      JSON.stringify(session.modes.availableModes.map((m) => [m.id, m.name])));
     check("turn 1: the answer streamed as agent_message_chunk",
       textOf(one.updates, "agent_message_chunk") === FIRST_ANSWER,
       JSON.stringify(textOf(one.updates, "agent_message_chunk")));
@@ -433,6 +440,11 @@ async function secondProcess(sessionId) {
       JSON.stringify(answers).slice(0, 300));
     const calls = replayed.filter((u) => u.sessionUpdate === "tool_call");
     const ends = replayed.filter((u) => u.sessionUpdate === "tool_call_update");
+    const replayedDiffs = ends.flatMap((u) => u.content ?? []).filter((c) => c.type === "diff");
+    check("replay: the edit's diff is sent again (the new file from empty oldText)",
+      replayedDiffs.some((d) => d.path.endsWith("hello.txt") && d.oldText === "" &&
+        d.newText.includes("hello from forge")),
+      JSON.stringify(replayedDiffs).slice(0, 300));
     check("replay: the edit and the read as tool_call + a completed tool_call_update",
       calls.map((c) => c.kind).join() === "edit,read" &&
         calls.every((c) => ends.some((e) => e.toolCallId === c.toolCallId && e.status === "completed")),

@@ -30,10 +30,13 @@ async def test_no_api_key_is_an_error_that_names_the_fix(
     async with forge_acp(client, environment, workspace=workspace) as (connection, _):
         with pytest.raises(RequestError) as raised:
             await connection.new_session(cwd=str(workspace), mcp_servers=[])
+        with pytest.raises(RequestError) as authenticate:
+            await connection.authenticate(method_id="password")
     assert raised.value.code == -32000
     message = str(raised.value)
     assert "FORGE_LLM__API_KEY" in message and "config file" in message
     assert "/settings" in message
+    assert "FORGE_LLM__API_KEY" in str(authenticate.value)  # none set: says how
     assert llm_server.requests == []
 
 
@@ -109,6 +112,7 @@ async def test_malformed_json_rpc_gets_an_error_and_the_connection_stays_usable(
         not_json = await exchange(b"{this is not json\n")
         batch = await exchange(b"[1, 2]\n")
         no_method = await exchange(b'{"jsonrpc": "2.0", "params": {}}\n')
+        id_no_method = await exchange(b'{"jsonrpc": "2.0", "id": 11, "params": {}}\n')
         unknown = await exchange(b'{"jsonrpc": "2.0", "id": 7, "method": "no/such"}\n')
         bad_params = await exchange(
             b'{"jsonrpc": "2.0", "id": 8, "method": "session/new", "params": {"cwd": 5}}\n'
@@ -122,6 +126,8 @@ async def test_malformed_json_rpc_gets_an_error_and_the_connection_stays_usable(
     assert not_json["id"] is None and not_json["error"]["code"] == -32700  # type: ignore[index]
     assert batch["error"]["code"] == -32600  # type: ignore[index]
     assert no_method["error"]["code"] == -32600  # type: ignore[index]
+    # A request with an id and no method is answered under its id (its client waits on it).
+    assert id_no_method["id"] == 11 and id_no_method["error"]["code"] == -32600  # type: ignore[index]
     assert unknown["id"] == 7 and unknown["error"]["code"] == -32601  # type: ignore[index]
     assert bad_params["id"] == 8 and bad_params["error"]["code"] == -32602  # type: ignore[index]
     assert fine["id"] == 9 and fine["result"]["protocolVersion"] == 1  # type: ignore[index]
@@ -144,7 +150,9 @@ async def test_an_unknown_mode_or_session_for_set_mode_is_refused(
             await connection.authenticate(method_id="password")
     assert mode.value.code == -32602 and "read-only, ask, accept-edits, auto" in str(mode.value)
     assert unknown.value.code == -32002
-    assert "FORGE_LLM__API_KEY" in str(authenticate.value)
+    # A key is configured: authenticate says none is needed, not "Forge has no API key".
+    assert "an API key is configured" in str(authenticate.value)
+    assert "has no API key" not in str(authenticate.value)
 
 
 async def test_an_invalid_config_file_is_named_in_the_error(

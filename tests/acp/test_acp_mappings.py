@@ -12,9 +12,11 @@ from acp.schema import (
     TextResourceContents,
 )
 
+from forge.acp.file_diffs import file_diff
 from forge.acp.prompt_text import prompt_text
 from forge.acp.transport import INVALID_REQUEST, PARSE_ERROR, malformed_reply
-from forge.acp.updates import diff_contents, markdown_lines
+from forge.acp.updates import markdown_lines
+from forge.agent.tools.diffs import unified_diff
 
 
 def test_a_workspace_file_link_becomes_a_mention_and_an_embedded_buffer_is_included(
@@ -36,19 +38,44 @@ def test_a_workspace_file_link_becomes_a_mention_and_an_embedded_buffer_is_inclu
     assert "[file:///unsaved.py]\nx = 1" in text
 
 
-def test_each_hunk_of_a_unified_diff_is_one_acp_diff() -> None:
+def test_an_edit_is_one_whole_file_diff_placed_by_its_lines(tmp_path: Path) -> None:
+    old = "".join(f"line {n}\n" for n in range(1, 21))
+    new = old.replace("line 2\n", "line two\n").replace("line 15\n", "line 15\nadded\n")
+    unified = unified_diff(old, new, "f.txt")
+    target = tmp_path / "f.txt"
+    target.write_text(old)  # an approval's preview: the file is still the old one
+    preview = file_diff(target, unified, edited=False)
+    target.write_text(new)  # the finished edit: the file is the new one
+    finished = file_diff(target, unified, edited=True)
+
+    for edit in (preview, finished):
+        [diff] = edit.contents  # one diff for the file, not one per hunk
+        assert (diff.old_text, diff.new_text, diff.path) == (old, new, str(target))
+        assert [location.line for location in edit.locations] == [1, 15]  # zero-based
+
+
+def test_a_changed_file_gets_located_hunks_and_a_new_file_empty_old_text(
+    tmp_path: Path,
+) -> None:
     unified = (
         "--- a/f.txt\n+++ b/f.txt\n"
         "@@ -1,2 +1,2 @@\n keep\n-old\n+new\n"
         "@@ -9 +9,2 @@\n-gone\n+one\n+two\n"
     )
-    first, second = diff_contents("/w/f.txt", unified)
+    target = tmp_path / "f.txt"
+    target.write_text("edited since\n")  # a replay of an old session: no longer matches
+    edit = file_diff(target, unified, edited=True)
+    first, second = edit.contents
     assert (first.old_text, first.new_text) == ("keep\nold\n", "keep\nnew\n")
     assert (second.old_text, second.new_text) == ("gone\n", "one\ntwo\n")
-    assert first.path == "/w/f.txt"
-    # A new empty file: one diff from nothing.
-    [empty] = diff_contents("/w/new.txt", "--- /dev/null\n+++ b/new.txt\n")
-    assert empty.old_text is None and empty.new_text == ""
+    assert [location.line for location in edit.locations] == [1, 8]
+    created = file_diff(
+        tmp_path / "new.txt", unified_diff("", "a\nb\n", "new.txt", existed=False), edited=True
+    )
+    [diff] = created.contents
+    assert diff.old_text == "" and diff.new_text == "a\nb\n"  # empty, not null (Toad)
+    [empty] = file_diff(tmp_path / "e.txt", "--- /dev/null\n+++ b/e.txt\n", edited=True).contents
+    assert empty.old_text == "" and empty.new_text == ""
 
 
 def test_the_transport_answers_only_lines_that_are_not_messages() -> None:

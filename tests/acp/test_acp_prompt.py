@@ -65,6 +65,13 @@ async def test_a_prompt_streams_thought_and_message_chunks_and_ends_the_turn(
         "accept-edits",
         "auto",
     ]
+    # Names for people, not the ids again.
+    assert [mode.name for mode in session.modes.available_modes] == [
+        "Read-only",
+        "Ask",
+        "Accept edits",
+        "Auto",
+    ]
     assert session.config_options is not None
     model = (
         session.config_options[0].root

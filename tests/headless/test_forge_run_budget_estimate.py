@@ -46,7 +46,7 @@ def test_a_server_without_usage_is_priced_from_forges_counts_and_the_budget_stop
     (workspace / "big.txt").write_text(BIG)
     no_usage.responder = read_again
     run = forge_run(
-        no_usage, workspace, "--max-budget-usd", "0.005", "--output-format", "stream-json", "x"
+        no_usage, workspace, "--max-budget-usd", "0.005", "--output-format", "forge-jsonl", "x"
     )
 
     assert run.returncode == 4, run.stderr
@@ -66,7 +66,7 @@ def test_a_usage_that_fails_validation_is_estimated_too(
 
     llm_server.responder = respond
     run = forge_run(
-        llm_server, workspace, "--max-budget-usd", "0.005", "--output-format", "stream-json", "x"
+        llm_server, workspace, "--max-budget-usd", "0.005", "--output-format", "forge-jsonl", "x"
     )
 
     assert run.returncode == 4, run.stderr
@@ -106,7 +106,7 @@ def test_the_messages_api_without_trusted_usage_is_estimated_and_the_budget_stop
         "--max-budget-usd",
         "0.1",
         "--output-format",
-        "stream-json",
+        "forge-jsonl",
         "x",
         env=anthropic_env(anthropic_server),
     )
@@ -142,7 +142,7 @@ def test_a_childs_requests_without_usage_count_toward_the_budget(
         "--max-budget-usd",
         "0.05",
         "--output-format",
-        "stream-json",
+        "forge-jsonl",
         "go",
     )
 

@@ -85,7 +85,7 @@ def test_ephemeral_run_writes_nothing_outside_what_the_task_wrote(
     before, workspace_before = tree(roots), tree(workspace)
     script(llm_server)
 
-    run = run_in(llm_server, workspace, roots, "--ephemeral", "--output-format", "stream-json", "t")
+    run = run_in(llm_server, workspace, roots, "--ephemeral", "--output-format", "forge-jsonl", "t")
 
     assert run.returncode == 0, run.stderr
     records = stream_json(run)
@@ -104,7 +104,7 @@ def test_the_same_run_without_ephemeral_writes_its_files(
     (workspace / "big.txt").write_text("line of text\n" * 200)
     script(llm_server)
 
-    run = run_in(llm_server, workspace, roots, "--output-format", "stream-json", "t")
+    run = run_in(llm_server, workspace, roots, "--output-format", "forge-jsonl", "t")
 
     assert run.returncode == 0, run.stderr
     written = set(tree(roots))

@@ -15,6 +15,27 @@ from forge.headless.run import HEADLESS_REJECTION
 from tests.headless.test_headless import API_KEY, REPO_ROOT, forge_run, stream_json
 from tests.support.openai_server import Call, OpenAIServer, Text, ToolCalls
 
+CLAUDE_RESULT_FIELDS = {
+    "type",
+    "subtype",
+    "uuid",
+    "session_id",
+    "duration_ms",
+    "duration_api_ms",
+    "is_error",
+    "num_turns",
+    "result",
+    "stop_reason",
+    "total_cost_usd",
+    "usage",
+    "modelUsage",
+    "permission_denials",
+    "exit_code",
+    "cost_estimated",
+    "subagents",
+}
+"""Claude Code's `result` fields and Forge's extras (`exit_code`, `cost_estimated`,
+`subagents`)."""
 RESULT_FIELDS = {
     "type",
     "subtype",
@@ -51,7 +72,7 @@ def test_stream_json_has_init_first_and_result_last(
     llm_server: OpenAIServer, workspace: Path
 ) -> None:
     script(llm_server)
-    run = forge_run(llm_server, workspace, "--output-format", "stream-json", "--mode", "ask", "q")
+    run = forge_run(llm_server, workspace, "--output-format", "forge-jsonl", "--mode", "ask", "q")
 
     assert run.returncode == 0, run.stderr
     records = stream_json(run)
@@ -78,11 +99,40 @@ def test_stream_json_has_init_first_and_result_last(
     assert result["permission_denials"] == []
 
 
-def test_output_jsonl_is_stream_json(llm_server: OpenAIServer, workspace: Path) -> None:
+def test_output_jsonl_keeps_meaning_forges_own_records(
+    llm_server: OpenAIServer, workspace: Path
+) -> None:
     llm_server.enqueue(Text("hi"))
     run = forge_run(llm_server, workspace, "--output", "jsonl", "q")
     assert run.returncode == 0, run.stderr
-    assert stream_json(run)[-1]["result"] == "hi"
+    records = stream_json(run)  # Forge's `init` first
+    assert records[-1]["result"] == "hi" and "cached_input_tokens" in records[-1]["usage"]
+    llm_server.enqueue(Text("hi"))
+    same = forge_run(llm_server, workspace, "--output-format", "forge-jsonl", "q")
+    assert [r["type"] for r in stream_json(same)] == [r["type"] for r in records]
+    clash = forge_run(
+        llm_server, workspace, "--output", "jsonl", "--output-format", "stream-json", "q"
+    )
+    assert clash.returncode == 2 and "contradicts" in clash.stderr
+    partial = forge_run(llm_server, workspace, "--include-partial-messages", "q")
+    assert partial.returncode == 2 and "needs --output-format stream-json" in partial.stderr
+
+
+def test_stream_json_starts_with_claude_codes_system_init(
+    llm_server: OpenAIServer, workspace: Path
+) -> None:
+    script(llm_server)
+    run = forge_run(llm_server, workspace, "--output-format", "stream-json", "--mode", "ask", "q")
+
+    assert run.returncode == 0, run.stderr
+    messages = [json.loads(line) for line in run.stdout.splitlines()]
+    init = messages[0]
+    assert (init["type"], init["subtype"]) == ("system", "init")
+    assert init["permissionMode"] == "default" and init["forge_mode"] == "ask"
+    assert init["cwd"] == str(workspace) and "list_files" in init["tools"]
+    assert init["session_id"] == messages[-1]["session_id"]
+    assert not any(m["type"] == "stream_event" for m in messages)  # no partial messages asked
+    assert [m["type"] for m in messages].count("result") == 1 and messages[-1]["type"] == "result"
 
 
 def test_json_prints_one_object_at_the_end(llm_server: OpenAIServer, workspace: Path) -> None:
@@ -92,10 +142,18 @@ def test_json_prints_one_object_at_the_end(llm_server: OpenAIServer, workspace: 
     assert run.returncode == 0, run.stderr
     assert len(run.stdout.splitlines()) == 1
     result = json.loads(run.stdout)
-    # Its one record is also its first: it carries init's sandbox (docs/adr/0053).
-    assert set(result) == RESULT_FIELDS | {"sandbox"} and result["type"] == "result"
+    # Claude Code's `result` (its one record is also its first: it carries init's sandbox,
+    # docs/adr/0053); usage in Claude's convention: input_tokens without the cached ones.
+    assert set(result) == CLAUDE_RESULT_FIELDS | {"sandbox"} and result["type"] == "result"
     assert set(result["sandbox"]) == {"enabled", "mechanism", "network"}
     assert result["result"] == "The answer is 42."
+    assert result["usage"] == {
+        "input_tokens": 800,
+        "cache_read_input_tokens": 1400,
+        "cache_creation_input_tokens": 0,
+        "output_tokens": 28,
+    }
+    assert set(result["modelUsage"]) == {"gpt-4o-mini"}
 
 
 def test_text_prints_only_the_final_answer_on_stdout(
@@ -174,7 +232,7 @@ def test_headless_refusals_tell_the_truth_and_are_listed(
         ToolCalls([Call("execute_command", {"command": "rm -rf build"})]),
         Text("I could not write it."),
     )
-    run = forge_run(llm_server, workspace, "--output-format", "stream-json", "write out.txt")
+    run = forge_run(llm_server, workspace, "--output-format", "forge-jsonl", "write out.txt")
 
     assert run.returncode == 0, run.stderr
     assert not (workspace / "out.txt").exists()
@@ -202,7 +260,7 @@ def test_read_only_refusals_pair_up_and_are_listed(
         Text("Read-only, so no."),
     )
     run = forge_run(
-        llm_server, workspace, "--mode", "read-only", "--output-format", "stream-json", "w"
+        llm_server, workspace, "--mode", "read-only", "--output-format", "forge-jsonl", "w"
     )
 
     assert run.returncode == 0, run.stderr

@@ -52,7 +52,7 @@ def test_a_task_above_its_share_is_sent_as_head_and_tail_and_recalled_in_pages(
 ) -> None:
     task = task_text(120_000)  # an argument (at most 128 KiB): ~24k tokens against 8,000
     llm_server.responder = recall_then_answer
-    result = run(llm_server, workspace, "--output-format", "stream-json", task)
+    result = run(llm_server, workspace, "--output-format", "forge-jsonl", task)
 
     assert result.returncode == 0, result.stderr
     records = stream_json(result)  # type: ignore[arg-type]

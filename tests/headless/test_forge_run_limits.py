@@ -38,7 +38,7 @@ def test_turn_limit_exits_3_with_error_max_turns(llm_server: OpenAIServer, works
         [Call("read_file", {"path": "a.txt"})], text="Reading again."
     )
     run = forge_run(
-        llm_server, workspace, "--max-turns", "3", "--output-format", "stream-json", "x"
+        llm_server, workspace, "--max-turns", "3", "--output-format", "forge-jsonl", "x"
     )
 
     assert run.returncode == 3, run.stderr
@@ -57,7 +57,7 @@ def test_budget_stops_after_the_request_that_crossed_it_exit_4(
         [Call("read_file", {"path": "a.txt"})], prompt_tokens=MILLION, completion_tokens=10
     )
     run = forge_run(
-        llm_server, workspace, "--max-budget-usd", "0.25", "--output-format", "stream-json", "x"
+        llm_server, workspace, "--max-budget-usd", "0.25", "--output-format", "forge-jsonl", "x"
     )
 
     assert run.returncode == 4, run.stderr
@@ -92,7 +92,7 @@ def test_budget_counts_summarization_requests(llm_server: OpenAIServer, workspac
 
     llm_server.responder = respond
     run = forge_run(
-        llm_server, workspace, "--max-budget-usd", "0.1", "--output-format", "stream-json", "x"
+        llm_server, workspace, "--max-budget-usd", "0.1", "--output-format", "forge-jsonl", "x"
     )
 
     assert run.returncode == 4, run.stderr
@@ -140,7 +140,7 @@ def test_timeout_exits_5_with_error_timeout_and_the_partial_text(
 ) -> None:
     llm_server.enqueue(Text("partial answer " * 100, chunk_size=8, chunk_delay=0.05))
     run = forge_run(
-        llm_server, workspace, "--timeout", "1.5", "--output-format", "stream-json", "slow"
+        llm_server, workspace, "--timeout", "1.5", "--output-format", "forge-jsonl", "slow"
     )
 
     assert run.returncode == 5, run.stderr

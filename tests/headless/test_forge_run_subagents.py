@@ -53,7 +53,7 @@ def test_child_records_carry_their_agent_and_the_result_lists_each_childs_cost(
         "--max-turns",
         "2",  # the main agent's two requests; the child's three do not count
         "--output-format",
-        "stream-json",
+        "forge-jsonl",
         "go",
     )
     assert result.returncode == 0, result.stderr
@@ -96,7 +96,7 @@ def test_the_budget_counts_the_childrens_requests(
         "--max-budget-usd",
         "0.1",
         "--output-format",
-        "stream-json",
+        "forge-jsonl",
         "go",
     )
     records = stream_json(result)

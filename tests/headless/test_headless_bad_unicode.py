@@ -25,7 +25,7 @@ def test_a_lone_surrogate_from_the_server_is_replaced_and_result_comes_last(
         ToolCalls([Call("write_file", {"path": "out.txt", "content": f"x{LONE}y"})]),
         Text(f"done {LONE} and a pair \U0001f600 split", chunk_size=7),
     )
-    result = forge_run(llm_server, workspace, "--yes", "--output-format", "stream-json", "go")
+    result = forge_run(llm_server, workspace, "--yes", "--output-format", "forge-jsonl", "go")
 
     assert result.returncode == 0, result.stderr
     assert "Traceback" not in result.stderr
@@ -93,7 +93,7 @@ def test_lone_surrogates_from_the_messages_api_are_replaced_too(
     )
     env = anthropic_env(anthropic_server)
     result = forge_run(
-        llm_server, workspace, "--yes", "--output-format", "stream-json", "go", env=env
+        llm_server, workspace, "--yes", "--output-format", "forge-jsonl", "go", env=env
     )
 
     assert result.returncode == 0, result.stderr

@@ -361,6 +361,11 @@ def _record_condensed(
     )
 
 
+KEPT_DIFF_CHARS = 64_000
+"""An edit's diff up to this size is kept in its result message's meta (the session file),
+for an editor to show it again on `session/load`; a larger one keeps its line counts only."""
+
+
 def _result_message(call: ToolCall, result: ToolResult) -> Message:
     message = tool_result(call, result.content)
     meta: dict[str, object] = {}
@@ -373,6 +378,9 @@ def _result_message(call: ToolCall, result: ToolResult) -> Message:
             meta[marker] = True
     diff = result.metadata.get("diff")
     if isinstance(diff, str) and diff.strip():
-        # Line counts only (a resumed chat shows "+3 -1"); the diff itself is not kept.
-        meta["diff_stats"] = list(diff_stats(diff))
+        meta["diff_stats"] = list(diff_stats(diff))  # a resumed chat shows "+3 -1"
+        path = result.metadata.get("path")
+        if isinstance(path, str) and len(diff) <= KEPT_DIFF_CHARS:
+            # An editor's `session/load` shows the edit again (docs/adr/0044); never sent.
+            meta["diff"], meta["path"] = diff, path
     return message.evolve(meta=meta) if meta else message
