@@ -29,7 +29,6 @@ SHARED = {
     "forge.agent.history.session_file",
     "forge.agent.trust",
     "forge.agent.trust.programs",
-    "forge.agent.trust.sources",
     "forge.config.prices",
     "forge.config.settings",
     "forge.config.store",
@@ -52,7 +51,7 @@ ALLOWED = {
         "forge.agent.subagents.definitions",  # a task row's title (TASK_TOOL)
         "forge.agent.subagents.mentions",  # the resumed history's `@agent-` message as typed
         "forge.agent.mcp.project_watch",
-        "forge.agent.mcp.report",
+        "forge.agent.trust.sources",  # /trust describes what each file would run
         "forge.agent.sandbox.report",  # /sandbox's lines (ADR 0053)
         "forge.agent.sandbox.state",  # SandboxState, the status pane's sandbox line
         "forge.agent.history.session_search",  # the /sessions picker's full-text filter (ADR 0058)
@@ -93,9 +92,7 @@ ALLOWED = {
         "forge.agent.message_meta",  # a loaded session as it was shown (ADR 0048)
         "forge.agent.modes",
         "forge.agent.history.session_file",
-        "forge.agent.trust",
         "forge.agent.trust.programs",  # the editor's MCP servers as a source to trust
-        "forge.agent.trust.sources",  # the workspace files kept trusted beside them
         "forge.agent.sandbox.report",  # /sandbox's lines (ADR 0053)
         "forge.config.provider_keys",  # whether a key is configured (session/new's error)
         "forge.config.secrets",  # masking what is sent to the editor

@@ -135,7 +135,7 @@ class ForgeApp(
         )
         self.status.session_source = lambda: session_state(getattr(self, "session", None))
         self.chat.conversation_source = lambda: self.session.messages
-        self.chat.summaries_off_source = lambda: self.session.summaries_disabled
+        self.chat.summaries_off_source = lambda: self.session.reports.summaries_disabled
         self.dispatcher = EventDispatcher(
             {
                 "app": self,
@@ -161,7 +161,7 @@ class ForgeApp(
         llm = self.settings.llm
         self.apply_theme(self.settings.ui.theme)
         self.header.show_models(llm.model, llm.summarization_model)
-        self.header.show_session(session.session_name, session.forked_from)
+        self.header.show_session(session.history.name, session.history.forked_from)
         self.chat.show_reasoning = self.settings.ui.show_reasoning
         self.status.summarization.set_model(llm.effective_summarization_model)
         context = self.settings.context
@@ -239,12 +239,12 @@ class ForgeApp(
     async def _say_recache_cost(self) -> None:
         """Before the first request of a resumed session: what re-caching its prompt costs,
         when the provider's prompt cache has expired (docs/adr/0037)."""
-        if notice := self.session.recache_notice():
+        if notice := self.session.reports.recache_notice():
             await self.chat.add_notice(notice)
 
     def refresh_context_gauge(self) -> None:
         """Show the context manager's current view of the prompt size."""
-        report = self.session.context_report()
+        report = self.session.reports.context()
         self.status.gauge.show(report.current_tokens, report.max_tokens)
         self.refresh_session_status()
 
@@ -252,7 +252,7 @@ class ForgeApp(
         """The status lines that need no token count: plan, usage, mode, session."""
         self.status.plan.show_messages(self.session.messages)
         # A resumed session's totals, not only this run's.
-        self.status.show_usage(*self.session.token_totals)
+        self.status.show_usage(*self.session.reports.token_totals)
         self.status.refresh_session_lines()
 
 

@@ -55,7 +55,7 @@ class ConfigFlows(App[int]):
         llm = settings.llm
         self.header.show_models(llm.model, llm.summarization_model)
         self.status.summarization.set_model(llm.effective_summarization_model)
-        if not self.session.summaries_disabled:
+        if not self.session.reports.summaries_disabled:
             self.status.summarization.summaries_back_on()
         context = settings.context
         self.status.gauge.set_thresholds(context.warning_threshold, context.auto_summary_threshold)

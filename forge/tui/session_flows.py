@@ -75,7 +75,7 @@ class SessionFlows(App[int]):
     @on(SessionRenamed)
     def show_session_name(self) -> None:
         """Show the session's name and parent in the header (after /rename, a switch)."""
-        self.header.show_session(self.session.session_name, self.session.forked_from)
+        self.header.show_session(self.session.history.name, self.session.history.forked_from)
 
     @on(ConversationRewound)
     async def _conversation_rewound(self, message: ConversationRewound) -> None:
@@ -122,18 +122,21 @@ class SessionFlows(App[int]):
             return
         await self.chat.show_history(self.session.messages)
         await self.chat.add_notice(f"Resumed session `{self.session.session_id}`.")
-        await self.session.count_ahead()  # off the loop, not by the gauge on it (ADR 0036)
+        await self.session.reports.count_ahead()  # off the loop, not by the gauge on it (ADR 0036)
         await self._say_recache_cost()
         self.refresh_context_gauge()
 
     async def _replace_session(
         self, session_id: str | None, resumed: ResumedSession | None
     ) -> None:
-        from forge.session.build import build_session
+        from forge.session.build import SessionOptions, build_session
 
         old = self.session
         self.session = await asyncio.to_thread(
-            build_session, self.settings, self.workspace, session_id=session_id, resumed=resumed
+            build_session,
+            self.settings,
+            self.workspace,
+            SessionOptions(session_id=session_id, resumed=resumed),
         )
         self.session.set_mode(old.policy.mode)  # the mode the user chose stays
         self.reload_controller.session = self.session

@@ -78,7 +78,7 @@ class StartupFlow(App[int]):
         from forge.agent.history.session_file import SessionNotFoundError
         from forge.agent.logs import configure_file_logging
         from forge.config.store import ConfigStore
-        from forge.session.build import build_session
+        from forge.session.build import SessionOptions, build_session
         from forge.session.parts import secrets_of
 
         session_id, resume_latest = self._session_choice
@@ -92,9 +92,11 @@ class StartupFlow(App[int]):
             session = build_session(
                 settings,
                 self.workspace,
-                session_id=session_id,
-                resume_latest=resume_latest,
-                resumed=self._preview.resumed if self._preview is not None else None,
+                SessionOptions(
+                    session_id=session_id,
+                    resume_latest=resume_latest,
+                    resumed=self._preview.resumed if self._preview is not None else None,
+                ),
             )
         except (SessionNotFoundError, ValueError) as error:
             self.post_message(StartupFailed(str(error)))
@@ -119,7 +121,7 @@ class StartupFlow(App[int]):
     async def count_context(self) -> None:
         """Load the tokenizer and count the conversation off the loop, then show the gauge
         (docs/adr/0042)."""
-        await self.session.count_ahead()
+        await self.session.reports.count_ahead()
         self.refresh_context_gauge()
 
     def on_startup_failed(self, message: StartupFailed) -> None:
@@ -138,7 +140,7 @@ class StartupFlow(App[int]):
             await self.chat.show_history(history)
             await self.chat.add_notice(f"Resumed session `{self.session.session_id}`.")
             # Counted off the loop, not by the notice's count on it (ADR 0036).
-            await self.session.count_ahead()
+            await self.session.reports.count_ahead()
             await self._say_recache_cost()
         banner = self.query_one(ConfigProblemBanner)
         await show_start_report(self.chat, banner, self.settings, self.config_store.current)
