@@ -25,7 +25,7 @@ from bench.results import SectionResult, Table
 from forge.agent.events import ApprovalRequested, ToolCallFinished, ToolCallStarted
 from forge.config.ephemeral import set_ephemeral
 from forge.config.settings import Settings
-from forge.session.build import build_session
+from forge.session.build import SessionOptions, build_session
 from tests.support.openai_server import Call, OpenAIServer, RecordedRequest, Reply, Text, ToolCalls
 
 PARENT_MODEL = "bench-parent"
@@ -81,7 +81,7 @@ async def run_once(server: OpenAIServer, workspace: Path, parallel: int) -> tupl
             "agents": {"max_parallel": parallel},
         }
     )
-    session = build_session(settings, workspace, approve_all=True)
+    session = build_session(settings, workspace, SessionOptions(approve_all=True))
     started: float | None = None
     ended = 0.0
     reported = 0

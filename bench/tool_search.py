@@ -43,7 +43,7 @@ from forge.agent.events import ToolCallFinished
 from forge.config.ephemeral import set_ephemeral
 from forge.config.settings import Settings
 from forge.llm.tokenizer import encoding_for_model
-from forge.session.build import build_session
+from forge.session.build import SessionOptions, build_session
 from tests.support.openai_server import Call, OpenAIServer, RecordedRequest, Reply, Text, ToolCalls
 
 COMMAND = "python -m bench tool_search"
@@ -195,10 +195,12 @@ async def session_run(
             "mcp_servers": servers,
         }
     )
-    session = build_session(settings, workspace, approve_all=True, max_llm_calls=REQUESTS + 5)
+    session = build_session(
+        settings, workspace, SessionOptions(approve_all=True, max_llm_calls=REQUESTS + 5)
+    )
     finished: list[ToolCallFinished] = []
     try:
-        await session.wait_for_mcp(120)
+        await session.servers.wait(120)
         async for event in session.run_turn(TASK):
             if isinstance(event, ToolCallFinished):
                 finished.append(event)

@@ -62,7 +62,7 @@ from forge.agent.input.custom_commands import CustomCommands
 from forge.agent.modes import MODE_DESCRIPTIONS, MODE_ORDER, MODE_TITLES, PermissionMode
 from forge.config.provider_keys import main_api_key
 from forge.config.settings import Settings
-from forge.session.build import build_session
+from forge.session.build import SessionOptions, build_session
 from forge.session.core import Session
 
 logger = logging.getLogger(__name__)
@@ -224,15 +224,15 @@ class ForgeAcpAgent:
                 build_session,
                 settings,
                 workspace,
-                session_id=session_id,
-                max_llm_calls=self._max_llm_calls,
-                trust_workspace=self._trust_workspace,
+                SessionOptions(
+                    session_id=session_id,
+                    max_llm_calls=self._max_llm_calls,
+                    trust_workspace=self._trust_workspace,
+                ),
             )
         except (SessionNotFoundError, ValueError) as error:
             raise errors.unknown_session(session_id or "", str(error)) from None
-        pending = bool(servers.settings) and not (
-            session.trust is not None and session.trust.permits(servers.source)
-        )
+        pending = bool(servers.settings) and not session.servers.permits(servers.source)
         session.start_background()
         starting = None
         if servers.settings and not pending:  # trusted: started now, awaited by the turn
@@ -410,7 +410,7 @@ class ForgeAcpAgent:
         if opened.servers_pending:
             opened.servers_pending = False
             await decide_servers(opened, relay.channel)
-        await session.wait_for_mcp(MCP_WAIT)
+        await session.servers.wait(MCP_WAIT)
         if not opened.hooks_started:  # SessionStart: startup, or resume after session/load
             opened.hooks_started = True
             async for hook_event in session.start_hooks():

@@ -7,7 +7,7 @@ workspace's `.forge/mcp.yaml` they run only when trusted. Their source for the t
 again. `forge acp --trust-workspace` trusts them for the run; otherwise the editor is asked
 with `session/request_permission` before the session's first turn: start them this session,
 trust them for this folder (stored in the trust store beside the workspace's other trusted
-files), or not now. See docs/adr/0044.
+files: `SessionServers.trust_for_folder`), or not now. See docs/adr/0044.
 """
 
 from __future__ import annotations
@@ -18,9 +18,7 @@ from dataclasses import dataclass
 
 from acp.schema import HttpMcpServer, McpServerStdio, SseMcpServer
 
-from forge.agent.trust import WorkspaceTrust
 from forge.agent.trust.programs import ProgramSource, WorkspaceProgram, fingerprint_of
-from forge.agent.trust.sources import workspace_sources
 from forge.config.settings import McpServerSettings
 
 ACP_SOURCE = "(editor) mcpServers"
@@ -62,10 +60,3 @@ def client_servers(servers: Sequence[object] | None) -> ClientServers:
         definitions.append({"name": server.name, "what": what})
     source = ProgramSource(ACP_SOURCE, tuple(programs), fingerprint_of(definitions))
     return ClientServers(entries, source, tuple(skipped))
-
-
-def trust_for_folder(trust: WorkspaceTrust, source: ProgramSource) -> str:
-    """Store trust in `source` for the workspace, keeping the workspace files trusted now
-    (the store holds one record per folder). A warning when it could not be stored."""
-    kept = [s for s in workspace_sources(trust.workspace) if s.programs and trust.permits(s)]
-    return trust.trust([*kept, source])

@@ -264,8 +264,8 @@ class TurnRelay:
 
     async def report_usage(self) -> None:
         """The context's fill and the session's cost so far (`usage_update`), after a turn."""
-        report = self.session.context_report()
-        dollars = self.session.cost_report().dollars()
+        report = self.session.reports.context()
+        dollars = self.session.reports.cost().dollars()
         await self.channel.send(
             UsageUpdate(
                 session_update="usage_update",

@@ -12,7 +12,7 @@ import logging
 from acp import update_agent_message_text
 from acp.schema import PermissionOption, ToolCallUpdate
 
-from forge.acp.client_mcp import ClientServers, trust_for_folder
+from forge.acp.client_mcp import ClientServers
 from forge.acp.open_session import OpenSession
 from forge.acp.relay import EditorChannel
 from forge.session.core import Session
@@ -47,8 +47,7 @@ async def decide_servers(opened: OpenSession, channel: EditorChannel) -> None:
     if chosen not in ("once", "always"):
         await channel.send(update_agent_message_text(NOT_STARTED))
         return
-    trust = session.trust
-    warning = trust_for_folder(trust, opened.servers.source) if chosen == "always" and trust else ""
+    warning = session.servers.trust_for_folder(opened.servers.source) if chosen == "always" else ""
     if warning:
         await channel.send(update_agent_message_text(warning + "\n"))
     await start_servers(session, opened.servers)
@@ -57,6 +56,6 @@ async def decide_servers(opened: OpenSession, channel: EditorChannel) -> None:
 async def start_servers(session: Session, servers: ClientServers) -> None:
     """Start `servers` beside the configured ones; wait until they are ready or failed."""
     try:
-        await session.add_mcp_servers(servers.settings, START_WAIT)
+        await session.servers.add(servers.settings, START_WAIT)
     except TimeoutError:
         logger.warning("the editor's MCP servers did not start within %s s", START_WAIT)

@@ -50,10 +50,10 @@ async def run_slash(
     elif slash.name == "compact":
         async for event in session.compact(slash.argument):
             await relay.relay(event)
-        report = session.context_report()
+        report = session.reports.context()
         await _say(relay, f"Compacted: the prompt is {report.current_tokens} tokens now.")
     elif slash.name == "context":
-        report = session.context_report()
+        report = session.reports.context()
         await _say(
             relay,
             f"Context: {report.current_tokens} of {report.max_tokens} tokens "
@@ -76,7 +76,7 @@ async def run_slash(
         lines = sandbox_lines(sandbox.state()) if sandbox is not None else ["Sandbox: closed."]
         await _say(relay, "\n".join(lines))
     elif slash.name == "undo":
-        outcome = session.undo()
+        outcome = session.history.undo()
         if outcome is None:
             await _say(relay, "Nothing to undo.")
         else:
@@ -95,7 +95,7 @@ async def _mode(agent: CommandHost, opened: OpenSession, name: str, relay: TurnR
 
 
 def _cost_text(opened: OpenSession) -> str:
-    report = opened.session.cost_report()
+    report = opened.session.reports.cost()
     if not report.lines:
         return "No requests yet."
     lines = []

@@ -64,7 +64,7 @@ from forge.headless.exit_status import (
 from forge.headless.output import JsonLinesWriter, OutputWriter, TextWriter
 from forge.headless.result import BudgetGuard, RunRecorder, make_init_record
 from forge.llm.messages import ToolCall
-from forge.session.build import build_session
+from forge.session.build import SessionOptions, build_session
 from forge.session.core import Session
 from forge.session.parts import secrets_of
 from forge.unicode_repair import repaired
@@ -273,13 +273,15 @@ def run_headless(args: argparse.Namespace) -> int:
         session = build_session(
             settings,
             workspace,
-            session_id=getattr(args, "resume", None),
-            resume_latest=bool(getattr(args, "continue_session", False)),
-            ask_user=False,
-            mode=mode,
-            max_llm_calls=args.max_turns,
-            trust_workspace=bool(getattr(args, "trust_workspace", False)),
-            no_hooks=bool(getattr(args, "no_hooks", False)),
+            SessionOptions(
+                session_id=getattr(args, "resume", None),
+                resume_latest=bool(getattr(args, "continue_session", False)),
+                ask_user=False,
+                mode=mode,
+                max_llm_calls=args.max_turns,
+                trust_workspace=bool(getattr(args, "trust_workspace", False)),
+                no_hooks=bool(getattr(args, "no_hooks", False)),
+            ),
         )
     except (SessionNotFoundError, ValueError) as error:
         print(f"forge run: {error}", file=sys.stderr)
@@ -287,12 +289,12 @@ def run_headless(args: argparse.Namespace) -> int:
     partial = bool(getattr(args, "include_partial_messages", False))
     writer = _make_writer(kind, secrets, session, partial_messages=partial)
     prices = price_table(session.settings.prices)
-    writer.cost_report = session.cost_report
+    writer.cost_report = session.reports.cost
     recorder = _recorder(session, prices)
     if isinstance(writer, ClaudeStreamWriter | ClaudeResultWriter):
         writer.recorder = recorder
-    if isinstance(writer, ClaudeStreamWriter) and session.mcp is not None:
-        writer.mcp_statuses = session.mcp.statuses
+    if isinstance(writer, ClaudeStreamWriter) and session.servers.mcp is not None:
+        writer.mcp_statuses = session.servers.mcp.statuses
     if limit is not None:
         session.stop_when(BudgetGuard(limit, recorder.spent))
     if isinstance(writer, JsonLinesWriter):
@@ -313,7 +315,7 @@ def run_headless(args: argparse.Namespace) -> int:
     skill_text = session.skill_command(task) if task == original_task else None
     if skill_text is not None:
         task = skill_text  # `/name args` naming a skill (a custom command won above)
-    if notice := session.recache_notice():
+    if notice := session.reports.recache_notice():
         writer.write_err(f"forge run: {notice}")
     received: list[int] = []
     try:
@@ -423,11 +425,10 @@ async def run_task(
     if recorder is None:
         recorder = _recorder(session, price_table(session.settings.prices))
     reason = "cancelled"
-    if session.mcp is not None:  # a server failing to start or crashing is said as it happens
-        session.mcp.subscribe(writer.mcp_notice)
+    session.servers.subscribe(writer.mcp_notice)  # a failing or crashing server, as it happens
     try:
         async with asyncio.timeout(time_limit):
-            await session.wait_for_mcp(MCP_STARTUP_WAIT)  # one turn: list the tools first
+            await session.servers.wait(MCP_STARTUP_WAIT)  # one turn: list the tools first
             writer.init(init_record(session))
             writer.run_started(
                 session.session_id, session.settings.llm.model, str(session.workspace)
@@ -471,12 +472,10 @@ def headless_decision(yes: bool, protected: str = "") -> ApprovalDecision:
 def _warn_untrusted(session: Session, writer: OutputWriter) -> None:
     """One warning per workspace file whose programs will not start (not trusted), and one
     when the trust store is unusable."""
-    from forge.agent.trust.sources import workspace_sources
-
-    trust = session.trust
+    trust = session.servers.trust
     if trust is None:
         return
-    for source in workspace_sources(session.workspace):
+    for source in session.servers.sources():
         status = trust.status(source)
         if source.programs and not trust.permits(source):
             writer.workspace_untrusted(source, status)

@@ -1,26 +1,26 @@
 """`Session`: the one owner of a running session's parts, and the verbs front ends use.
 
-The TUI and `forge run` drive a session only through these verbs and views: `run_turn` (a
-message, its `@` mentions expanded, on the session's model or one given for that turn),
-`compact`, `plan_restore`/`restore`/`rewind_conversation`, `cost_report`, `context_report`,
-`list_models`, `apply_settings`, `set_mode`, and the lifetime calls `start_background`,
-`wait_for_mcp`, `aclose`. Build one with `forge.session.build.build_session`; see docs/adr/0041.
+The front ends drive a session only through these verbs and views: `run_turn` (a message,
+its `@` mentions expanded, on the session's model or one given for that turn), `compact`,
+`list_models`, `apply_settings`, `set_mode`, the lifetime calls `start_background` and
+`aclose`, and three roles: `history` (turns, `/undo`, `/rewind`; forge.session.history),
+`reports` (cost, context, window, hooks, MCP; forge.session.reports) and `servers` (MCP
+servers, hooks' loading and the trust→restart rule; forge.session.servers). Build one with
+`forge.session.build.build_session`; see docs/adr/0041 and docs/adr/0059 part 4.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncGenerator, Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import AsyncGenerator, Callable, Iterable, Sequence
+from dataclasses import InitVar, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
 from forge.agent.approvals import ApprovalPolicy
-from forge.agent.costs import CostLedger, CostReport
+from forge.agent.costs import CostLedger
 from forge.agent.events import HOOK_FILE_PROBLEM, AgentEvent, HookWarning, TurnFinished
-from forge.agent.history.checkpoints import CheckpointStore
-from forge.agent.history.rewind import SessionTurn, rewind_conversation, session_turns
 from forge.agent.history.session_file import SessionLog, SessionStore
 from forge.agent.mcp import McpServers
 from forge.agent.modes import PermissionMode
@@ -31,23 +31,16 @@ from forge.agent.tools.base import ToolError
 from forge.agent.tools.registry import ToolRegistry
 from forge.agent.trust import WorkspaceTrust
 from forge.agent.turn.loop import Agent
-from forge.config.settings import McpServerSettings, Settings
+from forge.config.settings import Settings
 from forge.context.manager import Manager
 from forge.llm.messages import Message, ToolCall
 from forge.llm.tokenizer import TiktokenCounter
 from forge.llm.window_discovery import ContextWindow, WindowTracker
 from forge.session.events import AttachmentsAdded, SessionEvent
+from forge.session.history import SessionHistory
 from forge.session.parts import window_tokens
-from forge.session.reports import ContextReport
-from forge.session.restore import (
-    PlannedRestore,
-    RestoreResult,
-    RewindPoint,
-    plan_rewind,
-    plan_undo,
-    restore_files,
-    rewind_points,
-)
+from forge.session.reports import SessionReports
+from forge.session.servers import SessionServers
 from forge.session.settings_apply import apply_settings
 
 if TYPE_CHECKING:
@@ -77,10 +70,10 @@ class Session:
     agent: Agent
     window: WindowTracker | None = None
     """The model's context window and where it came from (shown by `/context`)."""
-    mcp: McpServers | None = None
-    """The session's MCP servers, whose ready tools the registry offers (`/mcp`)."""
-    trust: WorkspaceTrust | None = None
-    """Whether the workspace's own definitions may run (`/trust`; docs/adr/0034)."""
+    mcp: InitVar[McpServers | None] = None
+    """The session's MCP servers (held by `servers`)."""
+    trust: InitVar[WorkspaceTrust | None] = None
+    """Whether the workspace's own definitions may run (held by `servers`; docs/adr/0034)."""
     summarization_provider: AnyProvider | None = None
     """The summarization server's provider when it is not the conversation's (docs/adr/0037)."""
     retired_providers: list[AnyProvider] = field(default_factory=list)
@@ -96,11 +89,21 @@ class Session:
     """What to tell the user once at start: skills left out (file and rule), clashes, a
     capped listing."""
 
-    def __post_init__(self) -> None:
+    history: SessionHistory = field(init=False)
+    """The recorded turns, `/undo`, `/rewind`, the session's name (forge.session.history)."""
+    reports: SessionReports = field(init=False)
+    """Cost, context, window, hooks and MCP reports (forge.session.reports)."""
+    servers: SessionServers = field(init=False)
+    """MCP servers, hooks' loading and the workspace's trust (forge.session.servers)."""
+
+    def __post_init__(self, mcp: McpServers | None, trust: WorkspaceTrust | None) -> None:
         if self.window is not None:
             self.use_window(self.window)
-        if self.mcp is not None:
-            self.mcp.in_turn = lambda: self.turn_running
+        if mcp is not None:
+            mcp.in_turn = lambda: self.turn_running
+        self.history = SessionHistory(self.agent, self.log, self.registry, self.skills)
+        self.servers = SessionServers(self, mcp, trust)
+        self.reports = SessionReports(self)
 
     # --- views -------------------------------------------------------------------------------
     @property
@@ -129,34 +132,9 @@ class Session:
         return self.log.id
 
     @property
-    def session_name(self) -> str:
-        """The name given with /rename ("" when none)."""
-        return str(self.log.header.get("name") or "")
-
-    @property
-    def forked_from(self) -> str:
-        """The id of the session this one was forked from ("" when it was not)."""
-        return str(self.log.header.get("forked_from") or "")
-
-    def rename(self, name: str) -> None:
-        """Name the session `name` (recorded in its file; lists and the header show it)."""
-        self.log.record_name(name)
-
-    @property
     def messages(self) -> Sequence[Message]:
         """The conversation, to show (a front end never changes it)."""
         return self.agent.conversation.messages
-
-    @property
-    def token_totals(self) -> tuple[int, int]:
-        """Prompt and completion tokens of the agent's requests this session (a resumed
-        one's included)."""
-        return self.agent.session_prompt_tokens, self.agent.session_completion_tokens
-
-    @property
-    def summaries_disabled(self) -> bool:
-        """Whether a permanent error turned LLM summaries off for the session (ADR 0024)."""
-        return self.context_manager.breaker.disabled is not None
 
     @property
     def turn_running(self) -> bool:
@@ -164,14 +142,8 @@ class Session:
         return self.agent.turn_running
 
     @property
-    def checkpoints(self) -> CheckpointStore | None:
-        """The files' checkpoints (none with `forge run --ephemeral`; docs/adr/0027)."""
-        store = self.agent.checkpoints
-        return store if isinstance(store, CheckpointStore) else None
-
-    @property
     def costs(self) -> CostLedger:
-        """The session's tokens per model and kind of request (unpriced; see `cost_report`)."""
+        """The session's tokens per model and kind of request (unpriced; see `reports.cost`)."""
         return self.agent.costs
 
     @property
@@ -339,136 +311,6 @@ class Session:
             for event in await asyncio.shield(started):
                 yield event
 
-    def reload_hooks(self) -> None:
-        """Load the hooks again, as the settings and the workspace's trust say now (after a
-        trust decision)."""
-        if self.parts.hooks is not None:
-            self.parts.hooks.reload(self.settings, self.trust)
-
-    def hooks_report(self) -> str:
-        """`/hooks`: every configured hook with its event, matcher, command, file and state,
-        as plain text — as the files say now (they are read again)."""
-        from forge.session.hook_report import hooks_report
-
-        self.reload_hooks()
-
-        return hooks_report(self.parts.hooks.hooks if self.parts.hooks is not None else None)
-
-    # --- checkpoints and rewinding (forge.session.restore) ----------------------------------
-    def rewind_points(self) -> list[RewindPoint]:
-        """The session's turns, oldest first, each with the files its checkpoint holds: what
-        `/rewind` lists."""
-        return rewind_points(self.turns(), self.checkpoints)
-
-    def plan_restore(self, before: str | None = None) -> PlannedRestore | None:
-        """Plan putting files back, touching nothing: with `before` None, the files of the last
-        turn that changed files (`/undo`); with a turn id, every file changed from that turn on
-        (`/rewind`). The plan names the files edited since Forge wrote them, to ask about
-        before `restore`. None when there is nothing to undo or no checkpoints are kept."""
-        store = self.checkpoints
-        if store is None:
-            return None
-        if before is None:
-            return plan_undo(store, self.turns())
-        return plan_rewind(store, self.turns(), before)
-
-    def restore(
-        self, planned: PlannedRestore, *, overwrite_conflicts: bool = False
-    ) -> RestoreResult:
-        """Put `planned`'s files back; a file edited since Forge wrote it is kept unless
-        `overwrite_conflicts`."""
-        store = self.checkpoints
-        assert store is not None, "planned by plan_restore, which needs the checkpoints"
-        return restore_files(store, planned, overwrite_conflicts=overwrite_conflicts)
-
-    def undo(self, *, overwrite_conflicts: bool = False) -> RestoreResult | None:
-        """Restore every file the last turn that changed files changed, without asking; None
-        when there is nothing to undo."""
-        planned = self.plan_restore()
-        if planned is None:
-            return None
-        return self.restore(planned, overwrite_conflicts=overwrite_conflicts)
-
-    def turns(self) -> list[SessionTurn]:
-        """The session's turns, oldest first, as `/rewind` lists them."""
-        return session_turns(self.log.path) if self.log.started else []
-
-    def rewind_conversation(self, turn_id: str) -> None:
-        """Take the conversation back to just before turn `turn_id` (recorded in the log);
-        the model reads files again before writing them."""
-        rewind_conversation(self.agent.conversation, self.log, turn_id, self.registry.read_ledger())
-        if self.skills is not None:  # a skill loaded after that turn is no longer loaded
-            self.skills.keep_loaded_in(self.messages)
-
-    # --- reports -----------------------------------------------------------------------------
-    def cost_report(self) -> CostReport:
-        """The session's tokens and dollars per model, priced with `settings.prices`."""
-        from forge.config.prices import price_table
-
-        return self.agent.costs.report(price_table(self.settings.prices))
-
-    def mcp_report(self) -> str:
-        """`/mcp`'s Markdown: the servers, their tools and which are loaded (docs/adr/0054)."""
-        from forge.agent.mcp.report import servers_report
-
-        if self.mcp is None:
-            return ""
-        return servers_report(self.mcp, self.counter.count_tools, self.agent.tool_deferral)
-
-    def mcp_definitions_line(self) -> str:
-        """`/context`'s line on MCP tool definitions sent and deferred ("" without MCP)."""
-        from forge.agent.mcp.report import definitions_sent_and_deferred
-
-        deferral = self.agent.tool_deferral
-        if self.mcp is None or not self.mcp.connections or deferral is None:
-            return ""
-        return definitions_sent_and_deferred(deferral, self.counter.count_tools)
-
-    def context_report(self) -> ContextReport:
-        """What `/context` and the gauge show: the prompt's size against the budget, the
-        window, and the session's token totals."""
-        manager = self.context_manager
-        conversation = self.agent.conversation
-        window = self.window
-        return ContextReport(
-            messages=conversation.messages,
-            current_tokens=manager.current_tokens(conversation),
-            max_tokens=manager.max_tokens,
-            tool_tokens=manager.tool_tokens,
-            window=window.current.describe() if window is not None else "",
-            prompt_tokens=self.agent.session_prompt_tokens,
-            completion_tokens=self.agent.session_completion_tokens,
-            ledger=manager.ledger_text(),
-        )
-
-    def window_notice(self) -> str:
-        """Once per window, while the window is a guess from the model's name: a sentence
-        saying so (for `/context`); "" otherwise."""
-        return (self.window.guess_notice() or "") if self.window is not None else ""
-
-    async def count_ahead(self) -> None:
-        """Count the conversation's tokens off the event loop (a resumed huge message), so
-        the next `context_report` answers at once (docs/adr/0036)."""
-        await self.context_manager.count_ahead(self.agent.conversation)
-
-    def recache_notice(self) -> str | None:
-        """For a resumed session on the Anthropic API: what re-caching its prompt costs when
-        the provider's cache has expired (docs/adr/0037); None otherwise."""
-        from forge.agent.history.cache_expiry import recache_notice
-        from forge.config.prices import price_table
-
-        llm = self.settings.llm
-        if llm.provider != "anthropic":
-            return None
-        conversation = self.agent.conversation
-        return recache_notice(
-            conversation,
-            self.context_manager.current_tokens(conversation),
-            model=llm.model,
-            ttl=llm.cache_ttl,
-            prices=price_table(self.settings.prices),
-        )
-
     def describe_call(self, call: ToolCall) -> str:
         """One line for `call` as its tool describes it (the path, the command); the tool's
         name for a call its tool cannot read (its error result follows)."""
@@ -522,29 +364,9 @@ class Session:
         """Start connecting to the MCP servers and asking the server for the context window
         (call once the event loop runs; without this both start on the first turn, which
         then waits for them)."""
-        if self.mcp is not None:
-            self.mcp.start()
+        self.servers.start()
         if self.window is not None:
             self.window.start()  # a session built off the loop (the TUI's) has not asked yet
-
-    async def wait_for_mcp(self, limit: float | None = None) -> None:
-        """Wait until every MCP server is ready or failed, at most `limit` seconds (for
-        `forge run`, whose one turn would otherwise start before the tools are listed)."""
-        if self.mcp is not None:
-            await self.mcp.wait_settled(limit)
-
-    async def add_mcp_servers(
-        self, servers: Mapping[str, McpServerSettings], limit: float | None = None
-    ) -> str:
-        """Start `servers` beside the configured ones, for this session only (`forge acp`: the
-        editor's servers, once trusted); waits at most `limit` seconds until they are ready or
-        failed. Returns what changed."""
-        merged = {**self.settings.mcp_servers, **servers}
-        self.apply_settings(self.settings.model_copy(update={"mcp_servers": merged}))
-        if self.mcp is None:
-            return ""
-        async with asyncio.timeout(limit):
-            return await self.mcp.reconfigured()
 
     async def aclose(self, reason: str = "exit") -> None:
         """Run SessionEnd's hooks (`reason`: exit, clear, other), then close every provider
@@ -555,8 +377,7 @@ class Session:
             await hooks.end(reason)
         sandbox, self.parts.sandbox = self.parts.sandbox, None
         close_quietly(sandbox)
-        if self.mcp is not None:
-            await self.mcp.aclose()
+        await self.servers.aclose()
         windows = [*self.retired_windows, *([self.window] if self.window is not None else [])]
         self.retired_windows = []
         for tracker in windows:

@@ -1,11 +1,12 @@
 """Going back to an earlier point: what `/undo` and `/rewind` see and do through the session.
 
 A restore is planned first and applied second, so a front end can ask the user about files
-edited since Forge wrote them (overwrite or keep) in between: `Session.plan_restore` returns a
-`PlannedRestore` naming those conflicts, `Session.restore` applies it with the user's answer.
-`Session.rewind_points` lists the turns a `/rewind` can go back before, each with the files
-its checkpoint holds. The types here are the session's own, so a front end needs neither the
-checkpoint store nor the session log's reader (docs/adr/0027, docs/adr/0041's addendum).
+edited since Forge wrote them (overwrite or keep) in between: `Session.history.plan_restore`
+returns a `PlannedRestore` naming those conflicts, `Session.history.restore` applies it with the
+user's answer. `Session.history.rewind_points` lists the turns a `/rewind` can go back before,
+each with the files its checkpoint holds. The types here are the session's own, so a front end
+needs neither the checkpoint store nor the session log's reader (docs/adr/0027, docs/adr/0041's
+addendum).
 """
 
 from __future__ import annotations

@@ -11,9 +11,7 @@ import logging
 from typing import Protocol
 
 from forge.agent.approvals import ApprovalPolicy
-from forge.agent.history.checkpoints import CheckpointStore
 from forge.agent.history.session_file import SessionLog, SessionStore
-from forge.agent.mcp import McpServers
 from forge.agent.parts import AgentParts
 from forge.agent.providers import (
     PROVIDER_FIELDS,
@@ -24,13 +22,13 @@ from forge.agent.providers import (
 )
 from forge.agent.sandbox.sandbox import close_quietly, command_sandbox
 from forge.agent.skills.catalog import SkillCatalog
-from forge.agent.trust import WorkspaceTrust
 from forge.agent.turn.loop import Agent
 from forge.config.settings import Settings
 from forge.context.manager import Manager
 from forge.llm.model_info import encoding_name_for
 from forge.llm.tokenizer import TiktokenCounter
 from forge.llm.window_discovery import WindowTracker
+from forge.session.history import SessionHistory
 from forge.session.parts import (
     make_manager,
     make_window_tracker,
@@ -39,6 +37,7 @@ from forge.session.parts import (
     summary_dir,
     window_tokens,
 )
+from forge.session.servers import SessionServers
 
 logger = logging.getLogger(__name__)
 
@@ -54,8 +53,8 @@ class Session(Protocol):
     log: SessionLog
     agent: Agent
     window: WindowTracker | None
-    mcp: McpServers | None
-    trust: WorkspaceTrust | None
+    servers: SessionServers
+    history: SessionHistory
     summarization_provider: AnyProvider | None
     retired_providers: list[AnyProvider]
     retired_windows: list[WindowTracker]
@@ -72,9 +71,6 @@ class Session(Protocol):
 
     @property
     def session_id(self) -> str: ...
-
-    @property
-    def checkpoints(self) -> CheckpointStore | None: ...
 
     def use_window(self, tracker: WindowTracker) -> None: ...
 
@@ -99,7 +95,7 @@ def apply_settings(session: Session, new: Settings) -> str:
     changes.append(_switch_tools(session, old, new))
     changes.append(_switch_mcp_and_trust(session, old, new))
     if old.hooks != new.hooks and session.parts.hooks is not None:
-        session.parts.hooks.reload(new, session.trust)  # from the next event on (ADR 0043)
+        session.parts.hooks.reload(new, session.servers.trust)  # from the next event on (ADR 0043)
         changes.append("hooks")
     if session.skills is not None:  # the listing stays; use and `/skills` follow (ADR 0046)
         session.skills.disabled = tuple(new.skills.disabled)
@@ -179,7 +175,7 @@ def _switch_manager(session: Session, old: Settings, new: Settings) -> str:
 
 def _switch_tools(session: Session, old: Settings, new: Settings) -> str:
     """The approval policy, command timeout and checkpoint bound the tools settings give."""
-    checkpoints = session.checkpoints
+    checkpoints = session.history.checkpoints
     if checkpoints is not None:
         checkpoints.max_bytes = new.checkpoints.max_bytes
     if old.tools == new.tools:
@@ -197,13 +193,14 @@ def _switch_tools(session: Session, old: Settings, new: Settings) -> str:
 def _switch_mcp_and_trust(session: Session, old: Settings, new: Settings) -> str:
     """The trust's env allowlist and the MCP servers' bounds; servers reconfigured (between
     turns) when their definitions or the allowlist changed."""
-    if session.trust is not None:
-        session.trust.env_allowlist = frozenset(new.trust.env_allowlist)
-    if session.mcp is None:
+    trust, mcp = session.servers.trust, session.servers.mcp
+    if trust is not None:
+        trust.env_allowlist = frozenset(new.trust.env_allowlist)
+    if mcp is None:
         return ""
-    session.mcp.limits = new.mcp  # servers (re)started from now on use the new bounds
+    mcp.limits = new.mcp  # servers (re)started from now on use the new bounds
     if old.mcp_servers != new.mcp_servers or old.trust.env_allowlist != new.trust.env_allowlist:
-        session.mcp.reconfigure(new.mcp_servers)
+        mcp.reconfigure(new.mcp_servers)
         return "MCP servers"
     return ""
 

@@ -1,4 +1,4 @@
-"""The Forge app: the main screen, its widgets, and the session it shows.
+"""The Forge app: the main screen, its widgets, and the controllers that do what it does.
 
 Threading model (docs/adr/0016): one async worker per turn iterates the agent's events and
 hands each to the `EventDispatcher` (`forge.tui.event_dispatch`), which posts it as a typed
@@ -6,12 +6,13 @@ message to the widgets that show it (chat, status pane, summarization panel, pla
 each handles its messages with `@on`. Approvals and questions arrive at the app as messages
 carrying a future, answered by a dialog worker through `push_screen_wait`.
 
-What the app does lives in mixins named for it: `TurnFlows` (input, the turn worker, the end
-of a turn), `StartupFlow` (the session loaded after the first frame), `SessionFlows` (a new or
-resumed session, and the other flows slash commands ask for with messages), `ConfigFlows`
-(settings shown, reloads, /model), `KeyActions` (Esc, Ctrl+C, F1/F2, the mode key),
-`DialogFlows` (approval and question dialogs), `EditorFlow` (Ctrl+G's editor, F3's status
-pane), `AttentionSignals` (the bell and desktop notice). No module of `forge.tui` imports this one.
+`ForgeApp` is a Textual `App` and nothing else: it composes the widgets, holds the key
+bindings, and hands every message and action, in one line, to the controller that owns that
+part of the state (docs/adr/0059 part 4): `SessionLifecycle` (the session shown, its settings
+and reload controller, start-up and switching; `session_flows`), `Turns` (the turn worker, the
+queue, interrupting; `turn_flows`), `Configuration` (settings shown, `/model`, the overlay,
+reloads; `config_flows`), `Keys` (`key_actions`), `Dialogs` (`dialog_flows`), `Attention`
+(`attention`) and `PromptEditor` (`editor_flow`). No module of `forge.tui` imports this one.
 """
 
 from __future__ import annotations
@@ -22,28 +23,50 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from textual import events, on
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.reactive import var
+from textual.notifications import SeverityLevel
 
-from forge.tui.attention import AttentionSignals
+from forge.text_safety import terminal_safe
+from forge.tui.attention import Attention
 from forge.tui.command_table import ParsedCommand, SlashCommand
 from forge.tui.commands import SlashCommandProvider, SlashCommandRunner
-from forge.tui.config_flows import ConfigFlows
-from forge.tui.dialog_flows import DialogFlows
-from forge.tui.editor_flow import EDITOR_KEY, STATUS_KEY, EditorFlow
+from forge.tui.config_flows import Configuration
+from forge.tui.dialog_flows import Dialogs
+from forge.tui.editor_flow import EDITOR_KEY, STATUS_KEY, PromptEditor
 from forge.tui.event_dispatch import EventDispatcher
-from forge.tui.key_actions import QUIT_CONFIRM_SECONDS, KeyActions
+from forge.tui.key_actions import QUIT_CONFIRM_SECONDS, Keys
 from forge.tui.mcp_notices import McpNoticeArrived, McpSessionWatch
-from forge.tui.messages import InputHandled
-from forge.tui.safe_notify import SafeNotifications
+from forge.tui.messages import (
+    ApprovalRequestedShown,
+    CompactionRequested,
+    ContextWarningShown,
+    ConversationRewound,
+    InputHandled,
+    ModelSwitchRequested,
+    NewSessionRequested,
+    QuestionAnswered,
+    QuestionAskedShown,
+    QuitRequested,
+    RequestResumed,
+    SessionLoaded,
+    SessionRenamed,
+    SessionResumeRequested,
+    SettingsRequested,
+    SkillsDisabledSaveRequested,
+    StartupFailed,
+    TrustRequested,
+    TurnEnded,
+    UserMessageRequested,
+)
+from forge.tui.retry_notices import RetryScheduledShown
 from forge.tui.session_controls import MODE_KEY, session_state
-from forge.tui.session_flows import SessionFlows
-from forge.tui.startup_flow import StartupFlow
-from forge.tui.turn_flows import TurnFlows
+from forge.tui.session_flows import SessionLifecycle
+from forge.tui.turn_flows import Turns
 from forge.tui.widgets.chat import ChatView
-from forge.tui.widgets.chat_blocks import NoticeBlock, UserMessageBlock
+from forge.tui.widgets.chat_blocks import UserMessageBlock
 from forge.tui.widgets.config_banner import ConfigProblemBanner
 from forge.tui.widgets.file_hints import FileHints
 from forge.tui.widgets.footer import ForgeFooter
@@ -57,22 +80,12 @@ if TYPE_CHECKING:
     from forge.config.settings import Settings
     from forge.config.store import ConfigStore
     from forge.session.core import Session
-    from forge.tui.history_preview import HeldLogRecords, SessionPreview
+    from forge.tui.reload import ConfigReloadController
 
 __all__ = ["QUIT_CONFIRM_SECONDS", "ForgeApp", "run_tui"]
 
 
-class ForgeApp(
-    SafeNotifications,
-    AttentionSignals,
-    KeyActions,
-    EditorFlow,
-    TurnFlows,
-    StartupFlow,
-    SessionFlows,
-    ConfigFlows,
-    DialogFlows,
-):
+class ForgeApp(App[int]):
     """Forge's full-screen UI over one `Session` (agent, context manager, provider)."""
 
     CSS_PATH = "app.tcss"
@@ -96,9 +109,6 @@ class ForgeApp(
         Binding(STATUS_KEY, "toggle_status", "Status pane", show=False),
     ]
 
-    busy: var[bool] = var(False, toggle_class="-busy")
-    """A turn or a /compact run is in progress."""
-
     def __init__(
         self,
         *,
@@ -112,30 +122,16 @@ class ForgeApp(
         the first frame (the session `session_id`, or the latest one with `resume_latest`)."""
         super().__init__()
         self.workspace = workspace
-        self._session_choice = (session_id, resume_latest)
-        self.session_ready = asyncio.Event()
-        """Set once the session (settings, provider, tokenizer, session) is loaded."""
-        self._preview: SessionPreview | None = None
-        self._held_logs: HeldLogRecords | None = None
-        self._waiting_for_session: list[Callable[[], Any]] = []
-        self._retry_notice: NoticeBlock | None = None
-        """This turn's "retrying in…" line in the chat, updated in place."""
-        self.queued: list[tuple[str, UserMessageBlock]] = []
-        self.commands_runner = SlashCommandRunner(self)
-        self.mcp_watch = McpSessionWatch(self)
         self.inputs_handled = 0
         """Prompt submissions fully handled (shown, queued, command run or turn started)."""
-        self._warned_this_turn = False
-        self._last_interrupt_key = -QUIT_CONFIRM_SECONDS
         # Shown until the settings are loaded (a fraction of a second).
         self.header = ForgeHeader(display_path(workspace), "…", "")
         self.chat = ChatView(id="chat")
         self.status = StatusPane(
             summarization_model="…", warning_threshold=0.7, critical_threshold=0.85, id="status"
         )
-        self.status.session_source = lambda: session_state(getattr(self, "session", None))
-        self.chat.conversation_source = lambda: self.session.messages
-        self.chat.summaries_off_source = lambda: self.session.summaries_disabled
+        self.commands_runner = SlashCommandRunner(self)
+        self.mcp_watch = McpSessionWatch(self)
         self.dispatcher = EventDispatcher(
             {
                 "app": self,
@@ -148,25 +144,120 @@ class ForgeApp(
             }
         )
         """Turns the turn worker's events into the messages the widgets handle."""
+        self.attention = Attention(self, self._settings_if_loaded)
+        """The bell and desktop notice (docs/adr/0049)."""
+        self.dialogs = Dialogs(self, self.chat, self.attention, self.action_interrupt)
+        """A turn's approval and question dialogs."""
+        self.editor = PromptEditor(self, lambda: self.prompt)
+        """Ctrl+G: the prompt in the user's editor."""
+        self.turns = Turns(
+            self,
+            chat=self.chat,
+            status=self.status,
+            dispatcher=self.dispatcher,
+            commands=self.commands_runner,
+            dialogs=self.dialogs,
+            attention=self.attention,
+            session=lambda: self.session,
+            settings=lambda: self.sessions.settings,
+            config_store=lambda: self.sessions.config_store,
+            refresh_gauge=lambda: self.sessions.refresh_gauge(),
+        )
+        """The turn worker, the messages queued behind a turn, interrupting."""
+        self.sessions = SessionLifecycle(
+            self,
+            workspace=workspace,
+            session_choice=(session_id, resume_latest),
+            chat=self.chat,
+            status=self.status,
+            header=self.header,
+            dispatcher=self.dispatcher,
+            mcp_watch=self.mcp_watch,
+            commands=self.commands_runner,
+            turns=self.turns,
+            show_settings=lambda settings: self.configuration.push(settings),
+        )
+        """The session shown: loading, starting, switching; its settings and reloads."""
+        self.configuration = Configuration(
+            self,
+            chat=self.chat,
+            header=self.header,
+            status=self.status,
+            commands=self.commands_runner,
+            sessions=self.sessions,
+        )
+        """The settings shown in the widgets, and their changes."""
+        self.keys = Keys(
+            self,
+            prompt=lambda: self.prompt,
+            status=self.status,
+            turns=self.turns,
+            session=lambda: self.session,
+        )
+        """What the keys do (the bindings above name the actions)."""
+        self.status.session_source = lambda: session_state(self.session_if_loaded)
+        self.chat.conversation_source = lambda: self.session.messages
+        self.chat.summaries_off_source = lambda: self.session.reports.summaries_disabled
         if session is not None and store is not None:
-            self._use_session(session, store)
+            self.sessions.use(session, store)
 
-    def _use_session(self, session: Session, store: ConfigStore) -> None:
-        from forge.tui.reload import ConfigReloadController
+    # --- what the controllers own, as the app's commands and tests read it -------------------
+    @property
+    def session(self) -> Session:
+        """The session shown (AttributeError before it is loaded)."""
+        return self.sessions.session
 
-        self.session = session
-        self.config_store = store
-        self.settings: Settings = session.settings
-        self.reload_controller = ConfigReloadController(app=self, store=store, session=session)
-        llm = self.settings.llm
-        self.apply_theme(self.settings.ui.theme)
-        self.header.show_models(llm.model, llm.summarization_model)
-        self.header.show_session(session.session_name, session.forked_from)
-        self.chat.show_reasoning = self.settings.ui.show_reasoning
-        self.status.summarization.set_model(llm.effective_summarization_model)
-        context = self.settings.context
-        self.status.gauge.set_thresholds(context.warning_threshold, context.auto_summary_threshold)
+    @property
+    def session_if_loaded(self) -> Session | None:
+        """The session shown, or None while it loads."""
+        return self.sessions.session if self.sessions.loaded else None
 
+    def _settings_if_loaded(self) -> Settings | None:
+        return self.sessions.settings if self.sessions.loaded else None
+
+    @property
+    def settings(self) -> Settings:
+        """The settings in use."""
+        return self.sessions.settings
+
+    @property
+    def config_store(self) -> ConfigStore:
+        """The config file's store."""
+        return self.sessions.config_store
+
+    @property
+    def reload_controller(self) -> ConfigReloadController:
+        """The one path new settings take to the session (forge.tui.reload)."""
+        return self.sessions.reload_controller
+
+    @property
+    def session_ready(self) -> asyncio.Event:
+        """Set once the session is loaded."""
+        return self.sessions.session_ready
+
+    @property
+    def busy(self) -> bool:
+        """A turn or a /compact run is in progress."""
+        return self.turns.busy
+
+    @busy.setter
+    def busy(self, value: bool) -> None:
+        self.turns.busy = value
+
+    @property
+    def queued(self) -> list[tuple[str, UserMessageBlock]]:
+        """Messages typed while a turn runs."""
+        return self.turns.queued
+
+    def when_session_ready(self, callback: Callable[[], Any]) -> None:
+        """Run `callback` now if the session is loaded, else as soon as it is (in order)."""
+        self.sessions.when_session_ready(callback)
+
+    async def show_settings(self, settings: Settings) -> None:
+        """Reflect settings now in use in every widget that shows them."""
+        await self.configuration.show(settings)
+
+    # --- the screen ------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
         yield self.header
         with Horizontal(id="body"):
@@ -188,26 +279,47 @@ class ForgeApp(
         self.query_one(FileHints).agent_names_source = lambda: (
             self.session.agent_names() if self.session_ready.is_set() else []
         )
-        if hasattr(self, "session"):
-            await self._start_session()
+        if self.sessions.loaded:
+            await self.sessions.start()
         else:
             self.status.show_activity("starting…")
-            if self._session_choice != (None, False):
-                await self._show_preview()  # a resumed session's newest rows first (ADR 0032)
+            await self.sessions.show_preview()  # a resumed session's newest rows first (ADR 0032)
             # After the first frame: the loading must not delay it.
-            self.call_after_refresh(self.load_session)
+            self.call_after_refresh(self.sessions.load)
 
     async def on_unmount(self) -> None:
-        if hasattr(self, "session"):
+        if self.sessions.loaded:
             await self.session.aclose()
 
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: SeverityLevel = "information",
+        timeout: float | None = None,
+        markup: bool = True,
+    ) -> None:
+        """`App.notify` with `message` and `title` made terminal-safe: toasts quote config
+        errors, paths and server messages, and Textual's toast passes ESC through (a
+        screen's or widget's `notify` delegates here; docs/adr/0035). Markup stays the
+        caller's choice: text from outside goes with `markup=False`."""
+        super().notify(
+            terminal_safe(message),
+            title=terminal_safe(title),
+            severity=severity,
+            timeout=timeout,
+            markup=markup,
+        )
+
+    # --- input -----------------------------------------------------------------------------------
     async def on_prompt_input_submitted(self, message: PromptInput.Submitted) -> None:
         if not self.session_ready.is_set():
             # Typed during start-up: handled, in order, once the session is loaded.
-            self._waiting_for_session.append(lambda: self.on_prompt_input_submitted(message))
+            self.when_session_ready(lambda: self.on_prompt_input_submitted(message))
             return
         try:
-            await self._handle_input(message.text)
+            await self.turns.handle_input(message.text)
         finally:
             # Behind any flow the input's command asked the app for (`forge.tui.messages`).
             self.post_message(InputHandled())
@@ -232,28 +344,149 @@ class ForgeApp(
         parsed = ParsedCommand(command.name, "", command)
         self.when_session_ready(lambda: self.commands_runner.run(parsed))
 
+    # --- keys: one line each to `Keys`, `Turns`, `PromptEditor` ----------------------------------
+    def on_key(self, event: events.Key) -> None:
+        self.keys.key(event)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # Esc means "interrupt" only while something runs; hide it from the footer otherwise.
+        return self.busy if action == "interrupt" else True
+
+    def action_interrupt(self) -> None:
+        """Stop the running turn; queued messages go back into the prompt, not lost."""
+        self.turns.interrupt()
+
+    def action_interrupt_or_quit(self) -> None:
+        """Ctrl+C: copy a selection, clear a draft, interrupt, or (twice) quit."""
+        self.keys.interrupt_or_quit()
+
+    def action_open_settings(self) -> None:
+        """Open the /settings overlay."""
+        parsed = ParsedCommand("settings", "", None)
+        self.when_session_ready(lambda: self.commands_runner.run(parsed))
+
+    def action_cycle_mode(self) -> None:
+        """Switch to the next permission mode (docs/adr/0029)."""
+        self.when_session_ready(self.keys.cycle_mode)
+
+    def action_help(self) -> None:
+        """Show help."""
+        self.call_later(self.commands_runner.run, ParsedCommand("help", "", None))
+
+    def action_edit_prompt(self) -> None:
+        """Open the prompt's text in `$VISUAL`/`$EDITOR`; take back what was saved."""
+        self.editor.edit()
+
+    def action_toggle_status(self) -> None:
+        """Hide the status pane (more room for the chat on a narrow terminal), or show it."""
+        self.status.display = not self.status.display
+
+    # --- the turn: one line each to `Turns` -----------------------------------------------------
+    @on(CompactionRequested)
+    def _compaction_requested(self, message: CompactionRequested) -> None:
+        self.turns.start_compaction(message.instructions, message.notice)
+
+    @on(UserMessageRequested)
+    async def _user_message_requested(self, message: UserMessageRequested) -> None:
+        await self.turns.send_user_message(message.text, message.model, message.typed)
+
+    async def on_retry_scheduled_shown(self, message: RetryScheduledShown) -> None:
+        await self.turns.retry_notice(message)
+
+    @on(RequestResumed)
+    def _request_resumed(self) -> None:
+        self.turns.request_resumed()
+
+    @on(ContextWarningShown)
+    def _context_warned(self, message: ContextWarningShown) -> None:
+        self.turns.context_warned(message)
+
+    async def on_turn_ended(self, message: TurnEnded) -> None:
+        await self.turns.turn_ended(message)
+
+    # --- dialogs and attention -------------------------------------------------------------------
+    async def on_approval_requested_shown(self, message: ApprovalRequestedShown) -> None:
+        await self.dialogs.approval_needed(message)
+
+    async def on_question_asked_shown(self, message: QuestionAskedShown) -> None:
+        await self.dialogs.question_needed(message)
+
+    async def on_question_answered(self, message: QuestionAnswered) -> None:
+        await self.chat.add_user_message(message.answer)
+
+    def on_app_focus(self, event: events.AppFocus) -> None:
+        self.attention.focus_changed()
+
+    def on_app_blur(self, event: events.AppBlur) -> None:
+        self.attention.focus_changed()
+
     async def on_mcp_notice_arrived(self, message: McpNoticeArrived) -> None:
         await self.chat.add_notice(message.text, kind=message.kind)
 
-    # --- the session shown (replaced by `SessionFlows`) -------------------------------------
-    async def _say_recache_cost(self) -> None:
-        """Before the first request of a resumed session: what re-caching its prompt costs,
-        when the provider's prompt cache has expired (docs/adr/0037)."""
-        if notice := self.session.recache_notice():
-            await self.chat.add_notice(notice)
+    # --- the session: one line each to `SessionLifecycle` ----------------------------------------
+    async def on_session_loaded(self, message: SessionLoaded) -> None:
+        await self.sessions.loaded_now(message)
 
-    def refresh_context_gauge(self) -> None:
-        """Show the context manager's current view of the prompt size."""
-        report = self.session.context_report()
-        self.status.gauge.show(report.current_tokens, report.max_tokens)
-        self.refresh_session_status()
+    def on_startup_failed(self, message: StartupFailed) -> None:
+        self.exit(2, return_code=2, message=f"forge: {message.error}")
 
-    def refresh_session_status(self) -> None:
-        """The status lines that need no token count: plan, usage, mode, session."""
-        self.status.plan.show_messages(self.session.messages)
-        # A resumed session's totals, not only this run's.
-        self.status.show_usage(*self.session.token_totals)
-        self.status.refresh_session_lines()
+    @on(NewSessionRequested)
+    async def _new_session_requested(self) -> None:
+        await self.sessions.new_session()
+        await self.chat.add_notice("New session started.")
+
+    @on(SessionResumeRequested)
+    async def _resume_requested(self, message: SessionResumeRequested) -> None:
+        await self.sessions.resume_session(message.session_id)
+
+    @on(SessionRenamed)
+    def _session_renamed(self) -> None:
+        self.sessions.show_session_name()
+
+    @on(ConversationRewound)
+    async def _conversation_rewound(self, message: ConversationRewound) -> None:
+        await self.chat.clear_chat()
+        await self.chat.show_history(self.session.messages)
+        self.prompt.load_text(message.prompt_text)
+        self.prompt.move_cursor(self.prompt.document.end)
+        self.sessions.refresh_gauge()
+        await self.chat.add_notice(message.notice, kind=message.kind)
+
+    @on(TrustRequested)
+    async def _trust_requested(self, message: TrustRequested) -> None:
+        await self.mcp_watch.trust.command(message.argument)
+
+    @on(QuitRequested)
+    def _quit_requested(self) -> None:
+        self.exit(0)
+
+    # --- settings: one line each to `Configuration` ----------------------------------------------
+    @on(SettingsRequested)
+    def _settings_requested(self) -> None:
+        self.configuration.open_overlay()
+
+    @on(ModelSwitchRequested)
+    async def _model_switch_requested(self, message: ModelSwitchRequested) -> None:
+        await self.configuration.switch_model(message)
+
+    @on(SkillsDisabledSaveRequested)
+    async def _skills_disabled_save_requested(self, message: SkillsDisabledSaveRequested) -> None:
+        await self.configuration.save_skills_disabled(message)
+
+    def watch_theme(self, theme: str) -> None:
+        # Textual may set its theme while `App.__init__` runs, before the controllers exist.
+        if (configuration := getattr(self, "configuration", None)) is not None:
+            configuration.theme_changed(theme)
+
+    async def on_config_reload_controller_applied(
+        self, message: ConfigReloadController.Applied
+    ) -> None:
+        await self.configuration.reload_applied(message.settings)
+
+    async def on_config_reload_controller_rejected(
+        self, message: ConfigReloadController.Rejected
+    ) -> None:
+        await self.configuration.reload_rejected(message.error)
 
 
 def run_tui(args: argparse.Namespace) -> int:

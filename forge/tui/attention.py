@@ -8,9 +8,9 @@ straight to the terminal (Textual's own `bell()` knows no desktop notice).
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
-from textual import events
 from textual.app import App
 
 from forge.session.attention import AttentionReason, attention_text, terminal_signal
@@ -19,31 +19,32 @@ if TYPE_CHECKING:
     from forge.config.settings import Settings
 
 
-class AttentionSignals(App[int]):
-    """Mixed into `ForgeApp`: `call_attention`, and the focus the terminal reported."""
+class Attention:
+    """The app's attention signals: `call`, and the focus the terminal reported."""
 
-    settings: Settings
-    _focus_reported = False
-    """The terminal has sent a focus event (so it supports them)."""
+    def __init__(self, app: App[Any], settings: Callable[[], Settings | None]) -> None:
+        self._app = app
+        self._settings = settings
+        self.focus_reported = False
+        """The terminal has sent a focus event (so it supports them)."""
 
-    def on_app_focus(self, event: events.AppFocus) -> None:
-        self._focus_reported = True
+    def focus_changed(self) -> None:
+        """The terminal reported focus gained or lost."""
+        self.focus_reported = True
 
-    def on_app_blur(self, event: events.AppBlur) -> None:
-        self._focus_reported = True
-
-    def call_attention(self, reason: AttentionReason, detail: str = "") -> None:
+    def call(self, reason: AttentionReason, detail: str = "") -> None:
         """Ring the bell (and, with `ui.notify: desktop` while the terminal is not focused,
         ask for a desktop notice) as `ui.notify` says."""
-        settings = getattr(self, "settings", None)
-        if settings is None or self._driver is None or self.is_headless:
+        app, settings = self._app, self._settings()
+        driver = app._driver
+        if settings is None or driver is None or app.is_headless:
             return
         signal = terminal_signal(
             settings.ui.notify,
             attention_text(reason, detail),
-            unfocused=self._focus_reported and not self.app_focus,
+            unfocused=self.focus_reported and not app.app_focus,
             environ=os.environ,
         )
         if signal:
-            self._driver.write(signal)
-            self._driver.flush()
+            driver.write(signal)
+            driver.flush()

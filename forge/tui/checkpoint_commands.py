@@ -1,9 +1,10 @@
 """/undo and /rewind: the handlers, mixed into `SlashCommandRunner`.
 
-Both go through the session: `Session.plan_restore` plans putting files back and names the
-files edited since Forge wrote them, which the user is asked about first
-(`RestoreConflictScreen`); `Session.restore` applies the plan with the answer. /rewind lists
-`Session.rewind_points` and can also take the conversation back (`rewind_conversation`).
+Both go through the session's history: `Session.history.plan_restore` plans putting files back
+and names the files edited since Forge wrote them, which the user is asked about first
+(`RestoreConflictScreen`); `Session.history.restore` applies the plan with the answer. /rewind
+lists `Session.history.rewind_points` and can also take the conversation back
+(`rewind_conversation`).
 Dialog answers arrive in callbacks: a handler never waits on a dialog, which would hold the
 app's message queue. See docs/adr/0027-checkpoints.md and docs/adr/0041.
 """
@@ -41,7 +42,7 @@ class CheckpointCommands:
         """Restore every file the last turn that changed files changed."""
         if await self._refuse_if_busy():
             return
-        planned = self.app.session.plan_restore()
+        planned = self.app.session.history.plan_restore()
         if planned is None:
             await self.app.chat.add_notice(NOTHING_TO_UNDO)
             return
@@ -65,7 +66,7 @@ class CheckpointCommands:
 
         if await self._refuse_if_busy():
             return
-        points = self.app.session.rewind_points()
+        points = self.app.session.history.rewind_points()
         if not points:
             await self.app.chat.add_notice("Nothing to rewind: this session has no turns yet.")
             return
@@ -103,10 +104,12 @@ class CheckpointCommands:
                 await self.app.chat.add_notice(notice, kind=kind)
                 return
             # The app shows the rewound conversation, then this line (`ConversationRewound`).
-            session.rewind_conversation(choice.turn.id)
+            session.history.rewind_conversation(choice.turn.id)
             self.app.post_message(ConversationRewound(choice.turn.text, notice, kind))
 
-        planned = None if choice.mode == "conversation" else session.plan_restore(choice.turn.id)
+        planned = (
+            None if choice.mode == "conversation" else session.history.plan_restore(choice.turn.id)
+        )
         if planned is None:
             await finish(RestoreResult("", failed=False))
             return
@@ -119,7 +122,7 @@ class CheckpointCommands:
 
         session = self.app.session
         if not planned.conflicts:
-            await finish(session.restore(planned))
+            await finish(session.history.restore(planned))
             return
 
         async def answered(answer: ConflictAnswer | None) -> None:
@@ -127,7 +130,7 @@ class CheckpointCommands:
                 await finish(None)
             else:
                 overwrite = answer == "overwrite"
-                await finish(session.restore(planned, overwrite_conflicts=overwrite))
+                await finish(session.history.restore(planned, overwrite_conflicts=overwrite))
 
         screen = RestoreConflictScreen(list(planned.conflicts), what)
         self.app.push_screen(screen, callback=answered)

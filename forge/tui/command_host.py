@@ -31,10 +31,17 @@ class CommandHost(Protocol):
     """Where a command says what it did."""
     status: StatusPane
     """/context reads the recent compactions the status pane remembers."""
-    session: Session
-    """The session the commands ask and act on (its verbs and views)."""
-    settings: Settings
-    """The settings in use (/model's current model, custom commands' file limit)."""
+
+    @property
+    def session(self) -> Session:
+        """The session the commands ask and act on (its verbs, views and roles)."""
+        ...
+
+    @property
+    def settings(self) -> Settings:
+        """The settings in use (/model's current model, custom commands' file limit)."""
+        ...
+
     workspace: Path
     """Where custom commands and saved sessions are found."""
 
@@ -53,7 +60,7 @@ class CommandHost(Protocol):
         ...
 
     def notify(self, message: str, *, markup: bool = True, timeout: float | None = None) -> None:
-        """A toast (terminal-safe, `forge.tui.safe_notify`)."""
+        """A toast (terminal-safe: `ForgeApp.notify`)."""
         ...
 
     def post_message(self, message: Message) -> bool:

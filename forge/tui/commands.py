@@ -181,7 +181,7 @@ class SlashCommandRunner(CheckpointCommands, SkillSlashCommands, SessionCommands
         from forge.tui.widgets.context_report import context_breakdown, context_report_markdown
 
         session = self.app.session
-        context = session.context_report()
+        context = session.reports.context()
         breakdown = replace(
             context_breakdown(context.messages, session.counter),
             tool_definitions=context.tool_tokens,
@@ -192,16 +192,13 @@ class SlashCommandRunner(CheckpointCommands, SkillSlashCommands, SessionCommands
             max_tokens=context.max_tokens,
             recent_compactions=self.app.status.recent_compactions,
             window=context.window,
-            window_note=session.window_notice(),
+            window_note=session.reports.window_notice(),
             ledger=context.ledger,
         )
-        if session.mcp is not None and session.mcp.connections:
-            from forge.agent.mcp.report import tool_tokens_by_server
-
-            costs = tool_tokens_by_server(session.mcp, session.counter.count_tools)
+        if costs := session.reports.mcp_tool_tokens():
             lines = ", ".join(f"`{name}` {tokens:,}" for name, tokens in costs.items())
             report += f"\n\nMCP tool definitions (tokens per request): {lines}"
-            report += f"\n\n{session.mcp_definitions_line()}"
+            report += f"\n\n{session.reports.mcp_definitions_line()}"
         await self.app.chat.add_notice(report)
 
     async def command_cost(self, argument: str) -> None:
@@ -216,9 +213,8 @@ class SlashCommandRunner(CheckpointCommands, SkillSlashCommands, SessionCommands
     async def command_mcp(self, argument: str) -> None:
         """List the MCP servers with their status and tools."""
         session = self.app.session
-        if session.mcp is None:
-            return
-        await self.app.chat.add_notice(session.mcp_report())
+        if report := session.reports.mcp():
+            await self.app.chat.add_notice(report)
 
     async def command_trust(self, argument: str) -> None:
         """Show the workspace's trust and what it would run, and ask to change it; `/trust
@@ -231,7 +227,7 @@ class SlashCommandRunner(CheckpointCommands, SkillSlashCommands, SessionCommands
         """List every hook with its event, matcher, command, source and state (ADR 0043)."""
         from forge.tui.widgets.hook_notice import HookListBlock
 
-        await self.app.chat.add_block(HookListBlock(self.app.session.hooks_report()))
+        await self.app.chat.add_block(HookListBlock(self.app.session.reports.hooks()))
 
     async def command_sandbox(self, argument: str) -> None:
         """Say what confines the model's commands, with which mechanism, or why nothing does

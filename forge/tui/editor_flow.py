@@ -1,4 +1,5 @@
-"""Editing the prompt in the user's editor (Ctrl+G), and hiding the status pane (F3).
+"""Editing the prompt in the user's editor (Ctrl+G); F3 (hiding the status pane) is the
+app's one line.
 
 Ctrl+G writes the prompt's text to a private temporary file, suspends the app (the terminal
 is the editor's), runs `$VISUAL` or else `$EDITOR` on it, and loads back what was saved. The
@@ -12,14 +13,14 @@ import os
 import shlex
 import subprocess
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from textual.app import App, SuspendNotSupported
 
 if TYPE_CHECKING:
     from forge.tui.widgets.prompt_input import PromptInput
-    from forge.tui.widgets.status import StatusPane
 
 EDITOR_KEY = "ctrl+g"
 STATUS_KEY = "f3"
@@ -34,35 +35,33 @@ def editor_command() -> list[str]:
     return []
 
 
-class EditorFlow(App[int]):
-    """Mixed into `ForgeApp`: the external editor and the status pane's toggle."""
+class PromptEditor:
+    """Ctrl+G: the prompt's text in the user's editor, taken back when saved."""
 
-    status: StatusPane
+    def __init__(self, app: App[Any], prompt: Callable[[], PromptInput]) -> None:
+        self._app = app
+        self._prompt = prompt
 
-    if TYPE_CHECKING:
-
-        @property
-        def prompt(self) -> PromptInput: ...  # ForgeApp's
-
-    def action_edit_prompt(self) -> None:
+    def edit(self) -> None:
         """Open the prompt's text in `$VISUAL`/`$EDITOR`; take back what was saved."""
+        app, prompt = self._app, self._prompt()
         command = editor_command()
         if not command:
-            self.notify("Set $VISUAL or $EDITOR to edit the prompt in your editor.", timeout=5)
+            app.notify("Set $VISUAL or $EDITOR to edit the prompt in your editor.", timeout=5)
             return
         handle, name = tempfile.mkstemp(prefix="forge-prompt-", suffix=".md")
         path = Path(name)
         try:
             with os.fdopen(handle, "w", encoding="utf-8") as file:
-                file.write(self.prompt.text)
+                file.write(prompt.text)
             try:
-                with self.suspend():
+                with app.suspend():
                     completed = subprocess.run([*command, str(path)], check=False)
             except (OSError, SuspendNotSupported) as error:
-                self.notify(f"Could not run the editor: {error}", severity="error", markup=False)
+                app.notify(f"Could not run the editor: {error}", severity="error", markup=False)
                 return
             if completed.returncode != 0:
-                self.notify(
+                app.notify(
                     f"The editor exited with status {completed.returncode}; the prompt is kept.",
                     severity="warning",
                 )
@@ -70,10 +69,6 @@ class EditorFlow(App[int]):
             text = path.read_text(encoding="utf-8", errors="replace")
         finally:
             path.unlink(missing_ok=True)
-        self.prompt.load_text(text.rstrip("\n"))
-        self.prompt.move_cursor(self.prompt.document.end)
-        self.prompt.focus()
-
-    def action_toggle_status(self) -> None:
-        """Hide the status pane (more room for the chat on a narrow terminal), or show it."""
-        self.status.display = not self.status.display
+        prompt.load_text(text.rstrip("\n"))
+        prompt.move_cursor(prompt.document.end)
+        prompt.focus()

@@ -15,11 +15,12 @@ if TYPE_CHECKING:
     from forge.tui.event_dispatch import EventDispatcher
 
 
-def start_session_hooks(app: App[Any], session: Session, source: str | None = None) -> None:
+def start_session_hooks(
+    app: App[Any], dispatcher: EventDispatcher, session: Session, source: str | None = None
+) -> None:
     """Run `session`'s hook-file warnings and SessionStart hooks (`source`: startup, resume,
-    clear; by default as the session was opened) without holding the UI; the first prompt
-    waits for their context."""
-    dispatcher: EventDispatcher = app.dispatcher  # type: ignore[attr-defined]  # ForgeApp's
+    clear; by default as the session was opened) in a worker of `app`, their notices through
+    `dispatcher`, without holding the UI; the first prompt waits for their context."""
     app.run_worker(
         _show(dispatcher, session.start_hooks(source)),
         name="session-hooks",

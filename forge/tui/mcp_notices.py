@@ -55,9 +55,9 @@ class McpSessionWatch:
             self._unsubscribe()
             self._unsubscribe = None
         self._session = session
-        if session.mcp is None:
+        if session.servers.mcp is None:
             return
-        self._unsubscribe = session.mcp.subscribe(self._post)
+        self._unsubscribe = session.servers.subscribe(self._post)
         self.trust.attach(session)  # asks now if the workspace defines undecided servers
         from forge.agent.mcp.project_watch import watch_until_cancelled
 
@@ -74,9 +74,7 @@ class McpSessionWatch:
 
     async def _project_file_changed(self) -> None:
         session = self._session
-        if session is not None and session.mcp is not None:
-            # Changed definitions stop being trusted first (their servers stop, their hooks
-            # are left out), then the user is asked about them.
-            session.mcp.reconfigure(session.settings.mcp_servers)
-            session.reload_hooks()
+        if session is not None and session.servers.mcp is not None:
+            # Changed definitions stop being trusted first, then the user is asked about them.
+            session.servers.project_file_changed()
             await self.trust.check()

@@ -35,7 +35,7 @@ class SessionCommands:
         if not name:
             await self.app.chat.add_notice("Usage: `/rename NAME`.", kind="error")
             return
-        self.app.session.rename(name)
+        self.app.session.history.rename(name)
         self.app.post_message(SessionRenamed())
         await self.app.chat.add_notice(f"This session is now named “{name}”.")
 

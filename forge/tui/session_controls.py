@@ -43,7 +43,7 @@ def session_state(session: Session | None) -> SessionState | None:
     models = (("agent", llm.model), ("summarization", llm.effective_summarization_model))
     unpriced = frozenset(kind for kind, model in models if prices.lookup(model) is None)
     sandbox = session.sandbox.state() if session.sandbox is not None else None
-    return SessionState(session.policy.mode, session.cost_report(), unpriced, sandbox)
+    return SessionState(session.policy.mode, session.reports.cost(), unpriced, sandbox)
 
 
 def cycle_mode(session: Session) -> str:
@@ -60,7 +60,7 @@ def cost_details(session: Session) -> CostDetails:
     from forge.tui.widgets.cost_notice import CostDetails, table_width
 
     prices = price_table(session.settings.prices)
-    report = session.cost_report()
+    report = session.reports.cost()
     models = {line.model for line in report.lines} | {
         session.settings.llm.model,
         session.settings.llm.effective_summarization_model,

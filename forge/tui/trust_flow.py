@@ -63,13 +63,9 @@ class WorkspaceTrustFlow:
 
     def attach(self, session: Session) -> None:
         """Follow `session` (a new session keeps this session's *Not now*), then check."""
-        previous = self.session.trust if self.session is not None else None
-        self.session = session
-        adopted = (
-            previous is not None and session.trust is not None and session.trust.adopt(previous)
-        )
-        if adopted and session.mcp is not None:
-            session.mcp.reconfigure(session.settings.mcp_servers)
+        previous, self.session = self.session, session
+        if previous is not None:
+            session.servers.adopt_trust(previous.servers)
         self.app.call_later(self.check)
 
     async def check(self) -> None:
@@ -99,13 +95,11 @@ class WorkspaceTrustFlow:
             )
 
     def _trust(self) -> WorkspaceTrust | None:
-        return self.session.trust if self.session is not None else None
+        return self.session.servers.trust if self.session is not None else None
 
     def _sources(self) -> list[ProgramSource]:
-        from forge.agent.trust.sources import workspace_sources
-
         assert self.session is not None
-        return workspace_sources(self.session.workspace)
+        return self.session.servers.sources()
 
     async def _ask(self, sources: list[ProgramSource], status: str = "") -> None:
         from forge.tui.screens.trust import TrustScreen
@@ -167,13 +161,11 @@ class WorkspaceTrustFlow:
             self._told_never = True
         else:
             trust.not_now()
-        self.session.reload_hooks()  # the project's hooks run, or stop, from now on
+        self.session.servers.trust_changed()  # the project's hooks and servers follow it
         if choice == "trust":  # at the start: the project's SessionStart hooks run now
             from forge.tui.hook_flows import start_trusted_session_hooks
 
             start_trusted_session_hooks(self.app, self.session)
-        if self.session.mcp is not None:
-            self.session.mcp.reconfigure(self.session.settings.mcp_servers)
         text = CHOICE_NOTICES[choice].format(files=_files(sources))
         if warning:
             text += f" ({warning})"
@@ -196,9 +188,7 @@ class WorkspaceTrustFlow:
                 await self._chat.add_notice(f"Could not forget the decision: {error}", kind="error")
                 return
             trust.not_now()
-            self.session.reload_hooks()
-            if self.session.mcp is not None:
-                self.session.mcp.reconfigure(self.session.settings.mcp_servers)
+            self.session.servers.trust_changed()
             said = "Decision forgotten" if had else "No decision was stored"
             await self._chat.add_notice(
                 f"{said}: the workspace's MCP servers are stopped, and its hooks and skills' "

@@ -20,7 +20,7 @@ from forge.config.prices import ModelPriceSettings
 from forge.config.settings import ContextSettings, LLMSettings, Settings
 from forge.llm.anthropic_cache import message_breakpoints, with_breakpoints
 from forge.llm.anthropic_wire import MessagesRequest
-from forge.session.build import build_session
+from forge.session.build import SessionOptions, build_session
 from forge.session.core import Session
 from tests.agent.loop_harness import drive, finished
 from tests.support.anthropic_server import (
@@ -149,7 +149,9 @@ async def test_each_request_rereads_the_previous_one_across_turns_and_after_cont
         await first.aclose()
     before_resume = len(chat_requests(anthropic_server))
 
-    resumed = build_session(settings_for(anthropic_server), workspace, resume_latest=True)
+    resumed = build_session(
+        settings_for(anthropic_server), workspace, SessionOptions(resume_latest=True)
+    )
     try:
         assert resumed.session_id == first.session_id
         responder.results_before = 8  # type: ignore[attr-defined]
@@ -195,7 +197,9 @@ async def test_a_resumed_session_keeps_the_date_it_started_on_in_the_system_prom
     header["created"] = ten_days_ago.timestamp()
     path.write_text("\n".join([json.dumps(header), *lines[1:]]) + "\n")
 
-    resumed = build_session(settings_for(anthropic_server), workspace, resume_latest=True)
+    resumed = build_session(
+        settings_for(anthropic_server), workspace, SessionOptions(resume_latest=True)
+    )
     try:
         await drive(resumed.agent.run_turn("hello again"))
     finally:

@@ -15,7 +15,7 @@ from forge.context.events import SummarizationCompleted
 from forge.llm.messages import user
 from forge.llm.openai_provider import OpenAICompatibleProvider
 from forge.llm.stream import StreamFinished, Usage
-from forge.session.build import build_session
+from forge.session.build import SessionOptions, build_session
 from tests.agent.loop_harness import drive
 from tests.support.openai_server import Call, OpenAIServer, RecordedRequest, Text, ToolCalls
 
@@ -287,7 +287,7 @@ async def test_a_resumed_session_goes_on_from_the_cost_it_had(
         await session.aclose()
     assert before["agent"]["gpt-4o"]["prompt"] == 1000
 
-    resumed = build_session(settings, workspace, session_id=session_id)
+    resumed = build_session(settings, workspace, SessionOptions(session_id=session_id))
     try:
         assert resumed.agent.costs.to_record() == before, "the cost so far came back"
         await drive(resumed.agent.run_turn("two"))

@@ -23,7 +23,7 @@ from forge.config.settings import (
     Settings,
     ToolsSettings,
 )
-from forge.session.build import build_session
+from forge.session.build import SessionOptions, build_session
 from tests.agent.loop_harness import drive, finished, of_type
 from tests.mcp.catalogs import catalog_server, extends, forge_catalog, raw_fields
 from tests.support.anthropic_server import Answer, AnthropicServer, Use
@@ -70,10 +70,10 @@ async def test_deferred_tools_load_by_tool_search_and_only_append_to_the_request
         events = await drive(session.run_turn("file an issue about the bug"))
         events += await drive(session.run_turn("thanks"))
         # /context: what is sent and what is deferred; /mcp: which tools are loaded.
-        line = session.mcp_definitions_line()
+        line = session.reports.mcp_definitions_line()
         assert line.startswith("MCP tool definitions sent with every request: 3 tools, ")
         assert "(`tool_search` and 2 loaded); deferred: 118 tools, " in line
-        report = session.mcp_report()
+        report = session.reports.mcp()
         assert "- `forgehub__create_issue` (loaded) — Create a issue in a repository" in report
         assert "- `forgehub__get_issue` — Get a issue" in report
     finally:
@@ -127,7 +127,7 @@ async def test_loaded_tools_survive_continue_with_the_same_prompt_bytes(
     assert records[-1]["deferring"] is True
     assert "forgehub__create_issue" in records[-1]["loaded"]
 
-    resumed = build_session(settings, workspace, resume_latest=True)
+    resumed = build_session(settings, workspace, SessionOptions(resume_latest=True))
     try:
         await drive(resumed.run_turn("go on"))
     finally:
@@ -144,7 +144,7 @@ async def test_never_sends_every_tool_and_offers_no_search(
     settings = settings_for(llm_server, tmp_path / "catalog.json", defer_tools="never")
     session = build_session(settings, workspace)
     try:
-        await session.wait_for_mcp(60)  # "never" does not wait: the first turn may be quicker
+        await session.servers.wait(60)  # "never" does not wait: the first turn may be quicker
         await drive(session.run_turn("hello"))
     finally:
         await session.aclose()

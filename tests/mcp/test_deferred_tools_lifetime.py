@@ -41,7 +41,7 @@ async def test_loaded_tools_stay_after_rewind_and_compaction(
         loaded = raw_fields(llm_server.requests[-1].raw)["tools"]
         assert "forgehub__create_issue" in loaded
         # Going back to before the turn that loaded it keeps the tool (and the cache).
-        session.rewind_conversation(session.turns()[0].id)
+        session.history.rewind_conversation(session.history.turns()[0].id)
         await drive(session.run_turn("read a.txt"))
         assert raw_fields(llm_server.requests[-1].raw)["tools"] == loaded
         await drive(session.run_turn("read it again"))

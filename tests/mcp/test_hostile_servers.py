@@ -193,8 +193,8 @@ async def test_the_app_tells_the_tools_left_out_in_the_chat(
         (text,) = told()
         assert text.startswith("MCP server h: tools left out: bad: malformed")
         assert "huge: its definition is" in text and text.endswith("; see /mcp.")
-        assert app.session.mcp is not None
-        assert [t.name for t in app.session.mcp.tools()] == ["h__good"]
+        assert app.session.servers.mcp is not None
+        assert [t.name for t in app.session.servers.mcp.tools()] == ["h__good"]
 
 
 def test_an_overflow_filled_by_mcp_tool_definitions_names_them(

@@ -67,10 +67,10 @@ async def test_a_server_that_crashes_twice_is_down_with_a_named_error_and_leaves
     )
     session = build_session(settings, workspace)
     notices: list[McpServerNotice] = []
-    assert session.mcp is not None
-    session.mcp.subscribe(notices.append)
+    assert session.servers.mcp is not None
+    session.servers.mcp.subscribe(notices.append)
     try:
-        await session.wait_for_mcp(60)
+        await session.servers.wait(60)
         events = await drive(session.agent.run_turn("use the tools"))
     finally:
         await session.aclose()
@@ -128,7 +128,7 @@ async def test_a_call_of_a_failed_servers_tool_is_a_named_error_not_unknown_tool
     )
     session = build_session(settings, workspace)
     try:
-        await session.wait_for_mcp(60)
+        await session.servers.wait(60)
         with pytest.raises(ToolError, match=r"^MCP server github failed to start \(command"):
             session.registry.get("github__create_issue")
         with pytest.raises(ToolError, match="unknown tool"):
@@ -151,12 +151,12 @@ async def test_settings_changes_start_stop_and_restart_servers_between_turns(
         },
     )
     session = build_session(before, workspace)
-    mcp = session.mcp
+    mcp = session.servers.mcp
     assert mcp is not None
     notices: list[McpServerNotice] = []
     mcp.subscribe(notices.append)
     try:
-        await session.wait_for_mcp(60)
+        await session.servers.wait(60)
         pids = {name: started_pids(tmp_path / f"{name}.log") for name in before.mcp_servers}
         assert all(len(found) == 1 for found in pids.values())
         after = before.model_copy(
@@ -172,7 +172,7 @@ async def test_settings_changes_start_stop_and_restart_servers_between_turns(
         description = session.apply_settings(after)
         assert "MCP servers" in description
         assert await mcp.reconfigured() == "started new; stopped gone, off; restarted change"
-        await session.wait_for_mcp(60)
+        await session.servers.wait(60)
         names = {tool.name.split("__")[0] for tool in mcp.tools()}
         assert names == {"keep", "change", "new"}
         assert "gone__echo" not in session.registry.names()
@@ -248,10 +248,10 @@ async def test_a_server_removed_during_a_turn_keeps_serving_it_and_stops_after(
     )
     llm_server.enqueue(ToolCalls([Call("tools__echo", {"text": "still here"})]), Text("done"))
     session = build_session(settings, workspace)
-    mcp = session.mcp
+    mcp = session.servers.mcp
     assert mcp is not None
     try:
-        await session.wait_for_mcp(60)
+        await session.servers.wait(60)
         (pid,) = started_pids(tmp_path / "tools.log")
         results: list[ToolCallFinished] = []
         async for event in session.agent.run_turn("echo"):

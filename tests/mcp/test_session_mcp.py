@@ -45,7 +45,7 @@ async def test_mcp_calls_ask_for_approval_by_default_and_run_once_approved(
     )
     session = build_session(settings_for(llm_server), workspace)
     try:
-        await session.wait_for_mcp(60)
+        await session.servers.wait(60)
         events = await drive(session.agent.run_turn("read the token"))
     finally:
         await session.aclose()
@@ -70,7 +70,7 @@ async def test_a_server_wildcard_in_auto_approve_approves_its_tools(
     llm_server.enqueue(ToolCalls([Call("tools__add", {"a": 1, "b": 2})]), Text("3"))
     session = build_session(settings_for(llm_server, ["tools__*"]), workspace)
     try:
-        await session.wait_for_mcp(60)
+        await session.servers.wait(60)
         events = await drive(session.agent.run_turn("add"))
     finally:
         await session.aclose()
@@ -88,7 +88,7 @@ async def test_tool_definitions_count_in_the_context_budget(
     )
     session = build_session(settings_for(llm_server), workspace)
     try:
-        await session.wait_for_mcp(60)
+        await session.servers.wait(60)
         session.context_manager.set_tools(session.registry.specs())
         bare.context_manager.set_tools(bare.registry.specs())
         conversation = session.agent.conversation
@@ -139,7 +139,7 @@ async def test_the_approval_request_shows_every_argument_of_an_mcp_call(
     )
     session = build_session(settings_for(llm_server), workspace)
     try:
-        await session.wait_for_mcp(60)
+        await session.servers.wait(60)
         events = await drive(session.agent.run_turn("add, then echo"))
     finally:
         await session.aclose()

@@ -36,7 +36,7 @@ async def test_mcp_lists_servers_and_context_shows_their_tokens(
     }
     app = make_app(configure(llm_server, monkeypatch, config=config), workspace)
     async with app.run_test(size=SIZE) as pilot:
-        mcp = app.session.mcp
+        mcp = app.session.servers.mcp
         assert mcp is not None
         await wait_until(
             pilot,
@@ -70,7 +70,7 @@ async def test_a_failing_server_is_told_in_the_chat_and_config_edits_apply_live(
     store = configure(llm_server, monkeypatch, config=config)
     app = make_app(store, workspace)
     async with app.run_test(size=SIZE) as pilot:
-        mcp = app.session.mcp
+        mcp = app.session.servers.mcp
         assert mcp is not None
         failed = (
             "MCP server github failed to start: command not found 'npx-not-installed'. "
@@ -130,7 +130,7 @@ async def test_the_approval_dialog_of_an_mcp_call_shows_every_argument(
     llm_server.enqueue(ToolCalls([Call("tools__add", {"a": 17, "b": 25})]), Text("42"))
     app = make_app(configure(llm_server, monkeypatch, config=config), workspace)
     async with app.run_test(size=SIZE) as pilot:
-        mcp = app.session.mcp
+        mcp = app.session.servers.mcp
         assert mcp is not None
         await wait_until(
             pilot,

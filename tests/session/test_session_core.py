@@ -13,7 +13,7 @@ from forge.config.settings import ContextSettings, LLMSettings, Settings, ToolsS
 from forge.context.conversation import CANCELLED_RESULT, Conversation
 from forge.context.manager import Manager
 from forge.llm.messages import MessageKind, ToolCall, assistant, system, user
-from forge.session.build import build_session
+from forge.session.build import SessionOptions, build_session
 from tests.agent.loop_harness import drive, finished
 from tests.support.openai_server import Call, OpenAIServer, RecordedRequest, Text, ToolCalls
 
@@ -59,7 +59,7 @@ async def test_resume_latest_continues_the_conversation(
     await drive(first.agent.run_turn("first question"))
     await first.aclose()
 
-    second = build_session(settings_for(llm_server), workspace, resume_latest=True)
+    second = build_session(settings_for(llm_server), workspace, SessionOptions(resume_latest=True))
     try:
         assert second.session_id == first.session_id
         await drive(second.agent.run_turn("second question"))
@@ -70,7 +70,7 @@ async def test_resume_latest_continues_the_conversation(
     # With no session for a workspace, resume_latest starts a new one.
     elsewhere = workspace / "sub"
     elsewhere.mkdir()
-    fresh = build_session(settings_for(llm_server), elsewhere, resume_latest=True)
+    fresh = build_session(settings_for(llm_server), elsewhere, SessionOptions(resume_latest=True))
     assert fresh.session_id != first.session_id and len(fresh.agent.conversation) == 1
     await fresh.aclose()
 
@@ -89,7 +89,7 @@ async def test_resuming_a_crashed_session_repairs_it(
     assert not store.load(log.id).is_valid()
 
     llm_server.enqueue(Text("resumed"))
-    session = build_session(settings_for(llm_server), workspace, session_id=log.id)
+    session = build_session(settings_for(llm_server), workspace, SessionOptions(session_id=log.id))
     try:
         assert session.agent.conversation.is_valid()
         assert session.agent.conversation[-2].content == CANCELLED_RESULT

@@ -15,7 +15,7 @@ from forge.agent.history.session_file import SessionStore
 from forge.agent.history.session_fork import fork_session
 from forge.agent.history.session_listing import print_sessions
 from forge.config.settings import LLMSettings, Settings
-from forge.session.build import build_session
+from forge.session.build import SessionOptions, build_session
 from tests.session.test_session_verbs import drive
 from tests.support.openai_server import Call, OpenAIServer, Text, ToolCalls
 
@@ -42,7 +42,7 @@ async def test_the_forks_first_request_is_the_originals_at_that_turn_then_diverg
         Text("Parsing is done by hand."),
         Text("Nothing about lexing."),
     )
-    original = build_session(settings_for(llm_server), workspace, approve_all=True)
+    original = build_session(settings_for(llm_server), workspace, SessionOptions(approve_all=True))
     firsts = []
     try:
         for question in QUESTIONS:
@@ -62,9 +62,9 @@ async def test_the_forks_first_request_is_the_originals_at_that_turn_then_diverg
     assert header["forked_from"] == original.session_id and header["fork_turn"] == 2
 
     llm_server.enqueue(Text("Parsing is done by hand."), Text("Another way."))
-    fork = build_session(settings_for(llm_server), workspace, session_id=fork_id)
+    fork = build_session(settings_for(llm_server), workspace, SessionOptions(session_id=fork_id))
     try:
-        assert fork.forked_from == original.session_id
+        assert fork.history.forked_from == original.session_id
         before = len(llm_server.requests)
         await drive(fork.run_turn(QUESTIONS[1]))
         assert llm_server.requests[before].raw == firsts[1]  # byte for byte

@@ -1,6 +1,6 @@
-"""`Session.rewind_points`, `plan_restore` and `restore`: what /undo and /rewind use to go back,
-asking about files edited since Forge wrote them in between — real turns against the loopback
-server writing real files."""
+"""`Session.history`'s `rewind_points`, `plan_restore` and `restore`: what /undo and /rewind
+use to go back, asking about files edited since Forge wrote them in between — real turns
+against the loopback server writing real files."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from forge.session.build import build_session
+from forge.session.build import SessionOptions, build_session
 from forge.session.core import Session
 from forge.session.restore import UNDONE_NOTE
 from tests.session.test_session_verbs import drive, settings_for
@@ -18,7 +18,7 @@ from tests.support.openai_server import Call, OpenAIServer, Text, ToolCalls
 
 @pytest.fixture
 async def session(llm_server: OpenAIServer, workspace: Path) -> AsyncIterator[Session]:
-    running = build_session(settings_for(llm_server), workspace, approve_all=True)
+    running = build_session(settings_for(llm_server), workspace, SessionOptions(approve_all=True))
     try:
         yield running
     finally:
@@ -45,7 +45,7 @@ async def test_rewind_points_list_the_turns_with_their_files_and_commands(
     session: Session, llm_server: OpenAIServer
 ) -> None:
     await two_writing_turns(session, llm_server)
-    points = session.rewind_points()
+    points = session.history.rewind_points()
     assert [(p.title(), p.files, p.ran_commands) for p in points] == [
         ("first write a", ("a.txt",), False),
         ("second run echo and write b", ("b.txt",), True),
@@ -57,16 +57,16 @@ async def test_undo_is_planned_then_restored_and_the_turn_is_marked_undone(
     session: Session, llm_server: OpenAIServer, workspace: Path
 ) -> None:
     await two_writing_turns(session, llm_server)
-    planned = session.plan_restore()
+    planned = session.history.plan_restore()
     assert planned is not None
     assert planned.title == "second run echo and write b"
     assert planned.conflicts == () and planned.ran_commands
     assert (workspace / "b.txt").exists(), "planning touches nothing"
-    result = session.restore(planned)
+    result = session.history.restore(planned)
     assert result.text == "Removed `b.txt` (created by that turn)." and not result.failed
     assert not (workspace / "b.txt").exists() and (workspace / "a.txt").exists()
-    assert session.rewind_points()[1].note == UNDONE_NOTE
-    planned = session.plan_restore()
+    assert session.history.rewind_points()[1].note == UNDONE_NOTE
+    planned = session.history.plan_restore()
     assert planned is not None and planned.title == "first write a"
 
 
@@ -75,11 +75,11 @@ async def test_a_file_edited_since_is_named_and_kept_unless_overwriting_is_asked
 ) -> None:
     await two_writing_turns(session, llm_server)
     (workspace / "a.txt").write_text("my edit\n")
-    first = session.rewind_points()[0]
-    planned = session.plan_restore(first.id)
+    first = session.history.rewind_points()[0]
+    planned = session.history.plan_restore(first.id)
     assert planned is not None
     assert planned.conflicts == ("a.txt",) and planned.ran_commands
-    kept = session.restore(planned)
+    kept = session.history.restore(planned)
     assert "Kept your edits to `a.txt`" in kept.text
     assert "Removed `b.txt` (created since then)." in kept.text
     assert (workspace / "a.txt").read_text() == "my edit\n"
@@ -90,9 +90,9 @@ async def test_overwriting_a_file_edited_since_restores_it_too(
 ) -> None:
     await two_writing_turns(session, llm_server)
     (workspace / "a.txt").write_text("my edit\n")
-    planned = session.plan_restore(session.rewind_points()[0].id)
+    planned = session.history.plan_restore(session.history.rewind_points()[0].id)
     assert planned is not None and planned.conflicts == ("a.txt",)
-    result = session.restore(planned, overwrite_conflicts=True)
+    result = session.history.restore(planned, overwrite_conflicts=True)
     assert result.text == "Removed `a.txt`, `b.txt` (created since then)."
     assert not (workspace / "a.txt").exists() and not (workspace / "b.txt").exists()
 
@@ -100,10 +100,10 @@ async def test_overwriting_a_file_edited_since_restores_it_too(
 async def test_nothing_to_undo_and_an_unknown_turn_are_told_apart(
     session: Session, llm_server: OpenAIServer
 ) -> None:
-    assert session.plan_restore() is None
-    assert session.rewind_points() == []
+    assert session.history.plan_restore() is None
+    assert session.history.rewind_points() == []
     llm_server.enqueue(Text("just talk"))
     await drive(session.run_turn("hello"))
-    assert session.plan_restore() is None, "a turn without file changes has nothing to undo"
+    assert session.history.plan_restore() is None, "a turn without file changes has nothing to undo"
     with pytest.raises(KeyError):
-        session.plan_restore("msg_no_such_turn")
+        session.history.plan_restore("msg_no_such_turn")

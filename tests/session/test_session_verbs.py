@@ -21,7 +21,7 @@ from forge.config.settings import (
     ToolsSettings,
 )
 from forge.llm.model_list import ModelListError
-from forge.session.build import build_session
+from forge.session.build import SessionOptions, build_session
 from forge.session.core import Session
 from forge.session.events import AttachmentsAdded, SessionEvent
 from tests.agent.loop_harness import approve_once, finished
@@ -51,7 +51,7 @@ def settings_for(server: OpenAIServer, **llm: object) -> Settings:
 
 @pytest.fixture
 async def session(llm_server: OpenAIServer, workspace: Path) -> AsyncIterator[Session]:
-    running = build_session(settings_for(llm_server), workspace, approve_all=True)
+    running = build_session(settings_for(llm_server), workspace, SessionOptions(approve_all=True))
     try:
         yield running
     finally:
@@ -184,7 +184,7 @@ async def test_a_new_context_manager_is_the_agents_too_and_costs_its_summaries(
     await drive(session.run_turn("one"))
     await drive(session.run_turn("two"))
     await drive(session.compact())
-    kinds = {line.kind for line in session.cost_report().lines}
+    kinds = {line.kind for line in session.reports.cost().lines}
     assert "summarization" in kinds  # the new manager reports to the same ledger
 
 
@@ -243,10 +243,10 @@ async def test_list_models_names_a_server_that_cannot_be_reached(workspace: Path
 
 # --- reports -------------------------------------------------------------------------------------
 async def test_context_report_after_a_turn(session: Session, llm_server: OpenAIServer) -> None:
-    before = session.context_report()
+    before = session.reports.context()
     llm_server.enqueue(Text("the answer", prompt_tokens=321, completion_tokens=9))
     await drive(session.run_turn("a question"))
-    report = session.context_report()
+    report = session.reports.context()
     assert [message.content for message in report.messages][-2:] == ["a question", "the answer"]
     assert report.current_tokens > before.current_tokens > 0
     assert report.max_tokens == session.context_manager.max_tokens > 0
@@ -260,7 +260,7 @@ async def test_cost_report_counts_the_turns_model(
 ) -> None:
     llm_server.enqueue(Text("priced", prompt_tokens=100, completion_tokens=5))
     await drive(session.run_turn("hi", model="review-model"))
-    lines = {line.model: line for line in session.cost_report().lines}
+    lines = {line.model: line for line in session.reports.cost().lines}
     assert set(lines) == {"review-model"}  # the request was the turn's model's
     assert lines["review-model"].prompt == 100
 
@@ -277,10 +277,10 @@ async def test_undo_after_a_write_restores_the_file(
     )
     await drive(session.run_turn("change keep.txt"))
     assert (workspace / "keep.txt").read_text() == "after\n"
-    outcome = session.undo()
+    outcome = session.history.undo()
     assert outcome is not None and not outcome.failed
     assert (workspace / "keep.txt").read_text() == "before\n"
-    assert session.undo() is None  # nothing left to undo
+    assert session.history.undo() is None  # nothing left to undo
 
 
 async def test_mentions_are_attached_and_said_before_the_turn(
@@ -304,9 +304,9 @@ async def test_rewind_conversation_goes_back_before_a_turn(
     llm_server.enqueue(Text("one"), Text("two"))
     await drive(session.run_turn("first"))
     await drive(session.run_turn("second"))
-    turns = session.turns()
+    turns = session.history.turns()
     assert [turn.text for turn in turns] == ["first", "second"]
-    session.rewind_conversation(turns[1].id)
+    session.history.rewind_conversation(turns[1].id)
     assert [message.content for message in session.messages][-2:] == ["first", "one"]
 
 

@@ -46,10 +46,10 @@ async def test_trust_and_the_allowlist_apply_to_a_running_session(
     monkeypatch.setenv("PROJECT_TOKEN", SECRET)
     project_server(workspace)
     session = build_session(settings(llm_server, []), workspace)
-    mcp, trust = session.mcp, session.trust
+    mcp, trust = session.servers.mcp, session.servers.trust
     assert mcp is not None and trust is not None
     try:
-        await session.wait_for_mcp(60)
+        await session.servers.wait(60)
         assert [c.name for c in mcp.connections] == ["mine"]
         assert mcp.statuses()["proj"].startswith("not started: .forge/mcp.yaml is not trusted")
         with pytest.raises(ToolError, match="not trusted"):
@@ -61,13 +61,13 @@ async def test_trust_and_the_allowlist_apply_to_a_running_session(
         trust.trust(workspace_sources(workspace))
         mcp.reconfigure(session.settings.mcp_servers)
         assert "started proj" in await mcp.reconfigured()
-        await session.wait_for_mcp(60)
+        await session.servers.wait(60)
         proj = next(c for c in mcp.connections if c.name == "proj")
         assert (await proj.call("read_env", {"name": "TOKEN"})).content == ""
 
         session.apply_settings(settings(llm_server, ["PROJECT_TOKEN"]))
         assert "restarted proj" in await mcp.reconfigured()
-        await session.wait_for_mcp(60)
+        await session.servers.wait(60)
         proj = next(c for c in mcp.connections if c.name == "proj")
         assert (await proj.call("read_env", {"name": "TOKEN"})).content == REDACTED
     finally:

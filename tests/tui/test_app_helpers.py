@@ -13,7 +13,7 @@ from textual.message import Message
 from textual.pilot import Pilot
 
 from forge.config.store import ConfigStore
-from forge.session.build import build_session
+from forge.session.build import SessionOptions, build_session
 from forge.tui.app import ForgeApp
 from forge.tui.messages import EventMessage
 from forge.tui.widgets.chat_blocks import NoticeBlock
@@ -60,7 +60,9 @@ def configure(
 
 def make_app(store: ConfigStore, workspace: Path, *, resume_latest: bool = False) -> ForgeApp:
     """The real app over a real runtime built from `store`'s settings."""
-    session = build_session(store.current.settings, workspace, resume_latest=resume_latest)
+    session = build_session(
+        store.current.settings, workspace, SessionOptions(resume_latest=resume_latest)
+    )
     return ForgeApp(session=session, store=store, workspace=workspace)
 
 

@@ -211,8 +211,8 @@ async def test_not_now_holds_across_clear(
         )
         await pilot.pause(1.0)
         assert not isinstance(app.screen, TrustScreen)
-        assert app.session.mcp is not None
-        assert app.session.mcp.untrusted == {"evil"}
+        assert app.session.servers.mcp is not None
+        assert app.session.servers.mcp.untrusted == {"evil"}
     assert not (workspace / "FLAG").exists()
 
 

@@ -38,7 +38,7 @@ async def test_rename_shows_in_the_header_and_fork_switches_to_a_child_session(
         await submit(pilot, "/fork 2")
         await wait_until(pilot, lambda: app.session.session_id != original, "the fork")
         await wait_idle(pilot)
-        assert app.session.forked_from == original
+        assert app.session.history.forked_from == original
         assert f"fork of {original}" in str(app.header.render())
         users = [block.text for block in app.chat.query(UserMessageBlock)]
         assert users == ["first question"]  # the conversation before turn 2

@@ -147,7 +147,7 @@ async def test_children_and_hooks_read_the_same_live_and_resumed(
         await pilot.press(*"no", "enter")
         await wait_idle(pilot)
         live = rows(app)
-        live_turns = [point.text for point in app.session.rewind_points()]
+        live_turns = [point.text for point in app.session.history.rewind_points()]
 
     # What the live chat showed, so that the comparison compares the right things.
     joined = "\n".join(live)
@@ -192,7 +192,7 @@ async def test_children_and_hooks_read_the_same_live_and_resumed(
             block.action_unfold()  # live rows were open rows; the child's calls are inside
         await pilot.pause()
         shown = rows(resumed)
-        resumed_turns = [point.text for point in resumed.session.rewind_points()]
+        resumed_turns = [point.text for point in resumed.session.history.rewind_points()]
     assert shown == live
     assert resumed_turns == live_turns
 
@@ -235,7 +235,7 @@ async def test_a_session_file_from_before_keeps_hook_text_off_the_users_bar(
         await wait_until(pilot, lambda: app.chat.children, "the history")
         await pilot.pause()
         shown = rows(app)
-        turns = [point.text for point in app.session.rewind_points()]
+        turns = [point.text for point in app.session.history.rewind_points()]
     assert "user: fix it" in shown
     assert not any("hook-context" in line or "did not let" in line for line in shown)
     assert "hook[blocked]: ⛔ Stop hook blocked — a Stop hook\nrun the tests" in shown

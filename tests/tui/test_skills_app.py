@@ -122,7 +122,7 @@ async def test_a_skill_shows_as_typed_with_its_text_folded_live_resumed_and_in_t
         live = chat(app)
         folded = app.chat.query_one(ExpansionBlock)
         assert folded.collapsed
-        turns = [point.text for point in app.session.rewind_points()]
+        turns = [point.text for point in app.session.history.rewind_points()]
     sent = llm_server.requests[0].messages[-1]["content"]
     assert live == [("UserMessageBlock", "/review src/a.py"), ("ExpansionBlock", sent)]
     assert "<skill" in sent and "<skill" not in live[0][1]

@@ -12,7 +12,7 @@ from pydantic import SecretStr
 
 from forge.agent.history.checkpoints import CheckpointStore, checkpoint_dir, describe_outcome
 from forge.config.settings import CheckpointSettings, LLMSettings, Settings
-from forge.session.build import build_session
+from forge.session.build import SessionOptions, build_session
 from forge.session.core import Session
 from tests.agent.loop_harness import drive, finished
 from tests.support.openai_server import Call, OpenAIServer, Text, ToolCalls
@@ -64,7 +64,7 @@ async def test_undo_restores_every_file_of_the_last_turn_only(
         write("other/deep.txt", "deep\n"),
         Text("turn two done"),
     )
-    session = build_session(settings_for(llm_server), workspace, approve_all=True)
+    session = build_session(settings_for(llm_server), workspace, SessionOptions(approve_all=True))
     try:
         await run_turn(session, "change app and add new")
         await run_turn(session, "change them again")
@@ -107,7 +107,7 @@ async def test_a_file_edited_since_is_a_conflict_and_kept_unless_overwritten(
         write("b.txt", "forge b\n"),
         Text("done"),
     )
-    session = build_session(settings_for(llm_server), workspace, approve_all=True)
+    session = build_session(settings_for(llm_server), workspace, SessionOptions(approve_all=True))
     try:
         await run_turn(session, "rewrite both")
         (workspace / "b.txt").write_text("my own edit\n")
@@ -126,7 +126,7 @@ async def test_a_file_edited_since_is_a_conflict_and_kept_unless_overwritten(
     # Overwriting on request puts the earlier content back.
     (workspace / "c.txt").write_text("original c\n")
     llm_server.enqueue(read("c.txt"), write("c.txt", "forge c\n"), Text("done"))
-    session = build_session(settings_for(llm_server), workspace, approve_all=True)
+    session = build_session(settings_for(llm_server), workspace, SessionOptions(approve_all=True))
     try:
         await run_turn(session, "rewrite c")
         (workspace / "c.txt").write_text("edited c\n")
@@ -141,7 +141,7 @@ async def test_a_file_edited_since_is_a_conflict_and_kept_unless_overwritten(
 async def test_checkpoints_survive_a_restart(llm_server: OpenAIServer, workspace: Path) -> None:
     (workspace / "keep.txt").write_text("before\n")
     llm_server.enqueue(read("keep.txt"), write("keep.txt", "after\n"), Text("done"))
-    first = build_session(settings_for(llm_server), workspace, approve_all=True)
+    first = build_session(settings_for(llm_server), workspace, SessionOptions(approve_all=True))
     try:
         await run_turn(first, "change keep")
         directory = checkpoint_dir(first.log.path)
@@ -150,7 +150,7 @@ async def test_checkpoints_survive_a_restart(llm_server: OpenAIServer, workspace
     assert directory.is_dir() and directory.parent == first.log.path.parent
     assert oct(directory.stat().st_mode & 0o777) == "0o700"
 
-    second = build_session(settings_for(llm_server), workspace, resume_latest=True)
+    second = build_session(settings_for(llm_server), workspace, SessionOptions(resume_latest=True))
     try:
         assert second.session_id == first.session_id
         plan = store_of(second).plan_undo()
@@ -161,7 +161,7 @@ async def test_checkpoints_survive_a_restart(llm_server: OpenAIServer, workspace
         await second.aclose()
 
     # The undo itself was recorded: a third start has nothing left to undo.
-    third = build_session(settings_for(llm_server), workspace, resume_latest=True)
+    third = build_session(settings_for(llm_server), workspace, SessionOptions(resume_latest=True))
     try:
         assert store_of(third).plan_undo() is None
     finally:
@@ -184,7 +184,9 @@ async def test_the_store_stays_within_max_bytes_dropping_the_oldest_turns(
         write("three.txt", "3"),
         Text("done"),
     )
-    session = build_session(settings_for(llm_server, max_bytes=900), workspace, approve_all=True)
+    session = build_session(
+        settings_for(llm_server, max_bytes=900), workspace, SessionOptions(approve_all=True)
+    )
     try:
         for name in ("one", "two", "three"):
             await run_turn(session, f"shrink {name}")
@@ -201,7 +203,9 @@ async def test_the_store_stays_within_max_bytes_dropping_the_oldest_turns(
         await session.aclose()
 
     # After a restart the dropped turn is still known as dropped, the others still undo.
-    again = build_session(settings_for(llm_server, max_bytes=900), workspace, resume_latest=True)
+    again = build_session(
+        settings_for(llm_server, max_bytes=900), workspace, SessionOptions(resume_latest=True)
+    )
     try:
         store = store_of(again)
         assert [t.dropped for t in store.turns()] == [True, False, False]
@@ -222,7 +226,9 @@ async def test_a_file_larger_than_the_bound_is_told_not_restorable(
 ) -> None:
     (workspace / "big.txt").write_text("b" * 2000)
     llm_server.enqueue(read("big.txt"), write("big.txt", "small"), Text("done"))
-    session = build_session(settings_for(llm_server, max_bytes=1000), workspace, approve_all=True)
+    session = build_session(
+        settings_for(llm_server, max_bytes=1000), workspace, SessionOptions(approve_all=True)
+    )
     try:
         await run_turn(session, "shrink big")
         store = store_of(session)
@@ -271,7 +277,7 @@ async def test_git_state_is_never_touched(llm_server: OpenAIServer, workspace: P
     before = git_state(workspace)
 
     llm_server.enqueue(read("tracked.txt"), write("tracked.txt", "v3 forge\n"), Text("done"))
-    session = build_session(settings_for(llm_server), workspace, approve_all=True)
+    session = build_session(settings_for(llm_server), workspace, SessionOptions(approve_all=True))
     try:
         await run_turn(session, "edit tracked")
         plan = store_of(session).plan_undo()
@@ -288,7 +294,7 @@ async def test_index_records_are_grouped_by_the_turns_user_message(
     llm_server: OpenAIServer, workspace: Path
 ) -> None:
     llm_server.enqueue(write("a.txt", "a"), write("a.txt", "aa"), Text("done"))
-    session = build_session(settings_for(llm_server), workspace, approve_all=True)
+    session = build_session(settings_for(llm_server), workspace, SessionOptions(approve_all=True))
     try:
         await run_turn(session, "make a")
         store = store_of(session)
@@ -303,7 +309,7 @@ async def test_index_records_are_grouped_by_the_turns_user_message(
 
 async def test_no_api_key_reaches_the_index(llm_server: OpenAIServer, workspace: Path) -> None:
     llm_server.enqueue(write("k.txt", "k"), Text("done"))
-    session = build_session(settings_for(llm_server), workspace, approve_all=True)
+    session = build_session(settings_for(llm_server), workspace, SessionOptions(approve_all=True))
     try:
         await run_turn(session, f"use the key {KEY} to write k")
         index = store_of(session).index_path.read_text()
@@ -342,7 +348,7 @@ async def test_after_undo_or_a_conversation_rewind_the_model_is_told_to_read_aga
         write("app.py", "v5\n"),  # after the conversation was rewound
         Text("could not write"),
     )
-    session = build_session(settings_for(llm_server), workspace, approve_all=True)
+    session = build_session(settings_for(llm_server), workspace, SessionOptions(approve_all=True))
     try:
         await run_turn(session, "write v2")
         store = store_of(session)

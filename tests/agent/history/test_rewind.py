@@ -18,7 +18,7 @@ from forge.agent.history.session_file import SessionLog, SessionStore
 from forge.config.settings import ContextSettings, LLMSettings, Settings, ToolsSettings
 from forge.context.conversation import Conversation, find_problems, safe_boundaries
 from forge.llm.messages import Message, MessageKind, ToolCall, assistant, system, user
-from forge.session.build import build_session
+from forge.session.build import SessionOptions, build_session
 from forge.session.core import Session
 from tests.agent.loop_harness import drive
 from tests.support.openai_server import Call, OpenAIServer, Text, ToolCalls
@@ -52,7 +52,7 @@ async def test_rewind_across_a_real_compaction_restores_the_earlier_conversation
         Text("wrote it. " * 400),
         Text("third answer"),
     )
-    session = build_session(settings_for(llm_server), workspace, approve_all=True)
+    session = build_session(settings_for(llm_server), workspace, SessionOptions(approve_all=True))
     try:
         await drive(session.agent.run_turn("first run a command please"))
         before_second = ids(session)

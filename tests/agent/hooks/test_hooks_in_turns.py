@@ -237,10 +237,10 @@ async def test_an_untrusted_project_hook_does_not_run_until_trusted_and_a_change
         warnings = await drive(session.start_hooks())
         await drive(session.run_turn("read it"))
         assert recorded(log) == []
-        assert "not trusted" in session.hooks_report()
-        assert session.trust is not None
-        session.trust.trust(workspace_sources(workspace))
-        session.reload_hooks()
+        assert "not trusted" in session.reports.hooks()
+        assert session.servers.trust is not None
+        session.servers.trust.trust(workspace_sources(workspace))
+        session.servers.reload_hooks()
         await drive(session.run_turn("read it again"))
     finally:
         await session.aclose()
@@ -250,8 +250,8 @@ async def test_an_untrusted_project_hook_does_not_run_until_trusted_and_a_change
     write_project_hooks(workspace, {"PreToolUse": [command_hook(recorder(log) + " # changed")]})
     changed = hooked_session(llm_server, workspace, {}, mode="auto")
     try:
-        assert changed.trust is not None
-        assert changed.trust.to_ask(workspace_sources(workspace))  # asks again
+        assert changed.servers.trust is not None
+        assert changed.servers.trust.to_ask(workspace_sources(workspace))  # asks again
         assert not changed.agent.hooks or not changed.agent.hooks.active(HookEvent.PRE_TOOL_USE)
     finally:
         await changed.aclose()
@@ -266,7 +266,7 @@ async def test_hooks_disabled_runs_none(
     llm_server.enqueue(ToolCalls([Call("read_file", {"path": "x"})]), Text("k"))
     try:
         events = await drive(session.run_turn("go"))
-        report = session.hooks_report()
+        report = session.reports.hooks()
     finally:
         await session.aclose()
     assert of_type(events, ToolCallFinished)

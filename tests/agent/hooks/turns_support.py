@@ -20,7 +20,7 @@ from forge.agent.events import (
     QuestionAsked,
 )
 from forge.config.settings import LLMSettings
-from forge.session.build import build_session
+from forge.session.build import SessionOptions, build_session
 from forge.session.core import Session
 from forge.session.events import AttachmentsAdded, SessionEvent
 from tests.agent.hooks.support import write_user_hooks
@@ -45,7 +45,7 @@ def hooked_session(
         {"base_url": server.base_url, "api_key": SecretStr(KEY), "max_retries": 0, "model": "m"}
     )
     settings = loaded.settings.model_copy(update={"llm": llm})
-    return build_session(settings, workspace, mode=mode, **options)
+    return build_session(settings, workspace, SessionOptions(mode=mode, **options))
 
 
 def recorder(log: Path) -> str:

@@ -16,7 +16,7 @@ from forge.agent.tools.base import ToolContext
 from forge.agent.trust.sources import workspace_sources
 from forge.config.settings import LLMSettings, Settings
 from forge.llm.messages import ToolCall
-from forge.session.build import build_session
+from forge.session.build import SessionOptions, build_session
 from forge.session.core import Session
 from tests.agent.skills.helpers import write_skill
 
@@ -70,7 +70,7 @@ async def test_a_project_skill_grants_only_in_a_trusted_workspace(
 ) -> None:
     write_skill(workspace / ".claude" / "skills", "status", extra=GRANTS)
     untrusted = build_session(settings(), workspace)
-    trusted = build_session(settings(), workspace, trust_workspace=True)
+    trusted = build_session(settings(), workspace, SessionOptions(trust_workspace=True))
     sessions.extend([untrusted, trusted])
     for session in (untrusted, trusted):
         await load(session, "status")
@@ -88,8 +88,8 @@ async def test_trusting_the_workspace_covers_the_skills_grants_until_they_change
     assert "pre-approves Bash(git status:*) write_file" in sources[0].programs[0].command
     session = build_session(settings(), workspace)
     sessions.append(session)
-    assert session.trust is not None
-    session.trust.trust(workspace_sources(workspace))
+    assert session.servers.trust is not None
+    session.servers.trust.trust(workspace_sources(workspace))
     await load(session, "status")
     assert decide(session, "execute_command", command="git status") == "allow"
     path.write_text(path.read_text().replace("git status", "git push"), encoding="utf-8")

@@ -14,7 +14,7 @@ from pydantic import SecretStr
 from forge.agent.events import ApprovalRequested, QuestionAsked
 from forge.agent.history.session_file import SessionStore
 from forge.config.settings import ContextSettings, LLMSettings, Settings
-from forge.session.build import build_session
+from forge.session.build import SessionOptions, build_session
 from forge.session.events import SessionEvent
 from tests.agent.loop_harness import approve_once
 from tests.agent.skills.helpers import write_skill
@@ -52,13 +52,15 @@ async def test_the_listing_bytes_stay_across_turns_and_continue(
 ) -> None:
     write_skill(workspace / ".forge" / "skills", "review", "Review a diff.")
     store = SessionStore()
-    session = build_session(settings_for(llm_server), workspace, store=store)
+    session = build_session(settings_for(llm_server), workspace, SessionOptions(store=store))
     llm_server.enqueue(Text("one"), Text("two"), Text("three"))
     await drive(session.run_turn("first"))
     write_skill(workspace / ".agents" / "skills", "late", "Added while running.")
     await drive(session.run_turn("second"))
     await session.aclose()
-    resumed = build_session(settings_for(llm_server), workspace, store=store, resume_latest=True)
+    resumed = build_session(
+        settings_for(llm_server), workspace, SessionOptions(store=store, resume_latest=True)
+    )
     assert resumed.session_id == session.session_id
     await drive(resumed.run_turn("third"))
     await resumed.aclose()
@@ -177,11 +179,13 @@ async def test_a_resumed_session_knows_which_skills_were_loaded(
     write_skill(workspace / ".forge" / "skills", "review", "Review.", "Review rules\n")
     write_skill(workspace / ".forge" / "skills", "other", "Other.", "Other rules\n")
     store = SessionStore()
-    session = build_session(settings_for(llm_server), workspace, store=store)
+    session = build_session(settings_for(llm_server), workspace, SessionOptions(store=store))
     llm_server.enqueue(ToolCalls([Call("skill", {"name": "review"})]), Text("done"))
     await drive(session.run_turn("review please"))
     await session.aclose()
-    resumed = build_session(settings_for(llm_server), workspace, store=store, resume_latest=True)
+    resumed = build_session(
+        settings_for(llm_server), workspace, SessionOptions(store=store, resume_latest=True)
+    )
     await resumed.aclose()
     assert resumed.skills is not None
     assert [skill.name for skill in resumed.skills.loaded()] == ["review"]
@@ -196,7 +200,7 @@ async def test_rewinding_before_a_skill_was_loaded_unloads_it(
     await drive(session.run_turn("first"))
     await drive(session.run_turn("load the review skill"))
     assert session.skills is not None and [s.name for s in session.skills.loaded()] == ["review"]
-    turns = session.turns()
-    session.rewind_conversation(turns[1].id)
+    turns = session.history.turns()
+    session.history.rewind_conversation(turns[1].id)
     await session.aclose()
     assert session.skills.loaded() == []

@@ -93,7 +93,7 @@ async def test_rewind_and_undo_name_an_agent_turn_as_typed(
     session = build_session(settings_for(llm_server), workspace)
     try:
         await drive(session.run_turn("@agent-finder find X"))
-        assert [turn.text for turn in session.turns()] == ["@agent-finder find X"]
+        assert [turn.text for turn in session.history.turns()] == ["@agent-finder find X"]
         info = current_turn(session.agent.conversation)
         assert info is not None and info.text == "@agent-finder find X"
     finally:

@@ -21,7 +21,7 @@ from forge.agent.events import (
 from forge.agent.history.session_file import SessionStore
 from forge.agent.history.session_listing import print_sessions
 from forge.agent.subagents.definitions import load_agent_definitions
-from forge.session.build import build_session
+from forge.session.build import SessionOptions, build_session
 from tests.agent.subagents.support import (
     CHILD_MODEL,
     PARENT_MODEL,
@@ -177,7 +177,7 @@ async def test_a_child_of_a_read_only_parent_cannot_write(
         ToolCalls([Call("write_file", {"path": "x.txt", "content": "x"})]),
         Text("could not write"),
     )
-    session = build_session(settings_for(llm_server), workspace, mode="read-only")
+    session = build_session(settings_for(llm_server), workspace, SessionOptions(mode="read-only"))
     try:
         events = await drive(session.run_turn("go"))
     finally:
@@ -268,7 +268,7 @@ async def test_child_sessions_are_saved_and_listed_under_their_parent(
     llm_server.enqueue_for(PARENT_MODEL, ToolCalls([task_call("finder", "look", "t1")]), Text("ok"))
     llm_server.enqueue_for(CHILD_MODEL, Text("the report"))
     store = SessionStore()
-    session = build_session(settings_for(llm_server), workspace, store=store)
+    session = build_session(settings_for(llm_server), workspace, SessionOptions(store=store))
     try:
         await drive(session.run_turn("go"))
     finally:
@@ -311,7 +311,7 @@ async def test_each_childs_cost_is_in_the_cost_report(
         events = await drive(session.run_turn("go"))
     finally:
         await session.aclose()
-    report = session.cost_report()
+    report = session.reports.cost()
     assert report.subagent_names() == ["finder", "explore"] or set(report.subagent_names()) == {
         "finder",
         "explore",
@@ -338,20 +338,22 @@ async def test_continue_shows_the_childrens_results_and_rewind_before_the_task_t
     )
     llm_server.enqueue_for(CHILD_MODEL, Text("the child's report"))
     store = SessionStore()
-    session = build_session(settings_for(llm_server), workspace, store=store)
+    session = build_session(settings_for(llm_server), workspace, SessionOptions(store=store))
     try:
         await drive(session.run_turn("hello"))
         await drive(session.run_turn("use the finder"))
     finally:
         await session.aclose()
 
-    resumed = build_session(settings_for(llm_server), workspace, store=store, resume_latest=True)
+    resumed = build_session(
+        settings_for(llm_server), workspace, SessionOptions(store=store, resume_latest=True)
+    )
     try:
         assert resumed.session_id == session.session_id  # not the child's session
         reports = [m for m in resumed.messages if m.role == "tool" and m.name == "task"]
         assert len(reports) == 1 and reports[0].content.startswith("the child's report")
-        task_turn = next(turn for turn in resumed.turns() if turn.text == "use the finder")
-        resumed.rewind_conversation(task_turn.id)
+        task_turn = next(turn for turn in resumed.history.turns() if turn.text == "use the finder")
+        resumed.history.rewind_conversation(task_turn.id)
         assert not any(m.role == "tool" for m in resumed.messages)
         assert [m.content for m in resumed.messages if m.role == "user"] == ["hello"]
     finally:
@@ -377,11 +379,11 @@ async def test_undo_restores_the_files_a_child_wrote(
         ),
         Text("wrote both"),
     )
-    session = build_session(settings_for(llm_server), workspace, approve_all=True)
+    session = build_session(settings_for(llm_server), workspace, SessionOptions(approve_all=True))
     try:
         await drive(session.run_turn("go"))
         assert (workspace / "old.txt").read_text() == "after\n"
-        outcome = session.undo()
+        outcome = session.history.undo()
     finally:
         await session.aclose()
     assert outcome is not None
@@ -419,7 +421,7 @@ async def test_a_second_child_cannot_overwrite_a_file_the_first_changed_unseen(
     llm_server.guard = lambda request: (
         child_reply(request) if request.model == CHILD_MODEL else None
     )
-    session = build_session(settings_for(llm_server), workspace, approve_all=True)
+    session = build_session(settings_for(llm_server), workspace, SessionOptions(approve_all=True))
     try:
         events = await drive(session.run_turn("go"))
     finally:
