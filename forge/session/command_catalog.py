@@ -1,7 +1,7 @@
 """Forge's own slash commands, written once for every front end (docs/adr/0059, Part 3).
 
 Each entry says the command's name, how its argument is written, what it does, the `Session`
-member it calls (its verb; "" where the front end does the work itself, e.g. /clear builds a
+member it calls (its verb, `reports.cost` for a role's; "" where the front end does the work itself, e.g. /clear builds a
 new session) and which front ends offer it. The TUI's command table (`forge.tui.command_table`:
 help, completion, the palette) and `forge acp`'s available commands (`forge.acp.commands`)
 are both read from here; a front end keeps only how it runs a command.
@@ -62,13 +62,13 @@ COMMANDS: tuple[CatalogCommand, ...] = (
     CatalogCommand(
         "context",
         "Show what fills the context window and recent compactions",
-        verb="context_report",
+        verb="reports.context",
         editor_description="Show what fills the context window",
     ),
     CatalogCommand(
         "cost",
         "Show the session's cost per model and what compaction saved",
-        verb="cost_report",
+        verb="reports.cost",
         editor_description="Show the session's cost per model",
     ),
     CatalogCommand("clear", "Start a new session with an empty conversation", offered_by=TUI),
@@ -91,11 +91,11 @@ COMMANDS: tuple[CatalogCommand, ...] = (
     CatalogCommand(
         "help", "Show commands and key bindings", editor_description="List Forge's commands"
     ),
-    CatalogCommand("undo", "Restore the files the last turn changed", verb="undo"),
+    CatalogCommand("undo", "Restore the files the last turn changed", verb="history.undo"),
     CatalogCommand(
         "rewind",
         "Go back to before a turn: files, conversation, or both",
-        verb="restore",
+        verb="history.restore",
         offered_by=TUI,
     ),
     CatalogCommand(
@@ -106,7 +106,7 @@ COMMANDS: tuple[CatalogCommand, ...] = (
         "Name this session (lists and the header show it)",
         "NAME",
         argument_required=True,
-        verb="rename",
+        verb="history.rename",
         offered_by=TUI,
     ),
     CatalogCommand(
@@ -122,7 +122,7 @@ COMMANDS: tuple[CatalogCommand, ...] = (
         verb="messages",
         offered_by=TUI,
     ),
-    CatalogCommand("mcp", "MCP servers: status and tools", verb="mcp_report", offered_by=TUI),
+    CatalogCommand("mcp", "MCP servers: status and tools", verb="reports.mcp", offered_by=TUI),
     CatalogCommand(
         "trust",
         "Workspace trust: what the workspace would run; change it",
@@ -132,7 +132,7 @@ COMMANDS: tuple[CatalogCommand, ...] = (
     CatalogCommand(
         "hooks",
         "Hooks: each one's event, matcher, command, source and trust",
-        verb="hooks_report",
+        verb="reports.hooks",
         offered_by=TUI,
     ),
     CatalogCommand(
