@@ -105,7 +105,7 @@ def build_session(
     turn_events = TurnEvents()  # made before the manager, which emits into it (ADR 0039)
 
     provider = make_provider(settings.llm)
-    counter = TiktokenCounter(settings.llm.model)
+    counter = TiktokenCounter(settings.llm.model, image_provider=settings.llm.provider)
     tracker = make_window_tracker(settings, provider)
     manager = make_manager(
         settings,

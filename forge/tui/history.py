@@ -32,6 +32,7 @@ from forge.agent.message_meta import (
     recorded_notices,
     without_figures,
 )
+from forge.llm.image_parts import attachment_line
 from forge.llm.messages import Message, MessageKind, ToolCall
 
 LOOP_BREAKING_TOOLS = frozenset({"converse", "task_completion", "ask_question"})
@@ -238,6 +239,10 @@ class _HistoryReader:
         if isinstance(expansion, str) and expansion:
             self.out.append(ExpansionRow(expansion))
         self.out.extend(NoticeRow(line, kind="attachment") for line in attached)
+        # The same line the live chat showed (docs/adr/0055, part 2).
+        self.out.extend(
+            NoticeRow(attachment_line(image), kind="attachment") for image in message.images
+        )
 
     def _assistant(self, message: Message, *, cut_off: bool) -> None:
         text = message.content
