@@ -74,6 +74,8 @@ ALLOWED = {
         "forge.agent.turn.answers",  # what a question gets when nobody can answer
         "forge.agent.sandbox.approval",  # an unconfined request's reason, to refuse it
         "forge.agent.error_kinds",
+        "forge.session.images",  # --image PATH (ADR 0055)
+        "forge.llm.image_parts",  # --image's parts, passed to the session
         "forge.config.ephemeral",
         "forge.config.secrets",
         "forge.llm.stream",  # the usage record's fields

@@ -72,6 +72,10 @@ class ImagePart:
         )
         return f"{self.name} (image {self.width}x{self.height} px{scaled}, {_size(self.size)})"
 
+    def attachment_line(self) -> str:
+        """The chat's line for it as an attachment: "attached shot.png (image …)"."""
+        return f"attached {self.describe()}"
+
     def to_record(self) -> dict[str, Any]:
         """What the session file's line keeps (no bytes)."""
         return {
@@ -123,7 +127,7 @@ def images_tokens(images: tuple[ImagePart, ...], provider: ImageProvider) -> int
 
 def attachment_line(image: ImagePart) -> str:
     """The chat's line for an attached image: "attached shot.png (image …)"."""
-    return f"attached {image.describe()}"
+    return image.attachment_line()
 
 
 def _size(size: int) -> str:

@@ -32,7 +32,6 @@ from forge.agent.message_meta import (
     recorded_notices,
     without_figures,
 )
-from forge.llm.image_parts import attachment_line
 from forge.llm.messages import Message, MessageKind, ToolCall
 
 LOOP_BREAKING_TOOLS = frozenset({"converse", "task_completion", "ask_question"})
@@ -241,7 +240,7 @@ class _HistoryReader:
         self.out.extend(NoticeRow(line, kind="attachment") for line in attached)
         # The same line the live chat showed (docs/adr/0055, part 2).
         self.out.extend(
-            NoticeRow(attachment_line(image), kind="attachment") for image in message.images
+            NoticeRow(image.attachment_line(), kind="attachment") for image in message.images
         )
 
     def _assistant(self, message: Message, *, cut_off: bool) -> None:
