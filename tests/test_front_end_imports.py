@@ -105,6 +105,8 @@ ALLOWED = {
         "forge.config.store",
         "forge.context.plan",
         "forge.llm.messages",
+        "forge.llm.image_parts",  # the editor's images, passed to the session (ADR 0055)
+        "forge.session.images",  # the editor's image blocks, read (ADR 0055)
         "forge.unicode_repair",  # the editor's lone surrogates, repaired at the pipe (ADR 0047)
     },
 }

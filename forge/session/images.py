@@ -38,3 +38,11 @@ def image_from_bytes(data: bytes, name: str, settings: Settings) -> ImagePart:
         return read_image(data, name, settings.llm.provider)
     except ImageError as error:
         raise ImageInputError(f"{name}: {error}") from None
+
+
+def accepts_images(settings: Settings) -> bool:
+    """Whether the configured model is sent images (`llm.vision`, and for auto what is known
+    of the model): what `forge acp` advertises as `promptCapabilities.image`."""
+    from forge.llm.vision import takes_images
+
+    return takes_images(settings.llm.model, settings.llm.vision)
