@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from forge.llm.image_parts import ImagePart
+from forge.llm.image_parts import ImagePart, masked_image_text
 from forge.llm.images import ANTHROPIC_MAX_SIDE, prepare_image
 from forge.llm.messages import Message, missing_image_text
 from forge.llm.protocols import ToolSpec
@@ -131,8 +131,9 @@ def image_blocks(images: Sequence[ImagePart]) -> list[dict[str, Any]]:
     bytes are missing is named in a text block instead."""
     blocks: list[dict[str, Any]] = []
     for image in images:
-        if not image.loaded:
-            blocks.append(_text_block(missing_image_text(image)))
+        if image.masked or not image.loaded:
+            text = masked_image_text(image) if image.masked else missing_image_text(image)
+            blocks.append(_text_block(text))
             continue
         media_type, data = fitted_for_anthropic(image)
         blocks.append(

@@ -47,6 +47,9 @@ class ImagePart:
     """Bytes of `data`."""
     data: bytes = field(default=b"", repr=False, compare=False)
     """The encoded image; empty when read back without its bytes."""
+    masked: str = ""
+    """The recall key of the message holding the original, once the context engine masked
+    this old image (its bytes are then dropped and a placeholder line is sent instead)."""
 
     @property
     def loaded(self) -> bool:
@@ -61,6 +64,10 @@ class ImagePart:
     def with_data(self, data: bytes) -> ImagePart:
         """This image with its bytes."""
         return replace(self, data=data)
+
+    def masked_by(self, key: str) -> ImagePart:
+        """This image masked: no bytes, sent as a placeholder naming recall `key`."""
+        return replace(self, data=b"", masked=key)
 
     def describe(self) -> str:
         """E.g. "shot.png (image 2048x1365 px, scaled from 3000x2000, 412 KB)": the same
@@ -78,7 +85,8 @@ class ImagePart:
 
     def to_record(self) -> dict[str, Any]:
         """What the session file's line keeps (no bytes)."""
-        return {
+        masked = {"masked": self.masked} if self.masked else {}
+        return masked | {
             "name": self.name,
             "media_type": self.media_type,
             "width": self.width,
@@ -101,6 +109,7 @@ class ImagePart:
             original_height=int(record.get("original_height") or record.get("height") or 0),
             sha256=str(record["sha256"]),
             size=int(record.get("size") or 0),
+            masked=str(record.get("masked") or ""),
         )
 
 
@@ -122,7 +131,18 @@ def image_part(prepared: PreparedImage, name: str) -> ImagePart:
 def images_tokens(images: tuple[ImagePart, ...], provider: ImageProvider) -> int:
     """What `images` count in the context gauge, by `provider`'s rule for image tokens."""
     rule = anthropic_image_tokens if provider == "anthropic" else openai_image_tokens
-    return sum(rule(image.width, image.height) for image in images)
+    return sum(
+        MASKED_IMAGE_TOKENS if image.masked else rule(image.width, image.height) for image in images
+    )
+
+
+MASKED_IMAGE_TOKENS = 20
+"""What a masked image's placeholder line is taken to cost."""
+
+
+def masked_image_text(image: ImagePart) -> str:
+    """The line sent for a masked image: its name, and how to get it back."""
+    return f"[image {image.name} masked to save context; recall {image.masked}]"
 
 
 def attachment_line(image: ImagePart) -> str:

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Any, Literal
 
-from forge.llm.image_parts import ImagePart
+from forge.llm.image_parts import ImagePart, masked_image_text
 from forge.unicode_repair import may_hold_surrogates, repaired_value
 
 Role = Literal["system", "user", "assistant", "tool"]
@@ -178,7 +178,9 @@ def image_content(text: str, images: tuple[ImagePart, ...]) -> list[dict[str, An
     (an image whose bytes are missing is named in a text part instead)."""
     parts: list[dict[str, Any]] = [{"type": "text", "text": text}] if text else []
     for image in images:
-        if image.loaded:
+        if image.masked:
+            parts.append({"type": "text", "text": masked_image_text(image)})
+        elif image.loaded:
             url = f"data:{image.media_type};base64,{base64.b64encode(image.data).decode('ascii')}"
             parts.append({"type": "image_url", "image_url": {"url": url}})
         else:

@@ -106,3 +106,49 @@ async def test_the_summarizer_never_receives_image_bytes(
     for request in llm_server.requests:
         if not request.tools:  # a summarizer's request, if one was made
             assert not image_urls(request) and "base64" not in request.text()
+
+
+async def test_a_users_old_image_is_masked_and_recall_brings_it_back_as_an_image(
+    llm_server: OpenAIServer, workspace: Path
+) -> None:
+    """The images of a user message older than the newest two are sent as a placeholder;
+    the message keeps its text (and the chat its attachment row); `recall` returns them."""
+    Image.new("RGB", (500, 500), (255, 0, 0)).save(workspace / "first.png")
+    recalled: list[str] = []
+    key_pattern = re.compile(r"\[image first\.png masked to save context; recall ([0-9a-f]{6})\]")
+
+    def respond(request: RecordedRequest) -> Text | ToolCalls:
+        texts = [
+            part["text"]
+            for message in request.messages
+            if message["role"] == "user" and isinstance(message["content"], list)
+            for part in message["content"]
+            if part.get("type") == "text"
+        ]
+        found = next((m for t in texts if (m := key_pattern.search(t))), None)
+        if found and not recalled:
+            recalled.append(found.group(1))
+            return ToolCalls([Call("recall", {"id": found.group(1)})])
+        return Text("ok")
+
+    llm_server.responder = respond
+    session = build_session(settings_for(llm_server, model=UNPRICED), workspace)
+    try:
+        await drive(session.run_turn("see @first.png"))
+        await drive(session.run_turn("second"))
+        await drive(session.run_turn("third"))  # first.png's message is now the third newest
+        first = next(m for m in session.messages if m.role == "user")
+    finally:
+        await session.aclose()
+        llm_server.responder = None
+    original = image_urls(llm_server.requests[0])[0]
+    assert image_urls(llm_server.requests[1]) == [original]  # still among the newest two
+    masked_request = llm_server.requests[2]
+    assert original not in image_urls(masked_request)
+    user = masked_request.messages[1]
+    assert user["content"][0]["text"] == "see @first.png"  # the text is kept as typed
+    assert recalled and first.images[0].masked == recalled[0]
+    assert first.content == "see @first.png"
+    assert first.images[0].attachment_line().startswith("attached first.png (image 500x500")
+    # `recall` gives the image back as an image, in the tool-provided message.
+    assert image_urls(llm_server.requests[-1])[-1] == original

@@ -52,7 +52,7 @@ def store_images(directory: Path, messages: Iterable[Message]) -> None:
 
 def load_image(directory: Path, image: ImagePart) -> ImagePart:
     """`image` with its bytes from `directory`, when they are there and match its hash."""
-    if image.loaded:
+    if image.loaded or image.masked:  # a masked image's bytes are recalled, not resent
         return image
     try:
         data = (directory / image.file_name).read_bytes()
@@ -69,7 +69,7 @@ def load_image(directory: Path, image: ImagePart) -> ImagePart:
 def with_images_loaded(directory: Path, message: Message) -> Message:
     """`message` with its images' bytes read from `directory` (the same object when it has
     none to read)."""
-    if not message.images or all(image.loaded for image in message.images):
+    if not message.images or all(image.loaded or image.masked for image in message.images):
         return message
     return message.evolve(images=tuple(load_image(directory, image) for image in message.images))
 
