@@ -86,3 +86,25 @@ async def test_initialize_says_no_images_for_a_text_only_model_and_a_bad_block_i
                 session_id=session.session_id, prompt=[*prompt_of("look"), broken]
             )
     assert llm_server.requests == []
+
+
+async def test_a_loaded_session_replays_the_users_image(
+    llm_server: OpenAIServer, workspace: Path
+) -> None:
+    block = ImageContentBlock(
+        type="image", mime_type="image/png", data=base64.b64encode(png_bytes((40, 30))).decode()
+    )
+    llm_server.enqueue(Text("a yellow box"))
+    environment = forge_environment(llm_server)
+    async with forge_acp(RecordingClient(), environment, workspace=workspace) as (connection, _):
+        session = await connection.new_session(cwd=str(workspace), mcp_servers=[])
+        sid = session.session_id
+        await connection.prompt(session_id=sid, prompt=[*prompt_of("what is it?"), block])
+    sent = llm_server.requests[0].messages[-1]["content"][1]["image_url"]["url"]
+
+    second = RecordingClient()
+    async with forge_acp(second, environment, workspace=workspace) as (connection, _):
+        await connection.load_session(cwd=str(workspace), session_id=sid, mcp_servers=[])
+    users = [u.content for u in second.of_kind("user_message_chunk")]
+    assert users[0].text == "what is it?"
+    assert users[1].type == "image" and f"data:{users[1].mime_type};base64,{users[1].data}" == sent

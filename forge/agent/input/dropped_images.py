@@ -21,7 +21,7 @@ from forge.llm.image_parts import ImagePart
 from forge.llm.images import IMAGE_SUFFIXES, ImageProvider, is_image_name
 
 MAX_DROPPED = 8
-"""At most this many dropped images are attached to one message."""
+"""At most this many images (mentioned and dropped together) are attached to one message."""
 
 _SUFFIX = "|".join(re.escape(suffix[1:]) for suffix in sorted(IMAGE_SUFFIXES))
 _DROPPED = re.compile(
@@ -63,18 +63,21 @@ def dropped_paths(text: str) -> list[str]:
 
 
 def dropped_images(
-    text: str, provider: ImageProvider, already: Collection[str] = ()
+    text: str, provider: ImageProvider, already: Collection[str] = (), limit: int = MAX_DROPPED
 ) -> DroppedImages:
-    """The image files `text`'s dropped paths name (not those called one of `already`).
-    Blocking: reads and scales the images."""
+    """The image files `text`'s dropped paths name (not those called one of `already`), at
+    most `limit`. Blocking: reads and scales the images."""
     if not may_name_image(text):
         return DroppedImages()
     images: list[ImagePart] = []
     problems: list[str] = []
-    for raw in dropped_paths(text)[:MAX_DROPPED]:
+    for raw in dropped_paths(text):
         path = Path(raw).expanduser()
         if raw in already or not is_image_name(path.name) or not path.is_file():
             continue  # a path that names no file is words, not a drop
+        if len(images) >= limit:
+            problems.append(f"{raw} not attached: at most {MAX_DROPPED} images")
+            continue
         try:
             images.append(read_image_file(path, raw, provider))
         except ToolError as error:

@@ -27,7 +27,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from forge.agent.input.dropped_images import dropped_images, may_name_image
+from forge.agent.input.dropped_images import MAX_DROPPED, dropped_images, may_name_image
 from forge.agent.tools.base import ToolError
 from forge.agent.tools.image_files import read_image_file
 from forge.agent.tools.read_file import numbered_lines
@@ -233,6 +233,9 @@ def expand_mentions(
             continue
         if is_image_name(path.name) and not path.is_dir():
             seen.add(key)
+            if len(images) >= MAX_DROPPED:
+                problems.append(f"{mention.label} not attached: at most {MAX_DROPPED} images")
+                continue
             try:
                 images.append(read_image_file(path, shown, image_provider))
             except ToolError as error:
@@ -255,7 +258,8 @@ def expand_mentions(
         seen.add(key)
         remaining -= attachment.tokens
         attachments.append(attachment)
-    dropped = dropped_images(parsed.text, image_provider, {image.name for image in images})
+    already = {image.name for image in images}
+    dropped = dropped_images(parsed.text, image_provider, already, MAX_DROPPED - len(images))
     images.extend(dropped.images)
     problems.extend(dropped.problems)
     if not attachments:
