@@ -86,7 +86,9 @@ def prepare_image(data: bytes, provider: ImageProvider) -> PreparedImage:
             opened.load()
             source_format = opened.format or ""
             image = opened.copy()
-    except (UnidentifiedImageError, OSError, Image.DecompressionBombError) as error:
+    except UnidentifiedImageError:
+        raise ImageError("not a readable image (its format is not one Pillow reads)") from None
+    except (OSError, Image.DecompressionBombError) as error:
         raise ImageError(f"not a readable image: {error}") from None
     original = image.size
     size = fitted_size(*original, max_side(provider))
