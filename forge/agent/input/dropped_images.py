@@ -44,7 +44,10 @@ class DroppedImages:
 
 def may_name_image(text: str) -> bool:
     """Whether `text` may hold a dropped image path (cheap, no file access)."""
-    return ("/" in text or "~" in text) and any(suffix in text.lower() for suffix in IMAGE_SUFFIXES)
+    if "/" not in text and "~" not in text:
+        return False
+    lowered = text.lower()
+    return any(suffix in lowered for suffix in IMAGE_SUFFIXES)
 
 
 def dropped_paths(text: str) -> list[str]:
