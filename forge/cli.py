@@ -96,6 +96,13 @@ def _build_parser() -> argparse.ArgumentParser:
         help="write nothing that outlives the run: no session, checkpoint, log or cache",
     )
     run.add_argument("--model", help="override llm.model for this run")
+    run.add_argument(
+        "--image",
+        action="append",
+        default=[],
+        metavar="PATH",
+        help="attach this image to the task (repeatable; png, jpg, gif, webp, bmp)",
+    )
     # Also accepted after `run`; SUPPRESS keeps the subparser from resetting a value given
     # before it (`forge --continue run …`).
     run.add_argument(

@@ -14,7 +14,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from acp import PROTOCOL_VERSION, update_agent_message_text
+from acp import PROTOCOL_VERSION, RequestError, update_agent_message_text
 from acp.interfaces import Client
 from acp.schema import (
     AgentCapabilities,
@@ -51,6 +51,7 @@ from forge.acp.attention import send_attention
 from forge.acp.client_mcp import client_servers
 from forge.acp.commands import BUILTIN_NAMES, advertised, load_commands, parse_slash
 from forge.acp.open_session import OpenSession
+from forge.acp.prompt_images import prompt_images
 from forge.acp.prompt_text import prompt_text
 from forge.acp.relay import TurnFailed, TurnRelay, Update
 from forge.acp.replay import replay_updates
@@ -62,8 +63,10 @@ from forge.agent.input.custom_commands import CustomCommands
 from forge.agent.modes import MODE_DESCRIPTIONS, MODE_ORDER, MODE_TITLES, PermissionMode
 from forge.config.provider_keys import main_api_key
 from forge.config.settings import Settings
+from forge.llm.image_parts import ImagePart
 from forge.session.build import SessionOptions, build_session
 from forge.session.core import Session
+from forge.session.images import ImageInputError, accepts_images
 
 logger = logging.getLogger(__name__)
 
@@ -111,12 +114,16 @@ class ForgeAcpAgent:
     ) -> InitializeResponse:
         """Forge's capabilities; no authentication method (the key comes from Forge's own
         configuration, and a missing one is named by `session/new`)."""
+        try:  # images when the configured model takes them (docs/adr/0055, part 2)
+            image = accepts_images(self._load_settings())
+        except RequestError:
+            image = False  # an invalid configuration: session/new names it
         return InitializeResponse(
             protocol_version=min(protocol_version, PROTOCOL_VERSION),
             agent_capabilities=AgentCapabilities(
                 load_session=True,
                 prompt_capabilities=PromptCapabilities(
-                    image=False, audio=False, embedded_context=True
+                    image=image, audio=False, embedded_context=True
                 ),
                 mcp_capabilities=McpCapabilities(http=True, sse=False),
                 session_capabilities=SessionCapabilities(list=SessionListCapabilities()),
@@ -377,10 +384,14 @@ class ForgeAcpAgent:
         if opened.turn is not None and not opened.turn.done():
             raise errors.turn_running(session_id)
         text = prompt_text(prompt, opened.session.workspace)
-        if not text:
+        try:
+            images = prompt_images(prompt, opened.session.settings)
+        except ImageInputError as error:
+            raise errors.invalid_params(str(error)) from None
+        if not text and not images:
             raise errors.invalid_params("the prompt holds no text Forge can use")
         relay = TurnRelay(opened.session, _Channel(self, session_id))
-        opened.turn = asyncio.create_task(self._turn(opened, relay, text))
+        opened.turn = asyncio.create_task(self._turn(opened, relay, text, images))
         try:
             await asyncio.wait({opened.turn})
         finally:
@@ -403,7 +414,13 @@ class ForgeAcpAgent:
         except TurnFailed as error:
             raise errors.internal(str(error)) from None
 
-    async def _turn(self, opened: OpenSession, relay: TurnRelay, text: str) -> StopReason:
+    async def _turn(
+        self,
+        opened: OpenSession,
+        relay: TurnRelay,
+        text: str,
+        images: tuple[ImagePart, ...] = (),
+    ) -> StopReason:
         session = opened.session
         if opened.servers_starting is not None:
             await opened.servers_starting
@@ -415,7 +432,7 @@ class ForgeAcpAgent:
             opened.hooks_started = True
             async for hook_event in session.start_hooks():
                 await relay.relay(hook_event)
-        slash = parse_slash(text)
+        slash = parse_slash(text) if not images else None
         if slash is not None:
             handled = await run_slash(self, opened, slash, relay)
             if handled is not None:
@@ -429,7 +446,8 @@ class ForgeAcpAgent:
             taken = [*BUILTIN_NAMES, *opened.custom.commands]
             text = session.skill_command(text, taken=taken) or text
         typed_text = typed if typed != text else None
-        return await relay.run(session.run_turn(text, model=model, typed=typed_text))
+        turn = session.run_turn(text, model=model, typed=typed_text, images=images)
+        return await relay.run(turn)
 
     async def cancel(self, session_id: str, **kwargs: Any) -> None:
         """End the session's turn as Esc does (pending calls recorded as cancelled)."""

@@ -3,7 +3,8 @@
 Text blocks are the message. A link to a file in the workspace becomes an `@path` mention,
 so Forge attaches the file as it does for a typed one (docs/adr/0030); a link elsewhere is
 named by its URI. An embedded text resource (an editor's selection or unsaved buffer) is
-included with its URI. Images and audio are not accepted (the initialize response says so).
+included with its URI. Images go with the message as images (`prompt_images`); audio is not
+accepted (the initialize response says so).
 """
 
 from __future__ import annotations

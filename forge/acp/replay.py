@@ -5,10 +5,17 @@ where the model set it — what the editor needs to show the session as it was."
 
 from __future__ import annotations
 
+import base64
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
-from acp import update_agent_message_text, update_agent_thought_text, update_user_message_text
+from acp import (
+    image_block,
+    update_agent_message_text,
+    update_agent_thought_text,
+    update_user_message,
+    update_user_message_text,
+)
 from acp.schema import (
     AgentMessageChunk,
     AgentPlanUpdate,
@@ -74,6 +81,7 @@ def _message_updates(
         text = SUMMARY_NOTE + message.content if summary else typed_text(message)
         if text:
             yield update_user_message_text(text)
+        yield from _image_updates(message)
     elif message.role == "assistant":
         if message.reasoning:
             yield update_agent_thought_text(message.reasoning)
@@ -91,3 +99,14 @@ def _message_updates(
         failed = failed or child_reason(message) == "interrupted"  # a child stopped by Esc
         shown = without_figures(message.content) if message.meta.get("subagent") else None
         yield tool_call_finished(call, shown or message.content, failed, message.meta, workspace)
+
+
+def _image_updates(message: Message) -> Iterator[UserMessageChunk]:
+    """A user message's images as the editor sent them (an image block), or its attachment
+    line when the bytes are gone (masked, or missing from the session's files; ADR 0055)."""
+    for image in message.images:
+        if image.loaded:
+            data = base64.b64encode(image.data).decode("ascii")
+            yield update_user_message(image_block(data, image.media_type))
+        else:
+            yield update_user_message_text(image.attachment_line())

@@ -16,7 +16,13 @@ class EmptyReplyError(LLMError):
 TIMEOUT_KIND = "timeout"
 """The kind `forge run` reports when `--timeout` ends the run."""
 
-ERROR_KINDS = frozenset({*ERROR_KIND_NAMES.values(), "llm_error", "internal", TIMEOUT_KIND})
+IMAGES_NOT_ACCEPTED_KIND = "images_not_accepted"
+"""The kind of the error that refuses a message's images before it is sent: the model does not
+take images (`llm.vision`; docs/adr/0055, part 2)."""
+
+ERROR_KINDS = frozenset(
+    {*ERROR_KIND_NAMES.values(), "llm_error", "internal", TIMEOUT_KIND, IMAGES_NOT_ACCEPTED_KIND}
+)
 """Every kind an ErrorEvent (or a headless error record) can carry; all are documented."""
 
 

@@ -155,6 +155,17 @@ class LLMSettings(DocumentedModel):
     """`tool_choice` sent whenever tools are offered ("" = never sent; some local servers,
     such as llama-cpp-python, emit tool calls only when it is sent). A server that rejects
     it is asked again without it."""
+    vision: Literal["auto", "on", "off"] = "auto"
+    """Whether the model takes images: auto (yes, unless the model is known not to), on or
+    off (YAML's true/false accepted). Images for a model that does not take them are refused
+    with an error before anything is sent."""
+
+    @field_validator("vision", mode="before")
+    @classmethod
+    def _vision_accepts_yaml_booleans(cls, value: Any) -> Any:
+        if isinstance(value, bool):  # YAML 1.1 reads on/off/true/false as booleans
+            return "on" if value else "off"
+        return value.strip().lower() if isinstance(value, str) else value
 
     @field_validator("base_url")
     @classmethod

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from forge.llm.messages import Message, MessageKind
+from forge.llm.wire_format import chat_messages
 
 
 class ConversationObserver(Protocol):
@@ -102,8 +103,8 @@ class Conversation:
         return None
 
     def to_api(self) -> list[dict[str, object]]:
-        """The provider payload."""
-        return [message.to_api() for message in self._messages]
+        """The provider payload (Chat Completions; a tool's images follow its results)."""
+        return list(chat_messages(self._messages))
 
     # --- changing ------------------------------------------------------------------------
     def add_observer(self, observer: ConversationObserver) -> None:

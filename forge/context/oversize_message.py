@@ -75,5 +75,6 @@ def shortened_user_message(
         id=new_message_id(),
         kind=message.kind,
         meta={**message.meta, "shortened_from": message.id},
+        images=message.images,  # the share is on the text; the images go as they are
     )
     return ShortenedMessage(replacement, tokens, len(text), 2 * side, share_tokens)

@@ -26,6 +26,8 @@ def render_message(message: Message) -> str:
     lines = [f"[{message.role}]"]
     if message.content:
         lines.append(message.content)
+    # Named, never sent: the summarizer reads no image bytes (docs/adr/0055, part 2).
+    lines.extend(f"(attached image: {image.describe()})" for image in message.images)
     for call in message.tool_calls:
         lines.append(f"(tool call) {describe_call(call, limit=2000)}")
     return "\n".join(lines)

@@ -63,9 +63,11 @@ from forge.headless.exit_status import (
 )
 from forge.headless.output import JsonLinesWriter, OutputWriter, TextWriter
 from forge.headless.result import BudgetGuard, RunRecorder, make_init_record
+from forge.llm.image_parts import ImagePart
 from forge.llm.messages import ToolCall
 from forge.session.build import SessionOptions, build_session
 from forge.session.core import Session
+from forge.session.images import ImageInputError, images_from_paths
 from forge.session.parts import secrets_of
 from forge.unicode_repair import repaired
 
@@ -243,6 +245,18 @@ def _make_writer(
     return TextWriter(sys.stdout, sys.stderr, secrets, describe=_describer(session))
 
 
+def _images(args: argparse.Namespace, settings: Settings) -> tuple[ImagePart, ...]:
+    """`--image`'s files, read and scaled for the provider; `UsageError` for one that is
+    not a readable image (nothing is sent)."""
+    paths = list(getattr(args, "image", None) or [])
+    if not paths:
+        return ()
+    try:
+        return images_from_paths(paths, settings)
+    except ImageInputError as error:
+        raise UsageError(str(error)) from None
+
+
 def run_headless(args: argparse.Namespace) -> int:
     """Run `forge run` with parsed arguments (see `forge.cli`); returns the exit code."""
     from forge.agent.logs import configure_file_logging
@@ -264,6 +278,7 @@ def run_headless(args: argparse.Namespace) -> int:
         task, settings = _expand_custom_command(task, workspace, settings)
         if limit is not None:
             _check_prices(settings)
+        images = _images(args, settings)
     except UsageError as error:
         print(f"forge run: {error}", file=sys.stderr)
         return EXIT_USAGE
@@ -329,6 +344,7 @@ def run_headless(args: argparse.Namespace) -> int:
                     time_limit=args.timeout,
                     typed=original_task if task != original_task else None,
                     recorder=recorder,
+                    images=images,
                 ),
                 received,
             )
@@ -418,10 +434,12 @@ async def run_task(
     time_limit: float | None,
     recorder: RunRecorder | None = None,
     typed: str | None = None,
+    images: tuple[ImagePart, ...] = (),
 ) -> Ending:
     """Drive one turn to its end, answering approvals and questions as a headless client;
     closes the session. Returns how the run ended. `typed`: the task as given, when `task`
-    is a custom command's or skill's expansion (the session keeps both; ADR 0048)."""
+    is a custom command's or skill's expansion (the session keeps both; ADR 0048). `images`:
+    `--image`'s, sent with the task (docs/adr/0055, part 2)."""
     if recorder is None:
         recorder = _recorder(session, price_table(session.settings.prices))
     reason = "cancelled"
@@ -437,7 +455,7 @@ async def run_task(
             _warn_unconfined(session, writer)
             async for hook_event in session.start_hooks():  # SessionStart (docs/adr/0043)
                 writer.event(hook_event)
-            async for event in session.run_turn(task, typed=typed):
+            async for event in session.run_turn(task, typed=typed, images=images):
                 recorder.observe(event)
                 writer.event(event)
                 if isinstance(event, ApprovalRequested):

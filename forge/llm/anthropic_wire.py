@@ -18,12 +18,16 @@ prompt caching needs (`forge.llm.anthropic_cache` places the breakpoints).
 
 from __future__ import annotations
 
+import base64
+import functools
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from forge.llm.messages import Message
+from forge.llm.image_parts import ImagePart, masked_image_text
+from forge.llm.images import ANTHROPIC_MAX_SIDE, prepare_image
+from forge.llm.messages import Message, missing_image_text
 from forge.llm.protocols import ToolSpec
 from forge.unicode_repair import repaired_value
 
@@ -97,6 +101,8 @@ def _blocks(message: Message, *, with_thinking: bool) -> tuple[str, list[dict[st
             "tool_use_id": message.tool_call_id or "",
             "content": message.content if message.content.strip() else EMPTY_TEXT,
         }
+        if message.images:  # a tool's images go inside its result (docs/adr/0055, part 2)
+            result["content"] = [_text_block(message.content), *image_blocks(message.images)]
         if message.meta.get("is_error"):
             result["is_error"] = True
         return "user", [result]
@@ -114,7 +120,47 @@ def _blocks(message: Message, *, with_thinking: bool) -> tuple[str, list[dict[st
             for call in message.tool_calls
         )
         return "assistant", blocks
+    if message.images:
+        text = [_text_block(message.content)] if message.content.strip() else []
+        return "user", [*text, *image_blocks(message.images)]
     return "user", [_text_block(message.content)]
+
+
+def image_blocks(images: Sequence[ImagePart]) -> list[dict[str, Any]]:
+    """Image blocks (base64), each scaled to the longest side the API takes; an image whose
+    bytes are missing is named in a text block instead."""
+    blocks: list[dict[str, Any]] = []
+    for image in images:
+        if image.masked or not image.loaded:
+            text = masked_image_text(image) if image.masked else missing_image_text(image)
+            blocks.append(_text_block(text))
+            continue
+        media_type, data = fitted_for_anthropic(image)
+        blocks.append(
+            {
+                "type": "image",
+                "source": {
+                    "type": "base64",
+                    "media_type": media_type,
+                    "data": base64.b64encode(data).decode("ascii"),
+                },
+            }
+        )
+    return blocks
+
+
+@functools.lru_cache(maxsize=32)
+def _refitted(sha256: str, data: bytes) -> tuple[str, bytes]:
+    prepared = prepare_image(data, "anthropic")
+    return prepared.media_type, prepared.data
+
+
+def fitted_for_anthropic(image: ImagePart) -> tuple[str, bytes]:
+    """The media type and bytes to send: as kept when within `ANTHROPIC_MAX_SIDE`, else
+    scaled down once per image (cached by hash, so every request sends the same bytes)."""
+    if max(image.width, image.height) <= ANTHROPIC_MAX_SIDE:
+        return image.media_type, image.data
+    return _refitted(image.sha256, image.data)
 
 
 def to_messages_request(

@@ -86,7 +86,9 @@ def prepare_image(data: bytes, provider: ImageProvider) -> PreparedImage:
             opened.load()
             source_format = opened.format or ""
             image = opened.copy()
-    except (UnidentifiedImageError, OSError, Image.DecompressionBombError) as error:
+    except UnidentifiedImageError:
+        raise ImageError("not a readable image (its format is not one Pillow reads)") from None
+    except (OSError, Image.DecompressionBombError) as error:
         raise ImageError(f"not a readable image: {error}") from None
     original = image.size
     size = fitted_size(*original, max_side(provider))
@@ -130,3 +132,20 @@ def image_tokens(image: PreparedImage, provider: ImageProvider) -> int:
     if provider == "anthropic":
         return anthropic_image_tokens(image.width, image.height)
     return openai_image_tokens(image.width, image.height)
+
+
+IMAGE_SUFFIXES = frozenset({".png", ".jpg", ".jpeg", ".gif", ".webp", ".bmp"})
+"""File names read as images (by `@`, `read_file`, `--image`) rather than as text."""
+
+_SIGNATURES = (b"\x89PNG\r\n\x1a\n", b"\xff\xd8\xff", b"GIF87a", b"GIF89a", b"BM")
+
+
+def is_image_name(name: str) -> bool:
+    """Whether a file called `name` is taken for an image (by its suffix)."""
+    dot = name.rfind(".")
+    return dot >= 0 and name[dot:].lower() in IMAGE_SUFFIXES
+
+
+def looks_like_image(data: bytes) -> bool:
+    """Whether `data` starts like an image file Forge reads (PNG, JPEG, GIF, BMP, WebP)."""
+    return data.startswith(_SIGNATURES) or (data[:4] == b"RIFF" and data[8:12] == b"WEBP")

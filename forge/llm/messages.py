@@ -6,6 +6,7 @@ creates a new object, so a token count cached per object stays true for that obj
 
 from __future__ import annotations
 
+import base64
 import json
 import time
 import uuid
@@ -13,6 +14,7 @@ from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Any, Literal
 
+from forge.llm.image_parts import ImagePart, masked_image_text
 from forge.unicode_repair import may_hold_surrogates, repaired_value
 
 Role = Literal["system", "user", "assistant", "tool"]
@@ -100,6 +102,10 @@ class Message:
     """For summaries, goal batches and pruned markers: ids of the messages this replaced."""
     meta: dict[str, Any] = field(default_factory=dict)
     """Free-form metadata (e.g. partial=True, strategy, tokens_before). JSON-serializable."""
+    images: tuple[ImagePart, ...] = ()
+    """Images sent with the text: the user's attachments, or what a tool returned (placed by
+    the wire formats; docs/adr/0055 part 2). A message that replaces this one (a placeholder,
+    a summary) does not keep them unless it says so."""
 
     def to_api(self) -> dict[str, Any]:
         """The message in Chat Completions wire shape (metadata stripped).
@@ -109,6 +115,10 @@ class Message:
         (and to a missing key) while every server accepts `""` (docs/adr/0019).
         """
         payload: dict[str, Any] = {"role": self.role, "content": self.content}
+        if self.images and self.role in ("user", "system"):
+            # A tool message cannot carry an image: the wire format sends a tool's images in
+            # a user-role message after the results (`forge.llm.wire_format`).
+            payload["content"] = image_content(self.content, self.images)
         if self.role == "assistant" and self.tool_calls:
             payload["tool_calls"] = [call.to_api() for call in self.tool_calls]
         if self.role == "tool":
@@ -135,7 +145,7 @@ class Message:
             "kind": self.kind.value,
             "replaces": list(self.replaces),
             "meta": self.meta,
-        }
+        } | ({"images": [image.to_record() for image in self.images]} if self.images else {})
 
     @classmethod
     def from_record(cls, record: dict[str, Any]) -> Message:
@@ -155,7 +165,32 @@ class Message:
             kind=MessageKind(record.get("kind") or "normal"),
             replaces=tuple(record.get("replaces") or ()),
             meta=dict(record.get("meta") or {}),
+            images=tuple(
+                ImagePart.from_record(item)
+                for item in record.get("images") or ()
+                if isinstance(item, dict) and item.get("sha256")
+            ),
         )
+
+
+def image_content(text: str, images: tuple[ImagePart, ...]) -> list[dict[str, Any]]:
+    """Chat Completions content parts: the text, then each image as an `image_url` data URL
+    (an image whose bytes are missing is named in a text part instead)."""
+    parts: list[dict[str, Any]] = [{"type": "text", "text": text}] if text else []
+    for image in images:
+        if image.masked:
+            parts.append({"type": "text", "text": masked_image_text(image)})
+        elif image.loaded:
+            url = f"data:{image.media_type};base64,{base64.b64encode(image.data).decode('ascii')}"
+            parts.append({"type": "image_url", "image_url": {"url": url}})
+        else:
+            parts.append({"type": "text", "text": missing_image_text(image)})
+    return parts
+
+
+def missing_image_text(image: ImagePart) -> str:
+    """What is sent for an image whose bytes the session's files no longer hold."""
+    return f"[image {image.name}: its data is missing from the session's files]"
 
 
 def system(content: str) -> Message:

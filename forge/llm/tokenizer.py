@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import binascii
+import functools
 import gzip
 import hashlib
 import importlib.resources
@@ -29,6 +30,8 @@ import tiktoken
 
 from forge.config.ephemeral import is_ephemeral
 from forge.config.paths import cache_dir, ensure_dir
+from forge.llm.image_parts import images_tokens
+from forge.llm.images import ImageProvider
 from forge.llm.messages import Message
 from forge.llm.model_info import CL100K_BASE, O200K_BASE, encoding_name_for
 from forge.llm.protocols import ToolSpec
@@ -246,14 +249,19 @@ def encoded_length(encoding: tiktoken.Encoding, text: str) -> int:
 
 
 def count_message_tokens(
-    encoding: tiktoken.Encoding, message: Message, *, content_tokens: int | None = None
+    encoding: tiktoken.Encoding,
+    message: Message,
+    *,
+    content_tokens: int | None = None,
+    image_provider: ImageProvider = "openai",
 ) -> int:
     """Tokens one message costs in a Chat Completions prompt, computed afresh (no cache).
 
     Follows OpenAI's published framing (a few tokens per message plus role and content);
     assistant tool calls add each call's name and arguments, tool results their call id.
     Reasoning is never sent back, so it costs nothing. `content_tokens`: the content's count,
-    when it was counted already (off the event loop, for a huge content).
+    when it was counted already (off the event loop, for a huge content). Images count by
+    `image_provider`'s rule (`forge.llm.images`).
     """
     tokens = MESSAGE_FRAMING_TOKENS
     tokens += encoded_length(encoding, message.role)
@@ -266,6 +274,8 @@ def count_message_tokens(
         tokens += encoded_length(encoding, call.arguments)
     if message.role == "tool" and message.tool_call_id:
         tokens += encoded_length(encoding, message.tool_call_id)
+    if message.images:
+        tokens += images_tokens(message.images, image_provider)
     return tokens
 
 
@@ -276,9 +286,11 @@ class TiktokenCounter:
     lives (in a WeakKeyDictionary): recounting a growing conversation encodes only new messages.
     """
 
-    def __init__(self, model: str) -> None:
-        """A counter for `model`; its encoding is built on first use, or by `load`."""
+    def __init__(self, model: str, *, image_provider: ImageProvider = "openai") -> None:
+        """A counter for `model`; its encoding is built on first use, or by `load`. Images
+        count by `image_provider`'s rule."""
         self.model = model
+        self.image_provider: ImageProvider = image_provider
         self._encoding_name = encoding_name_for(model)
         self._counts: weakref.WeakKeyDictionary[Message, int] = weakref.WeakKeyDictionary()
         self.cache_hits = 0
@@ -327,7 +339,7 @@ class TiktokenCounter:
             self.cache_hits += 1
             return cached
         self.cache_misses += 1
-        count = count_message_tokens(self.encoding, message)
+        count = count_message_tokens(self.encoding, message, image_provider=self.image_provider)
         self._counts[message] = count
         return count
 
@@ -342,7 +354,9 @@ class TiktokenCounter:
         small = [message for message in pending if _size(message) <= SEGMENT_CHARACTERS]
         if sum(_size(message) for message in small) > SEGMENT_CHARACTERS:
             for batch in _slices(small, SEGMENT_CHARACTERS):
-                counts = await asyncio.to_thread(_counts_of, self.encoding, batch)
+                counts = await asyncio.to_thread(
+                    _counts_of, self.encoding, batch, self.image_provider
+                )
                 self._counts.update(zip(batch, counts, strict=True))
         for message in pending:
             if _size(message) <= SEGMENT_CHARACTERS or message in self._counts:
@@ -350,7 +364,13 @@ class TiktokenCounter:
             content_tokens = await count_text_async(self.count_text, message.content)
             # Tool-call arguments (rarely huge) are counted in one go, still off the loop.
             self._counts[message] = await asyncio.to_thread(
-                count_message_tokens, self.encoding, message, content_tokens=content_tokens
+                functools.partial(
+                    count_message_tokens,
+                    self.encoding,
+                    message,
+                    content_tokens=content_tokens,
+                    image_provider=self.image_provider,
+                )
             )
 
     def count_messages(self, messages: Sequence[Message]) -> int:
@@ -397,6 +417,8 @@ class CharEstimateCounter:
             tokens += self.count_text(call.name) + self.count_text(call.arguments)
         if message.role == "tool" and message.tool_call_id:
             tokens += self.count_text(message.tool_call_id)
+        if message.images:
+            tokens += images_tokens(message.images, "openai")
         return tokens
 
     def count_messages(self, messages: Sequence[Message]) -> int:
@@ -410,8 +432,13 @@ class CharEstimateCounter:
         return _count_tools(self.count_text, specs)
 
 
-def _counts_of(encoding: tiktoken.Encoding, messages: list[Message]) -> list[int]:
-    return [count_message_tokens(encoding, message) for message in messages]
+def _counts_of(
+    encoding: tiktoken.Encoding, messages: list[Message], image_provider: ImageProvider
+) -> list[int]:
+    return [
+        count_message_tokens(encoding, message, image_provider=image_provider)
+        for message in messages
+    ]
 
 
 def _size(message: Message) -> int:

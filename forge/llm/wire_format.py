@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from forge.llm.errors import MalformedStreamError
-from forge.llm.messages import Message, ToolCall
+from forge.llm.messages import Message, ToolCall, image_content
 from forge.llm.protocols import ToolSpec
 from forge.llm.stream import Completion, Usage
 from forge.llm.usage_bounds import checked_cached, checked_count
@@ -33,7 +33,7 @@ def request_body(
     tools (llama-cpp-python emits tool calls only when it is sent)."""
     body: dict[str, Any] = {
         "model": model,
-        "messages": [message.to_api() for message in messages],
+        "messages": chat_messages(messages),
         "stream": stream,
     }
     if tools:
@@ -45,6 +45,41 @@ def request_body(
     if stream and include_usage:
         body["stream_options"] = {"include_usage": True}
     return body
+
+
+TOOL_IMAGES_NOTE = (
+    "[Images returned by the tool calls above (tool-provided, not written by the user)]"
+)
+"""The text heading the user-role message that carries tools' images on Chat Completions."""
+
+
+def chat_messages(messages: Sequence[Message]) -> list[dict[str, Any]]:
+    """The messages in Chat Completions shape. A `tool` message cannot carry an image, so
+    the images of a run of tool results follow it in one user-role message headed by
+    `TOOL_IMAGES_NOTE`, each named by its tool and call (docs/adr/0055, part 2)."""
+    out: list[dict[str, Any]] = []
+    pending: list[Message] = []
+    for message in messages:
+        if pending and message.role != "tool":
+            out.append(tool_images_message(pending))
+            pending = []
+        out.append(message.to_api())
+        if message.role == "tool" and message.images:
+            pending.append(message)
+    if pending:
+        out.append(tool_images_message(pending))
+    return out
+
+
+def tool_images_message(results: Sequence[Message]) -> dict[str, Any]:
+    """The user-role message carrying the images of `results` (tool messages)."""
+    parts: list[dict[str, Any]] = [{"type": "text", "text": TOOL_IMAGES_NOTE}]
+    for result in results:
+        label = f"{result.name or 'tool'} ({result.tool_call_id or '?'})"
+        for image in result.images:
+            parts.append({"type": "text", "text": f"{label}: {image.name}"})
+            parts.extend(image_content("", (image,)))
+    return {"role": "user", "content": parts}
 
 
 def json_error_text(error: json.JSONDecodeError) -> str:

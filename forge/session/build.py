@@ -269,7 +269,7 @@ def _conversation_parts(
     """The provider, the tokenizer, the window tracker, the summarization provider and the
     context manager that uses them (summaries costed, its events into the turn's router)."""
     provider = make_provider(settings.llm)
-    counter = TiktokenCounter(settings.llm.model)
+    counter = TiktokenCounter(settings.llm.model, image_provider=settings.llm.provider)
     tracker = make_window_tracker(settings, provider)
     manager = make_manager(
         settings,

@@ -1,10 +1,11 @@
 """Forge's own slash commands, written once for every front end (docs/adr/0059, Part 3).
 
 Each entry says the command's name, how its argument is written, what it does, the `Session`
-member it calls (its verb, `reports.cost` for a role's; "" where the front end does the work itself, e.g. /clear builds a
-new session) and which front ends offer it. The TUI's command table (`forge.tui.command_table`:
-help, completion, the palette) and `forge acp`'s available commands (`forge.acp.commands`)
-are both read from here; a front end keeps only how it runs a command.
+member it calls (its verb, `reports.cost` for a role's; "" where the front end does the work
+itself, e.g. /clear builds a new session) and which front ends offer it. The TUI's command
+table (`forge.tui.command_table`: help, completion, the palette) and `forge acp`'s available
+commands (`forge.acp.commands`) are both read from here; a front end keeps only how it runs a
+command.
 """
 
 from __future__ import annotations

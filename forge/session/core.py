@@ -20,7 +20,14 @@ from typing import TYPE_CHECKING, cast
 
 from forge.agent.approvals import ApprovalPolicy
 from forge.agent.costs import CostLedger
-from forge.agent.events import HOOK_FILE_PROBLEM, AgentEvent, HookWarning, TurnFinished
+from forge.agent.error_kinds import IMAGES_NOT_ACCEPTED_KIND
+from forge.agent.events import (
+    HOOK_FILE_PROBLEM,
+    AgentEvent,
+    ErrorEvent,
+    HookWarning,
+    TurnFinished,
+)
 from forge.agent.history.session_file import SessionLog, SessionStore
 from forge.agent.mcp import McpServers
 from forge.agent.modes import PermissionMode
@@ -33,6 +40,7 @@ from forge.agent.trust import WorkspaceTrust
 from forge.agent.turn.loop import Agent
 from forge.config.settings import Settings
 from forge.context.manager import Manager
+from forge.llm.image_parts import ImagePart, attachment_line
 from forge.llm.messages import Message, ToolCall
 from forge.llm.tokenizer import TiktokenCounter
 from forge.llm.window_discovery import ContextWindow, WindowTracker
@@ -104,6 +112,7 @@ class Session:
         self.history = SessionHistory(self.agent, self.log, self.registry, self.skills)
         self.servers = SessionServers(self, mcp, trust)
         self.reports = SessionReports(self)
+        self.agent.refuse_images = self.image_refusal  # a tool's images (docs/adr/0055)
 
     # --- views -------------------------------------------------------------------------------
     @property
@@ -165,10 +174,28 @@ class Session:
         limit = attachment_limit(
             self.settings.context.ingest_max_share, self.context_manager.max_tokens
         )
-        return expand_mentions(text, self.workspace, counter=self.counter, limit_tokens=limit)
+        return expand_mentions(
+            text,
+            self.workspace,
+            counter=self.counter,
+            limit_tokens=limit,
+            image_provider=self.settings.llm.provider,
+        )
+
+    def image_refusal(self, model: str | None = None) -> str | None:
+        """Why images cannot go to `model` (the session's by default), from `llm.vision`
+        and what is known of the model; None when they can (docs/adr/0055, part 2)."""
+        from forge.llm.vision import vision_refusal
+
+        return vision_refusal(model or self.settings.llm.model, self.settings.llm.vision)
 
     async def run_turn(
-        self, text: str, *, model: str | None = None, typed: str | None = None
+        self,
+        text: str,
+        *,
+        model: str | None = None,
+        typed: str | None = None,
+        images: Sequence[ImagePart] = (),
     ) -> AsyncGenerator[SessionEvent, None]:
         """One turn for `text`: its `@` mentions are expanded first (in a thread; an
         `AttachmentsAdded` event comes first when there were any), then the agent's events.
@@ -177,7 +204,10 @@ class Session:
         session's provider is never swapped, so the next turn uses the configured model
         however this one ends (an answer, an error, Esc). `typed`: what the user typed when
         `text` is what it expanded to (a skill or custom command); the session file keeps
-        both, so a resumed chat shows what the user typed (docs/adr/0048)."""
+        both, so a resumed chat shows what the user typed (docs/adr/0048). `images`: attached
+        by the front end (`forge run --image`, an editor's image block), shown in the
+        `AttachmentsAdded` line with those `@` attached; a model that does not take images
+        ends the turn with an error before anything is sent (docs/adr/0055, part 2)."""
         from forge.agent.hooks.session_hooks import submit_prompt
         from forge.agent.input.mentions import has_mentions
         from forge.agent.message_meta import EXPANSION_KEY, TYPED_KEY, with_notices
@@ -191,14 +221,24 @@ class Session:
         if prompt.blocked:  # not sent, not added to the conversation
             yield TurnFinished("hook_blocked", prompt.reason)
             return
+        attached = tuple(images)
         if has_mentions(text):
             expansion = await asyncio.to_thread(self.expand_mentions, text)
-            if expansion.attachments or expansion.problems:
+            attached += expansion.images
+            if expansion.attachments or expansion.problems or attached:
                 yield AttachmentsAdded(
-                    tuple(attachment.describe() for attachment in expansion.attachments),
+                    tuple(attachment.describe() for attachment in expansion.attachments)
+                    + tuple(attachment_line(image) for image in attached),
                     tuple(expansion.problems),
                 )
             text = expansion.text
+        elif attached:
+            yield AttachmentsAdded(tuple(attachment_line(image) for image in attached), ())
+        refusal = self.image_refusal(model) if attached else None
+        if refusal is not None:  # not sent, not added to the conversation
+            yield ErrorEvent(f"Not sent: {refusal}", IMAGES_NOT_ACCEPTED_KIND, fatal=True)
+            yield TurnFinished("error")
+            return
         asked = self._agent_request(text)
         # `@agent-NAME`: the first reply must call `task` (the instruction says with whom).
         required = "task" if asked != text else None
@@ -218,12 +258,15 @@ class Session:
         elif text != original:  # hook context, attachments, an `@agent-` request added
             meta[TYPED_KEY] = original
         if not model or model == self.settings.llm.model:
-            async for event in self.agent.run_turn(text, required_tool=required, meta=meta):
+            turn = self.agent.run_turn(text, required_tool=required, meta=meta, images=attached)
+            async for event in turn:
                 yield event
             return
         provider = make_provider(self.settings.llm.model_copy(update={"model": model}))
         try:
-            turn = self.agent.run_turn(text, provider=provider, required_tool=required, meta=meta)
+            turn = self.agent.run_turn(
+                text, provider=provider, required_tool=required, meta=meta, images=attached
+            )
             async for event in turn:
                 yield event
         finally:

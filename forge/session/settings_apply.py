@@ -150,7 +150,7 @@ def _switch_manager(session: Session, old: Settings, new: Settings) -> str:
         session.counter.encoding_name
     ):
         if session.counter.model != new.llm.model:
-            session.counter = TiktokenCounter(new.llm.model)
+            session.counter = TiktokenCounter(new.llm.model, image_provider=new.llm.provider)
         manager = make_manager(
             new,
             session.provider,

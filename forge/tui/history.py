@@ -241,6 +241,10 @@ class _HistoryReader:
         if isinstance(expansion, str) and expansion:
             self.out.append(ExpansionRow(expansion))
         self.out.extend(NoticeRow(line, kind="attachment") for line in attached)
+        # The same line the live chat showed (docs/adr/0055, part 2).
+        self.out.extend(
+            NoticeRow(image.attachment_line(), kind="attachment") for image in message.images
+        )
 
     def _assistant(self, message: Message, *, cut_off: bool) -> None:
         text = message.content

@@ -25,7 +25,8 @@ async def test_initialize_states_forges_capabilities_and_needs_no_authentication
     assert capabilities is not None and capabilities.load_session is True
     assert capabilities.prompt_capabilities is not None
     assert capabilities.prompt_capabilities.embedded_context is True
-    assert capabilities.prompt_capabilities.image is False
+    # The configured model (gpt-4o-mini) takes images (docs/adr/0055, part 2).
+    assert capabilities.prompt_capabilities.image is True
     assert capabilities.mcp_capabilities is not None and capabilities.mcp_capabilities.http
     assert answer.auth_methods == []
     assert answer.agent_info is not None and answer.agent_info.name == "forge"

@@ -163,6 +163,7 @@ async def test_strategies_run_in_order_tool_call_then_threshold(
     assert order == [
         "ingest_cap",
         "masking",
+        "image_masking",
         "tool_call",
         "instructions",
         "threshold",

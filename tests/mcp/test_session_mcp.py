@@ -152,3 +152,25 @@ async def test_the_approval_request_shows_every_argument_of_an_mcp_call(
     assert '"text": "xxx' in echo.preview and "more characters not shown" in echo.preview
     assert len(echo.preview) < len(long_text)
     assert "\n" not in echo.summary and len(echo.summary) <= 160
+
+
+async def test_an_mcp_image_result_reaches_the_model_as_an_image(
+    llm_server: OpenAIServer, workspace: Path
+) -> None:
+    """Chat Completions: the tool message names the image; the image follows in a user-role
+    message marked as tool-provided (docs/adr/0055, part 2)."""
+    llm_server.enqueue(ToolCalls([Call("tools__picture", {})]), Text("a dot"))
+    session = build_session(settings_for(llm_server, ["tools__picture"]), workspace)
+    try:
+        await session.wait_for_mcp(60)
+        events = await drive(session.agent.run_turn("show me the picture"))
+    finally:
+        await session.aclose()
+    assert finished(events).reason == "answered"
+    sent = llm_server.requests[1].messages
+    tool = next(m for m in sent if m["role"] == "tool")
+    assert tool["content"].startswith("[image: image/png, "), tool["content"]
+    follow = sent[sent.index(tool) + 1]
+    assert follow["role"] == "user" and "tool-provided" in follow["content"][0]["text"]
+    assert follow["content"][1]["text"].endswith("tools__picture image 1")
+    assert follow["content"][2]["image_url"]["url"].startswith("data:image/png;base64,")

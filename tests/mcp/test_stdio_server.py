@@ -57,7 +57,10 @@ async def test_calls_return_text_errors_and_one_line_images(tmp_path: Path) -> N
         assert failed.is_error and "refused: no disk" in failed.content
         picture = await tool(servers, "tools__picture").run({}, context)
         assert picture.content.startswith("[image: image/png, ")
-        assert "iVBOR" not in picture.content  # never the base64
+        assert picture.content.endswith(" bytes, attached]")
+        assert "iVBOR" not in picture.content  # never the base64 in the text
+        [image] = picture.images  # the image itself goes to the model (docs/adr/0055)
+        assert (image.name, image.width, image.height) == ("tools__picture image 1", 1, 1)
         big = await tool(servers, "tools__big").run({"lines": 20_000}, context)
         assert "line 0\n" in big.content and "line 19999" in big.content
         assert "elided" in big.content and len(big.content) < 25_000

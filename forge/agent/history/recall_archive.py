@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from forge.agent.history.image_store import images_dir, with_images_loaded
 from forge.llm.messages import Message
 
 logger = logging.getLogger(__name__)
@@ -52,10 +53,11 @@ class SessionArchive:
         self._refresh()
         message = self._known.get(key)
         if message is not None:
-            return Recalled(key, message)
+            return Recalled(key, with_images_loaded(images_dir(self.path), message))
         matches = [message_id for message_id in self._known if message_id.startswith(key)]
         if len(matches) == 1:
-            return Recalled(matches[0], self._known[matches[0]])
+            found = self._known[matches[0]]
+            return Recalled(matches[0], with_images_loaded(images_dir(self.path), found))
         if matches:
             raise RecallError(
                 f"several outputs have ids starting with {key!r} ({', '.join(matches[:5])}); "

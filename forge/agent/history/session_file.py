@@ -26,6 +26,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, TextIO
 
+from forge.agent.history.image_store import images_dir, load_all, store_images
 from forge.config.ephemeral import is_ephemeral
 from forge.config.paths import ensure_dir, sessions_dir
 from forge.context.conversation import Conversation
@@ -195,13 +196,16 @@ class SessionLog:
 
     # --- ConversationObserver ------------------------------------------------------------------
     def on_append(self, message: Message) -> None:
-        """Write a `message` record."""
+        """Write a `message` record (its images' bytes beside, once: `image_store`)."""
+        if message.images:
+            store_images(images_dir(self.path), (message,))
         self._write({"type": "message", "message": message.to_record()})
         if message.role == "user" and not self._started:
             self._start()
 
     def on_replace(self, removed: Sequence[Message], inserted: Sequence[Message]) -> None:
         """Write a `replace` record: the removed ids, where, and the inserted messages."""
+        store_images(images_dir(self.path), (message for message in inserted if message.images))
         self._write(
             {
                 "type": "replace",
@@ -577,6 +581,8 @@ def _replay(
         except (KeyError, TypeError, ValueError) as error:
             logger.warning("session %s: skipped a bad %s record: %s", path.name, kind, error)
             problems.append(f"skipped a bad {kind} record")
+    if any(message.images for message in messages):
+        messages = load_all(images_dir(path), messages)
     return header, messages, problems, costs, tool_loading
 
 

@@ -9,6 +9,10 @@ follows the message as a numbered `<attached_file>` block, cut to its head and t
 ingest cap's rule when it is over its share of the budget, so the context manager counts it
 as part of the user message.
 
+A mentioned image (`@shot.png`: png, jpg, gif, webp, bmp) is attached as an image, scaled for
+the provider, not as text (docs/adr/0055, part 2); so is an image file whose path is dropped or
+pasted into the prompt (`forge.agent.input.dropped_images`).
+
 A mention that names nothing is left as plain text: when it looks like a path (quoted, with a
 `/` or `.`, or a line range) a problem line says why it was not attached and the message is
 sent without it; `@property` or `@alice` is taken for what it most likely is, plain words.
@@ -23,11 +27,15 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from forge.agent.input.dropped_images import MAX_DROPPED, dropped_images, may_name_image
 from forge.agent.tools.base import ToolError
+from forge.agent.tools.image_files import read_image_file
 from forge.agent.tools.read_file import numbered_lines
 from forge.agent.tools.text_files import read_regular_bytes
 from forge.agent.tools.workspace import display_path, resolve_in_workspace
 from forge.context.strategies.ingest_cap import MINIMUM_CAP_TOKENS, head_and_tail
+from forge.llm.image_parts import ImagePart, attachment_line
+from forge.llm.images import ImageProvider, is_image_name
 from forge.llm.protocols import TokenCounter
 
 MAX_ATTACH_BYTES = 8 * 1024 * 1024
@@ -170,6 +178,14 @@ class Expansion:
     text: str
     attachments: tuple[Attachment, ...] = ()
     problems: tuple[str, ...] = ()
+    images: tuple[ImagePart, ...] = ()
+    """Images attached (mentioned or dropped), sent with the message as images."""
+
+    def attached_lines(self) -> tuple[str, ...]:
+        """One line per attached file and image, as the chat shows them."""
+        return tuple(attachment.describe() for attachment in self.attachments) + tuple(
+            attachment_line(image) for image in self.images
+        )
 
     @property
     def tokens(self) -> int:
@@ -183,14 +199,21 @@ def attachment_limit(ingest_max_share: float, max_tokens: int) -> int:
 
 
 def expand_mentions(
-    text: str, workspace: Path, *, counter: TokenCounter, limit_tokens: int
+    text: str,
+    workspace: Path,
+    *,
+    counter: TokenCounter,
+    limit_tokens: int,
+    image_provider: ImageProvider = "openai",
 ) -> Expansion:
     """`text` with each mentioned file appended, each at most `limit_tokens` and all together
-    at most `TOTAL_SHARES` times that. Blocking (reads files, counts tokens): call it in a
-    thread from an event loop."""
+    at most `TOTAL_SHARES` times that; mentioned and dropped images scaled for
+    `image_provider`. Blocking (reads files, counts tokens): call it in a thread from an
+    event loop."""
     parsed = parse_mentions(text)
     attachments: list[Attachment] = []
     problems: list[str] = []
+    images: list[ImagePart] = []
     seen: set[tuple[str, int | None, int | None]] = set()
     remaining = limit_tokens * TOTAL_SHARES
     for mention in parsed.mentions:
@@ -207,6 +230,16 @@ def expand_mentions(
         if not _exists(path):
             if mention.looks_like_path:
                 problems.append(f"{mention.label} not attached: no file '{shown}' in the workspace")
+            continue
+        if is_image_name(path.name) and not path.is_dir():
+            seen.add(key)
+            if len(images) >= MAX_DROPPED:
+                problems.append(f"{mention.label} not attached: at most {MAX_DROPPED} images")
+                continue
+            try:
+                images.append(read_image_file(path, shown, image_provider))
+            except ToolError as error:
+                problems.append(f"{mention.label} not attached: {error}")
             continue
         if remaining < MINIMUM_CAP_TOKENS:
             problems.append(
@@ -225,10 +258,16 @@ def expand_mentions(
         seen.add(key)
         remaining -= attachment.tokens
         attachments.append(attachment)
+    already = {image.name for image in images}
+    dropped = dropped_images(parsed.text, image_provider, already, MAX_DROPPED - len(images))
+    images.extend(dropped.images)
+    problems.extend(dropped.problems)
     if not attachments:
-        return Expansion(parsed.text, (), tuple(problems))
+        return Expansion(parsed.text, (), tuple(problems), tuple(images))
     blocks = "\n\n".join(attachment.block for attachment in attachments)
-    return Expansion(f"{parsed.text}\n\n{blocks}", tuple(attachments), tuple(problems))
+    return Expansion(
+        f"{parsed.text}\n\n{blocks}", tuple(attachments), tuple(problems), tuple(images)
+    )
 
 
 def _exists(path: Path) -> bool:
@@ -303,7 +342,10 @@ def split_attachments(content: str) -> tuple[str, list[str]]:
 
 
 def has_mentions(text: str) -> bool:
-    """Whether `text` has a mention (or a `\\@` escape) to expand; cheap, no file access."""
+    """Whether `text` has a mention (or a `\\@` escape) or a dropped image path to expand;
+    cheap, no file access."""
+    if may_name_image(text):
+        return True
     if "@" not in text:
         return False
     parsed = parse_mentions(text)

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from forge.agent.mcp.naming import server_prefix, tool_name
 from forge.agent.mcp.notices import McpServerNotice, NoticeKind, plain_reason
-from forge.agent.mcp.results import result_text
+from forge.agent.mcp.results import result_images, result_text
 from forge.agent.mcp.sdk import load_sdk
 from forge.agent.mcp.servers import expanded
 from forge.agent.mcp.stderr_tail import StderrTail
@@ -251,8 +251,18 @@ class McpConnection:
 
         if not isinstance(result, CallToolResult):
             raise ToolError(f"MCP server {self.name!r}: {tool} returned no tool result")
-        text = result_text(result)
-        return ToolResult(text, is_error=bool(result.is_error), metadata={"mcp_server": self.name})
+        images = (
+            await asyncio.to_thread(result_images, result, tool_name(self.name, tool))
+            if any(getattr(block, "type", "") == "image" for block in result.content)
+            else {}
+        )
+        text = result_text(result, images.keys())
+        return ToolResult(
+            text,
+            is_error=bool(result.is_error),
+            metadata={"mcp_server": self.name},
+            images=tuple(images.values()),
+        )
 
     async def _usable_client(self, tool: str) -> Client:
         if self.state is ServerState.STARTING:

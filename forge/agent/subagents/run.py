@@ -420,6 +420,7 @@ class Subagents:
             tool_deferral=setup.tool_deferral,
         )
         child.stop_check = host.stop_check
+        child.refuse_images = host.refuse_images  # the session's llm.vision (ADR 0055)
         try:
             async with aclosing(child.run_turn(run.prompt)) as events:
                 async for event in events:

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, ClassVar, Generic, Protocol, TypeVar
 
 from forge.agent.sandbox.sandbox import CommandSandbox
+from forge.llm.image_parts import ImagePart
 from forge.llm.protocols import ToolSpec
 
 
@@ -32,12 +33,14 @@ class ToolResult:
     `content` is the text the model reads. `is_error` marks failures (and non-zero exit codes)
     for display. `exit_code` is set by `execute_command`. `metadata` carries detail for people,
     never for the model: {"diff": unified diff} for edits, {"path": workspace-relative path}.
+    `images` go to the model with the text (`read_file` on an image, an MCP image result).
     """
 
     content: str
     is_error: bool = False
     exit_code: int | None = None
     metadata: dict[str, Any] = field(default_factory=dict)
+    images: tuple[ImagePart, ...] = ()
 
 
 class FileChangeRecorder(Protocol):

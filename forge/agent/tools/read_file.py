@@ -11,11 +11,13 @@ from pydantic import Field
 
 from forge.agent.tools.arguments import Integer, ModelTool, ToolArguments, tool_schema
 from forge.agent.tools.base import ToolContext, ToolError, ToolResult
+from forge.agent.tools.image_files import read_image_file
 from forge.agent.tools.output import head_and_tail_lines
 from forge.agent.tools.read_ledger import FileReadLedger
 from forge.agent.tools.text_files import read_regular_bytes
 from forge.agent.tools.threads import run_in_daemon_thread
 from forge.agent.tools.workspace import ReadableRoots, resolve_readable
+from forge.llm.images import is_image_name
 from forge.llm.protocols import ToolSpec
 
 MAX_LINES = 2000
@@ -72,8 +74,16 @@ class ReadFileTool(ModelTool[ReadFileArgs]):
         return line
 
     async def run(self, args: ReadFileArgs, context: ToolContext) -> ToolResult:
-        """The numbered lines asked for, or a `ToolError` naming what is wrong."""
+        """The numbered lines asked for, or a `ToolError` naming what is wrong; an image file
+        comes back as an image with a line describing it (docs/adr/0055, part 2)."""
         path, _, shown = resolve_readable(context.workspace, args.path, self.readable)
+        if is_image_name(path.name) and not path.is_dir():
+            image = await run_in_daemon_thread(read_image_file, path, shown)
+            return ToolResult(
+                content=f"{shown} is an image, attached: {image.describe()}",
+                metadata={"path": shown},
+                images=(image,),
+            )
         data, content = await run_in_daemon_thread(
             _read_numbered, path, shown, args.start_line, args.end_line
         )

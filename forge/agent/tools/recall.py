@@ -82,7 +82,9 @@ class RecallTool(ModelTool[RecallArgs]):
             text = _lines(text, start, end)
         if args.offset is not None or args.length is not None:
             text = _page(text, args.offset or 0, args.length, recalled.id)
-        return ToolResult(content=text, metadata={"recalled": recalled.id})
+        # A recalled image comes back as an image (docs/adr/0055, part 2).
+        images = tuple(image for image in recalled.message.images if image.loaded)
+        return ToolResult(content=text, metadata={"recalled": recalled.id}, images=images)
 
     def _search(self, query: str, *, regex: bool) -> ToolResult:
         try:

@@ -58,6 +58,7 @@ from forge.context.plan_pin import PlanPin
 from forge.context.protocols import ContextManagerProtocol
 from forge.llm import stream as llm_stream
 from forge.llm.errors import ContextOverflowError, LLMError
+from forge.llm.image_parts import ImagePart
 from forge.llm.messages import Message, system
 from forge.llm.protocols import Provider
 from forge.llm.window_discovery import WindowTracker
@@ -126,6 +127,9 @@ class Agent:
         it returns ends the turn with that reason, the in-flight request having finished."""
         self.turn_llm_calls = 0
         """The main agent's LLM requests in the current (or last) turn."""
+        self.refuse_images: Callable[[], str | None] = lambda: None
+        """Why the model is not sent images (the session sets it from `llm.vision`): a tool's
+        image then comes back as a note in its result (docs/adr/0055, part 2)."""
         self.subagents = subagents
         """Runs the `task` calls, several of one reply at once (docs/adr/0045); None: no
         subagents (a child agent, a test's bare agent)."""
@@ -204,23 +208,32 @@ class Agent:
         provider: Provider | None = None,
         required_tool: str | None = None,
         meta: Mapping[str, Any] | None = None,
+        images: tuple[ImagePart, ...] = (),
     ) -> AsyncGenerator[AgentEvent, None]:
         """Run one turn for `user_text`; yields events and ends with `TurnFinished`
         (unless the consuming task is cancelled, which leaves the conversation valid).
         `provider` answers this turn's LLM calls instead of the session's (a custom
         command's model); the next turn uses the session's again. `required_tool`: a tool
         the turn's first reply must call (offered only if registered). `meta` goes on the
-        user message (what the user typed, hook notices: forge.agent.message_meta)."""
+        user message (what the user typed, hook notices: forge.agent.message_meta); `images`
+        go with it (docs/adr/0055, part 2)."""
         if self._current_turn is not None:
             self._settle(self._current_turn)  # abandoned without being closed
         turn = self._current_turn = TurnState(provider=provider)
         if required_tool is not None and required_tool in self.registry.names():
             turn.required_tool = required_tool
         last = next((m for m in reversed(self.conversation.messages) if not is_pinned(m)), None)
-        if not (last is not None and last.role == "user" and last.content == user_text):
+        if not (
+            last is not None
+            and last.role == "user"
+            and last.content == user_text
+            and [image.sha256 for image in last.images] == [image.sha256 for image in images]
+        ):
             # The same text again right after a turn that failed before any reply (sent again
             # with Up) is that message retried, not a second copy of it.
-            message = Message(role="user", content=user_text, meta=dict(meta or {}))
+            message = Message(
+                role="user", content=user_text, meta=dict(meta or {}), images=tuple(images)
+            )
             self.conversation.append(message)  # whole, in the session file
             shortened = self.context_manager.fit_user_message(message)
             if shortened is not None:  # larger than its share: its head and tail are sent

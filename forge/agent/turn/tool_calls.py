@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncGenerator, Sequence
+from collections.abc import AsyncGenerator, Callable, Sequence
 from contextlib import aclosing
+from dataclasses import replace
 from pathlib import Path
 from typing import Protocol
 
@@ -110,6 +111,11 @@ class ToolCallHost(Protocol):
     @property
     def sandbox(self) -> CommandSandbox | None:
         """The sandbox of the model's commands (docs/adr/0053), if any."""
+        ...
+
+    @property
+    def refuse_images(self) -> Callable[[], str | None]:
+        """Why the model is not sent images (`llm.vision`), or None when it is."""
         ...
 
 
@@ -241,6 +247,10 @@ async def run_tool_call(
         elif call.name in _FINISH_REASONS:
             final_text = str(result.metadata.get(_FINAL_TEXT_KEYS[call.name], result.content))
             turn.finished = TurnFinished(_FINISH_REASONS[call.name], final_text)
+    if result.images and (refusal := host.refuse_images()) is not None:
+        # Said in the result, never dropped silently (docs/adr/0055, part 2).
+        note = f"[the image was not sent to the model: {refusal}]"
+        result = replace(result, images=(), content=f"{result.content}\n{note}")
     yield _record(host.conversation, call, result, turn, breaker, notices)
 
 
@@ -368,6 +378,8 @@ for an editor to show it again on `session/load`; a larger one keeps its line co
 
 def _result_message(call: ToolCall, result: ToolResult) -> Message:
     message = tool_result(call, result.content)
+    if result.images:
+        message = message.evolve(images=result.images)
     meta: dict[str, object] = {}
     if result.is_error or result.exit_code is not None:
         meta = {"is_error": result.is_error, "exit_code": result.exit_code}

@@ -5,6 +5,7 @@ from __future__ import annotations
 from forge.context.strategies.base import StrategyServices
 from forge.context.strategies.contract import ContextStrategy
 from forge.context.strategies.goal_batch import GoalBatchCompactionStrategy
+from forge.context.strategies.image_masking import ImageMaskingStrategy
 from forge.context.strategies.ingest_cap import IngestCapStrategy
 from forge.context.strategies.instructions import InstructionCondensationStrategy
 from forge.context.strategies.masking import ObservationMaskingStrategy
@@ -13,8 +14,9 @@ from forge.context.strategies.tool_call import ToolCallSummarizationStrategy
 
 
 def default_strategies(services: StrategyServices) -> list[ContextStrategy]:
-    """The tiers, cheapest first: ingest cap -> observation masking -> tool-call summaries ->
-    instruction condensation -> threshold summaries -> goal batches, sharing `services`."""
+    """The tiers, cheapest first: ingest cap -> observation masking -> image masking ->
+    tool-call summaries -> instruction condensation -> threshold summaries -> goal batches,
+    sharing `services`."""
     settings, counter = services.settings, services.counter
     breaker = services.summarizer.breaker
 
@@ -31,6 +33,7 @@ def default_strategies(services: StrategyServices) -> list[ContextStrategy]:
             cache_pricing=lambda: services.cache_pricing,
             last_sent=lambda: services.sent,
         ),
+        ImageMaskingStrategy(settings, counter),  # old user images (docs/adr/0055, part 2)
         ToolCallSummarizationStrategy(services),
         InstructionCondensationStrategy(services),
         ThresholdSummarizationStrategy(services),

@@ -169,6 +169,7 @@ def _cut_in_place(
         kind=message.kind,
         replaces=(message.id,),
         meta=meta,
+        images=message.images,  # the cap is on the text; an old image is masked later
     )
     conversation.replace_message(index, capped)
     return True

@@ -165,6 +165,9 @@ SECTIONS: tuple[FieldSection, ...] = (
             ),
             SettingField("llm", "base_url", "Base URL", FieldKind.TEXT),
             SettingField("llm", "api_key", "API Key", FieldKind.SECRET, placeholder="not set"),
+            SettingField(
+                "llm", "vision", "Images (vision)", FieldKind.TEXT, placeholder="auto, on or off"
+            ),
         ),
     ),
     FieldSection(

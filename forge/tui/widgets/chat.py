@@ -80,7 +80,7 @@ INTERRUPTED_NOTE = INTERRUPTED_TURN_NOTE
 COMMAND_INTERRUPTED_NOTE = "Interrupted: you stopped your command."
 """Said instead when what was stopped is the user's own `!command`."""
 
-QUIET_STRATEGIES = frozenset({"masking", "ingest_cap"})
+QUIET_STRATEGIES = frozenset({"masking", "ingest_cap", "image_masking"})
 """Deterministic tiers the chat does not show as summary blocks (ADR 0023)."""
 
 _TURN_END_NOTES = {

@@ -95,10 +95,18 @@ async def test_very_long_lines_are_shortened(workspace: Path) -> None:
 
 
 async def test_binary_file_is_refused(workspace: Path) -> None:
-    (workspace / "image.png").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(100))
-    result = await call_tool("read_file", workspace, path="image.png")
+    (workspace / "data.bin").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(100))
+    result = await call_tool("read_file", workspace, path="data.bin")
     assert result.is_error
     assert "binary file" in result.content
+
+
+async def test_a_broken_image_is_refused_saying_so(workspace: Path) -> None:
+    (workspace / "image.png").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(100))
+    result = await call_tool("read_file", workspace, path="image.png")
+    assert result.is_error and not result.images
+    assert result.content.startswith("'image.png' is not a readable image")
+    assert "0x" not in result.content  # no object address in what the model reads
 
 
 async def test_missing_file_and_directory_are_clear_errors(workspace: Path) -> None:
