@@ -39,6 +39,7 @@ _ERROR_PHRASE = re.compile(r"No such file or directory|command not found|Permiss
 """What a shell says anywhere in a line when a command failed (`ls: cannot access 'x': No
 such file or directory`)."""
 _REDIRECT = re.compile(r"(?<![\d&>])>>?\s*([^\s;&|<>()'\"`]+)")
+_QUOTED = re.compile(r"'[^']*'|\"(?:[^\"\\]|\\.)*\"")
 _FENCE = re.compile(r"```[^\n]*\n(.*?)```", re.DOTALL)
 _REVERT_COMMAND = re.compile(
     r"\bgit\s+(checkout\s+(\S+\s+)?--\s+\S|checkout\s+\.(\s|$)|restore\b|reset\s+--hard"
@@ -369,7 +370,8 @@ def _written_by(command: str) -> list[str]:
             break
     paths: list[str] = []
     for line in head:
-        paths += [target for target in _REDIRECT.findall(line) if _looks_like_file(target)]
+        unquoted = _QUOTED.sub(" ", line)  # `sed 's/a -> b/c/'` redirects nothing
+        paths += [target for target in _REDIRECT.findall(unquoted) if _looks_like_file(target)]
         for segment in re.split(r"&&|\|\||[;|]", line):
             try:
                 words = shlex.split(segment)

@@ -158,6 +158,7 @@ def test_files_a_shell_command_writes_are_changed_files() -> None:
     messages = [
         *run(heredoc, "", 0),
         *run("sed -i 's/a/b/' src/dates.py && echo done > /dev/null 2>&1", "done", 0),
+        *run("sed -i 's/-> float/-> float:/' src/dates.py", "", 0),
         *run("sed -i.bak -e 's/x/y/' lib/one.c lib/two.c", "", 0),
         *run("python gen.py | tee out/report.txt", "ok", 0),
         *run("touch notes.md; mv build/a.out bin/tool.exe", "", 0),
