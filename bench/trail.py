@@ -251,8 +251,21 @@ class TrailBuilder:
     def _changed(self, path: str, sources: tuple[int, ...]) -> None:
         path = path.strip().strip("\"'")
         if path:
+            path = self._known_as(path)
             self.state.files.pop(path, None)
             self.state.files[path] = sources
+
+    def _known_as(self, path: str) -> str:
+        """One file, one probe: a path already recorded under a shorter name that it ends with
+        (`reproduce.py` created, then edited as the open file `/testbed/reproduce.py`) keeps
+        the name the agent gave it first; a longer one recorded before gives way to it."""
+        for known in self.state.files:
+            if path.endswith("/" + known.lstrip("./")):
+                return known
+            if known.endswith("/" + path.lstrip("./")):
+                self.state.files.pop(known)
+                return path
+        return path
 
     def _shell_writes(self, command: str, sources: tuple[int, ...]) -> None:
         for match in _SHELL_WRITES.finditer(command):

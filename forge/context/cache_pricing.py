@@ -74,14 +74,13 @@ class CachePricing:
 
     @property
     def rewrites_wait(self) -> bool:
-        """Whether tiers hold back unforced rewrites (`forge.context.rewrite_gate`): wherever
-        a cached prompt token costs less than one sent uncached — breakpoint caching (a
-        rewrite further back than the lookback un-caches the whole prompt, re-written at the
-        write price) and automatic prefix caching (the tail is sent once at the input price)
-        alike. Far from the budget, removing must pay under the session's own prices
-        (docs/adr/0050 §3; before, prefix caching rewrote at once, ADR 0038 §8). Without a
-        cache (or prices) removing always pays: nothing waits."""
-        return self.write > self.read
+        """Whether tiers hold back unforced rewrites (`forge.context.rewrite_gate`): under
+        breakpoint caching, where a rewrite further back than the lookback un-caches the
+        whole prompt and writes cost more than input. Under automatic prefix caching a
+        rewrite costs one uncached pass of the tail; there waiting cost more than it saved
+        in the replay (docs/adr/0038 §8; measured again on issue 37's tuning part, where it
+        also lost more: docs/adr/0060 §3), so tiers rewrite at once."""
+        return self.lookback is not None and self.write > self.read
 
     def rewrite_start(self, position: int, length: int, head: int) -> int:
         """Where the un-cached tail of a rewrite at `position` starts, in a conversation of

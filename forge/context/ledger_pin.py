@@ -16,6 +16,7 @@ resumes it whole. See docs/adr/0050-context-engine-v4.md.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from enum import Enum
 
@@ -23,7 +24,7 @@ from forge.context.conversation import Conversation
 from forge.context.groups import head_end
 from forge.context.ledger_render import render_ledger
 from forge.context.strategies.deterministic import AppendCursor
-from forge.context.work_ledger import WorkLedger
+from forge.context.work_ledger import WorkLedger, fenced_action
 from forge.llm.messages import Message, MessageKind, ToolCall
 
 LEDGER_SHARE = 0.025
@@ -75,6 +76,8 @@ class LedgerPin:
         self.ledger = WorkLedger()
         self._cursor = AppendCursor()
         self._pending: dict[str, ToolCall] = {}
+        self._action: Message | None = None
+        """The assistant message an observation that follows answers (a text action)."""
         self._loaded = False
 
     def observe(self, conversation: Conversation) -> None:
@@ -87,11 +90,28 @@ class LedgerPin:
             if pinned is not None:  # a resumed session: its ledger as last pinned
                 self.ledger = WorkLedger.from_meta(pinned.meta.get(LEDGER_META))
         for message in messages:
+            if message.role == "assistant":
+                self._action = message
             for call in message.tool_calls:
                 if call.id not in self.ledger.calls:
                     self._pending[call.id] = call
             if message.role == "tool" and message.tool_call_id in self._pending:
                 self.ledger.record(self._pending.pop(message.tool_call_id), message)
+            elif message.kind is MessageKind.OBSERVATION:
+                self._observed(message)
+
+    def _observed(self, message: Message) -> None:
+        """An observation is a command's output too: the user's `!command` (its meta names
+        the command) or a text action's (the fenced block of the reply before it)."""
+        command = message.meta.get("user_command")
+        if not isinstance(command, str):
+            action = self._action
+            command = fenced_action(action.content) if action and not action.tool_calls else None
+        self._action = None
+        if command:
+            arguments = json.dumps({"command": command})
+            call = ToolCall(f"observation-{message.id}", "execute_command", arguments)
+            self.ledger.record(call, message)
 
     def text(self, max_tokens: int, count: Callable[[str], int]) -> str:
         """The ledger as the prompt would show it in a budget of `max_tokens` ("" if empty)."""

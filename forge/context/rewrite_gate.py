@@ -29,7 +29,7 @@ class RewriteGate:
         """Whether to rewrite now: `saved` tokens removable before a `tail` of tokens the
         rewrite un-caches, `requests` made so far in the session, `extra` what making the
         rewrite costs besides (a summary request, in input-price tokens). Always True where
-        rewrites need not wait (`CachePricing.rewrites_wait`: no cache, no prices)."""
+        rewrites need not wait (`CachePricing.rewrites_wait`: prefix caching, no prices)."""
         if not pricing.rewrites_wait:
             return True
         if saved <= 0:

@@ -35,6 +35,12 @@ _TEST_COUNTS = re.compile(r"\b\d+ (passed|failed|errors?|skipped|tests? (passed|
 _ERROR_LINE = re.compile(
     r"^\s*(\w+(Error|Exception)\b|error(\[\w+\])?:|fatal:|FAILED\b|E\s{2,}|panic:)", re.I
 )
+_ERROR_PHRASE = re.compile(r"No such file or directory|command not found|Permission denied", re.I)
+"""What a shell says anywhere in a line when a command failed (`ls: cannot access 'x': No
+such file or directory`)."""
+_REDIRECT = re.compile(r"(?<![\d&>])>>?\s*([^\s;&|<>()'\"`]+)")
+_QUOTED = re.compile(r"'[^']*'|\"(?:[^\"\\]|\\.)*\"")
+_FENCE = re.compile(r"```[^\n]*\n(.*?)```", re.DOTALL)
 _REVERT_COMMAND = re.compile(
     r"\bgit\s+(checkout\s+(\S+\s+)?--\s+\S|checkout\s+\.(\s|$)|restore\b|reset\s+--hard"
     r"|revert\b|stash\b(?!\s+(list|show)))"
@@ -201,7 +207,13 @@ class WorkLedger:
                 note = f"`{_clip(text, 80)}` kept failing"
                 self.abandoned[:] = [a for a in self.abandoned if not a.startswith(note)]
                 self.abandoned.append(f"{note} ({streak} runs, last exit {exit_code})")
-        elif exit_code == 0:
+        else:
+            # An error a pipe or `|| true` hid from the exit code, or an output that states
+            # none, is still an error met: recorded when a line says so plainly.
+            self._error(result.content, f"`{_clip(text, 60)}`", plain_only=True)
+            for path in _written_by(command):
+                self._file(path).edits += 1
+        if exit_code == 0:
             note = f"`{_clip(text, 80)}` kept failing"
             self.abandoned[:] = [a for a in self.abandoned if not a.startswith(note)]
         if _REVERT_COMMAND.search(text):
@@ -212,13 +224,17 @@ class WorkLedger:
         for path in _deleted_by(text):
             self._file(path).deleted = True
 
-    def _error(self, output: str, where: str) -> None:
+    def _error(self, output: str, where: str, *, plain_only: bool = False) -> None:
+        """Record the first error line of `output` (else, unless `plain_only`, its first
+        line: a failed call's output is an error whatever it says)."""
         lines = [line.strip() for line in output.splitlines() if line.strip()]
-        found = next((line for line in lines if _ERROR_LINE.match(line)), None)
+        found = next((line for line in lines if _is_error_line(line)), None)
         if found is None:
+            if plain_only:
+                return
             found = next((line for line in lines if not line.startswith("[exit")), "")
         if found:
-            _append_once(self.errors, f"{_clip(found)} ({where})")
+            _append_once(self.errors, f"{_error_text(found)} ({where})")
 
     # --- persistence --------------------------------------------------------------------
     def to_meta(self) -> dict[str, Any]:
@@ -342,6 +358,76 @@ def _deleted_by(command: str) -> list[str]:
     if not words or words[0] != "rm" or any(w in ("&&", ";", "|", "||") for w in words):
         return []
     return [word for word in words[1:] if not word.startswith("-")]
+
+
+def _written_by(command: str) -> list[str]:
+    """Paths a shell command writes: redirections (`> f`, `>> f`), `tee`, `sed -i`, `touch`
+    and the target of `mv`/`cp`. A heredoc's body is data, so only lines up to its start."""
+    head: list[str] = []
+    for line in command.splitlines():
+        head.append(line)
+        if "<<" in line:
+            break
+    paths: list[str] = []
+    for line in head:
+        unquoted = _QUOTED.sub(" ", line)  # `sed 's/a -> b/c/'` redirects nothing
+        paths += [target for target in _REDIRECT.findall(unquoted) if _looks_like_file(target)]
+        for segment in re.split(r"&&|\|\||[;|]", line):
+            try:
+                words = shlex.split(segment)
+            except ValueError:
+                continue
+            if words:
+                paths += [word for word in _operands_written(words) if _looks_like_file(word)]
+    return list(dict.fromkeys(paths))
+
+
+def _operands_written(words: list[str]) -> list[str]:
+    name, rest = words[0], words[1:]
+    operands: list[str] = []
+    if name == "sed" and any(w == "--in-place" or w.startswith("-i") for w in rest):
+        script_given = skip = False
+        for word in rest:
+            if skip:
+                skip = False
+            elif word in ("-e", "-f", "--expression", "--file"):
+                script_given = skip = True
+            elif not word.startswith("-"):
+                operands.append(word)
+        return operands if script_given else operands[1:]
+    operands = [word for word in rest if not word.startswith("-")]
+    if name in ("tee", "touch"):
+        return operands
+    if name in ("mv", "cp") and len(operands) >= 2:
+        return operands[-1:]
+    return []
+
+
+def _looks_like_file(word: str) -> bool:
+    return (
+        ("." in word.strip(".") or "/" in word)
+        and any(c.isalpha() for c in word)
+        and not word.startswith(("/dev/", "&", "-"))
+    )
+
+
+def _is_error_line(line: str) -> bool:
+    return bool(_ERROR_LINE.match(line) or _ERROR_PHRASE.search(line))
+
+
+def _error_text(line: str) -> str:
+    """An error line within the ledger's limit, keeping the words that say what failed."""
+    text = " ".join(line.split())
+    phrase = _ERROR_PHRASE.search(text)
+    if phrase and phrase.end() > _TEXT_LIMIT - 1:
+        text = "…" + text[max(0, phrase.start() - 40) :]
+    return _clip(text)
+
+
+def fenced_action(text: str) -> str | None:
+    """The command of a text action: the last fenced block of an assistant's reply."""
+    blocks = _FENCE.findall(text)
+    return blocks[-1].strip() or None if blocks else None
 
 
 def _append_once(target: list[str], text: str) -> None:

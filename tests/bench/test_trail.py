@@ -108,11 +108,16 @@ def test_text_actions_open_files_and_aider_edits_count() -> None:
         Message(role="user", content="Traceback (most recent call last):\nValueError: bad\n"),
         Message(role="assistant", content="Applying."),
         Message(role="user", content="Applied edit to tests/test_x.py\nCommit 04fff71"),
+        Message(role="assistant", content="Open it again.\n```\nopen reproduce.py\n```"),
+        Message(role="user", content="[File: /r/reproduce.py]\n(Open file: /r/reproduce.py)"),
+        Message(role="assistant", content="Editing.\n```\nedit 1:1\nprint(1)\nend_of_edit\n```"),
+        Message(role="user", content="File updated.\n(Open file: /r/reproduce.py)"),
     ]
     session = annotate("text", messages)
     state = TrailBuilder(session).advance(len(messages))
-    assert list(state.files) == ["reproduce.py", "/r/src/x.py", "tests/test_x.py"]
-    assert state.command is not None and state.command.text == "python reproduce.py"
+    # One probe per file: the open file /r/reproduce.py is the reproduce.py created first.
+    assert list(state.files) == ["/r/src/x.py", "tests/test_x.py", "reproduce.py"]
+    assert state.command is not None and state.command.text == "edit 1:1"
     assert state.error == ("ValueError: bad", 8)
 
 

@@ -1,9 +1,8 @@
-"""Price-aware timing (issue 23, docs/adr/0038 §8; issue 37, docs/adr/0050 §3): wherever cached
-tokens cost less than uncached ones — breakpoint caching (Anthropic) and automatic prefix
-caching (OpenAI) alike — masking and goal batches wait until keeping what they would remove has
-cost as much as the rewrite (and, for a goal batch, its summary request); without a cache or
-prices they rewrite at once; under pressure nothing waits. Against the loopback server where a
-summary request is involved."""
+"""Price-aware timing (issue 23, docs/adr/0038 §8; issue 37, docs/adr/0050 §3, 0060 §3): under
+breakpoint caching (Anthropic) masking and goal batches wait until keeping what they would
+remove has cost as much as the rewrite (and, for a goal batch, its summary request); under
+automatic prefix caching (OpenAI), or without prices, they rewrite at once; under pressure
+nothing waits. Against the loopback server where a summary request is involved."""
 
 from __future__ import annotations
 
@@ -74,7 +73,7 @@ async def test_masking_waits_under_breakpoint_caching_until_keeping_costs_the_re
     prefix, _, _ = await masking_rounds(llm_server, GPT_4O, 1_000_000)
     waited, waited_batch, _ = await masking_rounds(llm_server, ANTHROPIC, 1_000_000)
     assert eager is not None and eager <= 6  # 3 kept + a batch of 3
-    assert prefix is not None and prefix > eager  # prefix caching waits too (ADR 0050)
+    assert prefix == eager  # prefix caching: a batch is masked as soon as it is ready (0060)
     assert waited is not None and waited > eager + 3  # it waited, then masked ...
     assert waited_batch > eager_batch  # ... many outputs in one rewrite
 
@@ -145,7 +144,7 @@ def test_the_rewrite_gate_rents_until_the_rent_paid_reaches_the_rewrite_cost() -
     assert gate.pays(ANTHROPIC, 1_000, 10_000, requests=110)
     gate.paid()
     assert not gate.pays(ANTHROPIC, 1_000, 10_000, requests=111)
-    assert not RewriteGate().pays(GPT_4O, 1_000, 10_000, requests=0)  # prefix caching waits
+    assert RewriteGate().pays(GPT_4O, 1_000, 10_000, requests=0)  # prefix caching: no wait
     assert RewriteGate().pays(NO_CACHE, 1_000, 10_000, requests=0)  # no cache: at once
     # A rewrite that costs a summary request besides waits for that too.
     gate = RewriteGate()
@@ -166,7 +165,7 @@ def test_the_session_fills_the_prices_from_the_price_table_and_the_provider() ->
     assert claude.lookback == BREAKPOINT_LOOKBACK and claude.rewrites_wait
     gpt = cache_pricing_for("openai", "gpt-4o")
     assert (gpt.read, gpt.write, gpt.lookback) == (0.5, 1.0, None)
-    assert gpt.rewrites_wait  # cached reads cost half: removing must pay (ADR 0050)
+    assert not gpt.rewrites_wait  # waiting cost more and lost more on the tuning part (0060)
     assert cache_pricing_for("openai", "my-local-model") == NO_CACHE
     listed = {"my-claude": ModelPriceSettings(input=3, cached_input=0.3, output=15, cache_write=6)}
     assert cache_pricing_for("anthropic", "my-claude", listed).write == 2.0  # a 1-hour cache

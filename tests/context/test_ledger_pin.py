@@ -4,10 +4,11 @@ change; its bytes do not change until the next compaction; a resumed session rea
 
 from __future__ import annotations
 
+from forge.agent.input.shell_escape import observation
 from forge.config.settings import ContextSettings
 from forge.context.conversation import Conversation
 from forge.context.ledger_pin import LedgerPin
-from forge.llm.messages import MessageKind, assistant, user
+from forge.llm.messages import Message, MessageKind, assistant, user
 from tests.context.builders import (
     conversation,
     group,
@@ -106,3 +107,40 @@ async def test_no_ledger_without_a_compaction_or_when_switched_off(
         await off.evaluate_and_summarize(big)
     assert not pinned(small)
     assert any(m.kind is MessageKind.SUMMARY for m in big.messages) and not pinned(big)
+
+
+def test_observations_are_commands_too_the_users_and_a_text_actions() -> None:
+    """The user's `!command` (an observation naming its command) and a text-action agent's
+    output (an observation after a reply ending in a fenced command) are recorded like a
+    shell tool's call, once each however often the ledger looks."""
+    chat = conversation(
+        task_start(),
+        observation("pytest -q", "1 failed, 3 passed\n[exit code 1]"),
+        assistant("Let me fix it:\n\n```bash\nsed -i 's/a/b/' src/week.py\n```"),
+        Message(role="user", content="", kind=MessageKind.OBSERVATION),
+        assistant("And check:\n```\ncat src/missing.py\n```"),
+        Message(
+            role="user",
+            content="cat: src/missing.py: No such file or directory",
+            kind=MessageKind.OBSERVATION,
+        ),
+        user("thanks"),
+    )
+    pin = LedgerPin()
+    pin.observe(chat)
+    chat.append(assistant("```\nls\n```"))
+    chat.append(Message(role="user", content="src", kind=MessageKind.OBSERVATION))
+    pin.observe(chat)
+    pin.observe(chat)
+    ledger = pin.ledger
+    assert [run.command for run in ledger.commands] == [
+        "pytest -q",
+        "sed -i 's/a/b/' src/week.py",
+        "cat src/missing.py",
+        "ls",
+    ]
+    assert ledger.commands[0].test and ledger.commands[0].exit_code == 1
+    assert ledger.files["src/week.py"].changed
+    assert (
+        ledger.errors[-1] == "cat: src/missing.py: No such file or directory (`cat src/missing.py`)"
+    )

@@ -102,6 +102,32 @@ def test_the_ingest_cap_and_the_last_resort_keep_the_key_of_the_uncut_original(
     assert assert_nothing_lost(chat, log, originals) == 3  # the newest three stay whole
 
 
+def test_an_output_cut_again_then_masked_or_dropped_keeps_the_key_of_the_uncut_original(
+    tmp_path: Path,
+) -> None:
+    """The last resort halves its cap, so an output is cut more than once; whatever later
+    stands for it (a placeholder, the fallback's marker) names the uncut original, not an
+    earlier cut copy (the replay's long OpenHands session lost keys this way at 8k)."""
+    chat, log = recorded(tmp_path, task_start(), reads(6, tokens=1200), user("go on"), reads(2))
+    originals = outputs(chat)
+    exact = counter()
+    cap = IngestCapStrategy(ContextSettings(max_tokens=8000), exact)
+    limit = exact.count_messages(chat.messages) - 3000
+    cuts = cap_outputs_until(
+        chat, limit, cap, max_tokens=8000, excluded_tools=(),
+        current=lambda c: exact.count_messages(c.messages),
+    )  # fmt: skip
+    capped = [m for m in outputs(chat) if m.meta.get("capped")]
+    assert cuts > len(capped), "the test needs an output the last resort cut more than once"
+    assert all(m.replaces[0] in {o.id for o in originals} for m in outputs(chat) if m.replaces)
+    masking = ObservationMaskingStrategy(ContextSettings(), counter())
+    assert masking.apply(chat, 100_000, force=True) > 0
+    assert assert_nothing_lost(chat, log, originals) >= 3
+    total = exact.count_messages(chat.messages)
+    assert drop_oldest(chat, exact, target_tokens=total // 2, excluded_tools=(), keep_recent=2)
+    assert assert_nothing_lost(chat, log, originals) >= 6
+
+
 def test_the_fallback_keeps_the_keys_of_pruned_and_dropped_outputs(tmp_path: Path) -> None:
     chat, log = recorded(tmp_path, task_start(), reads(4), user("go on"), reads(4, start=4))
     originals = outputs(chat)

@@ -148,3 +148,52 @@ def test_switching_branches_is_not_a_revert() -> None:
     assert ledger.abandoned == []
     ledger = ledger_of(run("git checkout HEAD -- a.py", "", 0))
     assert ledger.abandoned == ["changes reverted by `git checkout HEAD -- a.py`"]
+
+
+def test_files_a_shell_command_writes_are_changed_files() -> None:
+    """Agents edit with the shell as often as with an editing tool: a redirection, `tee`,
+    `sed -i`, `touch` and the target of `mv`/`cp` change a file; a heredoc's body is data, and
+    a failed command changed nothing."""
+    heredoc = "cat > tests/missing_colon.py << 'EOF'\nif a > b.value:\n    pass\nEOF"
+    messages = [
+        *run(heredoc, "", 0),
+        *run("sed -i 's/a/b/' src/dates.py && echo done > /dev/null 2>&1", "done", 0),
+        *run("sed -i 's/-> float/-> float:/' src/dates.py", "", 0),
+        *run("sed -i.bak -e 's/x/y/' lib/one.c lib/two.c", "", 0),
+        *run("python gen.py | tee out/report.txt", "ok", 0),
+        *run("touch notes.md; mv build/a.out bin/tool.exe", "", 0),
+        *run("python -c 'print(1 > 0.5)'", "True", 0),
+        *run("sed -i 's/a/b/' missing.py", "sed: can't read missing.py", 2),
+    ]
+    changed = [path for path, record in ledger_of(messages).files.items() if record.changed]
+    assert changed == [
+        "tests/missing_colon.py",
+        "src/dates.py",
+        "lib/one.c",
+        "lib/two.c",
+        "out/report.txt",
+        "notes.md",
+        "bin/tool.exe",
+    ]
+
+
+TRACEBACK = "Traceback (most recent call last):\nKeyError: 'x'"
+
+
+def test_an_error_a_pipe_hid_or_no_exit_code_stated_is_still_an_error_met() -> None:
+    """The shell says "No such file or directory" anywhere in a line, and a long line keeps
+    those words; an output whose exit code is 0 or unknown adds an error only when a line
+    plainly is one."""
+    far = "ls: cannot access '/workspace/" + "deep/" * 30 + "src/lib': No such file or directory"
+    messages = [
+        *call("execute_command", far, command="ls /workspace/deep/src/lib"),
+        *run(
+            "python run.py 2>&1 | tail -3", "Traceback (most recent call last):\nKeyError: 'x'", 0
+        ),
+        *run("grep -rn 'raise ValueError' src", "src/a.py:3: raise ValueError('x')", 0),
+        *run("echo fine", "fine", 0),
+    ]
+    errors = ledger_of(messages).errors
+    assert len(errors) == 2
+    assert "No such file or directory" in errors[0] and len(errors[0]) < 200
+    assert errors[1] == "KeyError: 'x' (`python run.py 2>&1 | tail -3`)"

@@ -17,7 +17,7 @@ from collections.abc import Collection
 
 from forge.config.settings import ContextSettings
 from forge.context.conversation import Conversation
-from forge.context.recall import recall_hint
+from forge.context.recall import original_id, recall_hint
 from forge.context.strategies.contract import Capabilities
 from forge.context.strategies.deterministic import (
     AppendCursor,
@@ -167,7 +167,9 @@ def _cut_in_place(
         tool_call_id=message.tool_call_id,
         name=message.name,
         kind=message.kind,
-        replaces=(message.id,),
+        # An output cut again (the last resort halves its cap) still stands for the uncut
+        # original, so whatever later replaces it names the key `recall` finds.
+        replaces=(original_id(message),),
         meta=meta,
         images=message.images,  # the cap is on the text; an old image is masked later
     )
