@@ -82,6 +82,7 @@ ALLOWED = {
     # `forge acp` (docs/adr/0044): the session and the vocabulary it translates to ACP.
     "forge.acp": {
         "forge.agent.history.session_search",  # session/list's search (ADR 0058)
+        "forge.agent.history.session_fork",  # session/fork (ADR 0058)
         "forge.session.attention",  # the `_forge/attention` notice's words (ADR 0049)
         "forge.session.build",
         "forge.session.core",

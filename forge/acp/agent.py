@@ -22,6 +22,7 @@ from acp.schema import (
     ClientCapabilities,
     ConfigOptionUpdate,
     CurrentModeUpdate,
+    ForkSessionResponse,
     Implementation,
     InitializeResponse,
     ListSessionsResponse,
@@ -35,6 +36,7 @@ from acp.schema import (
     SessionCapabilities,
     SessionConfigOptionSelect,
     SessionConfigSelectOption,
+    SessionForkCapabilities,
     SessionInfo,
     SessionListCapabilities,
     SessionMode,
@@ -119,7 +121,9 @@ class ForgeAcpAgent:
                     image=False, audio=False, embedded_context=True
                 ),
                 mcp_capabilities=McpCapabilities(http=True, sse=False),
-                session_capabilities=SessionCapabilities(list=SessionListCapabilities()),
+                session_capabilities=SessionCapabilities(
+                    list=SessionListCapabilities(), fork=SessionForkCapabilities()
+                ),
             ),
             auth_methods=[],
             agent_info=Implementation(name="forge", title="Forge", version=__version__),
@@ -161,6 +165,38 @@ class ForgeAcpAgent:
         self._later(self._announce(opened))
         return LoadSessionResponse(
             modes=self._modes(session), config_options=self._config_options(opened)
+        )
+
+    async def fork_session(
+        self, session_id: str, cwd: str, mcp_servers: list[Any] | None = None, **kwargs: Any
+    ) -> ForkSessionResponse:
+        """A new session holding saved session `session_id`'s conversation (what `/fork`
+        and `forge --resume ID --fork` write; the original stays as it is), opened like
+        `session/new`; nothing is replayed, the editor has the history. `_meta`'s `turn` (a
+        number, 1 the first turn) forks before that turn instead (docs/adr/0058)."""
+        from forge.agent.history.session_fork import fork_session
+
+        current = self._sessions.get(session_id)
+        if current is not None and current.turn is not None and not current.turn.done():
+            raise errors.turn_running(session_id)
+        turn = kwargs.get("turn")
+        if turn is not None and (isinstance(turn, bool) or not isinstance(turn, int)):
+            raise errors.invalid_params(f"_meta.turn must be a turn number, not {turn!r}")
+        settings = await asyncio.to_thread(self._load_settings)
+        workspace = workspace_of(cwd)
+        try:
+            await asyncio.to_thread(
+                _whole_id, workspace, session_id, settings.trust.load_other_workspace_sessions
+            )
+            fork_id = await asyncio.to_thread(fork_session, SessionStore(), session_id, turn)
+        except (SessionNotFoundError, ValueError) as error:
+            raise errors.unknown_session(session_id, str(error)) from None
+        opened = await self._open(cwd, fork_id, mcp_servers)
+        self._later(self._announce(opened))
+        return ForkSessionResponse(
+            session_id=fork_id,
+            modes=self._modes(opened.session),
+            config_options=self._config_options(opened),
         )
 
     async def list_sessions(

@@ -178,6 +178,14 @@ class ForgeProcess {
     if ("method" in message) {
       schema = INCOMING_SCHEMAS[message.method];
       what = message.method;
+      if (!schema && message.method.startsWith("_") && !("id" in message)) {
+        // An extension notification (ACP reserves names starting with "_" for them): Forge's
+        // `_forge/attention`; its params must be an object.
+        if (typeof message.params !== "object" || message.params === null) {
+          this.schemaFaults.push(`${this.label}: ${message.method} without an object of params`);
+        }
+        return;
+      }
       if (!schema) {
         this.schemaFaults.push(`${this.label}: unexpected method ${message.method}`);
         return;
