@@ -83,6 +83,7 @@ ALLOWED = {
     "forge.acp": {
         "forge.agent.history.session_search",  # session/list's search (ADR 0058)
         "forge.agent.history.session_fork",  # session/fork (ADR 0058)
+        "forge.session.trust_changes",  # a trusted definition that changed (ADR 0047)
         "forge.session.attention",  # the `_forge/attention` notice's words (ADR 0049)
         "forge.session.build",
         "forge.session.core",

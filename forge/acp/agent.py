@@ -56,6 +56,7 @@ from forge.acp.open_session import OpenSession
 from forge.acp.prompt_text import prompt_text
 from forge.acp.relay import TurnFailed, TurnRelay, Update
 from forge.acp.replay import replay_updates
+from forge.acp.script_trust import ask_about_changes
 from forge.acp.server_trust import decide_servers, start_servers
 from forge.acp.slash_run import run_slash
 from forge.acp.updates import markdown_lines
@@ -290,7 +291,8 @@ class ForgeAcpAgent:
                 ),
             ),
         )
-        notes = [*opened.servers.skipped, *opened.custom.problems]
+        repairs = [f"session file: {problem}" for problem in opened.session.log.problems]
+        notes = [*repairs, *opened.servers.skipped, *opened.custom.problems]
         if notes:
             await self._send(
                 session_id, update_agent_message_text(markdown_lines("\n".join(notes)) + "\n")
@@ -433,6 +435,7 @@ class ForgeAcpAgent:
         if opened.servers_pending:
             opened.servers_pending = False
             await decide_servers(opened, relay.channel)
+        await ask_about_changes(session, relay.channel)
         await session.wait_for_mcp(MCP_WAIT)
         if not opened.hooks_started:  # SessionStart: startup, or resume after session/load
             opened.hooks_started = True

@@ -25,6 +25,7 @@ from forge.tui.messages import (
     SessionResumeRequested,
     TrustRequested,
 )
+from forge.tui.resume_notice import resumed_notice
 
 if TYPE_CHECKING:
     from forge.agent.history.session_file import ResumedSession
@@ -121,7 +122,8 @@ class SessionFlows(App[int]):
             await self.chat.add_notice(f"Cannot resume `{session_id}`: {error}.", kind="error")
             return
         await self.chat.show_history(self.session.messages)
-        await self.chat.add_notice(f"Resumed session `{self.session.session_id}`.")
+        notice, kind = resumed_notice(self.session)
+        await self.chat.add_notice(notice, kind=kind)
         await self.session.count_ahead()  # off the loop, not by the gauge on it (ADR 0036)
         await self._say_recache_cost()
         self.refresh_context_gauge()

@@ -21,6 +21,7 @@ from textual.app import App
 from forge.tui.config_problem import show_start_report
 from forge.tui.hook_flows import start_session_hooks
 from forge.tui.messages import SessionLoaded, StartupFailed
+from forge.tui.resume_notice import resumed_notice
 from forge.tui.widgets.config_banner import ConfigProblemBanner
 
 if TYPE_CHECKING:
@@ -136,7 +137,8 @@ class StartupFlow(App[int]):
         history = self.session.messages
         if any(message.role == "user" for message in history):
             await self.chat.show_history(history)
-            await self.chat.add_notice(f"Resumed session `{self.session.session_id}`.")
+            notice, kind = resumed_notice(self.session)
+            await self.chat.add_notice(notice, kind=kind)
             # Counted off the loop, not by the notice's count on it (ADR 0036).
             await self.session.count_ahead()
             await self._say_recache_cost()
