@@ -24,6 +24,7 @@ prompt caching needs (`forge.llm.anthropic_cache` places the breakpoints).
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -49,6 +50,19 @@ TOOL_SEARCH_TOOL: dict[str, Any] = {
 }
 """The Messages API's own tool search (natural-language queries, BM25), sent when a tool is
 deferred."""
+
+_MODEL_VERSION = re.compile(r"claude-(opus|sonnet)-(\d+)(?:-(\d{1,2}))?(?:\b|-|$)")
+
+
+def supports_tool_search(model: str) -> bool:
+    """Whether `model` has the Messages API's own tool search (`defer_loading`): Claude Opus
+    and Sonnet from 4.5 on (`claude-sonnet-4-5`, `claude-opus-4-5-20251101`, later ones)."""
+    found = _MODEL_VERSION.search(model.lower())
+    if found is None:
+        return False
+    major, minor = int(found.group(2)), int(found.group(3) or 0)
+    return (major, minor) >= (4, 5)
+
 
 EMPTY_TEXT = "(empty)"
 """Text sent for a message that has none: the API rejects empty text blocks."""

@@ -40,6 +40,7 @@ from forge.agent.turn.turn_events import TurnEvents
 from forge.config.ephemeral import is_ephemeral
 from forge.config.settings import Settings
 from forge.context.conversation import Conversation
+from forge.llm.anthropic_wire import supports_tool_search
 from forge.llm.tokenizer import TiktokenCounter
 from forge.session.children import SessionChildren
 from forge.session.core import Session
@@ -148,6 +149,9 @@ def build_session(
         threshold=lambda: int(settings.mcp.defer_threshold * tracker.current.tokens),
         count_tools=counter.count_tools,
         record=log.record_tool_loading,
+        native=lambda: (
+            settings.llm.provider == "anthropic" and supports_tool_search(settings.llm.model)
+        ),
     )
     if log.tool_loading is not None:  # a resumed session keeps its decision and its loads
         tool_deferral.restore(log.tool_loading)

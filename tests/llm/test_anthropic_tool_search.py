@@ -106,3 +106,21 @@ async def test_the_loopback_server_refuses_a_search_result_that_was_dropped(
         else:
             refused = ""
     assert "is deferred and not loaded" in refused
+
+
+def test_a_deferred_definition_is_not_counted_into_the_prompt() -> None:
+    from forge.llm.tokenizer import CharEstimateCounter
+
+    counter = CharEstimateCounter()
+    shown = [spec for spec in TOOLS if not spec.defer_loading]
+    assert counter.count_tools(TOOLS) == counter.count_tools(shown)
+
+
+def test_which_models_have_the_apis_tool_search() -> None:
+    from forge.llm.anthropic_wire import supports_tool_search
+
+    assert supports_tool_search("claude-sonnet-4-5")
+    assert supports_tool_search("claude-opus-4-5-20251101")
+    assert not supports_tool_search("claude-sonnet-4-20250514")
+    assert not supports_tool_search("claude-haiku-4-5")
+    assert not supports_tool_search("claude-3-5-sonnet-20241022")
