@@ -67,6 +67,7 @@ from forge.config.provider_keys import main_api_key
 from forge.config.settings import Settings
 from forge.session.build import build_session
 from forge.session.core import Session
+from forge.session.trust_changes import watch_definitions
 
 logger = logging.getLogger(__name__)
 
@@ -266,6 +267,8 @@ class ForgeAcpAgent:
         custom = load_commands(session.workspace, settings.commands.max_file_bytes)
         models = await self._models(session)
         opened = OpenSession(session, custom, servers, pending, models, starting)
+        if session.trust is not None:
+            opened.watcher = asyncio.ensure_future(watch_definitions(session))
         self._sessions[session.session_id] = opened
         return opened
 
@@ -493,6 +496,10 @@ class ForgeAcpAgent:
             return
         if opened.servers_starting is not None and not opened.servers_starting.done():
             opened.servers_starting.cancel()
+        if opened.watcher is not None:
+            opened.watcher.cancel()
+            with contextlib.suppress(BaseException):
+                await opened.watcher
         if opened.turn is not None and not opened.turn.done():
             opened.turn.cancel()
             with contextlib.suppress(BaseException):

@@ -56,6 +56,18 @@ async def apply_trust(session: Session) -> None:
             pass  # a server still starting is told by its own notice
 
 
+async def watch_definitions(session: Session) -> None:
+    """Until cancelled: each time a definition file or a script it names changes, stop what
+    changed since it was trusted (`stop_changed`), so a running MCP server does not keep
+    running under a trust given to other content; the question waits for the front end."""
+    from forge.agent.mcp.project_watch import watch_until_cancelled
+
+    async def changed() -> None:
+        await stop_changed(session)
+
+    await watch_until_cancelled(session.workspace, changed)
+
+
 def changed_lines(sources: list[ProgramSource]) -> list[str]:
     """One line per program of `sources`, with its file: what the question shows."""
     return [f"{source.file}: {line}" for source in sources for line in describe_programs(source)]

@@ -1,10 +1,11 @@
 """A trusted workspace MCP server whose script changes (issue 34): `forge acp` stops the
-running server, asks the editor (`session/request_permission`) before the next turn, and
-starts the new script only on *Trust* — a real `forge acp`, a real stdio MCP server run from
-a workspace script, the SDK's client."""
+running server at once (its watcher), asks the editor (`session/request_permission`) before
+the next turn, and starts the new script only on *Trust* — a real `forge acp`, a real stdio
+MCP server run from a workspace script, the SDK's client."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import sys
 from pathlib import Path
@@ -76,7 +77,14 @@ async def run_two_turns(
         assert not client.questions
         tools_before = [t["function"]["name"] for t in llm_server.requests[-1].body["tools"]]
         assert any("echo" in name for name in tools_before)
+        ((_, first_pid),) = starts(workspace)
         write_server(workspace, "v2")  # a `git pull` brings new code for the trusted server
+        # The watcher stops the old server at once, before any prompt asks about it.
+        for _ in range(300):
+            if not alive(first_pid):
+                break
+            await asyncio.sleep(0.1)
+        assert not alive(first_pid), "the changed server kept running"
         client.clear()
         await connection.prompt(session_id=sid, prompt=prompt_of("second"))
         said = client.text()
