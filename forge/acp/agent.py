@@ -22,6 +22,7 @@ from acp.schema import (
     ClientCapabilities,
     ConfigOptionUpdate,
     CurrentModeUpdate,
+    ForkSessionResponse,
     Implementation,
     InitializeResponse,
     ListSessionsResponse,
@@ -35,6 +36,7 @@ from acp.schema import (
     SessionCapabilities,
     SessionConfigOptionSelect,
     SessionConfigSelectOption,
+    SessionForkCapabilities,
     SessionInfo,
     SessionListCapabilities,
     SessionMode,
@@ -55,6 +57,7 @@ from forge.acp.prompt_images import prompt_images
 from forge.acp.prompt_text import prompt_text
 from forge.acp.relay import TurnFailed, TurnRelay, Update
 from forge.acp.replay import replay_updates
+from forge.acp.script_trust import ask_about_changes
 from forge.acp.server_trust import decide_servers, start_servers
 from forge.acp.slash_run import run_slash
 from forge.acp.updates import markdown_lines
@@ -67,6 +70,7 @@ from forge.llm.image_parts import ImagePart
 from forge.session.build import SessionOptions, build_session
 from forge.session.core import Session
 from forge.session.images import ImageInputError, accepts_images
+from forge.session.servers.trust_changes import watch_definitions
 
 logger = logging.getLogger(__name__)
 
@@ -126,7 +130,9 @@ class ForgeAcpAgent:
                     image=image, audio=False, embedded_context=True
                 ),
                 mcp_capabilities=McpCapabilities(http=True, sse=False),
-                session_capabilities=SessionCapabilities(list=SessionListCapabilities()),
+                session_capabilities=SessionCapabilities(
+                    list=SessionListCapabilities(), fork=SessionForkCapabilities()
+                ),
             ),
             auth_methods=[],
             agent_info=Implementation(name="forge", title="Forge", version=__version__),
@@ -179,6 +185,38 @@ class ForgeAcpAgent:
         self._later(self._announce(opened))
         return LoadSessionResponse(
             modes=self._modes(session), config_options=self._config_options(opened)
+        )
+
+    async def fork_session(
+        self, session_id: str, cwd: str, mcp_servers: list[Any] | None = None, **kwargs: Any
+    ) -> ForkSessionResponse:
+        """A new session holding saved session `session_id`'s conversation (what `/fork`
+        and `forge --resume ID --fork` write; the original stays as it is), opened like
+        `session/new`; nothing is replayed, the editor has the history. `_meta`'s `turn` (a
+        number, 1 the first turn) forks before that turn instead (docs/adr/0058)."""
+        from forge.agent.history.session_fork import fork_session
+
+        current = self._sessions.get(session_id)
+        if current is not None and current.turn is not None and not current.turn.done():
+            raise errors.turn_running(session_id)
+        turn = kwargs.get("turn")
+        if turn is not None and (isinstance(turn, bool) or not isinstance(turn, int)):
+            raise errors.invalid_params(f"_meta.turn must be a turn number, not {turn!r}")
+        settings = await asyncio.to_thread(self._load_settings)
+        workspace = workspace_of(cwd)
+        try:
+            await asyncio.to_thread(
+                _whole_id, workspace, session_id, settings.trust.load_other_workspace_sessions
+            )
+            fork_id = await asyncio.to_thread(fork_session, SessionStore(), session_id, turn)
+        except (SessionNotFoundError, ValueError) as error:
+            raise errors.unknown_session(session_id, str(error)) from None
+        opened = await self._open(cwd, fork_id, mcp_servers)
+        self._later(self._announce(opened))
+        return ForkSessionResponse(
+            session_id=fork_id,
+            modes=self._modes(opened.session),
+            config_options=self._config_options(opened),
         )
 
     async def list_sessions(
@@ -247,6 +285,8 @@ class ForgeAcpAgent:
         custom = load_commands(session.workspace, settings.commands.max_file_bytes)
         models = await self._models(session)
         opened = OpenSession(session, custom, servers, pending, models, starting)
+        if session.servers.trust is not None:
+            opened.watcher = asyncio.ensure_future(watch_definitions(session))
         self._sessions[session.session_id] = opened
         return opened
 
@@ -272,7 +312,8 @@ class ForgeAcpAgent:
                 ),
             ),
         )
-        notes = [*opened.servers.skipped, *opened.custom.problems]
+        repairs = [f"session file: {problem}" for problem in opened.session.log.problems]
+        notes = [*repairs, *opened.servers.skipped, *opened.custom.problems]
         if notes:
             await self._send(
                 session_id, update_agent_message_text(markdown_lines("\n".join(notes)) + "\n")
@@ -427,6 +468,7 @@ class ForgeAcpAgent:
         if opened.servers_pending:
             opened.servers_pending = False
             await decide_servers(opened, relay.channel)
+        await ask_about_changes(session, relay.channel)
         await session.servers.wait(MCP_WAIT)
         if not opened.hooks_started:  # SessionStart: startup, or resume after session/load
             opened.hooks_started = True
@@ -485,6 +527,10 @@ class ForgeAcpAgent:
             return
         if opened.servers_starting is not None and not opened.servers_starting.done():
             opened.servers_starting.cancel()
+        if opened.watcher is not None:
+            opened.watcher.cancel()
+            with contextlib.suppress(BaseException):
+                await opened.watcher
         if opened.turn is not None and not opened.turn.done():
             opened.turn.cancel()
             with contextlib.suppress(BaseException):

@@ -27,3 +27,6 @@ class OpenSession:
     turn: asyncio.Task[StopReason] | None = None
     hooks_started: bool = False
     """SessionStart's hooks ran (before the first turn, their notices relayed with it)."""
+    watcher: asyncio.Task[None] | None = None
+    """Watches the workspace's definitions and the scripts they name: a trusted one that
+    changes is stopped at once, and asked about before the next turn (issue 34)."""

@@ -66,9 +66,13 @@ async def serve(agent: ForgeAcpAgent) -> None:
     """Serve `agent` on this process's stdin and stdout until the client closes stdin."""
     reader, writer = await stdio(limit=STDIO_LIMIT)
     transport = CheckedNdjsonTransport(reader, writer)
-    # The SDK routes the methods an agent has; Forge has no session/list, fork, resume or
-    # close (they answer "method not found"), so it is not the whole `Agent` protocol.
-    connection = AgentSideConnection(cast(Agent, agent), transport, listening=False)
+    # The SDK routes the methods an agent has; Forge has no session/resume or session/close
+    # (they answer "method not found"), so it is not the whole `Agent` protocol. The SDK
+    # routes session/fork only with its unstable protocol on; turning it on changes nothing
+    # else for the methods Forge has (docs/adr/0058, addendum).
+    connection = AgentSideConnection(
+        cast(Agent, agent), transport, listening=False, use_unstable_protocol=True
+    )
     try:
         await connection.listen()
     finally:

@@ -316,6 +316,7 @@ def run_headless(args: argparse.Namespace) -> int:
         writer.early_init = init_record(session)
     for problem in session.log.problems:  # a resumed file that needed repair
         writer.write_err(f"forge run: warning: session {session.session_id}: {problem}")
+        recorder.notices.append(f"session {session.session_id}: {problem}")
     for problem in session.agent_problems:  # an agent definition that cannot be used
         writer.write_err(f"forge run: warning: {problem}")
     for skill_notice in session.skill_notices:  # skills left out (file, rule), a capped listing

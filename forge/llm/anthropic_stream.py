@@ -14,7 +14,11 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from forge.llm.anthropic_wire import THINKING_META_KEY
+from forge.llm.anthropic_wire import (
+    SERVER_BLOCK_TYPES,
+    SERVER_BLOCKS_META_KEY,
+    THINKING_META_KEY,
+)
 from forge.llm.errors import MalformedStreamError
 from forge.llm.messages import Message, ToolCall
 from forge.llm.stream import (
@@ -81,6 +85,8 @@ class _Block:
     data: str = ""
     tool_id: str = ""
     tool_name: str = ""
+    raw: dict[str, Any] = field(default_factory=dict)
+    """A server-tool block as the API started it (kept and sent back whole)."""
     finished: bool = False
     repair: StreamRepair = field(default_factory=lambda: StreamRepair("the model server"))
 
@@ -145,6 +151,13 @@ class MessagesStreamAssembler:
             block.tool_name = repaired(str(raw.get("name") or ""), "the model server")
             initial = raw.get("input")
             if isinstance(initial, dict) and initial:
+                block.text.append(json.dumps(initial))
+        elif block.kind in SERVER_BLOCK_TYPES:
+            # The API's own tool search (`server_tool_use`, its input streamed as JSON) and its
+            # result: nothing to show, kept to be sent back (docs/adr/0054).
+            block.raw = dict(raw)
+            initial = raw.get("input")
+            if block.kind == "server_tool_use" and isinstance(initial, dict) and initial:
                 block.text.append(json.dumps(initial))
         elif block.kind == "redacted_thinking":
             block.data = str(raw.get("data") or "")
@@ -211,9 +224,25 @@ class MessagesStreamAssembler:
             elif b.kind == "redacted_thinking" and b.data:
                 kept.append({"type": "redacted_thinking", "data": b.data})
         meta: dict[str, Any] = {THINKING_META_KEY: kept} if kept else {}
+        if server := [_server_block(b) for b in ordered if b.kind in SERVER_BLOCK_TYPES]:
+            meta[SERVER_BLOCKS_META_KEY] = server
         message = Message(
             role="assistant", content=text, tool_calls=calls, reasoning=reasoning, meta=meta
         )
         usage = usage_from(self._usage) if self._usage else None  # None: estimated later
         finish = STOP_REASONS.get(self._stop_reason or "", self._stop_reason)
         return Completion(message=message, usage=usage, finish_reason=finish, model=self.model)
+
+
+def _server_block(block: _Block) -> dict[str, Any]:
+    """A server-tool block as the API sent it, its streamed input joined."""
+    kept = dict(block.raw)
+    if block.kind == "server_tool_use":
+        text = "".join(block.text).strip()
+        try:
+            value = json.loads(text) if text else kept.get("input") or {}
+        except json.JSONDecodeError as error:
+            message = f"The server sent a broken server-tool input: {error}"
+            raise MalformedStreamError(message) from None
+        kept["input"] = value if isinstance(value, dict) else {}
+    return kept

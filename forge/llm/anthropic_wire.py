@@ -5,8 +5,13 @@ turns it into the Messages API's `system`, `messages` and `tools`:
 
 - the first system message becomes `system`; a later system message becomes user text;
 - an assistant message becomes its kept thinking blocks (`meta["anthropic_thinking"]`, sent
-  back unchanged with their signatures, as the API requires for a tool-use loop), a text block
-  and one `tool_use` block per call;
+  back unchanged with their signatures, as the API requires for a tool-use loop), its kept
+  server-tool blocks (`meta["anthropic_server_blocks"]`: the API's own tool search and its
+  result, whose `tool_reference`s keep the tools they loaded loaded), a text block and one
+  `tool_use` block per call;
+- a tool marked `defer_loading` is sent with `"defer_loading": true`, and the API's BM25 tool
+  search tool goes last in the list (it carries the cache marker; a deferred tool is not
+  rendered into the prompt until a search references it);
 - a tool message becomes a `tool_result` block (`is_error` when Forge marked the result an
   error) in a user message;
 - consecutive messages of the same role are merged into one (the API wants user and assistant
@@ -21,6 +26,7 @@ from __future__ import annotations
 import base64
 import functools
 import json
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -34,6 +40,33 @@ from forge.unicode_repair import repaired_value
 THINKING_META_KEY = "anthropic_thinking"
 """`Message.meta` key holding an assistant message's thinking blocks as the API sent them
 (`{"type": "thinking", "thinking", "signature"}` or `{"type": "redacted_thinking", "data"}`)."""
+
+SERVER_BLOCKS_META_KEY = "anthropic_server_blocks"
+"""`Message.meta` key holding an assistant message's server-tool blocks as the API sent them
+(`server_tool_use` and `tool_search_tool_result`), sent back unchanged."""
+
+SERVER_BLOCK_TYPES = frozenset({"server_tool_use", "tool_search_tool_result"})
+"""The server-tool block types kept and sent back."""
+
+TOOL_SEARCH_TOOL: dict[str, Any] = {
+    "type": "tool_search_tool_bm25_20251119",
+    "name": "tool_search_tool_bm25",
+}
+"""The Messages API's own tool search (natural-language queries, BM25), sent when a tool is
+deferred."""
+
+_MODEL_VERSION = re.compile(r"claude-(opus|sonnet)-(\d+)(?:-(\d{1,2}))?(?:\b|-|$)")
+
+
+def supports_tool_search(model: str) -> bool:
+    """Whether `model` has the Messages API's own tool search (`defer_loading`): Claude Opus
+    and Sonnet from 4.5 on (`claude-sonnet-4-5`, `claude-opus-4-5-20251101`, later ones)."""
+    found = _MODEL_VERSION.search(model.lower())
+    if found is None:
+        return False
+    major, minor = int(found.group(2)), int(found.group(3) or 0)
+    return (major, minor) >= (4, 5)
+
 
 EMPTY_TEXT = "(empty)"
 """Text sent for a message that has none: the API rejects empty text blocks."""
@@ -54,7 +87,35 @@ class MessagesRequest:
 
 def tool_definition(spec: ToolSpec) -> dict[str, Any]:
     """A tool in the Messages API shape."""
-    return {"name": spec.name, "description": spec.description, "input_schema": spec.parameters}
+    definition: dict[str, Any] = {
+        "name": spec.name,
+        "description": spec.description,
+        "input_schema": spec.parameters,
+    }
+    if spec.defer_loading:
+        definition["defer_loading"] = True
+    return definition
+
+
+def tool_definitions(tools: Sequence[ToolSpec] | None) -> list[dict[str, Any]]:
+    """The request's `tools`: each tool in order, then the API's tool search when one is
+    deferred (last, so the cache marker lands on a tool that is always rendered)."""
+    definitions = [tool_definition(spec) for spec in tools or ()]
+    if any(spec.defer_loading for spec in tools or ()):
+        definitions.append(dict(TOOL_SEARCH_TOOL))
+    return definitions
+
+
+def server_blocks(message: Message) -> list[dict[str, Any]]:
+    """The server-tool blocks kept on an assistant message (well-formed ones only)."""
+    kept = message.meta.get(SERVER_BLOCKS_META_KEY)
+    if not isinstance(kept, list):
+        return []
+    return [
+        block
+        for block in kept
+        if isinstance(block, dict) and block.get("type") in SERVER_BLOCK_TYPES
+    ]
 
 
 def tool_input(arguments: str) -> dict[str, Any]:
@@ -108,6 +169,7 @@ def _blocks(message: Message, *, with_thinking: bool) -> tuple[str, list[dict[st
         return "user", [result]
     if message.role == "assistant":
         blocks = thinking_blocks(message) if with_thinking else []
+        blocks.extend(server_blocks(message))
         if message.content.strip():
             blocks.append({"type": "text", "text": message.content})
         blocks.extend(
@@ -190,9 +252,7 @@ def to_messages_request(
             entry["content"] = results + others
     if merged and merged[0]["role"] != "user":
         merged.insert(0, {"role": "user", "content": [_text_block(CONVERSATION_START)]})
-    return MessagesRequest(
-        tools=[tool_definition(spec) for spec in tools or ()], system=system, messages=merged
-    )
+    return MessagesRequest(tools=tool_definitions(tools), system=system, messages=merged)
 
 
 def last_turn_lacks_thinking(messages: Sequence[Message]) -> bool:

@@ -18,6 +18,9 @@ class ToolSpec:
     name: str
     description: str
     parameters: dict[str, Any] = field(default_factory=lambda: {"type": "object"})
+    defer_loading: bool = False
+    """Sent but not shown to the model until the provider's own tool search loads it
+    (Anthropic's `defer_loading`, docs/adr/0054); the Chat Completions shape ignores it."""
 
     def to_api(self) -> dict[str, Any]:
         """The tool in Chat Completions wire shape."""

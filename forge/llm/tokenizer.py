@@ -464,6 +464,8 @@ def _count_tools(count_text: Callable[[str], int], specs: Sequence[ToolSpec]) ->
         return 0
     tokens = TOOLS_PREAMBLE_TOKENS
     for spec in specs:
+        if spec.defer_loading:
+            continue  # sent, but not in the prompt until the API's tool search loads it
         schema = json.dumps(spec.parameters, separators=(",", ":"), sort_keys=True)
         tokens += TOOL_DEFINITION_FRAMING_TOKENS
         tokens += count_text(spec.name) + count_text(spec.description) + count_text(schema)

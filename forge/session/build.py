@@ -45,6 +45,7 @@ from forge.config.ephemeral import is_ephemeral
 from forge.config.settings import Settings
 from forge.context.conversation import Conversation
 from forge.context.manager import Manager
+from forge.llm.anthropic_wire import supports_tool_search
 from forge.llm.protocols import ToolSpec
 from forge.llm.tokenizer import TiktokenCounter
 from forge.llm.window_discovery import WindowTracker
@@ -317,6 +318,9 @@ def _tools(
         threshold=lambda: int(settings.mcp.defer_threshold * window.current.tokens),
         count_tools=model.counter.count_tools,
         record=log.record_tool_loading,
+        native=lambda: (
+            settings.llm.provider == "anthropic" and supports_tool_search(settings.llm.model)
+        ),
     )
     if log.tool_loading is not None:  # a resumed session keeps its decision and its loads
         deferral.restore(log.tool_loading)

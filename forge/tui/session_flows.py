@@ -24,6 +24,7 @@ from forge.tui.event_dispatch import EventDispatcher
 from forge.tui.hook_flows import start_session_hooks
 from forge.tui.mcp_notices import McpSessionWatch
 from forge.tui.messages import SessionLoaded, StartupFailed
+from forge.tui.resume_notice import resumed_notice
 from forge.tui.turn_flows import Turns
 from forge.tui.widgets.chat import ChatView
 from forge.tui.widgets.config_banner import ConfigProblemBanner
@@ -172,7 +173,8 @@ class SessionLifecycle:
         history = session.messages
         if any(message.role == "user" for message in history):
             await chat.show_history(history)
-            await chat.add_notice(f"Resumed session `{session.session_id}`.")
+            notice, kind = resumed_notice(session)
+            await chat.add_notice(notice, kind=kind)
             # Counted off the loop, not by the notice's count on it (ADR 0036).
             await session.reports.count_ahead()
             await self.say_recache_cost()
@@ -268,7 +270,8 @@ class SessionLifecycle:
             await chat.add_notice(f"Cannot resume `{session_id}`: {error}.", kind="error")
             return
         await chat.show_history(self.session.messages)
-        await chat.add_notice(f"Resumed session `{self.session.session_id}`.")
+        notice, kind = resumed_notice(self.session)
+        await chat.add_notice(notice, kind=kind)
         await self.session.reports.count_ahead()  # off the loop, not by the gauge (ADR 0036)
         await self.say_recache_cost()
         self.refresh_gauge()

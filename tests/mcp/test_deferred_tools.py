@@ -26,7 +26,7 @@ from forge.config.settings import (
 from forge.session.build import SessionOptions, build_session
 from tests.agent.loop_harness import drive, finished, of_type
 from tests.mcp.catalogs import catalog_server, extends, forge_catalog, raw_fields
-from tests.support.anthropic_server import Answer, AnthropicServer, Use
+from tests.support.anthropic_server import Answer, AnthropicServer, Search, Use
 from tests.support.openai_server import Call, OpenAIServer, RecordedRequest, Text, ToolCalls
 
 KEY = "sk-test-deferred-0123456789"
@@ -165,7 +165,10 @@ async def test_on_the_anthropic_api_loads_append_to_the_tools_too(
         Answer(calls=[Use("forgehub__create_issue", {"owner": "o", "repo": "r"})]),
         Answer("filed"),
     )
-    settings = settings_for_anthropic(anthropic_server, tmp_path / "catalog.json")
+    # A model without the API's own tool search: Forge's `tool_search` (issue 38).
+    settings = settings_for_anthropic(
+        anthropic_server, tmp_path / "catalog.json", model="claude-sonnet-4-20250514"
+    )
     session = build_session(settings, workspace)
     try:
         events = await drive(session.run_turn("file an issue"))
@@ -186,11 +189,49 @@ async def test_on_the_anthropic_api_loads_append_to_the_tools_too(
     assert json.loads(results["forgehub__create_issue"])["tool"] == "create_issue"
 
 
-def settings_for_anthropic(server: AnthropicServer, catalog: Path) -> Settings:
+async def test_on_a_model_with_the_apis_tool_search_the_tools_go_deferred(
+    anthropic_server: AnthropicServer, workspace: Path, tmp_path: Path
+) -> None:
+    """Claude Sonnet 4.5 has the Messages API's own tool search: every MCP tool is sent with
+    `defer_loading: true` beside the API's search tool, Forge's `tool_search` is not offered,
+    the search's blocks go back unchanged, and a load changes no byte of the tools (issue 38,
+    docs/adr/0054)."""
+    anthropic_server.enqueue(
+        Answer(
+            "Searching.",
+            search=Search("open an issue", ["forgehub__create_issue"]),
+            calls=[Use("forgehub__create_issue", {"owner": "o", "repo": "r"})],
+        ),
+        Answer("filed"),
+    )
+    settings = settings_for_anthropic(anthropic_server, tmp_path / "catalog.json")
+    session = build_session(settings, workspace)
+    try:
+        events = await drive(session.run_turn("file an issue"))
+    finally:
+        await session.aclose()
+    assert finished(events).reason == "answered"
+    first, second = (json.loads(r.raw) for r in anthropic_server.requests)
+    names = [tool["name"] for tool in first["tools"]]
+    assert "tool_search" not in names and names[-1] == "tool_search_tool_bm25"
+    mcp_tools = [tool for tool in first["tools"] if tool["name"].startswith("forgehub__")]
+    assert len(mcp_tools) >= 100 and all(tool["defer_loading"] is True for tool in mcp_tools)
+    assert not any(tool.get("defer_loading") for tool in first["tools"] if tool not in mcp_tools)
+    assert "tool_search_tool_bm25" in json.dumps(first["system"])
+    assert second["tools"] == first["tools"] and second["system"] == first["system"]
+    kinds = [block["type"] for block in second["messages"][1]["content"]]
+    assert kinds == ["server_tool_use", "tool_search_tool_result", "text", "tool_use"]
+    results = {event.call.name: event.result for event in of_type(events, ToolCallFinished)}
+    assert json.loads(results["forgehub__create_issue"])["tool"] == "create_issue"
+
+
+def settings_for_anthropic(
+    server: AnthropicServer, catalog: Path, model: str = "claude-sonnet-4-5"
+) -> Settings:
     llm = LLMSettings.model_validate(
         {
             "provider": "anthropic",
-            "model": "claude-sonnet-4-5",
+            "model": model,
             "base_url": server.base_url,
             "api_key": SecretStr(KEY),
             "max_retries": 0,

@@ -54,6 +54,16 @@ class Use:
 
 
 @dataclass
+class Search:
+    """The API's own tool search in a reply (a `server_tool_use` of `tool_search_tool_bm25`
+    and its `tool_search_tool_result`): the query, and the deferred tools it references."""
+
+    query: str
+    found: Sequence[str]
+    id: str = "srvtoolu_test_1"
+
+
+@dataclass
 class Answer:
     """An assistant reply: optional thinking (with a signature), text, tool calls."""
 
@@ -68,6 +78,8 @@ class Answer:
     output_tokens: int | None = None
     chunk_size: int = 8
     delay: float = 0.0
+    search: Search | None = None
+    """The API's own tool search, sent before the text (None: none)."""
 
 
 @dataclass
@@ -274,6 +286,9 @@ def validation_error(body: dict[str, Any]) -> str | None:
                 if any(kind != "tool_result" for kind in kinds[:last_result]):
                     return f"messages.{number}: tool_result blocks must come first"
         previous = message
+    problem = _tool_search_error(body)
+    if problem is not None:
+        return problem
     markers += sum(1 for tool in body.get("tools") or [] if "cache_control" in tool)
     system = body.get("system")
     if isinstance(system, list):
@@ -295,6 +310,43 @@ def validation_error(body: dict[str, Any]) -> str | None:
         budget = (body.get("thinking") or {}).get("budget_tokens", 0)
         if budget >= body.get("max_tokens", 0):
             return "max_tokens must be greater than thinking.budget_tokens"
+    return None
+
+
+def _tool_search_error(body: dict[str, Any]) -> str | None:
+    """What the API refuses about deferred tools and its tool search: a deferred tool without
+    a tool search tool, a deferred tool search tool, every tool deferred, a reference to a tool
+    not in `tools`, a `server_tool_use` without its result in the same message, a call of a
+    deferred tool no search has referenced."""
+    tools = body.get("tools") or []
+    deferred = {str(t.get("name")) for t in tools if t.get("defer_loading")}
+    searches = [t for t in tools if str(t.get("type", "")).startswith("tool_search_tool_")]
+    if deferred and not searches:
+        return "tools: a tool with defer_loading needs a tool search tool in tools"
+    if any(t.get("defer_loading") for t in searches):
+        return "tools: the tool search tool cannot be deferred"
+    if tools and len(deferred) == len(tools):
+        return "tools: at least one tool must not be deferred"
+    names = {str(t.get("name")) for t in tools}
+    referenced: set[str] = set()
+    for number, message in enumerate(body.get("messages") or []):
+        content = message.get("content")
+        blocks = content if isinstance(content, list) else []
+        uses = [b.get("id") for b in blocks if b.get("type") == "server_tool_use"]
+        results = [
+            b.get("tool_use_id") for b in blocks if b.get("type") == "tool_search_tool_result"
+        ]
+        if uses != results:
+            return f"messages.{number}: each server_tool_use needs its tool_search_tool_result"
+        for block in blocks:
+            if block.get("type") == "tool_search_tool_result":
+                for reference in (block.get("content") or {}).get("tool_references") or []:
+                    name = str(reference.get("tool_name"))
+                    if name not in names:
+                        return f"messages.{number}: tool reference {name!r} is not in tools"
+                    referenced.add(name)
+            elif block.get("type") == "tool_use" and block.get("name") in deferred - referenced:
+                return f"messages.{number}: tool {block.get('name')!r} is deferred and not loaded"
     return None
 
 
@@ -498,6 +550,9 @@ class AnthropicServer(LoopbackServer[Reply, MessagesRequestRecord]):
             start_block = {"type": "content_block_start", "index": index, "content_block": block}
             events += [_event("content_block_start", start_block), _stop(index)]
             index += 1
+        if reply.search is not None:
+            events += _search_blocks(index, reply.search, reply.chunk_size)
+            index += 2
         if reply.text:
             events += _text_block(index, reply.text, reply.chunk_size)
             index += 1
@@ -543,6 +598,32 @@ def _delta(index: int, delta: dict[str, Any]) -> bytes:
 
 def _stop(index: int) -> bytes:
     return _event("content_block_stop", {"type": "content_block_stop", "index": index})
+
+
+def _search_blocks(index: int, search: Search, size: int) -> list[bytes]:
+    """A `server_tool_use` block (its input streamed) and its `tool_search_tool_result`."""
+    use = {"type": "server_tool_use", "id": search.id, "name": "tool_search_tool_bm25", "input": {}}
+    events = [
+        _event(
+            "content_block_start",
+            {"type": "content_block_start", "index": index, "content_block": use},
+        )
+    ]
+    for piece in _pieces(json.dumps({"query": search.query}), size):
+        events.append(_delta(index, {"type": "input_json_delta", "partial_json": piece}))
+    events.append(_stop(index))
+    result = {
+        "type": "tool_search_tool_result",
+        "tool_use_id": search.id,
+        "content": {
+            "type": "tool_search_tool_search_result",
+            "tool_references": [
+                {"type": "tool_reference", "tool_name": name} for name in search.found
+            ],
+        },
+    }
+    start = {"type": "content_block_start", "index": index + 1, "content_block": result}
+    return [*events, _event("content_block_start", start), _stop(index + 1)]
 
 
 def _text_block(index: int, text: str, size: int) -> list[bytes]:

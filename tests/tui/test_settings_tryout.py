@@ -138,15 +138,49 @@ async def test_the_new_context_fields_show_help_and_save() -> None:
 
 
 def test_every_tools_and_checkpoints_setting_has_a_field() -> None:
-    from forge.config.settings import CheckpointSettings, ToolsSettings
+    from forge.config.keys import leaf_values
+    from forge.config.settings import CheckpointSettings, Settings, ToolsSettings
 
     shown = {field.key for field in all_fields()}
-    # Sub-sections of their own (the sandbox, web_fetch) are edited in config.yaml for now: the
-    # overlay edits one level of keys (a known gap, noted in docs/adr/0053 and 0055).
-    in_the_file = {"tools.sandbox", "tools.web_fetch"}
+    # Every leaf, the sub-sections' too (`tools.sandbox.mode`, `tools.web_fetch.timeout`).
+    leaves = set(leaf_values(Settings()))
     for section, model in (("tools", ToolsSettings), ("checkpoints", CheckpointSettings)):
-        missing = {f"{section}.{name}" for name in model.model_fields} - shown - in_the_file
+        wanted = {key for key in leaves if key.startswith(f"{section}.")}
+        assert {key.split(".")[1] for key in wanted} == set(model.model_fields)
+        missing = wanted - shown
         assert not missing, f"missing from the overlay: {missing}"
+    for field in all_fields():
+        assert field.description, f"{field.key} has no help line"
+
+
+async def test_a_sandbox_and_a_web_fetch_field_are_edited_and_saved() -> None:
+    path = write_config("llm:\n  model: main-model\n  base_url: http://127.0.0.1:9/v1\n")
+    app = SettingsHost(ConfigStore(path))
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await built(pilot)
+        mode = screen.query_one("#field-tools-sandbox-mode", Input)
+        assert mode.value == "auto"
+        assert screen.query_one("#field-tools-mode", Input).value == "ask"  # not the same field
+        mode.value = "sometimes"
+        await pilot.pause()
+        reason = str(screen.query_one("#reason-tools-sandbox-mode", Static).render())
+        assert "'on'" in reason and "'off'" in reason, reason
+        mode.value = "on"
+        network = screen.query_one("#field-tools-sandbox-network", Input)
+        network.focus()
+        await pilot.pause()
+        help_line = str(screen.query_one("#settings-help", Static).render())
+        assert help_line.startswith("tools.sandbox.network — ")
+        network.value = "true"
+        screen.query_one("#field-tools-web_fetch-timeout", Input).value = "12"
+        await pilot.pause()
+        await pilot.press("ctrl+s")
+        await wait_until(pilot, lambda: app.results, "the save")
+    saved = yaml.safe_load(path.read_text())
+    assert saved["tools"] == {
+        "sandbox": {"mode": "on", "network": True},
+        "web_fetch": {"timeout": 12},
+    }
 
 
 async def test_the_permission_mode_and_checkpoint_bound_are_edited_and_saved() -> None:

@@ -31,7 +31,12 @@ from forge.config.ephemeral import is_ephemeral
 from forge.config.paths import ensure_dir, sessions_dir
 from forge.context.conversation import Conversation
 from forge.llm.messages import Message
-from forge.unicode_repair import may_hold_surrogates, repaired, repaired_value
+from forge.unicode_repair import (
+    may_hold_surrogates,
+    repaired,
+    repaired_value,
+    replaced_characters,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -499,11 +504,16 @@ def read_records(path: Path) -> tuple[list[dict[str, Any]], list[str]]:
     with path.open("r", encoding="utf-8", errors="replace") as handle:
         lines = handle.read().split("\n")
     unreadable_first = ""
+    repaired_lines = repaired_characters = 0
     for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
         try:
+            before = replaced_characters()
             record = _repaired_record(line, json.loads(line))
+            if replaced := replaced_characters() - before:
+                repaired_lines += 1
+                repaired_characters += replaced
         except ValueError:  # not JSON, or an integer beyond Python's 4,300-digit bound
             where = "torn last line" if number >= len(lines) - 1 else "unreadable line"
             logger.warning("session %s: skipped %s %d", path.name, where, number)
@@ -520,7 +530,17 @@ def read_records(path: Path) -> tuple[list[dict[str, Any]], list[str]]:
             + ("" if records[0].get("workspace") else " (its workspace is unknown)")
         )
         logger.warning("session %s: %s", path.name, problems[-1])
+    if repaired_lines:
+        problems.append(repaired_problem(repaired_characters, repaired_lines))
     return records, problems
+
+
+def repaired_problem(characters: int, lines: int) -> str:
+    """What a resume says of the lines it repaired (issue 34: the count reaches the user)."""
+    return (
+        f"replaced {characters} invalid character(s) (lone surrogates, written by an older "
+        f"version) in {lines} line(s) with U+FFFD"
+    )
 
 
 def _rebuilt_header(torn_line: str, records: list[dict[str, Any]]) -> dict[str, Any]:

@@ -45,17 +45,23 @@ class ToolDeferral:
         count_tools: CountTools = lambda specs: 0,
         allows: Callable[[str], bool] | None = None,
         record: Callable[[dict[str, Any]], None] | None = None,
+        native: Callable[[], bool] = lambda: False,
     ) -> None:
         """The tools of `servers` (those `allows` lets through: a child's definition).
         `threshold()`: the tokens the definitions may take with mode "auto";
         `count_tools`: a token counter's; `record` is told the state to save whenever it
-        changes (the session file)."""
+        changes (the session file); `native()`: whether the provider's own tool search is
+        used instead of `tool_search` (asked once, at the decision: Anthropic's)."""
         self.servers = servers
         self.mode: DeferMode = mode
         self._threshold = threshold
         self._count_tools = count_tools
         self._allows = allows
         self._record = record
+        self._native = native
+        self.native = False
+        """Whether deferred tools go to the provider marked `defer_loading`, loaded by its own
+        tool search (decided with `deferring`; docs/adr/0054)."""
         self.decided = False
         """Whether the session's first request has fixed `deferring` and `listing`."""
         self.settled = False
@@ -95,7 +101,10 @@ class ToolDeferral:
             deferring = self._count_tools([tool.spec for tool in available]) > self._threshold()
         self.decided = True
         self.deferring = deferring
-        self.listing = deferred_listing(self.servers, available) if deferring else ""
+        self.native = deferring and self._native()
+        self.listing = (
+            deferred_listing(self.servers, available, native=self.native) if deferring else ""
+        )
         if self.servers.connections:  # a session without MCP servers records nothing
             self._save()
 
@@ -111,10 +120,16 @@ class ToolDeferral:
         """What the registry offers: every MCP tool while not deferring (and before the
         decision), else `tool_search` and the loaded tools, in the order they were loaded."""
         available = self.available()
-        if not self.deferring:
-            return available
+        if not self.deferring or self.native:
+            return available  # natively deferred: all sent, `natively_deferred` marks them
         by_name = {tool.name: tool for tool in available}
         return [self.search_tool, *(by_name[name] for name in self.loaded if name in by_name)]
+
+    def natively_deferred(self) -> set[str]:
+        """The tools sent marked `defer_loading` (every MCP tool, when deferring natively)."""
+        if not (self.deferring and self.native):
+            return set()
+        return {tool.name for tool in self.available()}
 
     def deferred(self) -> list[Tool]:
         """The tools not sent: every available one not loaded (none while not deferring)."""
@@ -126,7 +141,7 @@ class ToolDeferral:
     def explain_missing(self, name: str) -> str | None:
         """Why `name` cannot be called now: not loaded yet (load it first), or its server's
         reason (down, starting, removed); None when nothing knows the name."""
-        if self.deferring and any(tool.name == name for tool in self.deferred()):
+        if self.deferring and not self.native and any(t.name == name for t in self.deferred()):
             return (
                 f"tool {name} is not loaded: call {TOOL_SEARCH} with query "
                 f'"select:{name}" first, then call it'
@@ -162,6 +177,7 @@ class ToolDeferral:
         return {
             "type": TOOL_LOADING_RECORD,
             "deferring": self.deferring,
+            "native": self.native,
             "listing": self.listing,
             "loaded": list(self.loaded),
         }
@@ -172,6 +188,7 @@ class ToolDeferral:
         listing = record.get("listing")
         self.decided = True
         self.deferring = bool(record.get("deferring"))
+        self.native = self.deferring and bool(record.get("native"))
         self.listing = listing if isinstance(listing, str) else ""
         self.loaded = [name for name in loaded or [] if isinstance(name, str)]
 
@@ -193,24 +210,34 @@ class ToolDeferral:
         child.settled = self.settled
         # A child allowed none of the MCP tools gets no `tool_search` and no listing.
         child.deferring = self.deferring and bool(child.available())
+        child.native = child.deferring and self.native
         child.listing = self.listing if child.deferring else ""
         child.loaded = [name for name in self.loaded if allows(name)]
         return child
 
 
-def deferred_listing(servers: McpServers, tools: Sequence[Tool]) -> str:
-    """The system prompt's section: how to load tools, and each ready server with its tool
-    count and what it is for."""
+NATIVE_SEARCH_NAME = "tool_search_tool_bm25"
+"""The name the model calls the Messages API's own tool search by."""
+
+
+def deferred_listing(servers: McpServers, tools: Sequence[Tool], *, native: bool = False) -> str:
+    """The system prompt's section: how to load tools (`native`: with the provider's own tool
+    search), and each ready server with its tool count and what it is for."""
     counts: dict[str, int] = {}
     for tool in tools:
         server = getattr(getattr(tool, "connection", None), "name", "")
         counts[server] = counts.get(server, 0) + 1
-    lines = [
-        "MCP tools load on demand: their definitions are not sent until you load them with "
-        f'`{TOOL_SEARCH}` (a query loads the best matches at once; "select:name,name" loads '
-        "exact names). A loaded tool stays available for the rest of the session. The MCP "
-        "servers:"
-    ]
+    how = (
+        "MCP tools load on demand: you do not see their definitions until you find them with "
+        f"`{NATIVE_SEARCH_NAME}` (a query in plain words, e.g. the task's); a tool it finds can "
+        "be called at once. The MCP servers:"
+        if native
+        else "MCP tools load on demand: their definitions are not sent until you load them "
+        f'with `{TOOL_SEARCH}` (a query loads the best matches at once; "select:name,name" '
+        "loads exact names). A loaded tool stays available for the rest of the session. The "
+        "MCP servers:"
+    )
+    lines = [how]
     for connection in servers.connections:
         count = counts.get(connection.name, 0)
         if connection.state is not ServerState.READY or not count:

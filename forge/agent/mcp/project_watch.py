@@ -1,16 +1,19 @@
 """Watching the workspace's definitions — `.forge/mcp.yaml` and the hook files
-(`.forge/hooks.json`, `.claude/settings.json`) — so edits apply while Forge runs: a changed
-definition is asked about again and `/hooks` lists it (the user's `config.yaml` is watched by
-`forge.config.watcher`; docs/adr/0048).
+(`.forge/hooks.json`, `.claude/settings.json`) — and the workspace scripts they name
+(`forge.agent.trust.scripts`), so edits apply while Forge runs: a changed definition or script
+is asked about again (its MCP servers stopped first) and `/hooks` lists it (the user's
+`config.yaml` is watched by `forge.config.watcher`; docs/adr/0048, 0047).
 
 The workspace itself is watched without recursion (to see `.forge` or `.claude` appear), and
-those folders when they exist; nothing else of the workspace is watched.
+those folders and the named scripts' folders when they exist, each without recursion; nothing
+else of the workspace is watched.
 """
 
 from __future__ import annotations
 
 import asyncio
 import inspect
+import logging
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
@@ -18,7 +21,11 @@ from watchfiles import Change, awatch
 
 from forge.agent.hooks.config import PROJECT_HOOK_FILES
 from forge.agent.mcp.servers import PROJECT_FILE
+from forge.agent.trust.scripts import named_scripts
+from forge.agent.trust.sources import workspace_sources
 from forge.config.store import content_digest
+
+logger = logging.getLogger(__name__)
 
 WATCHED_FILES = (PROJECT_FILE, *PROJECT_HOOK_FILES)
 """The workspace's files that define what Forge runs (relative paths)."""
@@ -34,8 +41,19 @@ def _digest(path: Path) -> str:
         return content_digest(None)
 
 
-def _digests(paths: list[Path]) -> list[str]:
-    return [_digest(path) for path in paths]
+def watched_paths(workspace: Path) -> list[Path]:
+    """The defining files, and the workspace scripts their definitions name now."""
+    paths = {workspace / relative for relative in WATCHED_FILES}
+    try:
+        for source in workspace_sources(workspace):
+            paths.update(workspace / name for name in named_scripts(source, workspace))
+    except Exception:  # an unreadable definition names no script; its file is still watched
+        logger.exception("the scripts of the workspace's definitions could not be listed")
+    return sorted(paths)
+
+
+def _digests(workspace: Path) -> dict[Path, str]:
+    return {path: _digest(path) for path in watched_paths(workspace)}
 
 
 async def watch_project_servers(
@@ -43,20 +61,23 @@ async def watch_project_servers(
     on_change: Callable[[], Awaitable[None] | None],
     stop_event: asyncio.Event,
 ) -> None:
-    """Call `on_change` each time the content of one of the workspace's `WATCHED_FILES`
-    changes (created, edited, removed), until `stop_event` is set."""
-    paths = [workspace / relative for relative in WATCHED_FILES]
-    folders = sorted({path.parent for path in paths})
-    names = {path.name for path in paths} | {folder.name for folder in folders}
-    seen = await asyncio.to_thread(_digests, paths)
+    """Call `on_change` each time the content of one of the workspace's `WATCHED_FILES`, or
+    of a workspace script they name, changes (created, edited, removed), until `stop_event`
+    is set."""
+    seen = await asyncio.to_thread(_digests, workspace)
 
-    def relevant(change: Change, changed: str) -> bool:
-        return Path(changed).name in names
+    def folders_of(paths: dict[Path, str]) -> list[Path]:
+        return sorted({path.parent for path in paths} | {workspace})
 
     while not stop_event.is_set():
+        folders = folders_of(seen)
+        names = {path.name for path in seen} | {folder.name for folder in folders}
         present = [folder for folder in folders if folder.is_dir()]
+
+        def relevant(change: Change, changed: str, names: set[str] = names) -> bool:
+            return Path(changed).name in names
+
         async for _changes in awatch(
-            workspace,
             *present,
             watch_filter=relevant,
             stop_event=stop_event,
@@ -64,14 +85,15 @@ async def watch_project_servers(
             step=STEP_MILLISECONDS,
             recursive=False,
         ):
-            digests = await asyncio.to_thread(_digests, paths)
+            digests = await asyncio.to_thread(_digests, workspace)
             if digests != seen:
                 seen = digests
                 outcome = on_change()
                 if inspect.isawaitable(outcome):
                     await outcome
-            if [folder for folder in folders if folder.is_dir()] != present:
-                break  # a folder came or went: watch again with the right folders
+            now = folders_of(seen)
+            if now != folders or [f for f in now if f.is_dir()] != present:
+                break  # a folder came or went, or a script elsewhere is named: watch again
         else:
             return  # stopped
 

@@ -19,7 +19,12 @@ from forge.agent.sandbox.state import SandboxState
 
 LANDLOCK_NOTE = (
     "Landlock (ABI {abi}) is available on this kernel, but Forge does not confine with it "
-    "alone yet (docs/adr/0053): install bubblewrap."
+    "alone: it would keep only some of the promises (no process containment, secrets only "
+    "partly hidden; docs/adr/0053). Install bubblewrap."
+)
+LANDLOCK_UNUSED = (
+    "Landlock (ABI {abi}): not used; bubblewrap's namespaces hold every point above "
+    "(docs/adr/0053)."
 )
 
 
@@ -28,6 +33,8 @@ def sandbox_lines(state: SandboxState) -> list[str]:
     lines = [f"Sandbox: {state.summary()} — tools.sandbox.mode: {state.mode}"]
     if state.enabled:
         lines.extend(f"- {detail}" for detail in state.details)
+        if abi := landlock_abi():
+            lines.append("- " + LANDLOCK_UNUSED.format(abi=abi))
     elif state.refuses:
         lines.append("- the model's commands are refused (mode on, nothing can confine them)")
     else:

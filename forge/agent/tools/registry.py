@@ -25,6 +25,7 @@ can correct itself. Only cancellation (`asyncio.CancelledError`) propagates.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -115,8 +116,17 @@ class ToolRegistry:
         return list(self._all())
 
     def specs(self) -> list[ToolSpec]:
-        """The specs to send to the provider with every request."""
-        return [tool.spec for tool in self._all().values()]
+        """The specs to send to the provider with every request; a source's tools it names
+        in `natively_deferred()` are marked `defer_loading` (Anthropic's own tool search)."""
+        deferred: set[str] = set()
+        for source in self._sources:
+            names = getattr(source, "natively_deferred", None)
+            if names is not None:
+                deferred |= names()
+        return [
+            dataclasses.replace(tool.spec, defer_loading=True) if name in deferred else tool.spec
+            for name, tool in self._all().items()
+        ]
 
     def get(self, name: str) -> Tool:
         """The tool called `name`; `ToolError` ("unknown tool X; available: ...") if none."""

@@ -56,32 +56,48 @@ class SettingField:
     """How its text is read."""
     placeholder: str = ""
     """Shown in the empty input."""
+    group: str = ""
+    """The sub-section inside the section that holds the field (`sandbox` for
+    `tools.sandbox.mode`); empty for a key of the section itself."""
 
     @property
     def key(self) -> str:
-        """The dotted key (`llm.summarization_model`), as `LoadResult.env_keys` names it."""
-        return f"{self.section}.{self.name}"
+        """The dotted key (`llm.summarization_model`, `tools.sandbox.mode`), as
+        `LoadResult.env_keys` names it."""
+        return ".".join(part for part in (self.section, self.group, self.name) if part)
+
+    @property
+    def slug(self) -> str:
+        """The key as a widget id part (`tools-sandbox-mode`)."""
+        return self.key.replace(".", "-")
 
     @property
     def widget_id(self) -> str:
         """The id of the field's Input (`field-llm-model`)."""
-        return f"field-{self.section}-{self.name}"
+        return f"field-{self.slug}"
 
     @property
     def section_model(self) -> type[BaseModel]:
         """The pydantic model of the field's section."""
-        annotation = Settings.model_fields[self.section].annotation
-        assert isinstance(annotation, type) and issubclass(annotation, BaseModel)
-        return annotation
+        return _model_of(Settings, self.section)
+
+    @property
+    def owner_model(self) -> type[BaseModel]:
+        """The pydantic model that declares the field (the section's, or its sub-section's)."""
+        model = self.section_model
+        return _model_of(model, self.group) if self.group else model
 
     @property
     def description(self) -> str:
         """The field's docstring from the settings model (the help line)."""
-        return self.section_model.model_fields[self.name].description or ""
+        return self.owner_model.model_fields[self.name].description or ""
 
     def value_of(self, settings: Settings) -> Any:
         """The field's current value in `settings`."""
-        return getattr(getattr(settings, self.section), self.name)
+        owner = getattr(settings, self.section)
+        if self.group:
+            owner = getattr(owner, self.group)
+        return getattr(owner, self.name)
 
     def to_text(self, value: Any) -> str:
         """The text an input shows for `value`."""
@@ -128,6 +144,12 @@ class SettingField:
             except ValueError:
                 raise FieldParseError("must be a whole number") from None
         return [item.strip() for item in stripped.split(",") if item.strip()]
+
+
+def _model_of(model: type[BaseModel], name: str) -> type[BaseModel]:
+    annotation = model.model_fields[name].annotation
+    assert isinstance(annotation, type) and issubclass(annotation, BaseModel)
+    return annotation
 
 
 _SWITCH_WORDS = {
@@ -297,6 +319,90 @@ SECTIONS: tuple[FieldSection, ...] = (
                 "Variables hidden from commands",
                 FieldKind.NAME_LIST,
                 placeholder="none (provider keys are always hidden)",
+            ),
+        ),
+    ),
+    FieldSection(
+        "Sandbox (the model's commands)",
+        (
+            SettingField(
+                "tools",
+                "mode",
+                "Sandbox",
+                FieldKind.TEXT,
+                placeholder="auto, on or off",
+                group="sandbox",
+            ),
+            SettingField(
+                "tools",
+                "network",
+                "Network inside",
+                FieldKind.SWITCH,
+                placeholder="true or false",
+                group="sandbox",
+            ),
+            SettingField(
+                "tools",
+                "allow_unconfined",
+                "Unconfined in auto mode",
+                FieldKind.SWITCH,
+                placeholder="true or false",
+                group="sandbox",
+            ),
+            SettingField(
+                "tools",
+                "auto_allow",
+                "Confined commands without asking",
+                FieldKind.SWITCH,
+                placeholder="true or false",
+                group="sandbox",
+            ),
+            SettingField(
+                "tools",
+                "deny_read",
+                "Unreadable paths",
+                FieldKind.NAME_LIST,
+                placeholder="none beyond the built-in secrets",
+                group="sandbox",
+            ),
+            SettingField(
+                "tools", "max_processes", "Max processes", FieldKind.WHOLE_NUMBER, group="sandbox"
+            ),
+        ),
+    ),
+    FieldSection(
+        "Web fetch",
+        (
+            SettingField(
+                "tools",
+                "allow_domains",
+                "Allowed domains",
+                FieldKind.NAME_LIST,
+                placeholder="any public address",
+                group="web_fetch",
+            ),
+            SettingField(
+                "tools",
+                "allow_private",
+                "Private addresses",
+                FieldKind.SWITCH,
+                placeholder="true or false",
+                group="web_fetch",
+            ),
+            SettingField("tools", "timeout", "Timeout (s)", FieldKind.NUMBER, group="web_fetch"),
+            SettingField(
+                "tools",
+                "max_download_bytes",
+                "Largest download (bytes)",
+                FieldKind.WHOLE_NUMBER,
+                group="web_fetch",
+            ),
+            SettingField(
+                "tools",
+                "max_result_characters",
+                "Largest result (characters)",
+                FieldKind.WHOLE_NUMBER,
+                group="web_fetch",
             ),
         ),
     ),

@@ -148,16 +148,14 @@ class SettingsScreen(ModalScreen[LoadResult | None]):
                 Static(
                     FROM_ENVIRONMENT,
                     classes="field-source",
-                    id=f"source-{field.section}-{field.name}",
+                    id=f"source-{field.slug}",
                 )
             )
         if field.kind is FieldKind.SECRET:
             row.append(Button("Show", id="reveal-api-key", compact=True))
         return [
-            Horizontal(*row, classes="field-row", id=f"row-{field.section}-{field.name}"),
-            Static(
-                "", classes="field-reason", id=f"reason-{field.section}-{field.name}", markup=False
-            ),
+            Horizontal(*row, classes="field-row", id=f"row-{field.slug}"),
+            Static("", classes="field-reason", id=f"reason-{field.slug}", markup=False),
         ]
 
     def _file_error_text(self) -> str:
@@ -211,7 +209,7 @@ class SettingsScreen(ModalScreen[LoadResult | None]):
         self._refresh_validity()
         if field.key in self.loaded.env_keys:
             edited = field.key in self.draft.changed_keys()
-            source = self.query_one(f"#source-{field.section}-{field.name}", Static)
+            source = self.query_one(f"#source-{field.slug}", Static)
             source.update(FROM_ENVIRONMENT_EDITED if edited else FROM_ENVIRONMENT)
             source.set_class(edited, "-edited")
 
@@ -220,7 +218,7 @@ class SettingsScreen(ModalScreen[LoadResult | None]):
         reasons = self.draft.errors()
         for field, field_input in self._inputs():
             field_input.validate(field_input.value)
-            reason_line = self.query_one(f"#reason-{field.section}-{field.name}", Static)
+            reason_line = self.query_one(f"#reason-{field.slug}", Static)
             reason = reasons.get(field.key)
             reason_line.update(f"↳ {reason}" if reason else "")
             reason_line.set_class(reason is not None, "-shown")

@@ -108,10 +108,13 @@ class SettingsDraft:
         section_fields = [field for field in self.fields.values() if field.section == section]
         model_class = section_fields[0].section_model
         data: dict[str, Any] = dict(getattr(self.base, section))
+        for group in {field.group for field in section_fields if field.group}:
+            data[group] = dict(getattr(getattr(self.base, section), group))
         reasons: dict[str, str] = {}
         for field in section_fields:
+            target = data[field.group] if field.group else data
             try:
-                data[field.name] = field.parse(texts[field.key])
+                target[field.name] = field.parse(texts[field.key])
             except FieldParseError as error:
                 reasons[field.key] = str(error)
         try:
@@ -122,6 +125,8 @@ class SettingsDraft:
                 # A field the overlay does not show is reported under its own key (or the
                 # section's), so the save is still blocked with a reason.
                 key = f"{section}.{location[0]}" if location else section
+                nested = f"{key}.{location[1]}" if len(location) > 1 else ""
+                key = nested if nested in self.fields else key
                 reasons.setdefault(key, _reason(problem["msg"]))
             return None, reasons
         return (None if reasons else model), reasons
