@@ -70,7 +70,7 @@ from forge.llm.image_parts import ImagePart
 from forge.session.build import SessionOptions, build_session
 from forge.session.core import Session
 from forge.session.images import ImageInputError, accepts_images
-from forge.session.servers.trust_changes import watch_definitions
+from forge.session.trust_changes import watch_definitions
 
 logger = logging.getLogger(__name__)
 

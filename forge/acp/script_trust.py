@@ -15,7 +15,7 @@ from acp.schema import PermissionOption, ToolCallUpdate
 
 from forge.acp.relay import EditorChannel
 from forge.session.core import Session
-from forge.session.servers.trust_changes import apply_trust, changed_lines, stop_changed
+from forge.session.trust_changes import apply_trust, changed_lines, stop_changed
 
 QUESTION_ID = "forge-trust-changed-definitions"
 """The tool-call id of the question (no model call: the editor needs one to show it)."""
