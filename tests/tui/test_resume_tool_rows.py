@@ -3,7 +3,7 @@ docs/adr/0048 addendum): the same session is run live and reopened with `--conti
 row's lines on the screen are compared — an edit's row open on its diff (`write_file`,
 `apply_diff`; a long diff folded with the same note), a command with output, a call refused by
 read-only mode, one the user rejected, a `web_fetch`, and a `task` child stopped from its
-approval dialog (one title line, no empty line under it)."""
+approval dialog (one title line, no empty line under it) — closed, and opened."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 from textual.geometry import Size
 from textual.pilot import Pilot
+from textual.widgets import Collapsible
 
 from forge.agent.modes import PermissionMode
 from forge.llm.messages import ToolCall
@@ -50,6 +51,17 @@ async def row_lines(pilot: Pilot[Any], app: ForgeApp, block: ToolCallBlock) -> l
 
 async def tool_rows(pilot: Pilot[Any], app: ForgeApp) -> list[list[str]]:
     return [await row_lines(pilot, app, block) for block in app.chat.query(ToolCallBlock)]
+
+
+async def opened_rows(pilot: Pilot[Any], app: ForgeApp) -> list[list[str]]:
+    """`tool_rows` with every row opened, as a click on its title opens it."""
+    for block in app.chat.query(ToolCallBlock):
+        block.action_unfold()  # a resumed row's first click
+    await pilot.pause()
+    for box in app.chat.query(Collapsible):
+        box.collapsed = False
+    await pilot.pause()
+    return await tool_rows(pilot, app)
 
 
 def write_agent(workspace: Path) -> None:
@@ -115,6 +127,7 @@ async def test_tool_rows_reopen_as_the_live_chat_drew_them(
         await pilot.press("escape")
         await wait_idle(pilot)
         live = await tool_rows(pilot, app)
+        live_opened = await opened_rows(pilot, app)
 
     # What the live chat drew, so that the comparison compares the right things.
     titles = [lines[0] for lines in live]
@@ -145,7 +158,13 @@ async def test_tool_rows_reopen_as_the_live_chat_drew_them(
             await resumed.chat.load_older_rows()
         await pilot.pause()
         shown = await tool_rows(pilot, resumed)
+        shown_opened = await opened_rows(pilot, resumed)
     assert shown == live
+    # Opened, each row shows what the live one held: the command's output, the page fetched.
+    assert shown_opened == live_opened
+    assert live_opened[3][2:] == ["▌   alpha", "▌   beta", "▌   [exit code 0]"]
+    assert "/guide (text/html)" in live_opened[4][2]
+    assert live[4][0].startswith("▌ ▶ ✓ web_fetch  http://127.0.0.1:")
 
 
 def test_a_folded_rows_height_is_its_titles_at_the_width_it_is_laid_out_at() -> None:
