@@ -113,6 +113,8 @@ class ToolRow:
     output: str
     children: tuple[tuple[ToolCall, str], ...] = ()
     """A `task` call's child's tool calls with their status, folded under the row."""
+    diff: str = ""
+    """An edit's recorded diff: live, the row ended open on it (docs/adr/0048 addendum)."""
 
 
 @dataclass(frozen=True)
@@ -353,7 +355,9 @@ def _tool_row(call: ToolCall, result: Message | None, *, interrupted: bool = Fal
     if result is None:
         return ToolRow(call, status, text, "")
     if not result.meta.get("subagent"):  # not a child's: its output as recorded
-        return ToolRow(call, status, text, result.content)
+        diff = result.meta.get("diff")
+        shown = diff if isinstance(diff, str) and not interrupted else ""
+        return ToolRow(call, status, text, result.content, diff=shown)
     children = tuple(child_calls(result.meta))
     return ToolRow(call, status, text, without_figures(result.content), children)
 
@@ -361,6 +365,11 @@ def _tool_row(call: ToolCall, result: Message | None, *, interrupted: bool = Fal
 def estimated_lines(row: HistoryRow, width: int) -> int:
     """About how many lines `row` takes in a chat `width` cells wide (its margin included):
     enough to pick the rows that fill a screen without laying them out."""
+    if isinstance(row, ToolRow) and row.diff:  # open on its diff, unless it is long
+        from forge.tui.widgets.chat_blocks import FOLD_DIFF_LINES
+
+        lines = row.diff.count("\n") + 1
+        return 1 if lines > FOLD_DIFF_LINES else lines + 2
     if isinstance(row, ToolRow | SummaryRow | ExpansionRow):
         return 1  # a folded title line
     if isinstance(row, HookRow):

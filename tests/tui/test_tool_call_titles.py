@@ -26,3 +26,8 @@ def test_a_skill_row_names_the_skill() -> None:
 def test_a_path_still_wins_and_an_unknown_shape_is_shown_as_json() -> None:
     assert tool_call_argument_summary(_call("read_file", path="a.txt", name="n")) == "a.txt"
     assert tool_call_argument_summary(_call("mcp__x__y", count=3)) == '{"count": 3}'
+
+
+def test_a_web_fetch_row_names_the_url_not_the_json() -> None:
+    call = _call("web_fetch", url="https://example.com/guide", prompt="how do I migrate?")
+    assert tool_call_argument_summary(call) == "https://example.com/guide"

@@ -315,10 +315,18 @@ class ToolCallBlock(Vertical):
         """Shown above the output once the row opens (a resumed `task` row's child calls)."""
 
     @classmethod
-    def recorded(cls, call: ToolCall, status: str, status_text: str, output: str) -> Self:
-        """A finished call of a resumed session, folded, with its recorded outcome."""
-        block = cls(call, folded=True, status=status, status_text=status_text)
+    def recorded(
+        cls, call: ToolCall, status: str, status_text: str, output: str, *, diff: str = ""
+    ) -> Self:
+        """A finished call of a resumed session, folded, with its recorded outcome; an edit
+        with its recorded `diff` is the row the live chat ended on: open on its diff (folded
+        with the same note when the diff is long)."""
+        block = cls(call, folded=not diff.strip(), status=status, status_text=status_text)
         block.show_output(output)
+        if diff.strip():
+            block.detail = DiffView(diff)
+            block._output.display = False
+            block._fold_long_diff(diff)
         return block
 
     @property
@@ -343,12 +351,21 @@ class ToolCallBlock(Vertical):
 
     def render(self) -> Content:
         # Folded: the title line as the collapsed row shows it; else the children draw.
-        return Content(f"▶ {self._plain_title()}" if self.folded else "")
+        return self._folded_line(self.size.width) if self.folded else Content("")
+
+    def _folded_line(self, width: int) -> Content:
+        """A folded row's line, its title shortened for a content area `width` cells wide
+        (as the open row's title is for the same row), so its height is known at layout."""
+        title_width = width + self.styles.gutter.width - TITLE_CHROME if width else None
+        return Content(f"▶ {self._plain_title(title_width)}")
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
         if self.folded:  # no children yet: as tall as its title, wrapped
+            # The title for this width, not for the last Resize: a layout that comes before
+            # the row's Resize (or none after it) keeps the height it computes here.
             # As Widget does for its own content (RenderStyles serves as the rules map).
-            return self.render().get_height(self.styles, width) if width else 0  # type: ignore[arg-type]
+            line = self._folded_line(width)
+            return line.get_height(self.styles, width) if width else 0  # type: ignore[arg-type]
         return super().get_content_height(container, viewport, width)
 
     def on_click(self) -> None:
@@ -379,21 +396,23 @@ class ToolCallBlock(Vertical):
         """The row's title as shown (icon, name, key argument, status), without markup."""
         return self._plain_title()
 
-    def _plain_title(self) -> str:
+    def _plain_title(self, title_width: int | None = None) -> str:
         """Icon, name, argument and status, terminal-safe; the argument is shortened to the
-        row's width (never the status: a rejection's reason or a refusal must stay readable)."""
+        row's width (never the status: a rejection's reason or a refusal must stay readable).
+        `title_width`: columns for the title (default: the row's, once it has a size)."""
         name = f"{self._ICONS[self.status]} {self.call.name}"
         status = f"· {self.status_text}"
-        if self._title_width is None:
+        title_width = self._title_width if title_width is None else title_width
+        if title_width is None:
             argument = tool_call_argument_summary(self.call)
         else:
             # What fits on the row's line; at least a stub of it, the title wrapping if need be.
-            room = self._title_width - len(name) - len(status) - 4  # two "  " separators
+            room = title_width - len(name) - len(status) - 4  # two "  " separators
             if room < MIN_ARGUMENT_WIDTH:
                 # The status cannot share the line with a useful argument, so the title wraps
                 # anyway: the argument takes the first line, the status the next (two running
                 # `task` rows of one agent stay told apart at 80 columns).
-                room = self._title_width - len(name) - 3
+                room = title_width - len(name) - 3
             width = min(60, max(room, MIN_ARGUMENT_WIDTH))
             argument = tool_call_argument_summary(self.call, width=width)
         return terminal_safe("  ".join(part for part in (name, argument, status) if part))
@@ -434,12 +453,17 @@ class ToolCallBlock(Vertical):
         unless it is longer than `FOLD_DIFF_LINES` (then folded; Enter on the title opens it)."""
         await self._box.query_one(Collapsible.Contents).mount(DiffView(diff))
         self._output.display = False
+        self._fold_long_diff(diff)
+        self._box.title = self._title()
+        self._box.set_collapsed(self.diff_folded)
+
+    def _fold_long_diff(self, diff: str) -> None:
+        """Fold the row when `diff` is longer than `FOLD_DIFF_LINES`, saying so in the title."""
         lines = diff.count("\n") + 1
         self.diff_folded = lines > FOLD_DIFF_LINES
         if self.diff_folded:
             self.status_text += f" · {lines}-line diff folded (Enter opens)"
-            self._box.title = self._title()
-        self._box.set_collapsed(self.diff_folded)
+        self._collapsed = self.diff_folded
 
 
 class SummaryBlock(Collapsible):

@@ -12,6 +12,7 @@ from forge.llm.messages import ToolCall
 _KEY_ARGUMENTS = (
     "command",
     "path",
+    "url",
     "pattern",
     "query",
     "question",

@@ -43,7 +43,9 @@ def block_for(row: HistoryRow, *, show_reasoning: bool = True) -> Widget:
             block = ToolCallBlock(row.call, status=row.status, status_text=row.status_text)
             block.show_output(row.output)
             return block
-        block = ToolCallBlock.recorded(row.call, row.status, row.status_text, row.output)
+        block = ToolCallBlock.recorded(
+            row.call, row.status, row.status_text, row.output, diff=row.diff
+        )
         if row.children:  # a `task` row: the child's calls folded under it, as live
             from forge.tui.widgets.subagent_progress import child_tool_lines
             from forge.tui.widgets.subagent_rows import SubagentRows
