@@ -58,15 +58,15 @@ from forge.acp.replay import replay_updates
 from forge.acp.server_trust import decide_servers, start_servers
 from forge.acp.slash_run import run_slash
 from forge.acp.updates import markdown_lines
-from forge.agent.history.session_file import SessionNotFoundError, SessionStore, workspace_key
-from forge.agent.input.custom_commands import CustomCommands
 from forge.agent.modes import MODE_DESCRIPTIONS, MODE_ORDER, MODE_TITLES, PermissionMode
 from forge.config.provider_keys import main_api_key
 from forge.config.settings import Settings
 from forge.llm.image_parts import ImagePart
 from forge.session.build import SessionOptions, build_session
 from forge.session.core import Session
+from forge.session.custom_commands import CustomCommands
 from forge.session.images import ImageInputError, accepts_images
+from forge.session.saved_sessions import SessionNotFoundError, SessionStore, workspace_key
 
 logger = logging.getLogger(__name__)
 
@@ -188,7 +188,7 @@ class ForgeAcpAgent:
         `forge sessions` lists, for an editor's history; all in one page. With `_meta`'s
         `search` (a text), only the sessions `forge sessions --search` finds, each with the
         line that holds it in its `_meta` (`match`; docs/adr/0058)."""
-        from forge.agent.history.session_search import SessionSearch
+        from forge.session.saved_sessions import SessionSearch
 
         search = kwargs.get("search")
         matched: dict[str, str] = {}

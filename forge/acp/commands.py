@@ -10,8 +10,8 @@ from pathlib import Path
 
 from acp.schema import AvailableCommand, AvailableCommandInput, UnstructuredCommandInput
 
-from forge.agent.input.custom_commands import CustomCommands, load_custom_commands
 from forge.session.command_catalog import offered_by
+from forge.session.custom_commands import CustomCommands, load_custom_commands
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,7 +16,7 @@ from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.content import Content
 from textual.markup import escape
 
-from forge.agent.input.custom_commands import CustomCommand, CustomCommands, load_custom_commands
+from forge.session.custom_commands import CustomCommand, CustomCommands, load_custom_commands
 from forge.text_safety import terminal_safe
 from forge.tui.checkpoint_commands import CheckpointCommands
 from forge.tui.command_table import (
@@ -292,10 +292,10 @@ class SlashCommandRunner(CheckpointCommands, SkillSlashCommands, SessionCommands
 
     async def command_sessions(self, argument: str) -> None:
         """List this workspace's saved sessions; with an id (or its start), resume that one."""
-        from forge.agent.history.session_file import SessionNotFoundError, SessionStore
+        from forge.session.saved_sessions import SessionNotFoundError, SessionStore
 
         if not argument:
-            from forge.agent.history.session_search import FullTextMatcher, SessionSearch
+            from forge.session.saved_sessions import FullTextMatcher, SessionSearch
 
             # The search index is brought up to date (changed files read): in a thread, the UI
             # goes on meanwhile.

@@ -17,7 +17,7 @@ from forge.tui.messages import SkillsDisabledSaveRequested, UserMessageRequested
 from forge.tui.screens.skills import SkillRow, SkillsScreen
 
 if TYPE_CHECKING:
-    from forge.agent.input.custom_commands import CustomCommands
+    from forge.session.custom_commands import CustomCommands
     from forge.tui.command_host import CommandHost
 
 USAGE = (
