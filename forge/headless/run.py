@@ -42,8 +42,6 @@ from forge.agent.events import (
     TurnFinished,
 )
 from forge.agent.exit_signals import cancel_task_on_signals, signal_name
-from forge.agent.sandbox.approval import UNCONFINED_PREFIX
-from forge.agent.turn.answers import NO_USER_ANSWER
 from forge.config.ephemeral import set_ephemeral
 from forge.config.prices import PriceTable, price_table
 from forge.config.settings import Settings
@@ -68,7 +66,9 @@ from forge.session.build import SessionOptions, build_session
 from forge.session.core import Session
 from forge.session.images import ImageInputError, images_from_paths
 from forge.session.parts import secrets_of
+from forge.session.sandbox import UNCONFINED_PREFIX
 from forge.session.saved_sessions import SessionNotFoundError
+from forge.session.tool_names import NO_USER_ANSWER
 from forge.unicode_repair import repaired
 
 logger = logging.getLogger(__name__)

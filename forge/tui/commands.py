@@ -232,13 +232,10 @@ class SlashCommandRunner(CheckpointCommands, SkillSlashCommands, SessionCommands
     async def command_sandbox(self, argument: str) -> None:
         """Say what confines the model's commands, with which mechanism, or why nothing does
         (docs/adr/0053)."""
-        from forge.agent.sandbox.report import sandbox_lines
-
-        sandbox = self.app.session.sandbox
-        if sandbox is None:
+        if self.app.session.sandbox is None:
             await self.app.chat.add_notice("Sandbox: no session yet.")
             return
-        lines = "\n".join(sandbox_lines(sandbox.state()))
+        lines = "\n".join(self.app.session.reports.sandbox())
         await self.app.chat.add_notice(f"```text\n{lines}\n```")
 
     async def command_clear(self, argument: str) -> None:

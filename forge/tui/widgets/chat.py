@@ -20,10 +20,9 @@ from forge.agent.events import (
     SummarizationFailed,
     ToolCallFinished,
 )
-from forge.agent.input.shell_escape import USER_COMMAND_TOOL
 from forge.agent.message_meta import without_figures
-from forge.agent.subagents.definitions import TASK_TOOL
 from forge.llm.messages import Message, ToolCall
+from forge.session.tool_names import TASK_TOOL, USER_COMMAND_TOOL
 from forge.tui.compaction import CompactionTracker, is_skip, plain_failure
 from forge.tui.history import (
     INTERRUPTED_TURN_NOTE,
