@@ -66,9 +66,8 @@ from forge.session.build import SessionOptions, build_session
 from forge.session.core import Session
 from forge.session.images import ImageInputError, images_from_paths
 from forge.session.parts import secrets_of
-from forge.session.sandbox import UNCONFINED_PREFIX
 from forge.session.saved_sessions import SessionNotFoundError
-from forge.session.tool_names import NO_USER_ANSWER
+from forge.session.unattended import NO_USER_ANSWER, UNCONFINED_PREFIX
 from forge.unicode_repair import repaired
 
 logger = logging.getLogger(__name__)

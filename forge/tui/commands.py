@@ -260,7 +260,7 @@ class SlashCommandRunner(CheckpointCommands, SkillSlashCommands, SessionCommands
 
     async def _list_models(self, current: str) -> None:
         """`/model` alone: the server's models (GET /v1/models) and how to switch."""
-        from forge.llm.model_list import ModelListError
+        from forge.session.model_types import ModelListError
 
         base_url = self.app.session.models_url()
         notice = await self.app.chat.add_notice(f"Asking {base_url} for its models…")

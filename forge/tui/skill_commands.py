@@ -9,8 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from forge.agent.skills.catalog import SkillCatalog, SkillStatus, is_disabled
-from forge.agent.skills.commands import skill_commands
+from forge.session.skills import SkillCatalog, SkillStatus, is_disabled, skill_commands
 from forge.text_safety import terminal_safe
 from forge.tui.command_table import SLASH_COMMANDS, SlashCommand, set_skill_commands
 from forge.tui.messages import SkillsDisabledSaveRequested, UserMessageRequested

@@ -9,7 +9,7 @@ from datetime import datetime
 
 from forge.agent.events import SummarizationCompleted, SummarizationFailed
 from forge.llm.messages import Message
-from forge.llm.protocols import TokenCounter
+from forge.session.model_types import TokenCounter
 from forge.session.saved_sessions import SessionInfo
 from forge.tui.compaction import is_skip, skip_reason
 from forge.tui.widgets.chat import SUMMARY_KINDS
