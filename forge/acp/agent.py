@@ -244,7 +244,7 @@ class ForgeAcpAgent:
         starting = None
         if servers.settings and not pending:  # trusted: started now, awaited by the turn
             starting = asyncio.ensure_future(start_servers(session, servers))
-        custom = load_commands(session.workspace, settings.commands.max_file_bytes)
+        custom = load_commands(session.workspace, settings)
         models = await self._models(session)
         opened = OpenSession(session, custom, servers, pending, models, starting)
         self._sessions[session.session_id] = opened
@@ -355,7 +355,7 @@ class ForgeAcpAgent:
     async def reload_commands(self, opened: OpenSession) -> None:
         """Read the custom command files again; tell the editor when the list changed."""
         session = opened.session
-        custom = load_commands(session.workspace, session.settings.commands.max_file_bytes)
+        custom = load_commands(session.workspace, session.settings)
         if set(custom.commands) == set(opened.custom.commands):
             return
         opened.custom = custom

@@ -213,9 +213,9 @@ own `startup_timeout` usually ends the wait sooner)."""
 def _expand_custom_command(task: str, workspace: Path, settings: Settings) -> tuple[str, Settings]:
     """A task "/name args" naming a custom command becomes its expanded text, run on the
     command's model if it has one; files that cannot be used are warned about on stderr."""
-    from forge.session.custom_commands import load_custom_commands
+    from forge.session.custom_commands import read_custom_commands
 
-    custom = load_custom_commands(workspace, max_file_bytes=settings.commands.max_file_bytes)
+    custom = read_custom_commands(workspace, settings)
     for problem in custom.problems:
         print(f"forge run: warning: custom command not loaded: {problem}", file=sys.stderr)
     found = custom.expand_input(task)

@@ -16,7 +16,7 @@ from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.content import Content
 from textual.markup import escape
 
-from forge.session.custom_commands import CustomCommand, CustomCommands, load_custom_commands
+from forge.session.custom_commands import CustomCommand, CustomCommands, read_custom_commands
 from forge.text_safety import terminal_safe
 from forge.tui.checkpoint_commands import CheckpointCommands
 from forge.tui.command_table import (
@@ -99,10 +99,10 @@ class SlashCommandRunner(CheckpointCommands, SkillSlashCommands, SessionCommands
     async def load_custom_commands(self) -> None:
         """(Re)read the custom command files of the workspace and the user; a file that cannot
         be used, or names a built-in command, is told in the chat, naming the file."""
-        self.custom = load_custom_commands(
+        self.custom = read_custom_commands(
             self.app.workspace,
+            self.app.settings,
             reserved=[command.name for command in SLASH_COMMANDS],
-            max_file_bytes=self.app.settings.commands.max_file_bytes,
         )
         set_custom_commands(tuple(_as_slash_command(c) for c in self.custom.commands.values()))
         if self.custom.problems:
