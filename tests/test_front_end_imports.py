@@ -32,3 +32,37 @@ def test_the_tui_restores_files_only_through_the_session(graph: grimp.ImportGrap
     # and `Session.restore`; the checkpoint store and the log's turn reader stay behind them.
     reached = _imported_core_modules(graph, "forge.tui")
     assert reached & {"forge.agent.history.checkpoints", "forge.agent.history.rewind"} == set()
+
+
+# The engine modules a front end may import: the vocabulary only (docs/adr/0059 Part 5).
+# Anything else a front end needs is a `Session` verb or role or a `forge.session` module.
+VOCABULARY = {
+    "forge.agent.costs",
+    "forge.agent.error_kinds",
+    "forge.agent.events",
+    "forge.agent.exit_signals",
+    "forge.agent.mcp.naming",
+    "forge.agent.mcp.notices",
+    "forge.agent.message_meta",
+    "forge.agent.modes",
+    "forge.context.events",
+    "forge.context.plan",
+    "forge.llm.image_parts",
+    "forge.llm.messages",
+    "forge.llm.stream",
+}
+ENGINE = ("forge.agent", "forge.context", "forge.llm")
+
+
+@pytest.mark.parametrize("front_end", ["forge.tui", "forge.headless", "forge.acp"])
+def test_a_front_end_imports_no_engine_module_but_the_vocabulary(
+    graph: grimp.ImportGraph, front_end: str
+) -> None:
+    # The import-linter allowlist could grow a line again; this names the modules it may hold.
+    reached = _imported_core_modules(graph, front_end)
+    engine = {module for module in reached if module.split(".")[:2] in _split(ENGINE)}
+    assert engine - VOCABULARY == set()
+
+
+def _split(packages: tuple[str, ...]) -> list[list[str]]:
+    return [package.split(".") for package in packages]

@@ -61,15 +61,15 @@ from forge.acp.script_trust import ask_about_changes
 from forge.acp.server_trust import decide_servers, start_servers
 from forge.acp.slash_run import run_slash
 from forge.acp.updates import markdown_lines
-from forge.agent.history.session_file import SessionNotFoundError, SessionStore, workspace_key
-from forge.agent.input.custom_commands import CustomCommands
 from forge.agent.modes import MODE_DESCRIPTIONS, MODE_ORDER, MODE_TITLES, PermissionMode
 from forge.config.provider_keys import main_api_key
 from forge.config.settings import Settings
 from forge.llm.image_parts import ImagePart
 from forge.session.build import SessionOptions, build_session
 from forge.session.core import Session
+from forge.session.custom_commands import CustomCommands
 from forge.session.images import ImageInputError, accepts_images
+from forge.session.saved_sessions import SessionNotFoundError, SessionStore, workspace_key
 from forge.session.trust_changes import watch_definitions
 
 logger = logging.getLogger(__name__)
@@ -194,7 +194,7 @@ class ForgeAcpAgent:
         and `forge --resume ID --fork` write; the original stays as it is), opened like
         `session/new`; nothing is replayed, the editor has the history. `_meta`'s `turn` (a
         number, 1 the first turn) forks before that turn instead (docs/adr/0058)."""
-        from forge.agent.history.session_fork import fork_session
+        from forge.session.saved_sessions import fork_session
 
         current = self._sessions.get(session_id)
         if current is not None and current.turn is not None and not current.turn.done():
@@ -226,7 +226,7 @@ class ForgeAcpAgent:
         `forge sessions` lists, for an editor's history; all in one page. With `_meta`'s
         `search` (a text), only the sessions `forge sessions --search` finds, each with the
         line that holds it in its `_meta` (`match`; docs/adr/0058)."""
-        from forge.agent.history.session_search import SessionSearch
+        from forge.session.saved_sessions import SessionSearch
 
         search = kwargs.get("search")
         matched: dict[str, str] = {}
@@ -282,7 +282,7 @@ class ForgeAcpAgent:
         starting = None
         if servers.settings and not pending:  # trusted: started now, awaited by the turn
             starting = asyncio.ensure_future(start_servers(session, servers))
-        custom = load_commands(session.workspace, settings.commands.max_file_bytes)
+        custom = load_commands(session.workspace, settings)
         models = await self._models(session)
         opened = OpenSession(session, custom, servers, pending, models, starting)
         if session.servers.trust is not None:
@@ -396,7 +396,7 @@ class ForgeAcpAgent:
     async def reload_commands(self, opened: OpenSession) -> None:
         """Read the custom command files again; tell the editor when the list changed."""
         session = opened.session
-        custom = load_commands(session.workspace, session.settings.commands.max_file_bytes)
+        custom = load_commands(session.workspace, session.settings)
         if set(custom.commands) == set(opened.custom.commands):
             return
         opened.custom = custom

@@ -18,8 +18,8 @@ from dataclasses import dataclass
 
 from acp.schema import HttpMcpServer, McpServerStdio, SseMcpServer
 
-from forge.agent.trust.programs import ProgramSource, WorkspaceProgram, fingerprint_of
 from forge.config.settings import McpServerSettings
+from forge.session.trust import ProgramSource, WorkspaceProgram, fingerprint_of
 
 ACP_SOURCE = "(editor) mcpServers"
 """The trust store's name for the servers an editor passes (beside `.forge/mcp.yaml`)."""

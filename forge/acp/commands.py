@@ -10,8 +10,9 @@ from pathlib import Path
 
 from acp.schema import AvailableCommand, AvailableCommandInput, UnstructuredCommandInput
 
-from forge.agent.input.custom_commands import CustomCommands, load_custom_commands
+from forge.config.settings import Settings
 from forge.session.command_catalog import offered_by
+from forge.session.custom_commands import CustomCommands, read_custom_commands
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,9 +50,9 @@ def parse_slash(text: str) -> SlashInput | None:
     return SlashInput(head.strip().lower(), argument.strip())
 
 
-def load_commands(workspace: Path, max_file_bytes: int) -> CustomCommands:
+def load_commands(workspace: Path, settings: Settings) -> CustomCommands:
     """The custom commands of the user and the project (a built-in name wins)."""
-    return load_custom_commands(workspace, reserved=BUILTIN_NAMES, max_file_bytes=max_file_bytes)
+    return read_custom_commands(workspace, settings, reserved=BUILTIN_NAMES)
 
 
 def advertised(

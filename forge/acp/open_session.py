@@ -8,8 +8,8 @@ from dataclasses import dataclass
 from acp.schema import StopReason
 
 from forge.acp.client_mcp import ClientServers
-from forge.agent.input.custom_commands import CustomCommands
 from forge.session.core import Session
+from forge.session.custom_commands import CustomCommands
 
 
 @dataclass

@@ -43,7 +43,7 @@ def acp_settings() -> Settings:
 
 def run_acp(args: argparse.Namespace) -> int:
     """Run `forge acp` (see `forge.cli`); 0 once the client has closed the connection."""
-    from forge.agent.logs import configure_file_logging
+    from forge.session.logs import configure_file_logging
 
     try:
         configure_file_logging(secrets_of(acp_settings()))

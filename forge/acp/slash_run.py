@@ -14,7 +14,6 @@ from forge.acp.open_session import OpenSession
 from forge.acp.relay import TurnRelay
 from forge.acp.updates import markdown_lines
 from forge.agent.modes import MODE_NAMES, PermissionMode
-from forge.agent.sandbox.report import sandbox_lines
 
 
 class CommandHost(Protocol):
@@ -72,9 +71,7 @@ async def run_slash(
     elif slash.name == "mode":
         await _mode(agent, opened, slash.argument, relay)
     elif slash.name == "sandbox":
-        sandbox = session.sandbox
-        lines = sandbox_lines(sandbox.state()) if sandbox is not None else ["Sandbox: closed."]
-        await _say(relay, "\n".join(lines))
+        await _say(relay, "\n".join(session.reports.sandbox()))
     elif slash.name == "undo":
         outcome = session.history.undo()
         if outcome is None:

@@ -51,8 +51,6 @@ from forge.agent.events import (
     UserMessageShortened,
 )
 from forge.agent.mcp.notices import McpServerNotice
-from forge.agent.trust import ProgramSource, TrustStatus
-from forge.agent.trust.programs import printable
 from forge.config.secrets import redact
 from forge.context.plan import PLAN_TOOL, checklist, plan_from_meta
 from forge.headless.jsonl import dumps, event_to_dict, has_record
@@ -60,6 +58,7 @@ from forge.llm.messages import ToolCall
 from forge.session.events import AttachmentsAdded, SessionEvent
 from forge.session.notice_lines import context_line, hook_line
 from forge.session.transcript import TurnTranscript
+from forge.session.trust import ProgramSource, TrustStatus, printable
 from forge.text_safety import terminal_safe
 
 MASK = "***"

@@ -42,9 +42,6 @@ from forge.agent.events import (
     TurnFinished,
 )
 from forge.agent.exit_signals import cancel_task_on_signals, signal_name
-from forge.agent.history.session_file import SessionNotFoundError
-from forge.agent.sandbox.approval import UNCONFINED_PREFIX
-from forge.agent.turn.answers import NO_USER_ANSWER
 from forge.config.ephemeral import set_ephemeral
 from forge.config.prices import PriceTable, price_table
 from forge.config.settings import Settings
@@ -69,6 +66,8 @@ from forge.session.build import SessionOptions, build_session
 from forge.session.core import Session
 from forge.session.images import ImageInputError, images_from_paths
 from forge.session.parts import secrets_of
+from forge.session.saved_sessions import SessionNotFoundError
+from forge.session.unattended import NO_USER_ANSWER, UNCONFINED_PREFIX
 from forge.unicode_repair import repaired
 
 logger = logging.getLogger(__name__)
@@ -214,9 +213,9 @@ own `startup_timeout` usually ends the wait sooner)."""
 def _expand_custom_command(task: str, workspace: Path, settings: Settings) -> tuple[str, Settings]:
     """A task "/name args" naming a custom command becomes its expanded text, run on the
     command's model if it has one; files that cannot be used are warned about on stderr."""
-    from forge.agent.input.custom_commands import load_custom_commands
+    from forge.session.custom_commands import read_custom_commands
 
-    custom = load_custom_commands(workspace, max_file_bytes=settings.commands.max_file_bytes)
+    custom = read_custom_commands(workspace, settings)
     for problem in custom.problems:
         print(f"forge run: warning: custom command not loaded: {problem}", file=sys.stderr)
     found = custom.expand_input(task)
@@ -259,7 +258,7 @@ def _images(args: argparse.Namespace, settings: Settings) -> tuple[ImagePart, ..
 
 def run_headless(args: argparse.Namespace) -> int:
     """Run `forge run` with parsed arguments (see `forge.cli`); returns the exit code."""
-    from forge.agent.logs import configure_file_logging
+    from forge.session.logs import configure_file_logging
 
     try:
         _check_limits(args)

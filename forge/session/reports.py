@@ -141,6 +141,14 @@ class SessionReports:
         hooks = self._owner.parts.hooks
         return hooks_report(hooks.hooks if hooks is not None else None)
 
+    def sandbox(self) -> list[str]:
+        """`/sandbox`: what confines the model's commands, with which mechanism, or why
+        nothing does (docs/adr/0053), one line each; "Sandbox: closed." once closed."""
+        from forge.agent.sandbox.report import sandbox_lines
+
+        sandbox = self._owner.parts.sandbox
+        return sandbox_lines(sandbox.state()) if sandbox is not None else ["Sandbox: closed."]
+
     def mcp(self) -> str:
         """`/mcp`'s Markdown: the servers, their tools and which are loaded (docs/adr/0054);
         "" without MCP."""

@@ -10,7 +10,8 @@ the settings" is written here once (`trust_changed`); every front end's trust de
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
+from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from forge.agent.mcp import McpServers
@@ -29,6 +30,7 @@ class _Owner(Protocol):
 
     settings: Settings
     parts: AgentParts
+    workspace: Path
 
     def apply_settings(self, new: Settings) -> str: ...
 
@@ -65,6 +67,13 @@ class SessionServers:
         definitions stop being trusted first — their servers stop, their hooks are left out —
         until the user answers about them."""
         self.trust_changed()
+
+    async def watch_project_file(self, on_change: Callable[[], Awaitable[None] | None]) -> None:
+        """Call `on_change` each time the workspace's `.forge/mcp.yaml` changes on disk, until
+        cancelled (a front end runs it as a task and calls `project_file_changed` from it)."""
+        from forge.agent.mcp.project_watch import watch_until_cancelled
+
+        await watch_until_cancelled(self._owner.workspace, on_change)
 
     def sources(self) -> list[ProgramSource]:
         """What the workspace's files define that would run (`.forge/mcp.yaml`, project hooks,

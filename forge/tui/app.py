@@ -531,8 +531,7 @@ def forked_session(workspace: Path, session_id: str | None, resume_latest: bool)
     session (docs/adr/0058), or None with the reason on stderr."""
     import sys
 
-    from forge.agent.history.session_file import SessionNotFoundError, SessionStore
-    from forge.agent.history.session_fork import fork_session
+    from forge.session.saved_sessions import SessionNotFoundError, SessionStore, fork_session
 
     store = SessionStore()
     try:

@@ -16,7 +16,7 @@ from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.content import Content
 from textual.markup import escape
 
-from forge.agent.input.custom_commands import CustomCommand, CustomCommands, load_custom_commands
+from forge.session.custom_commands import CustomCommand, CustomCommands, read_custom_commands
 from forge.text_safety import terminal_safe
 from forge.tui.checkpoint_commands import CheckpointCommands
 from forge.tui.command_table import (
@@ -99,10 +99,10 @@ class SlashCommandRunner(CheckpointCommands, SkillSlashCommands, SessionCommands
     async def load_custom_commands(self) -> None:
         """(Re)read the custom command files of the workspace and the user; a file that cannot
         be used, or names a built-in command, is told in the chat, naming the file."""
-        self.custom = load_custom_commands(
+        self.custom = read_custom_commands(
             self.app.workspace,
+            self.app.settings,
             reserved=[command.name for command in SLASH_COMMANDS],
-            max_file_bytes=self.app.settings.commands.max_file_bytes,
         )
         set_custom_commands(tuple(_as_slash_command(c) for c in self.custom.commands.values()))
         if self.custom.problems:
@@ -232,13 +232,10 @@ class SlashCommandRunner(CheckpointCommands, SkillSlashCommands, SessionCommands
     async def command_sandbox(self, argument: str) -> None:
         """Say what confines the model's commands, with which mechanism, or why nothing does
         (docs/adr/0053)."""
-        from forge.agent.sandbox.report import sandbox_lines
-
-        sandbox = self.app.session.sandbox
-        if sandbox is None:
+        if self.app.session.sandbox is None:
             await self.app.chat.add_notice("Sandbox: no session yet.")
             return
-        lines = "\n".join(sandbox_lines(sandbox.state()))
+        lines = "\n".join(self.app.session.reports.sandbox())
         await self.app.chat.add_notice(f"```text\n{lines}\n```")
 
     async def command_clear(self, argument: str) -> None:
@@ -263,7 +260,7 @@ class SlashCommandRunner(CheckpointCommands, SkillSlashCommands, SessionCommands
 
     async def _list_models(self, current: str) -> None:
         """`/model` alone: the server's models (GET /v1/models) and how to switch."""
-        from forge.llm.model_list import ModelListError
+        from forge.session.model_types import ModelListError
 
         base_url = self.app.session.models_url()
         notice = await self.app.chat.add_notice(f"Asking {base_url} for its models…")
@@ -292,10 +289,10 @@ class SlashCommandRunner(CheckpointCommands, SkillSlashCommands, SessionCommands
 
     async def command_sessions(self, argument: str) -> None:
         """List this workspace's saved sessions; with an id (or its start), resume that one."""
-        from forge.agent.history.session_file import SessionNotFoundError, SessionStore
+        from forge.session.saved_sessions import SessionNotFoundError, SessionStore
 
         if not argument:
-            from forge.agent.history.session_search import FullTextMatcher, SessionSearch
+            from forge.session.saved_sessions import FullTextMatcher, SessionSearch
 
             # The search index is brought up to date (changed files read): in a thread, the UI
             # goes on meanwhile.

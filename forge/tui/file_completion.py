@@ -55,7 +55,7 @@ class FileIndex:
         if not self._building.acquire(blocking=False):
             return
         try:
-            from forge.agent.tools.ignore import walk
+            from forge.session.workspace_files import walk
 
             files: list[str] = []
             truncated = False

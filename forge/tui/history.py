@@ -228,12 +228,12 @@ class _HistoryReader:
         if not isinstance(typed, str):  # written before the typed text was recorded
             typed = content.split(HOOK_CONTEXT_MARK, 1)[0]
             if "@agent-" in typed:  # the instruction for the model is not what was typed
-                from forge.agent.subagents.mentions import without_agent_request  # ADR 0045
+                from forge.session.prompt_syntax import without_agent_request  # ADR 0045
 
                 typed = without_agent_request(typed)
         attached: list[str] = []
         if "\n</attached_file>" in content:
-            from forge.agent.input.mentions import split_attachments  # ADR 0030
+            from forge.session.prompt_syntax import split_attachments  # ADR 0030
 
             split, attached = split_attachments(content)
             if TYPED_KEY not in message.meta:
@@ -329,7 +329,7 @@ _EXIT_CODE = re.compile(r"\(?exit code (-?\d+)\)?\]$")
 def _user_command_row(message: Message, command: str) -> ToolRow:
     """The user's own `!command` (recorded as an observation, ADR 0030): its command row,
     with the output and exit code the result ended with."""
-    from forge.agent.input.shell_escape import USER_COMMAND_TOOL
+    from forge.session.tool_names import USER_COMMAND_TOOL
     from forge.tui.widgets.tool_outcomes import tool_outcome
 
     _, _, output = message.content.partition(f"$ {command}\n")

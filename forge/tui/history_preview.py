@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from forge.agent.history.session_file import ResumedSession, SessionNotFoundError, SessionStore
+from forge.session.saved_sessions import ResumedSession, SessionNotFoundError, SessionStore
 from forge.tui.history import HistoryRow, history_rows
 from forge.tui.widgets.chat_blocks import AssistantBlock
 

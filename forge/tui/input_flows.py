@@ -40,7 +40,7 @@ async def user_command_events(
     """The "!command" `text`, and its events to run in the turn worker (no approval; Esc
     cancels it; with `tools.bang_to_conversation`, the model sees it next turn); None, said in
     the `chat`, when there is no command or a turn is running (`busy`)."""
-    from forge.agent.input.shell_escape import shell_escape_command
+    from forge.session.prompt_syntax import shell_escape_command
 
     command = shell_escape_command(text) or ""
     if not command:

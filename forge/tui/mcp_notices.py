@@ -59,10 +59,8 @@ class McpSessionWatch:
             return
         self._unsubscribe = session.servers.subscribe(self._post)
         self.trust.attach(session)  # asks now if the workspace defines undecided servers
-        from forge.agent.mcp.project_watch import watch_until_cancelled
-
         self.app.run_worker(
-            watch_until_cancelled(session.workspace, self._project_file_changed),
+            session.servers.watch_project_file(self._project_file_changed),
             name="mcp-project-watch",
             group="mcp-project-watch",
             exclusive=True,

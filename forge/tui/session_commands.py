@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from forge.agent.history.session_file import SessionStore
+from forge.session.saved_sessions import SessionStore
 
 if TYPE_CHECKING:
     from forge.tui.command_host import CommandHost
@@ -42,7 +42,7 @@ class SessionCommands:
     async def command_fork(self, argument: str) -> None:
         """Continue in a new session holding the conversation before turn `argument` (as
         /rewind numbers them), or all of it."""
-        from forge.agent.history.session_fork import fork_session
+        from forge.session.saved_sessions import fork_session
         from forge.tui.messages import SessionResumeRequested
 
         if await self._refuse_if_busy():
@@ -98,10 +98,10 @@ class SessionCommands:
 def run_export_command(workspace: str, session_id: str, fmt: str, output: str | None) -> int:
     """`forge export ID [--format md|json] [--output PATH]`: the session on stdout, or
     written to PATH (said on stderr). 0, or 1 with the reason on stderr."""
-    from forge.agent.history.session_file import SessionStore
     from forge.config.errors import ConfigError
     from forge.config.secrets import remember_settings_secrets
     from forge.config.store import ConfigStore
+    from forge.session.saved_sessions import SessionStore
     from forge.tui.transcript_export import export_session
 
     try:  # the configured keys are masked too, as in every file Forge writes

@@ -10,8 +10,8 @@ from forge.agent.modes import MODE_DESCRIPTIONS, PermissionMode, next_mode
 
 if TYPE_CHECKING:
     from forge.agent.costs import CostReport
-    from forge.agent.sandbox.state import SandboxState
     from forge.session.core import Session
+    from forge.session.sandbox import SandboxState
     from forge.tui.widgets.cost_notice import CostDetails
 
 

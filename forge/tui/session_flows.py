@@ -32,10 +32,10 @@ from forge.tui.widgets.header import ForgeHeader
 from forge.tui.widgets.status import StatusPane
 
 if TYPE_CHECKING:
-    from forge.agent.history.session_file import ResumedSession
     from forge.config.settings import Settings
     from forge.config.store import ConfigStore
     from forge.session.core import Session
+    from forge.session.saved_sessions import ResumedSession
     from forge.tui.commands import SlashCommandRunner
     from forge.tui.history_preview import HeldLogRecords, SessionPreview
     from forge.tui.reload import ConfigReloadController
@@ -124,11 +124,11 @@ class SessionLifecycle:
     def _load(self) -> None:
         """Load the config and build the session (provider, tokenizer, session) in a thread;
         posts `SessionLoaded`, or `StartupFailed` for an unknown or malformed session id."""
-        from forge.agent.history.session_file import SessionNotFoundError
-        from forge.agent.logs import configure_file_logging
         from forge.config.store import ConfigStore
         from forge.session.build import SessionOptions, build_session
+        from forge.session.logs import configure_file_logging
         from forge.session.parts import secrets_of
+        from forge.session.saved_sessions import SessionNotFoundError
 
         session_id, resume_latest = self._session_choice
         store = ConfigStore()
@@ -252,7 +252,7 @@ class SessionLifecycle:
     async def resume_session(self, session_id: str) -> None:
         """Switch to the saved session `session_id`: its newest screenful first, then the
         session built off the UI thread, its history and the resume notices."""
-        from forge.agent.history.session_file import SessionNotFoundError
+        from forge.session.saved_sessions import SessionNotFoundError
         from forge.tui.history_preview import read_preview
 
         chat = self._chat

@@ -9,15 +9,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from forge.agent.skills.catalog import SkillCatalog, SkillStatus, is_disabled
-from forge.agent.skills.commands import skill_commands
+from forge.session.skills import SkillCatalog, SkillStatus, is_disabled, skill_commands
 from forge.text_safety import terminal_safe
 from forge.tui.command_table import SLASH_COMMANDS, SlashCommand, set_skill_commands
 from forge.tui.messages import SkillsDisabledSaveRequested, UserMessageRequested
 from forge.tui.screens.skills import SkillRow, SkillsScreen
 
 if TYPE_CHECKING:
-    from forge.agent.input.custom_commands import CustomCommands
+    from forge.session.custom_commands import CustomCommands
     from forge.tui.command_host import CommandHost
 
 USAGE = (

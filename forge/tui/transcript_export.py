@@ -14,8 +14,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from forge.agent.history.session_file import SessionInfo, SessionStore, read_records, session_info
 from forge.llm.messages import Message
+from forge.session.saved_sessions import SessionInfo, SessionStore, read_records, session_info
 from forge.tui.history import (
     AnswerRow,
     ExpansionRow,

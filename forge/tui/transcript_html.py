@@ -13,8 +13,8 @@ from pathlib import Path
 
 from markdown_it import MarkdownIt
 
-from forge.agent.history.session_file import SessionInfo
 from forge.llm.messages import Message
+from forge.session.saved_sessions import SessionInfo
 from forge.tui.history import (
     AnswerRow,
     ExpansionRow,

@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 from textual.app import App
 
 if TYPE_CHECKING:
-    from forge.agent.trust import ProgramSource, WorkspaceTrust
     from forge.session.core import Session
+    from forge.session.trust import ProgramSource, WorkspaceTrust
     from forge.tui.screens.trust import Mark, TrustChoice
     from forge.tui.widgets.chat import ChatView
 
@@ -76,7 +76,7 @@ class WorkspaceTrustFlow:
             return
         sources = await asyncio.to_thread(self._sources)
         to_ask = trust.to_ask(sources)
-        from forge.agent.trust import TrustStatus
+        from forge.session.trust import TrustStatus
 
         for source in sources:
             if trust.status(source) is TrustStatus.TRUSTED:
@@ -124,7 +124,7 @@ class WorkspaceTrustFlow:
         await self.check()
 
     def _remember(self, source: ProgramSource) -> None:
-        from forge.agent.trust.programs import program_digest
+        from forge.session.trust import program_digest
 
         self._known[source.file] = {p.name: program_digest(p) for p in source.programs}
 
@@ -132,7 +132,7 @@ class WorkspaceTrustFlow:
         """The definitions of `sources` new or changed since the last answer about their file
         in this session, else since it was last trusted (the store keeps each program's
         digest, so the marks survive a restart); none for a file never answered about."""
-        from forge.agent.trust.programs import program_digest
+        from forge.session.trust import program_digest
 
         trust = self._trust()
         marks: dict[tuple[str, str], Mark] = {}
@@ -175,8 +175,7 @@ class WorkspaceTrustFlow:
     async def command(self, argument: str) -> None:
         """`/trust`: show where the workspace stands and ask (to change it); `/trust revoke`
         forgets the stored decision and stops the workspace's servers for this session."""
-        from forge.agent.trust.programs import printable
-        from forge.agent.trust.sources import describe_programs
+        from forge.session.trust import describe_programs, printable
 
         trust = self._trust()
         if trust is None or self.session is None:

@@ -11,7 +11,6 @@ from pathlib import Path
 import pytest
 from pydantic import SecretStr
 
-from forge.agent.logs import configure_file_logging
 from forge.config.paths import config_path
 from forge.config.secrets import KNOWN_SECRETS, redact, settings_secrets
 from forge.config.settings import LLMSettings, Settings
@@ -19,6 +18,7 @@ from forge.context.summary_archive import SummaryArchive, SummaryRecord
 from forge.headless.output import TextWriter
 from forge.llm.messages import user
 from forge.session.build import build_session
+from forge.session.logs import configure_file_logging
 from forge.session.parts import secrets_of
 from tests.support.openai_server import OpenAIServer
 

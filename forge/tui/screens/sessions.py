@@ -22,7 +22,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
-from forge.agent.history.session_file import SessionInfo
+from forge.session.saved_sessions import SessionInfo
 from forge.text_safety import terminal_safe
 
 SessionMatcher = Callable[[SessionInfo, str], bool]

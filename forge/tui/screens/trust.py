@@ -20,9 +20,7 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Button, Label, Static
 
-from forge.agent.trust import ProgramSource
-from forge.agent.trust.programs import printable
-from forge.agent.trust.sources import describe_programs
+from forge.session.trust import ProgramSource, describe_programs, printable
 
 TrustChoice = Literal["trust", "not_now", "never"]
 Mark = Literal["new", "changed"]

@@ -20,10 +20,9 @@ from forge.agent.events import (
     SummarizationFailed,
     ToolCallFinished,
 )
-from forge.agent.input.shell_escape import USER_COMMAND_TOOL
 from forge.agent.message_meta import without_figures
-from forge.agent.subagents.definitions import TASK_TOOL
 from forge.llm.messages import Message, ToolCall
+from forge.session.tool_names import TASK_TOOL, USER_COMMAND_TOOL
 from forge.tui.compaction import CompactionTracker, is_skip, plain_failure
 from forge.tui.history import (
     INTERRUPTED_TURN_NOTE,
@@ -378,7 +377,7 @@ class ChatView(VerticalScroll):
         stats = None
         if isinstance(diff, str) and diff.strip():
             # Imported here: the tools package is not needed for the first frame.
-            from forge.agent.tools.diffs import diff_stats
+            from forge.session.shown_calls import diff_stats
 
             stats = diff_stats(diff)
         block.set_status(
@@ -412,7 +411,7 @@ class ChatView(VerticalScroll):
         approval, those after it): shown cancelled with their recorded result, as a resumed
         session shows them (no event told the chat about them)."""
         # Imported here: the agent package is not needed for the first frame.
-        from forge.agent.turn.interruption import calls_not_run
+        from forge.session.shown_calls import calls_not_run
 
         for call, result in calls_not_run(messages):
             if call.name in LOOP_BREAKING_TOOLS:

@@ -21,8 +21,8 @@ from textual.widget import Widget
 from textual.widgets import Collapsible, Markdown, Static
 from textual.widgets.markdown import MarkdownBlock, MarkdownStream
 
-from forge.agent.input.shell_escape import USER_COMMAND_TOOL
 from forge.llm.messages import ToolCall
+from forge.session.tool_names import USER_COMMAND_TOOL
 from forge.text_safety import TerminalSafeStream, terminal_safe
 from forge.tui.widgets.diff_view import DiffView
 from forge.tui.widgets.formatting import format_tokens, tool_call_argument_summary

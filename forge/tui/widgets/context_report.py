@@ -8,9 +8,9 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from forge.agent.events import SummarizationCompleted, SummarizationFailed
-from forge.agent.history.session_file import SessionInfo
 from forge.llm.messages import Message
-from forge.llm.protocols import TokenCounter
+from forge.session.model_types import TokenCounter
+from forge.session.saved_sessions import SessionInfo
 from forge.tui.compaction import is_skip, skip_reason
 from forge.tui.widgets.chat import SUMMARY_KINDS
 from forge.tui.widgets.formatting import format_tokens, shorten

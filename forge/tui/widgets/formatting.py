@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from forge.agent.subagents.definitions import TASK_TOOL
 from forge.context.plan import PLAN_TOOL, plan_from_meta, progress
 from forge.llm.messages import ToolCall
+from forge.session.tool_names import TASK_TOOL
 
 _KEY_ARGUMENTS = (
     "command",

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from textual.widget import Widget
 
-from forge.agent.input.shell_escape import USER_COMMAND_TOOL
+from forge.session.tool_names import USER_COMMAND_TOOL
 from forge.tui.history import (
     AnswerRow,
     ExpansionRow,

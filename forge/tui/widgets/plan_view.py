@@ -96,7 +96,7 @@ class PlanView(Widget):
     def show_messages(self, messages: Sequence[Message]) -> None:
         """Show the newest plan in a conversation (a resumed session)."""
         # Imported here: plan_pin reaches the settings models, which the CLI loads late.
-        from forge.context.plan_pin import current_plan
+        from forge.session.plan_view import current_plan
 
         self.show_plan(current_plan(messages))
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from textual.widgets import Static
 
-from forge.agent.sandbox.state import SandboxState
+from forge.session.sandbox import SandboxState
 
 
 def sandbox_text(state: SandboxState | None) -> str:

@@ -8,7 +8,7 @@ from textual import on
 from textual.widgets import Static
 
 from forge.agent.events import MessageDelta, ReasoningDelta
-from forge.agent.subagents.definitions import TASK_TOOL
+from forge.session.tool_names import TASK_TOOL
 from forge.tui.history import call_argument
 from forge.tui.messages import SubagentEventShown, ToolCallStartedShown, TurnOver
 from forge.tui.widgets.subagent_progress import ChildProgress
