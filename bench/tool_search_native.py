@@ -21,7 +21,7 @@ from typing import Any
 from bench.tool_catalogs import USED
 from forge.agent.events import ToolCallFinished
 from forge.config.settings import Settings
-from forge.session.build import build_session
+from forge.session.build import SessionOptions, build_session
 from tests.support.anthropic_server import Answer, AnthropicServer, Search, Use
 
 NATIVE_MODEL = "claude-sonnet-4-5"
@@ -90,10 +90,12 @@ async def native_session(
             "mcp_servers": servers,
         }
     )
-    session = build_session(settings, workspace, approve_all=True, max_llm_calls=calls)
+    session = build_session(
+        settings, workspace, SessionOptions(approve_all=True, max_llm_calls=calls)
+    )
     finished: list[ToolCallFinished] = []
     try:
-        await session.wait_for_mcp(120)
+        await session.servers.wait(120)
         async for event in session.run_turn(TASK):
             if isinstance(event, ToolCallFinished):
                 finished.append(event)

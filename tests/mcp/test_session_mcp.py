@@ -162,7 +162,7 @@ async def test_an_mcp_image_result_reaches_the_model_as_an_image(
     llm_server.enqueue(ToolCalls([Call("tools__picture", {})]), Text("a dot"))
     session = build_session(settings_for(llm_server, ["tools__picture"]), workspace)
     try:
-        await session.wait_for_mcp(60)
+        await session.servers.wait(60)
         events = await drive(session.agent.run_turn("show me the picture"))
     finally:
         await session.aclose()

@@ -20,7 +20,7 @@ from forge.agent.error_kinds import IMAGES_NOT_ACCEPTED_KIND
 from forge.agent.events import ApprovalRequested, ErrorEvent, QuestionAsked
 from forge.config.settings import LLMSettings, Settings
 from forge.llm.wire_format import TOOL_IMAGES_NOTE
-from forge.session.build import build_session
+from forge.session.build import SessionOptions, build_session
 from forge.session.events import AttachmentsAdded, SessionEvent
 from tests.agent.loop_harness import approve_once, finished
 from tests.support.anthropic_server import Answer, AnthropicServer, Use
@@ -156,7 +156,7 @@ async def test_read_file_on_a_png_answers_with_a_tool_provided_user_message_on_c
 ) -> None:
     write_png(workspace / "diagram.png", 4096, 1024)
     llm_server.enqueue(ToolCalls([Call("read_file", {"path": "diagram.png"})]), Text("a bar"))
-    session = build_session(settings_for(llm_server), workspace, approve_all=True)
+    session = build_session(settings_for(llm_server), workspace, SessionOptions(approve_all=True))
     try:
         events = await drive(session.run_turn("describe diagram.png"))
         user_messages = [m for m in session.messages if m.role == "user"]
@@ -184,7 +184,9 @@ async def test_read_file_on_a_png_puts_the_image_inside_the_tool_result_on_anthr
     anthropic_server.enqueue(
         Answer("", calls=[Use("read_file", {"path": "diagram.png"})]), Answer("a square")
     )
-    session = build_session(anthropic_settings(anthropic_server), workspace, approve_all=True)
+    session = build_session(
+        anthropic_settings(anthropic_server), workspace, SessionOptions(approve_all=True)
+    )
     try:
         events = await drive(session.run_turn("describe diagram.png"))
     finally:
@@ -241,7 +243,7 @@ async def test_a_tool_image_for_a_text_only_model_is_said_in_the_result_not_drop
     write_png(workspace / "diagram.png", 64, 64)
     llm_server.enqueue(ToolCalls([Call("read_file", {"path": "diagram.png"})]), Text("ok"))
     settings = settings_for(llm_server, model="gpt-3.5-turbo")
-    session = build_session(settings, workspace, approve_all=True)
+    session = build_session(settings, workspace, SessionOptions(approve_all=True))
     try:
         await drive(session.run_turn("describe diagram.png"))
     finally:
@@ -269,7 +271,9 @@ async def test_the_session_keeps_the_image_once_and_a_resume_sends_the_same_requ
     assert len(stored) == 1 and stored[0].suffix == ".png"
     (workspace / "shot.png").unlink()  # the resume does not read the workspace again
 
-    resumed = build_session(settings_for(llm_server), workspace, session_id=session_id)
+    resumed = build_session(
+        settings_for(llm_server), workspace, SessionOptions(session_id=session_id)
+    )
     try:
         await drive(resumed.run_turn("and now?"))
     finally:

@@ -13,7 +13,7 @@ from PIL import Image
 from forge.config.settings import ContextSettings
 from forge.session.build import build_session
 from tests.agent.loop_harness import drive, finished
-from tests.agent.test_runtime import settings_for
+from tests.session.test_session_core import settings_for
 from tests.support.openai_server import Call, OpenAIServer, RecordedRequest, Text, ToolCalls
 
 UNPRICED = "local-vision"

@@ -36,7 +36,7 @@ async def test_image_rows_read_the_same_live_and_resumed(
         await submit(pilot, "and icon.png?")
         await wait_idle(pilot)
         live = chat_rows(app)
-        live_turns = [point.text for point in app.session.rewind_points()]
+        live_turns = [point.text for point in app.session.history.rewind_points()]
 
     attached = [line for line in live if line.startswith("notice[attachment]")]
     assert len(attached) == 1
@@ -54,6 +54,6 @@ async def test_image_rows_read_the_same_live_and_resumed(
             await resumed.chat.load_older_rows()
         await pilot.pause()
         shown = chat_rows(resumed)
-        resumed_turns = [point.text for point in resumed.session.rewind_points()]
+        resumed_turns = [point.text for point in resumed.session.history.rewind_points()]
     assert shown == live
     assert resumed_turns == live_turns
