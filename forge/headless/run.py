@@ -298,6 +298,8 @@ def run_headless(args: argparse.Namespace) -> int:
         task = skill_text  # `/name args` naming a skill (a custom command won above)
     if notice := session.recache_notice():
         writer.write_err(f"forge run: {notice}")
+    for background_notice in session.background_notices:  # left by a Forge that died
+        writer.write_err(f"forge run: {background_notice}")
     received: list[int] = []
     try:
         ending = asyncio.run(
@@ -446,6 +448,9 @@ async def run_task(
         writer.timed_out(time_limit or 0)
         return ending_for("timeout")
     finally:
+        # The run's background commands end with it; say which (docs/adr/0057).
+        for line in await asyncio.to_thread(session.end_background, "exit"):
+            writer.write_err(f"forge run: {line}")
         await session.aclose()
     return ending_for(reason)
 

@@ -28,6 +28,9 @@ from forge.agent.skills.session_setup import session_skills
 from forge.agent.subagents.definitions import load_agent_definitions
 from forge.agent.subagents.run import Subagents
 from forge.agent.system_prompt import build_system_prompt, session_date
+from forge.agent.tools.background import BackgroundCommands
+from forge.agent.tools.background_records import BackgroundRecords, reap_stale, take_resumed
+from forge.agent.tools.background_tools import CommandOutputTool, CommandStopTool
 from forge.agent.tools.recall import RecallTool
 from forge.agent.tools.registry import default_registry
 from forge.agent.tools.skill import SkillTool
@@ -128,6 +131,8 @@ def build_session(
         messages=conversation.messages,
     )
     registry = default_registry(readable=skills.catalog.readable_directories)
+    registry.register(CommandOutputTool())
+    registry.register(CommandStopTool())
     registry.register(RecallTool(SessionArchive(log.path)))
     registry.register(SkillTool(skills.catalog))
     registry.register(  # the page's answer to a `prompt` comes from the summarization model
@@ -184,6 +189,19 @@ def build_session(
         resumed=resumed is not None,
         no_hooks=no_hooks,
     )
+    # What a Forge that died left running is ended now; a resumed session hears what it had.
+    background_notices = [stale.describe() for stale in reap_stale()]
+    if resumed is not None and (earlier := take_resumed(log.id)):
+        names = ", ".join(f"{command.id} `{command.command}`" for command in earlier)
+        background_notices.append(
+            f"When this session stopped, background commands were running: {names}. "
+            "They were ended and are not restarted."
+        )
+    background = BackgroundCommands(
+        max_running=settings.tools.max_background,
+        timeout=settings.tools.background_timeout,
+        records=BackgroundRecords(log.id),
+    )
     parts = AgentParts(
         provider,
         manager,
@@ -191,6 +209,7 @@ def build_session(
         command_timeout=settings.tools.command_timeout,
         hooks=hooks,
         sandbox=command_sandbox(settings, workspace, skills.catalog.readable_directories),
+        background=background,
     )
     children = SessionChildren(
         settings=settings,
@@ -245,4 +264,5 @@ def build_session(
         agent_problems=agent_problems,
         skills=skills.catalog,
         skill_notices=list(skills.notices),
+        background_notices=background_notices,
     )

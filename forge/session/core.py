@@ -27,6 +27,7 @@ from forge.agent.modes import PermissionMode
 from forge.agent.parts import AgentParts
 from forge.agent.providers import AnyProvider, make_provider
 from forge.agent.sandbox.sandbox import CommandSandbox, close_quietly
+from forge.agent.tools.background import BackgroundCommands
 from forge.agent.tools.base import ToolError
 from forge.agent.tools.registry import ToolRegistry
 from forge.agent.trust import WorkspaceTrust
@@ -95,6 +96,9 @@ class Session:
     skill_notices: list[str] = field(default_factory=list)
     """What to tell the user once at start: skills left out (file and rule), clashes, a
     capped listing."""
+    background_notices: list[str] = field(default_factory=list)
+    """What to tell the user once at start: background commands a Forge that died left
+    running (ended now), and those a resumed session had running (docs/adr/0057)."""
 
     def __post_init__(self) -> None:
         if self.window is not None:
@@ -122,6 +126,23 @@ class Session:
     def sandbox(self) -> CommandSandbox | None:
         """The sandbox of the model's commands (docs/adr/0053); None once closed."""
         return self.parts.sandbox
+
+    @property
+    def background(self) -> BackgroundCommands | None:
+        """The session's background commands (docs/adr/0057)."""
+        return self.parts.background
+
+    def end_background(self, reason: str = "exit") -> list[str]:
+        """End every running background command (`reason`: exit, clear, a signal's name) and
+        refuse new ones; one line per command ended, for the user. Blocks for their grace
+        period: call it in a thread from an event loop."""
+        background = self.parts.background
+        if background is None:
+            return []
+        return [
+            f"ended background command {entry.id} `{entry.command}` ({reason})"
+            for entry in background.stop_all(reason)
+        ]
 
     @property
     def session_id(self) -> str:
@@ -543,6 +564,8 @@ class Session:
         hooks, self.parts.hooks = self.parts.hooks, None  # once, however often it is called
         if hooks is not None:
             await hooks.end(reason)
+        if self.parts.background is not None and self.parts.background.running():
+            await asyncio.to_thread(self.end_background, reason)  # before the sandbox goes
         sandbox, self.parts.sandbox = self.parts.sandbox, None
         close_quietly(sandbox)
         if self.mcp is not None:

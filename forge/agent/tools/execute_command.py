@@ -33,9 +33,11 @@ from pydantic import Field
 
 from forge.agent.sandbox.environment import user_command_environment
 from forge.agent.sandbox.sandbox import PreparedCommand, SandboxRefusedError
-from forge.agent.tools.arguments import ModelTool, Number, ToolArguments, tool_schema
+from forge.agent.tools.arguments import Boolean, ModelTool, Number, ToolArguments, tool_schema
+from forge.agent.tools.background_start import start_in_background
 from forge.agent.tools.base import ToolContext, ToolError, ToolResult, first_line
 from forge.agent.tools.output import HeadTailBuffer
+from forge.agent.tools.process_groups import group_alive, signal_group
 from forge.agent.tools.process_guard import GUARD, pdeathsig_preexec
 from forge.agent.tools.workspace import workspace_root
 from forge.config.secrets import StreamRedactor
@@ -72,6 +74,13 @@ class ExecuteCommandArgs(ToolArguments):
         ),
     )
     reason: str = Field(default="", description="Why the command must run unconfined.")
+    background: Boolean = Field(
+        default=False,
+        description=(
+            "Start it and return at once with an id (a dev server, a watcher, a long test "
+            "run): no timeout; read its output with command_output, end it with command_stop."
+        ),
+    )
 
 
 class ExecuteCommandTool(ModelTool[ExecuteCommandArgs]):
@@ -82,7 +91,8 @@ class ExecuteCommandTool(ModelTool[ExecuteCommandArgs]):
         description=(
             "Run a shell command (/bin/sh -c) in the workspace directory. stdout and stderr "
             "are merged; stdin is empty, so interactive prompts fail. Long output is cut to "
-            "its head and tail. The result ends with the exit code."
+            "its head and tail. The result ends with the exit code. With background: true it "
+            "returns at once with an id (command_output reads it, command_stop ends it)."
         ),
         parameters=tool_schema(ExecuteCommandArgs),
     )
@@ -99,7 +109,9 @@ class ExecuteCommandTool(ModelTool[ExecuteCommandArgs]):
     def describe(self, arguments: Mapping[str, Any]) -> str:
         """E.g. "execute_command: pytest -q"."""
         command = arguments.get("command")
-        return f"execute_command: {first_line(command) if isinstance(command, str) else '?'}"
+        shown = first_line(command) if isinstance(command, str) else "?"
+        suffix = " (background)" if arguments.get("background") else ""
+        return f"execute_command: {shown}{suffix}"
 
     def preview(self, arguments: Mapping[str, Any], context: ToolContext) -> str:
         """The full command, as it would run."""
@@ -121,6 +133,8 @@ class ExecuteCommandTool(ModelTool[ExecuteCommandArgs]):
             # The first confined command starts the session's namespace holder: off the loop.
             await asyncio.to_thread(sandbox.start)
         prepared = _prepare(command, cwd, args, context)
+        if args.background:
+            return start_in_background(command, prepared, cwd, context)
         try:
             result = await self._run(prepared, cwd, timeout_seconds=timeout, context=context)
         finally:
@@ -157,7 +171,7 @@ class ExecuteCommandTool(ModelTool[ExecuteCommandArgs]):
             output, transport = await _open_pipe_reader(read_descriptor)
         except BaseException:
             # Cancelled before the reader existed: end the group all the same, and forget it.
-            _signal_group(process.pid, signal.SIGKILL)
+            signal_group(process.pid, signal.SIGKILL)
             GUARD.untrack(process.pid)
             raise
         buffer = HeadTailBuffer(self.head_characters, self.tail_characters)
@@ -182,7 +196,7 @@ class ExecuteCommandTool(ModelTool[ExecuteCommandArgs]):
         finally:
             if not group_ended:
                 # Cancelled again while cleaning up: leave nothing running all the same.
-                _signal_group(process.pid, signal.SIGKILL)
+                signal_group(process.pid, signal.SIGKILL)
             killed_for_exit = GUARD.killed_for_exit(process.pid)
             GUARD.untrack(process.pid)
             reader.cancel()
@@ -242,49 +256,16 @@ async def _finish_reading(reader: asyncio.Task[None]) -> None:
 async def _end_process_group(process: asyncio.subprocess.Process) -> None:
     """SIGTERM the command's process group, then SIGKILL whatever is left after a grace."""
     group = process.pid
-    if not _signal_group(group, signal.SIGTERM):
+    if not signal_group(group, signal.SIGTERM):
         await process.wait()
         return
     loop = asyncio.get_running_loop()
     deadline = loop.time() + TERMINATE_GRACE_SECONDS
     # No event fires when a process group empties, so poll it.
-    while _group_alive(group) and loop.time() < deadline:  # noqa: ASYNC110
+    while group_alive(group) and loop.time() < deadline:  # noqa: ASYNC110
         await asyncio.sleep(0.05)
-    _signal_group(group, signal.SIGKILL)
+    signal_group(group, signal.SIGKILL)
     await process.wait()
-
-
-def _signal_group(group: int, signal_number: int) -> bool:
-    """Send a signal to a process group; False if the group no longer exists."""
-    try:
-        os.killpg(group, signal_number)
-    except (ProcessLookupError, PermissionError):
-        return False
-    return True
-
-
-def _group_alive(group: int) -> bool:
-    """Whether a process of `group` still runs. Zombies do not count: a killed grandchild
-    whose new parent (PID 1 of a container, say) is slow to reap it would otherwise hold Esc
-    for the whole grace period. Without /proc, any process (zombie or not) counts."""
-    if not _signal_group(group, 0):
-        return False
-    try:
-        entries = list(os.scandir("/proc"))
-    except OSError:
-        return True
-    return any(entry.name.isdigit() and _running_in_group(entry.path, group) for entry in entries)
-
-
-def _running_in_group(process_directory: str, group: int) -> bool:
-    try:
-        with open(os.path.join(process_directory, "stat"), encoding="ascii", errors="replace") as f:
-            stat = f.read()
-    except OSError:
-        return False
-    # "pid (name) state ppid pgrp ..."; the name may hold spaces and parentheses.
-    fields = stat[stat.rfind(")") + 2 :].split()
-    return len(fields) > 2 and fields[2] == str(group) and fields[0] not in ("Z", "X")
 
 
 def _prepare(

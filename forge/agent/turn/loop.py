@@ -39,6 +39,7 @@ from forge.agent.mcp.deferral import ToolDeferral
 from forge.agent.parts import AgentParts
 from forge.agent.sandbox.sandbox import CommandSandbox
 from forge.agent.subagents.batches import TaskRunner, call_batches, is_task_batch
+from forge.agent.tools.background import BackgroundCommands
 from forge.agent.tools.base import FileChangeRecorder
 from forge.agent.tools.registry import ToolRegistry
 from forge.agent.turn.circuit_breaker import CircuitBreaker
@@ -166,6 +167,11 @@ class Agent:
     def sandbox(self) -> CommandSandbox | None:
         """The sandbox of the model's commands (docs/adr/0053), if any."""
         return self.parts.sandbox
+
+    @property
+    def background(self) -> BackgroundCommands | None:
+        """The session's background commands (docs/adr/0057), if any."""
+        return self.parts.background
 
     @property
     def turn_running(self) -> bool:
