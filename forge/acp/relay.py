@@ -13,7 +13,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Protocol
 
-from acp import update_agent_message_text, update_agent_thought_text
+from acp import update_agent_message_text, update_agent_thought_text, update_user_message_text
 from acp.schema import (
     AgentMessageChunk,
     AgentPlanUpdate,
@@ -26,6 +26,7 @@ from acp.schema import (
     ToolCallStart,
     ToolCallUpdate,
     UsageUpdate,
+    UserMessageChunk,
 )
 
 from forge.acp.permissions import decision_of, permission_options, permission_tool_call
@@ -50,6 +51,7 @@ from forge.agent.events import (
     MessageDelta,
     QuestionAsked,
     ReasoningDelta,
+    SteeringAdded,
     SubagentEvent,
     ToolCallFinished,
     ToolCallStarted,
@@ -70,6 +72,7 @@ Update = (
     | ToolCallProgress
     | AgentPlanUpdate
     | UsageUpdate
+    | UserMessageChunk
 )
 
 STOP_REASONS: dict[str, StopReason] = {
@@ -159,6 +162,8 @@ class TurnRelay:
             await self.channel.send(update_agent_thought_text(redact(text)))
         elif isinstance(event, HookWarning):
             await self.channel.send(update_agent_thought_text(redact(f"[hook] {event.text}\n")))
+        elif isinstance(event, SteeringAdded):  # shown where the turn added it
+            await self.channel.send(update_user_message_text(event.text))
         elif isinstance(event, UserMessageShortened):
             await self.channel.send(update_agent_message_text(f"[forge] {event.text}\n\n"))
         elif isinstance(event, AttachmentsAdded):

@@ -31,6 +31,7 @@ from forge.agent.events import (
     HookOutput,
     HookWarning,
     MessageDelta,
+    SteeringAdded,
     SubagentEvent,
     SummarizationCompleted,
     SummarizationFailed,
@@ -414,6 +415,8 @@ def context_line(event: AgentEvent) -> str:
         return f"[context] {event.text}"
     if isinstance(event, UserMessageShortened):
         return f"[context] {event.text}"
+    if isinstance(event, SteeringAdded):  # a `--steer-file` line, added to the turn
+        return f"[steering] {event.text.splitlines()[0] if event.text.strip() else ''}"
     return hook_line(event)
 
 

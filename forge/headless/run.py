@@ -61,6 +61,7 @@ from forge.headless.exit_status import (
 )
 from forge.headless.output import JsonLinesWriter, JsonWriter, OutputWriter, TextWriter
 from forge.headless.result import BudgetGuard, RunRecorder, make_init_record
+from forge.headless.steer_file import check_steer_file, start_steer_reader
 from forge.llm.messages import ToolCall
 from forge.session.build import build_session
 from forge.session.core import Session
@@ -170,6 +171,15 @@ def _check_writable(path_text: str | None) -> Path | None:
     return path
 
 
+def _check_steer_file(path_text: str | None) -> Path | None:
+    if path_text is None:
+        return None
+    try:
+        return check_steer_file(path_text)
+    except ValueError as error:
+        raise UsageError(str(error)) from None
+
+
 def _check_prices(settings: Settings) -> None:
     """With a budget, every model the run may call needs a price (else spending is unknown)."""
     table = price_table(settings.prices)
@@ -244,6 +254,7 @@ def run_headless(args: argparse.Namespace) -> int:
         kind = output_format(args)
         limit = budget(args)
         last_message = _check_writable(getattr(args, "output_last_message", None))
+        steer_file = _check_steer_file(getattr(args, "steer_file", None))
         task = read_task(args)
         mode = permission_mode(args)
         workspace = _workspace(args)
@@ -300,6 +311,8 @@ def run_headless(args: argparse.Namespace) -> int:
         writer.write_err(f"forge run: {notice}")
     for background_notice in session.background_notices:  # left by a Forge that died
         writer.write_err(f"forge run: {background_notice}")
+    if steer_file is not None:  # lines steered into the turn (docs/adr/0057)
+        start_steer_reader(steer_file, session.steer_when_running)
     received: list[int] = []
     try:
         ending = asyncio.run(

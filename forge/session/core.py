@@ -277,6 +277,28 @@ class Session:
         finally:
             await provider.aclose()
 
+    def steer(self, text: str) -> bool:
+        """Send `text` into the running turn now: it is added as a user message at the turn's
+        next safe point (after the running tool calls, before the next request) and a
+        `SteeringAdded` event shows where. False when no turn runs (send it as a turn then).
+        Call it on the event loop's thread (`loop.call_soon_threadsafe` from another)."""
+        from forge.unicode_repair import repaired
+
+        if not text.strip():
+            return False
+        return self.agent.steer(repaired(text, "the user's message"))
+
+    def steer_when_running(self, text: str) -> None:
+        """Like `steer`, but kept for the turn that is about to start when none runs yet
+        (`forge run --steer-file`: a line may come before the turn begins). Thread-safe."""
+        if text.strip():
+            self.agent.steering.add(text)
+
+    def unsent_steering(self) -> list[str]:
+        """Steered messages the turn ended before adding (an interrupt, an error): the front
+        end sends them as the next message instead. None wait afterwards."""
+        return self.agent.steering.take()
+
     def agent_names(self) -> list[str]:
         """The subagents the `task` tool can run now (for `@agent-` completion); none when
         subagents are off."""

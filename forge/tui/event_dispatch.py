@@ -32,6 +32,7 @@ from forge.agent.events import (
     QuestionAsked,
     ReasoningDelta,
     RetryScheduled,
+    SteeringAdded,
     SubagentEvent,
     SummarizationCompleted,
     SummarizationFailed,
@@ -72,6 +73,7 @@ from forge.tui.messages import (
     UserMessageCut,
 )
 from forge.tui.retry_notices import RetryNotice
+from forge.tui.steering import SteeringShown
 
 Region = Literal["app", "chat", "status", "summarization", "plan", "subagents", "header"]
 """Who shows events: the app (dialogs, toasts), the chat, the status pane, its summarization
@@ -90,6 +92,7 @@ ROUTES: dict[type[Any], Route] = {
     QuestionAsked: (QuestionNeeded, ("app",)),
     UsageEvent: (UsageCounted, ("status",)),
     UserMessageShortened: (UserMessageCut, ("chat",)),
+    SteeringAdded: (SteeringShown, ("chat",)),
     ErrorEvent: (AgentFailed, ("chat",)),
     TurnFinished: (AgentStopped, ("chat",)),
     ContextUsage: (ContextMeasured, ("status",)),
