@@ -41,6 +41,7 @@ from forge.tui.safe_notify import SafeNotifications
 from forge.tui.session_controls import MODE_KEY, session_state
 from forge.tui.session_flows import SessionFlows
 from forge.tui.startup_flow import StartupFlow
+from forge.tui.steering import STEER_KEY, take_back_queued
 from forge.tui.turn_flows import TurnFlows
 from forge.tui.widgets.chat import ChatView
 from forge.tui.widgets.chat_blocks import NoticeBlock, UserMessageBlock
@@ -86,11 +87,14 @@ class ForgeApp(
     BINDINGS = [
         Binding("ctrl+c", "interrupt_or_quit", "Interrupt/quit", priority=True),
         Binding("escape", "interrupt", "Interrupt"),
+        # Shown while a turn runs (docs/adr/0057); F1's label gives it room at 80 columns.
+        Binding(STEER_KEY, "steer", "steer", priority=True),
         # Most terminals cannot send Ctrl+, (it needs the kitty keyboard protocol): F2 works
         # everywhere and is the one the footer shows.
         Binding("f2", "open_settings", "Settings"),
         Binding("ctrl+comma", "open_settings", "Settings", show=False),
         Binding("f1", "help", "Help"),
+        Binding("f1", "help_during_turn", "Help", show=False),
         Binding(MODE_KEY, "cycle_mode", "Mode"),
         Binding(EDITOR_KEY, "edit_prompt", "Editor", show=False),
         Binding(STATUS_KEY, "toggle_status", "Status pane", show=False),
@@ -185,6 +189,7 @@ class ForgeApp(
     async def on_mount(self) -> None:
         # Focus first: keys typed as soon as the screen shows must land in the prompt.
         self.prompt.focus()
+        self.prompt.take_back_queued = lambda: take_back_queued(self)
         self.query_one(FileHints).agent_names_source = lambda: (
             self.session.agent_names() if self.session_ready.is_set() else []
         )

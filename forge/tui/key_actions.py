@@ -15,6 +15,7 @@ from textual.widgets import Input, TextArea
 
 from forge.tui.command_table import ParsedCommand
 from forge.tui.session_controls import cycle_mode
+from forge.tui.steering import steer_prompt
 
 if TYPE_CHECKING:
     from forge.session.core import Session
@@ -70,9 +71,19 @@ class KeyActions(App[int]):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         # Esc means "interrupt" only while something runs; hide it from the footer otherwise.
-        if action == "interrupt":
+        if action in ("interrupt", "steer"):
             return self.busy
+        if action == "help":  # F1 still opens help during a turn (`help_during_turn`)
+            return not self.busy
         return True
+
+    def action_help_during_turn(self) -> None:
+        """F1 while a turn runs: help, its footer label making room for `steer`."""
+        self.action_help()
+
+    def action_steer(self) -> None:
+        """Send the prompt's text into the running turn now (docs/adr/0057)."""
+        steer_prompt(self)
 
     def watch_busy(self) -> None:
         self.refresh_bindings()

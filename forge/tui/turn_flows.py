@@ -32,6 +32,7 @@ from forge.tui.messages import (
     UserMessageRequested,
 )
 from forge.tui.retry_notices import RetryNotice
+from forge.tui.steering import requeue_unsent
 from forge.tui.widgets.chat_blocks import NoticeBlock, UserMessageBlock
 from forge.tui.widgets.config_banner import ConfigProblemBanner
 from forge.tui.widgets.prompt_input import PromptInput
@@ -208,6 +209,8 @@ class TurnFlows(App[int]):
         self._dismiss_dialogs()
         self.refresh_context_gauge()
         self.busy = False
+        # Steered messages the turn ended without adding (docs/adr/0057): not lost.
+        await requeue_unsent(self, cancelled=message.reason == "cancelled")  # type: ignore[arg-type]
         if message.reason != "cancelled":  # after Esc the user is here
             self.call_attention("turn_end", message.reason)
         if self.queued and message.reason != "cancelled":

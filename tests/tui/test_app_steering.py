@@ -1,0 +1,98 @@
+"""Steering in the real app (issue 40): Alt+S during a turn adds the prompt's text to the
+running turn (shown in the chat where it was added, as the user's message, not queued); the
+footer offers `steer` only while a turn runs; Up on an empty prompt during a turn first takes
+back the queued message; a steered message the turn ended without adding goes back to the
+prompt after Esc (docs/adr/0057)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from forge.tui.widgets.chat_blocks import AssistantBlock, UserMessageBlock
+from forge.tui.widgets.prompt_input import PromptInput
+from tests.support.openai_server import Call, OpenAIServer, Text, ToolCalls
+from tests.tui.test_app import SIZE, footer_actions, running_output
+from tests.tui.test_app_helpers import (
+    GATE_COMMAND,
+    GATE_CONFIG,
+    configure,
+    install_gate,
+    make_app,
+    submit,
+    wait_idle,
+    wait_until,
+)
+
+
+async def test_alt_s_steers_the_prompt_into_the_running_turn(
+    llm_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch, workspace: Path
+) -> None:
+    release = install_gate(workspace)
+    llm_server.enqueue(
+        ToolCalls([Call("execute_command", {"command": GATE_COMMAND})]), Text("used v2")
+    )
+    app = make_app(configure(llm_server, monkeypatch, config=GATE_CONFIG), workspace)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_idle(pilot)
+        assert "steer" not in footer_actions(app)
+        await submit(pilot, "call the API")
+        await wait_until(pilot, lambda: "waiting" in running_output(app), "the gate to block")
+        assert "steer" in footer_actions(app)
+        app.query_one(PromptInput).insert("use v2")
+        await pilot.press("alt+s")
+        assert app.query_one(PromptInput).text == "" and app.queued == []
+        release.touch()
+        await wait_until(pilot, lambda: len(llm_server.requests) == 2, "the next request")
+        await wait_idle(pilot)
+        order = [
+            f"user:{b.text}" if isinstance(b, UserMessageBlock) else f"answer:{b.answer_text}"
+            for b in app.chat.children
+            if isinstance(b, UserMessageBlock | AssistantBlock)
+        ]
+        assert order[-2:] == ["user:use v2", "answer:used v2"]
+        assert not any(b.has_class("-queued") for b in app.chat.query(UserMessageBlock))
+        assert "steer" not in footer_actions(app)
+    assert llm_server.requests[1].messages[-1] == {"role": "user", "content": "use v2"}
+
+
+async def test_up_on_an_empty_prompt_takes_back_the_queued_message_first(
+    llm_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch, workspace: Path
+) -> None:
+    release = install_gate(workspace)
+    llm_server.enqueue(ToolCalls([Call("execute_command", {"command": GATE_COMMAND})]))
+    app = make_app(configure(llm_server, monkeypatch, config=GATE_CONFIG), workspace)
+    async with app.run_test(size=SIZE) as pilot:
+        await submit(pilot, "first task")
+        await wait_until(pilot, lambda: "waiting" in running_output(app), "the gate to block")
+        await submit(pilot, "second task")
+        assert [text for text, _ in app.queued] == ["second task"]
+        prompt = app.query_one(PromptInput)
+        await pilot.press("up")
+        assert prompt.text == "second task" and app.queued == []
+        assert not any(b.has_class("-queued") for b in app.chat.query(UserMessageBlock))
+        prompt.clear()
+        await pilot.press("up")  # nothing queued now: the history, as before
+        assert prompt.text == "second task"
+        release.touch()
+        await wait_idle(pilot)
+
+
+async def test_a_steered_message_not_added_before_esc_is_back_in_the_prompt(
+    llm_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch, workspace: Path
+) -> None:
+    install_gate(workspace)
+    llm_server.enqueue(ToolCalls([Call("execute_command", {"command": GATE_COMMAND})]))
+    app = make_app(configure(llm_server, monkeypatch, config=GATE_CONFIG), workspace)
+    async with app.run_test(size=SIZE) as pilot:
+        await submit(pilot, "wait")
+        await wait_until(pilot, lambda: "waiting" in running_output(app), "the gate to block")
+        prompt = app.query_one(PromptInput)
+        prompt.insert("use v2")
+        await pilot.press("alt+s")
+        assert prompt.text == ""
+        await pilot.press("escape")
+        await wait_idle(pilot)
+        assert prompt.text == "use v2"
+    assert len(llm_server.requests) == 1
