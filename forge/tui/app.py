@@ -28,6 +28,7 @@ from textual.containers import Horizontal, Vertical
 from textual.reactive import var
 
 from forge.tui.attention import AttentionSignals
+from forge.tui.background_flows import end_background, running_count
 from forge.tui.command_table import ParsedCommand, SlashCommand
 from forge.tui.commands import SlashCommandProvider, SlashCommandRunner
 from forge.tui.config_flows import ConfigFlows
@@ -138,6 +139,11 @@ class ForgeApp(
             summarization_model="…", warning_threshold=0.7, critical_threshold=0.85, id="status"
         )
         self.status.session_source = lambda: session_state(getattr(self, "session", None))
+        self.status.background_view.running_source = lambda: running_count(
+            getattr(self, "session", None)
+        )
+        self.ended_background: list[str] = []
+        """The background commands the exit ended, one line each (printed after the app)."""
         self.chat.conversation_source = lambda: self.session.messages
         self.chat.summaries_off_source = lambda: self.session.summaries_disabled
         self.dispatcher = EventDispatcher(
@@ -204,6 +210,7 @@ class ForgeApp(
 
     async def on_unmount(self) -> None:
         if hasattr(self, "session"):
+            self.ended_background = await end_background(self.session, "exit")
             await self.session.aclose()
 
     async def on_prompt_input_submitted(self, message: PromptInput.Submitted) -> None:
@@ -293,6 +300,8 @@ def run_tui(args: argparse.Namespace) -> int:
     # The Runner's close() settles the turn worker (cancels and awaits it), as asyncio.run does.
     with asyncio.Runner() as runner, exit_on_signals(runner.get_loop(), exit_app):
         result = app.run(loop=runner.get_loop())
+    for ended in app.ended_background:  # nothing outlives the session (docs/adr/0057)
+        print(ended)
     if line := resume_line(app):
         print(line)
     return result if isinstance(result, int) else app.return_code or 0

@@ -48,6 +48,7 @@ SLASH_COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("trust", "Workspace trust: what the workspace would run; change it", "[revoke]"),
     SlashCommand("hooks", "Hooks: each one's event, matcher, command, source and trust"),
     SlashCommand("sandbox", "Sandbox: what confines the model's commands, and why not"),
+    SlashCommand("tasks", "Background commands: state, live output; stop one"),
     SlashCommand("skills", "Skills: list them; enable or disable one", "[list|enable|disable]"),
     SlashCommand("quit", "Exit Forge"),
 )

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from textual import on
 from textual.app import App
 
+from forge.tui.background_flows import end_background, say_start_notices
 from forge.tui.hook_flows import start_session_hooks
 from forge.tui.messages import (
     ConversationRewound,
@@ -140,8 +141,13 @@ class SessionFlows(App[int]):
         self.show_session_name()
         self.mcp_watch.attach(self.session)
         self.session.start_background()  # built off the loop: MCP and the window start here
-        await old.aclose("clear" if session_id is None else "other")  # SessionEnd's reason
+        reason = "clear" if session_id is None else "other"
+        ended = await end_background(old, reason)  # said below, in the new session's chat
+        await old.aclose(reason)  # SessionEnd's reason
         self.queued.clear()
         self.status.reset_session()
         self.refresh_context_gauge()
         start_session_hooks(self, self.session, "clear" if session_id is None else "resume")
+        for line in ended:
+            await self.chat.add_notice(line.capitalize())
+        await say_start_notices(self.session, self.chat)

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from textual import work
 from textual.app import App
 
+from forge.tui.background_flows import say_start_notices
 from forge.tui.config_problem import show_start_report
 from forge.tui.hook_flows import start_session_hooks
 from forge.tui.messages import SessionLoaded, StartupFailed
@@ -148,6 +149,7 @@ class StartupFlow(App[int]):
             await self.chat.add_notice(
                 f"Some agent definitions were not used:\n\n{lines}", kind="error"
             )
+        await say_start_notices(self.session, self.chat)  # what a dead Forge left running
         start_session_hooks(self, self.session)  # SessionStart; the first prompt waits for it
         # Once the ready hint is drawn (docs/adr/0042); a task may start before: its turn
         # starts what it needs itself.
