@@ -14,7 +14,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from acp import PROTOCOL_VERSION, update_agent_message_text
+from acp import PROTOCOL_VERSION, RequestError, update_agent_message_text
 from acp.interfaces import Client
 from acp.schema import (
     AgentCapabilities,
@@ -46,7 +46,7 @@ from acp.schema import (
 )
 
 from forge import __version__
-from forge.acp import errors
+from forge.acp import errors, steering
 from forge.acp.attention import send_attention
 from forge.acp.client_mcp import client_servers
 from forge.acp.commands import BUILTIN_NAMES, advertised, load_commands, parse_slash
@@ -123,7 +123,17 @@ class ForgeAcpAgent:
             ),
             auth_methods=[],
             agent_info=Implementation(name="forge", title="Forge", version=__version__),
+            field_meta=dict(steering.ADVERTISED),  # the adapters' steering extension
         )
+
+    async def ext_method(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        """Extension requests: `_session/steering` (docs/adr/0057); others are unknown."""
+        if method == steering.STEERING_METHOD:
+            session_id = params.get("sessionId")
+            if not isinstance(session_id, str):
+                raise errors.invalid_params("sessionId is required")
+            return steering.steer(self._opened(session_id), params)
+        raise RequestError.method_not_found(f"_{method}")
 
     async def authenticate(self, method_id: str, **kwargs: Any) -> None:
         """Forge offers no authentication method."""
