@@ -132,6 +132,14 @@ class Session:
         """The session's background commands (docs/adr/0057)."""
         return self.parts.background
 
+    def move_command_to_background(self) -> str:
+        """The running foreground command of the model goes on in the background (the
+        user's key; its call answers at once with the id); "" when it will, else why not."""
+        background = self.parts.background
+        if background is None:
+            return "background commands are not available in this session"
+        return background.move_foreground()
+
     def end_background(self, reason: str = "exit") -> list[str]:
         """End every running background command (`reason`: exit, clear, a signal's name) and
         refuse new ones; one line per command ended, for the user. Blocks for their grace

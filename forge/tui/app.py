@@ -28,7 +28,7 @@ from textual.containers import Horizontal, Vertical
 from textual.reactive import var
 
 from forge.tui.attention import AttentionSignals
-from forge.tui.background_flows import end_background, running_count
+from forge.tui.background_flows import BACKGROUND_KEY, end_background, running_count
 from forge.tui.command_table import ParsedCommand, SlashCommand
 from forge.tui.commands import SlashCommandProvider, SlashCommandRunner
 from forge.tui.config_flows import ConfigFlows
@@ -90,9 +90,11 @@ class ForgeApp(
         Binding("escape", "interrupt", "Interrupt"),
         # Shown while a turn runs (docs/adr/0057); F1's label gives it room at 80 columns.
         Binding(STEER_KEY, "steer", "steer", priority=True),
+        Binding(BACKGROUND_KEY, "background_command", "bg", priority=True),
         # Most terminals cannot send Ctrl+, (it needs the kitty keyboard protocol): F2 works
         # everywhere and is the one the footer shows.
         Binding("f2", "open_settings", "Settings"),
+        Binding("f2", "open_settings_during_turn", "Settings", show=False),
         Binding("ctrl+comma", "open_settings", "Settings", show=False),
         Binding("f1", "help", "Help"),
         Binding("f1", "help_during_turn", "Help", show=False),

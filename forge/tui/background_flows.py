@@ -13,6 +13,13 @@ if TYPE_CHECKING:
     from forge.tui.widgets.chat import ChatView
 
 
+BACKGROUND_KEY = "alt+d"
+"""Moves the model's running command to the background ("detach"). Ctrl+B is tmux's prefix;
+an Alt+letter reaches the app through tmux, but Alt+B and Alt+F arrive as Ctrl+Left/Right
+(iTerm's word keys). Shown as `bg` in the footer while a turn runs."""
+MOVED_NOTICE = "The command goes on in the background (/tasks)"
+
+
 def running_count(session: Session | None) -> int:
     """How many background commands run now (0 before the session)."""
     background = session.background if session is not None else None

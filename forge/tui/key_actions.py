@@ -13,6 +13,7 @@ from textual import events
 from textual.app import App
 from textual.widgets import Input, TextArea
 
+from forge.tui.background_flows import MOVED_NOTICE
 from forge.tui.command_table import ParsedCommand
 from forge.tui.session_controls import cycle_mode
 from forge.tui.steering import steer_prompt
@@ -71,11 +72,20 @@ class KeyActions(App[int]):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         # Esc means "interrupt" only while something runs; hide it from the footer otherwise.
-        if action in ("interrupt", "steer"):
+        if action in ("interrupt", "steer", "background_command"):
             return self.busy
-        if action == "help":  # F1 still opens help during a turn (`help_during_turn`)
-            return not self.busy
+        if action in ("help", "open_settings"):  # labels hidden during a turn: 80 columns
+            return not self.busy  # the keys still work (`…_during_turn`)
         return True
+
+    def action_open_settings_during_turn(self) -> None:
+        """F2 while a turn runs: the settings, its footer label making room."""
+        self.action_open_settings()
+
+    def action_background_command(self) -> None:
+        """Move the model's running command to the background (docs/adr/0057)."""
+        why = self.session.move_command_to_background()
+        self.notify(f"Cannot move it to the background: {why}" if why else MOVED_NOTICE, timeout=3)
 
     def action_help_during_turn(self) -> None:
         """F1 while a turn runs: help, its footer label making room for `steer`."""

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from forge.tui.settings import SettingsScreen
 from forge.tui.widgets.chat_blocks import AssistantBlock, UserMessageBlock
 from forge.tui.widgets.prompt_input import PromptInput
 from tests.support.openai_server import Call, OpenAIServer, Text, ToolCalls
@@ -39,7 +40,13 @@ async def test_alt_s_steers_the_prompt_into_the_running_turn(
         assert "steer" not in footer_actions(app)
         await submit(pilot, "call the API")
         await wait_until(pilot, lambda: "waiting" in running_output(app), "the gate to block")
-        assert "steer" in footer_actions(app)
+        assert "steer" in footer_actions(app) and "background_command" in footer_actions(app)
+        # F1 and F2 give their labels to steer and bg at 80 columns, and still work.
+        assert "help" not in footer_actions(app) and "open_settings" not in footer_actions(app)
+        await pilot.press("f2")
+        await wait_until(pilot, lambda: isinstance(app.screen, SettingsScreen), "settings")
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: not isinstance(app.screen, SettingsScreen), "closed")
         app.query_one(PromptInput).insert("use v2")
         await pilot.press("alt+s")
         assert app.query_one(PromptInput).text == "" and app.queued == []

@@ -15,6 +15,7 @@ ends what a crash left and says which.
 
 from __future__ import annotations
 
+import asyncio
 import codecs
 import contextlib
 import os
@@ -26,6 +27,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Protocol
 
 from forge.agent.sandbox.sandbox import PreparedCommand
 from forge.agent.tools.background_output import BackgroundOutput, OutputSlice
@@ -49,13 +51,55 @@ class BackgroundLimitError(Exception):
     """`tools.max_background` commands run already."""
 
 
+class ProcessView(Protocol):
+    """What a background command needs of its process (a `subprocess.Popen`, or a foreground
+    command's asyncio process moved to the background: `AdoptedProcess`)."""
+
+    @property
+    def pid(self) -> int: ...
+
+    @property
+    def returncode(self) -> int | None: ...
+
+    def poll(self) -> int | None: ...
+
+    def wait(self, timeout: float | None = None) -> int: ...
+
+
+class AdoptedProcess:
+    """A foreground command's `asyncio.subprocess.Process`, seen from threads: its return
+    code is set by the event loop's child watcher, so waiting is polling it."""
+
+    def __init__(self, process: asyncio.subprocess.Process) -> None:
+        self._process = process
+        self.pid = process.pid
+
+    @property
+    def returncode(self) -> int | None:
+        """The exit code once the loop has reaped it."""
+        return self._process.returncode
+
+    def poll(self) -> int | None:
+        """The exit code, or None while it runs."""
+        return self._process.returncode
+
+    def wait(self, timeout: float | None = None) -> int:
+        """Block until it has exited; `subprocess.TimeoutExpired` after `timeout`."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while self._process.returncode is None:
+            if deadline is not None and time.monotonic() > deadline:
+                raise subprocess.TimeoutExpired("background command", timeout or 0)
+            time.sleep(0.05)
+        return self._process.returncode
+
+
 @dataclass
 class BackgroundCommand:
     """One background command: what ran, its output, and how it ended (when it has)."""
 
     id: str
     command: str
-    process: subprocess.Popen[bytes]
+    process: ProcessView
     output: BackgroundOutput
     started: float = field(default_factory=time.monotonic)
     started_wall: float = field(default_factory=time.time)
@@ -121,6 +165,9 @@ class BackgroundCommands:
         self._commands: dict[str, BackgroundCommand] = {}
         self._counter = 0
         self._closed = False
+        self._foreground: asyncio.Event | None = None
+        """Set to move the running foreground command to the background (a front end's
+        key); None while no foreground command runs."""
 
     # --- views -------------------------------------------------------------------------------
     def all(self) -> list[BackgroundCommand]:
@@ -136,6 +183,78 @@ class BackgroundCommands:
         """The command called `command_id`, if any."""
         with self._lock:
             return self._commands.get(command_id.strip())
+
+    # --- a foreground command moved to the background ----------------------------------------
+    @property
+    def foreground_running(self) -> bool:
+        """Whether a foreground model command runs now (one a front end may move)."""
+        return self._foreground is not None
+
+    def foreground_started(self) -> asyncio.Event:
+        """A foreground command starts: the event it waits on besides its exit."""
+        self._foreground = asyncio.Event()
+        return self._foreground
+
+    def foreground_ended(self, event: asyncio.Event) -> None:
+        """The foreground command `event` belongs to has ended or moved."""
+        if self._foreground is event:
+            self._foreground = None
+
+    def move_foreground(self) -> str:
+        """Ask the running foreground command to go on in the background (call on the event
+        loop's thread); "" when it will, else why not."""
+        if self._foreground is None:
+            return "no command is running in the foreground"
+        if self._closed:
+            return "the session has ended"
+        running = len(self.running())
+        if running >= self.max_running:
+            return (
+                f"{running} background commands run already, the most allowed "
+                f"(tools.max_background = {self.max_running})"
+            )
+        self._foreground.set()
+        return ""
+
+    def adopt(
+        self,
+        command: str,
+        process: ProcessView,
+        prepared: PreparedCommand,
+        *,
+        output_so_far: str,
+        drained: Callable[[float], object],
+        close: Callable[[], None],
+    ) -> BackgroundCommand:
+        """Take over a running foreground command: its output so far, its process (whose
+        output the caller now feeds into the entry's store), `drained(timeout)` waiting for
+        its reader to finish and `close` releasing it. `BackgroundLimitError` at the limit."""
+        with self._lock:
+            if self._closed or sum(1 for e in self._commands.values() if e.running) >= (
+                self.max_running
+            ):
+                raise BackgroundLimitError("no room for another background command")
+            self._counter += 1
+            command_id = f"bg{self._counter}"
+            entry = BackgroundCommand(
+                command_id, command, process, BackgroundOutput(self.head_chars, self.tail_chars)
+            )
+            entry.output.add(output_so_far)
+            self._commands[command_id] = entry
+        self._write_records()
+
+        def wait_for_reader(timeout: float) -> None:
+            drained(timeout)
+            close()
+
+        threading.Thread(
+            target=self._wait,
+            args=(entry, wait_for_reader, prepared),
+            daemon=True,
+            name=command_id,
+        ).start()
+        self._changed(entry)
+        return entry
 
     # --- verbs -------------------------------------------------------------------------------
     def start(self, command: str, prepared: PreparedCommand, cwd: Path) -> BackgroundCommand:
@@ -185,7 +304,7 @@ class BackgroundCommands:
         )
         reader.start()
         threading.Thread(
-            target=self._wait, args=(entry, reader, prepared), daemon=True, name=command_id
+            target=self._wait, args=(entry, reader.join, prepared), daemon=True, name=command_id
         ).start()
         self._changed(entry)
         return entry
@@ -227,7 +346,10 @@ class BackgroundCommands:
 
     # --- inside ------------------------------------------------------------------------------
     def _wait(
-        self, entry: BackgroundCommand, reader: threading.Thread, prepared: PreparedCommand
+        self,
+        entry: BackgroundCommand,
+        drained: Callable[[float], object],
+        prepared: PreparedCommand,
     ) -> None:
         process = entry.process
         try:
@@ -236,7 +358,7 @@ class BackgroundCommands:
             entry.stopped_by = entry.stopped_by or f"timed out after {self.timeout:g} s"
         # The shell has ended (or timed out): whatever it left in its group goes too.
         _end_group(process)
-        reader.join(DRAIN_GRACE_SECONDS)
+        drained(DRAIN_GRACE_SECONDS)
         GUARD.untrack(process.pid)
         prepared.finish()
         entry.exit_code = process.returncode
@@ -292,7 +414,7 @@ def _read_output(descriptor: int, entry: BackgroundCommand) -> None:
         os.close(descriptor)
 
 
-def _end_group(process: subprocess.Popen[bytes]) -> None:
+def _end_group(process: ProcessView) -> None:
     """SIGTERM the command's group, SIGKILL what is left after a grace, reap the shell."""
     group = process.pid
     if signal_group(group, signal.SIGTERM):

@@ -25,6 +25,7 @@ import codecs
 import contextlib
 import os
 import signal
+import threading
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
@@ -34,6 +35,7 @@ from pydantic import Field
 from forge.agent.sandbox.environment import user_command_environment
 from forge.agent.sandbox.sandbox import PreparedCommand, SandboxRefusedError
 from forge.agent.tools.arguments import Boolean, ModelTool, Number, ToolArguments, tool_schema
+from forge.agent.tools.background import AdoptedProcess, BackgroundCommands, BackgroundLimitError
 from forge.agent.tools.background_start import start_in_background
 from forge.agent.tools.base import ToolContext, ToolError, ToolResult, first_line
 from forge.agent.tools.output import HeadTailBuffer
@@ -135,16 +137,27 @@ class ExecuteCommandTool(ModelTool[ExecuteCommandArgs]):
         prepared = _prepare(command, cwd, args, context)
         if args.background:
             return start_in_background(command, prepared, cwd, context)
+        moved = False
         try:
-            result = await self._run(prepared, cwd, timeout_seconds=timeout, context=context)
+            result = await self._run(
+                prepared, cwd, timeout_seconds=timeout, context=context, command=command
+            )
+            moved = bool(result.metadata.get("background"))
         finally:
-            prepared.finish()
+            if not moved:  # a command moved to the background finishes there
+                prepared.finish()
         if prepared.confined and result.is_error and context.sandbox is not None:
             result.content += "\n" + context.sandbox.failure_hint()
         return result
 
     async def _run(
-        self, prepared: PreparedCommand, cwd: Path, *, timeout_seconds: float, context: ToolContext
+        self,
+        prepared: PreparedCommand,
+        cwd: Path,
+        *,
+        timeout_seconds: float,
+        context: ToolContext,
+        command: str = "",
     ) -> ToolResult:
         timeout = timeout_seconds
         # Our own pipe rather than asyncio's: with asyncio's, Process.wait() (Python 3.11)
@@ -176,15 +189,29 @@ class ExecuteCommandTool(ModelTool[ExecuteCommandArgs]):
             raise
         buffer = HeadTailBuffer(self.head_characters, self.tail_characters)
         redactor = StreamRedactor()
-        reader = asyncio.create_task(_pump(output, buffer, context, redactor))
+        # Where the output goes: the call's buffer and screen, or, once the command has moved
+        # to the background, that command's store.
+        sink: list[Callable[[str], None]] = [lambda text: _emit(text, buffer, context)]
+        reader = asyncio.create_task(_pump(output, sink, redactor))
+        background = context.background
+        move = background.foreground_started() if background is not None else None
         timed_out = False
         group_ended = False
+        moved = False
         try:
             try:
                 async with asyncio.timeout(timeout):
-                    await process.wait()
+                    await _exit_or_move(process, move)
             except TimeoutError:
                 timed_out = True
+            if move is not None and move.is_set() and process.returncode is None:
+                assert background is not None
+                result = _move_to_background(
+                    background, command, process, prepared, buffer, sink, reader, transport
+                )
+                if result is not None:
+                    moved = group_ended = True
+                    return result
             await _end_process_group(process)
             group_ended = True
             await _finish_reading(reader)
@@ -194,13 +221,16 @@ class ExecuteCommandTool(ModelTool[ExecuteCommandArgs]):
             await _finish_reading(reader)
             raise
         finally:
+            if background is not None and move is not None:
+                background.foreground_ended(move)
             if not group_ended:
                 # Cancelled again while cleaning up: leave nothing running all the same.
                 signal_group(process.pid, signal.SIGKILL)
             killed_for_exit = GUARD.killed_for_exit(process.pid)
-            GUARD.untrack(process.pid)
-            reader.cancel()
-            transport.close()
+            if not moved:  # a moved command's group, reader and pipe are the background's
+                GUARD.untrack(process.pid)
+                reader.cancel()
+                transport.close()
         # What the redactor still holds if the pipe never closed (a process outside the group).
         _emit(redactor.flush(), buffer, context)
         if killed_for_exit:
@@ -223,21 +253,82 @@ async def _open_pipe_reader(
 
 async def _pump(
     output: asyncio.StreamReader,
-    buffer: HeadTailBuffer,
-    context: ToolContext,
+    sink: list[Callable[[str], None]],
     redactor: StreamRedactor,
 ) -> None:
-    """Copy the merged output, secrets masked, into `buffer` and to `context.on_output`
-    until the pipe closes."""
+    """Copy the merged output, secrets masked, to `sink[0]` (the call's buffer and
+    `context.on_output`, or a moved command's store) until the pipe closes."""
     decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
     while True:
         chunk = await output.read(_READ_SIZE)
         text = redactor.feed(decoder.decode(chunk, final=not chunk))
         if not chunk:
             text += redactor.flush()
-        _emit(text, buffer, context)
+        if text:
+            sink[0](text)
         if not chunk:
             return
+
+
+async def _exit_or_move(process: asyncio.subprocess.Process, move: asyncio.Event | None) -> None:
+    """Wait until the process exits, or (with `move`) until a front end asks for the command
+    to go on in the background."""
+    if move is None:
+        await process.wait()
+        return
+    exited = asyncio.ensure_future(process.wait())
+    moved = asyncio.ensure_future(move.wait())
+    try:
+        await asyncio.wait({exited, moved}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        moved.cancel()
+        if not exited.done():
+            exited.cancel()
+
+
+def _move_to_background(
+    background: BackgroundCommands,
+    command: str,
+    process: asyncio.subprocess.Process,
+    prepared: PreparedCommand,
+    buffer: HeadTailBuffer,
+    sink: list[Callable[[str], None]],
+    reader: asyncio.Task[None],
+    transport: asyncio.ReadTransport,
+) -> ToolResult | None:
+    """Hand the running command to the background (docs/adr/0057): its output so far, its
+    process and group, its reader (now feeding the background store); the call answers at
+    once. None when the background has no room (the call goes on waiting)."""
+    loop = asyncio.get_running_loop()
+    drained = threading.Event()
+    reader.add_done_callback(lambda _: drained.set())
+
+    def close() -> None:
+        loop.call_soon_threadsafe(reader.cancel)
+        loop.call_soon_threadsafe(transport.close)
+
+    so_far = buffer.render()
+    try:
+        entry = background.adopt(
+            command,
+            AdoptedProcess(process),
+            prepared,
+            output_so_far=so_far,
+            drained=drained.wait,
+            close=close,
+        )
+    except BackgroundLimitError:
+        return None
+    sink[0] = entry.output.add
+    shown = so_far if not so_far or so_far.endswith("\n") else so_far + "\n"
+    return ToolResult(
+        content=(
+            f"{shown}[moved to the background by the user as {entry.id}; it goes on running. "
+            f'Read its output with command_output(id: "{entry.id}", since: {len(so_far)}), '
+            f'end it with command_stop(id: "{entry.id}").]'
+        ),
+        metadata={"background_id": entry.id, "background": True},
+    )
 
 
 def _emit(text: str, buffer: HeadTailBuffer, context: ToolContext) -> None:

@@ -154,3 +154,48 @@ def test_kept_output_is_its_head_and_tail_with_offsets() -> None:
     assert whole.text.endswith("abcdefghij") and whole.next_offset == 120
     assert store.read(115).text == "fghij"
     assert store.read(50).text == "[... 60 characters elided ...]\nabcdefghij"
+
+
+async def test_a_running_foreground_command_moves_to_the_background(
+    workspace: Path, background: BackgroundCommands
+) -> None:
+    outputs: list[str] = []
+    context = ToolContext(workspace, background=background, on_output=outputs.append)
+    args = ExecuteCommandArgs(
+        command="echo before; until [ -e go ]; do sleep 0.05; done; echo after"
+    )
+    call = asyncio.ensure_future(ExecuteCommandTool().run(args, context))
+    while "before" not in "".join(outputs):  # noqa: ASYNC110
+        await asyncio.sleep(0.05)
+    assert background.foreground_running
+    assert background.move_foreground() == ""
+    result = await asyncio.wait_for(call, DEADLINE)
+    assert result.content.startswith("before\n[moved to the background by the user as bg1")
+    assert not background.foreground_running
+    entry = background.get("bg1")
+    assert entry is not None and entry.running  # the call answered; the command goes on
+
+    (workspace / "go").touch()
+    assert await asyncio.to_thread(entry.wait, DEADLINE)
+    read = await output(context, "bg1")
+    assert read.content.startswith("before\nafter\n[bg1 exited with exit code 0")
+    assert "after" not in "".join(outputs)  # no longer streamed to the finished call
+    assert not group_alive(entry.process.pid)
+
+
+async def test_moving_needs_a_running_command_and_room(
+    workspace: Path, background: BackgroundCommands
+) -> None:
+    assert background.move_foreground() == "no command is running in the foreground"
+    context = ToolContext(workspace, background=background)
+    for _ in range(4):
+        await start(context, "sleep 1000")
+    call = asyncio.ensure_future(
+        ExecuteCommandTool().run(ExecuteCommandArgs(command="sleep 0.5; echo done"), context)
+    )
+    while not background.foreground_running:  # noqa: ASYNC110
+        await asyncio.sleep(0.02)
+    assert "tools.max_background = 4" in background.move_foreground()
+    result = await asyncio.wait_for(call, DEADLINE)
+    assert result.content == "done\n[exit code 0]"  # it stayed in the foreground
+    background.stop_all("exit")
