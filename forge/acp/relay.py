@@ -9,7 +9,7 @@ ACP stop reason; a fatal error raises `TurnFailed` with the message to show.
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Protocol
 
@@ -122,6 +122,9 @@ class TurnRelay:
         self.workspace: Path = session.workspace
         self.open_calls: dict[str, str] = {}
         self._streamed: list[str] = []
+        self.follow: Callable[[str, str], None] | None = None
+        """Set by the agent: follow a background command's card after the call (call id,
+        command id) until the command ends (forge.acp.background_calls)."""
         self._output: dict[str, str] = {}
 
     async def run(self, events: AsyncIterator[SessionEvent]) -> StopReason:
@@ -187,6 +190,12 @@ class TurnRelay:
         elif isinstance(event, ToolCallFinished) and event.call.id in self.open_calls:
             del self.open_calls[event.call.id]
             self._output.pop(event.call.id, None)
+            started = event.metadata.get("background_id") if not event.is_error else None
+            if isinstance(started, str) and self.follow is not None:
+                # A background command: its card stays in_progress, streaming (ADR 0057).
+                await self.channel.send(tool_call_output(event.call.id, redact(event.result)))
+                self.follow(event.call.id, started)
+                return
             await self.channel.send(
                 tool_call_finished(
                     event.call,
