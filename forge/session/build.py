@@ -190,7 +190,7 @@ def build_session(
         no_hooks=no_hooks,
     )
     # What a Forge that died left running is ended now; a resumed session hears what it had.
-    background_notices = [stale.describe() for stale in reap_stale()]
+    background_notices = [stale.describe() for stale in reap_stale()] if not is_ephemeral() else []
     if resumed is not None and (earlier := take_resumed(log.id)):
         names = ", ".join(f"{command.id} `{command.command}`" for command in earlier)
         background_notices.append(
@@ -200,7 +200,8 @@ def build_session(
     background = BackgroundCommands(
         max_running=settings.tools.max_background,
         timeout=settings.tools.background_timeout,
-        records=BackgroundRecords(log.id),
+        # `--ephemeral` leaves no file behind (the watchdog still ends them if Forge dies).
+        records=None if is_ephemeral() else BackgroundRecords(log.id),
     )
     parts = AgentParts(
         provider,

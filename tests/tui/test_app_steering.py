@@ -103,3 +103,35 @@ async def test_a_steered_message_not_added_before_esc_is_back_in_the_prompt(
         await wait_idle(pilot)
         assert prompt.text == "use v2"
     assert len(llm_server.requests) == 1
+
+
+async def test_clear_ends_background_commands_and_says_which(
+    llm_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch, workspace: Path
+) -> None:
+    """Issue 40: nothing outlives the session; `/clear` says what it ended."""
+    from forge.agent.tools.process_groups import group_alive
+    from forge.tui.widgets.chat_blocks import NoticeBlock
+
+    llm_server.enqueue(
+        ToolCalls([Call("execute_command", {"command": "sleep 1000", "background": True})]),
+        Text("started"),
+    )
+    config = {"tools": {"command_allowlist": ["sleep 1000"]}}
+    app = make_app(configure(llm_server, monkeypatch, config=config), workspace)
+    async with app.run_test(size=SIZE) as pilot:
+        await submit(pilot, "start a sleeper")
+        await wait_until(pilot, lambda: len(llm_server.requests) == 2, "the answer")
+        await wait_idle(pilot)
+        background = app.session.background
+        assert background is not None
+        (entry,) = background.running()
+        await pilot.pause(0.6)  # the status pane's count refreshes twice a second
+        assert app.status.background_view.text == "background 1 running · /tasks"
+        await submit(pilot, "/clear")
+        said = "Ended background command bg1 `sleep 1000` (clear)"
+        await wait_until(
+            pilot,
+            lambda: any(said in b.text for b in app.chat.query(NoticeBlock)),
+            "the notice",
+        )
+        assert not entry.running and not group_alive(entry.process.pid)
