@@ -80,6 +80,12 @@ def _build_parser() -> argparse.ArgumentParser:
         "--output-last-message", metavar="FILE", help="also write the final answer to FILE"
     )
     run.add_argument(
+        "--steer-file",
+        metavar="PATH",
+        help="steer the running task: each line appended to PATH (a file or FIFO) is added "
+        "to the turn as a user message after the running tool call",
+    )
+    run.add_argument(
         "--max-turns", type=int, default=50, help="LLM calls at most (default 50; exit 3)"
     )
     run.add_argument(

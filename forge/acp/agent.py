@@ -48,14 +48,15 @@ from acp.schema import (
 )
 
 from forge import __version__
-from forge.acp import errors
+from forge.acp import errors, steering
 from forge.acp.attention import send_attention
+from forge.acp.background_calls import follow_background
 from forge.acp.client_mcp import client_servers
 from forge.acp.commands import BUILTIN_NAMES, advertised, load_commands, parse_slash
 from forge.acp.open_session import OpenSession
 from forge.acp.prompt_images import prompt_images
 from forge.acp.prompt_text import prompt_text
-from forge.acp.relay import TurnFailed, TurnRelay, Update
+from forge.acp.relay import EditorChannel, TurnFailed, TurnRelay, Update
 from forge.acp.replay import replay_updates
 from forge.acp.script_trust import ask_about_changes
 from forge.acp.server_trust import decide_servers, start_servers
@@ -136,7 +137,17 @@ class ForgeAcpAgent:
             ),
             auth_methods=[],
             agent_info=Implementation(name="forge", title="Forge", version=__version__),
+            field_meta=dict(steering.ADVERTISED),  # the adapters' steering extension
         )
+
+    async def ext_method(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        """Extension requests: `_session/steering` (docs/adr/0057); others are unknown."""
+        if method == steering.STEERING_METHOD:
+            session_id = params.get("sessionId")
+            if not isinstance(session_id, str):
+                raise errors.invalid_params("sessionId is required")
+            return steering.steer(self._opened(session_id), params)
+        raise RequestError.method_not_found(f"_{method}")
 
     async def authenticate(self, method_id: str, **kwargs: Any) -> None:
         """Forge offers no authentication method (`auth_methods` is empty): say so, and say
@@ -432,6 +443,7 @@ class ForgeAcpAgent:
         if not text and not images:
             raise errors.invalid_params("the prompt holds no text Forge can use")
         relay = TurnRelay(opened.session, _Channel(self, session_id))
+        relay.follow = self._follower(opened.session, relay.channel)
         opened.turn = asyncio.create_task(self._turn(opened, relay, text, images))
         try:
             await asyncio.wait({opened.turn})
@@ -515,6 +527,17 @@ class ForgeAcpAgent:
         return await self._client.request_permission(
             session_id=session_id, tool_call=tool_call, options=options
         )
+
+    def _follower(self, session: Session, channel: EditorChannel) -> Callable[[str, str], None]:
+        """Follows a background command's card until the command ends (docs/adr/0057)."""
+
+        def follow(call_id: str, command_id: str) -> None:
+            if session.background is not None:
+                self._later(
+                    follow_background(session.background, call_id, command_id, channel.send)
+                )
+
+        return follow
 
     def _later(self, work: Any) -> None:
         task = asyncio.ensure_future(work)

@@ -9,11 +9,11 @@ ACP stop reason; a fatal error raises `TurnFailed` with the message to show.
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Protocol, assert_never
 
-from acp import update_agent_message_text, update_agent_thought_text
+from acp import update_agent_message_text, update_agent_thought_text, update_user_message_text
 from acp.schema import (
     AgentMessageChunk,
     AgentPlanUpdate,
@@ -26,6 +26,7 @@ from acp.schema import (
     ToolCallStart,
     ToolCallUpdate,
     UsageUpdate,
+    UserMessageChunk,
 )
 
 from forge.acp.permissions import decision_of, permission_options, permission_tool_call
@@ -52,6 +53,7 @@ from forge.agent.events import (
     QuestionAsked,
     ReasoningDelta,
     RetryScheduled,
+    SteeringAdded,
     SubagentEvent,
     SummarizationCompleted,
     SummarizationFailed,
@@ -81,6 +83,7 @@ Update = (
     | ToolCallProgress
     | AgentPlanUpdate
     | UsageUpdate
+    | UserMessageChunk
 )
 
 STOP_REASONS: dict[str, StopReason] = {
@@ -138,6 +141,9 @@ class TurnRelay:
         self.channel = channel
         self.workspace: Path = session.workspace
         self.transcript = TurnTranscript()
+        self.follow: Callable[[str, str], None] | None = None
+        """Set by the agent: follow a background command's card after the call (call id,
+        command id) until the command ends (forge.acp.background_calls)."""
 
     async def run(self, events: AsyncIterator[SessionEvent]) -> StopReason:
         """Send every event of the turn; the stop reason."""
@@ -200,6 +206,8 @@ class TurnRelay:
                 await self._think(hook_line(event) + "\n")
             case HookWarning():
                 await self._think(f"[hook] {event.text}\n")
+            case SteeringAdded():  # shown where the turn added it (docs/adr/0057)
+                await self.channel.send(update_user_message_text(event.text))
             case UserMessageShortened():
                 await self.channel.send(update_agent_message_text(f"[forge] {event.text}\n\n"))
             case AttachmentsAdded():
@@ -236,6 +244,12 @@ class TurnRelay:
         await self.channel.send(update_agent_thought_text(redact(text)))
 
     async def _call_finished(self, event: ToolCallFinished) -> None:
+        started = event.metadata.get("background_id") if not event.is_error else None
+        if isinstance(started, str) and self.follow is not None:
+            # A background command: its card stays in_progress, streaming (ADR 0057).
+            await self.channel.send(tool_call_output(event.call.id, redact(event.result)))
+            self.follow(event.call.id, started)
+            return
         await self.channel.send(
             tool_call_finished(
                 event.call, redact(event.result), event.is_error, event.metadata, self.workspace

@@ -53,6 +53,7 @@ __all__ = [
     "QuestionAsked",
     "ReasoningDelta",
     "RetryScheduled",
+    "SteeringAdded",
     "SubagentEvent",
     "SummarizationCompleted",
     "SummarizationFailed",
@@ -190,6 +191,16 @@ class UserMessageShortened:
 
 
 @dataclass(frozen=True, slots=True)
+class SteeringAdded:
+    """A message the user sent during the turn was added to it as a user message, after the
+    running tool calls returned and before the next request (issue 40, docs/adr/0057):
+    `message_id` is its id in the conversation, `text` what the user sent, verbatim."""
+
+    message_id: str
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
 class ErrorEvent:
     """Something went wrong; `fatal` means the turn ended because of it."""
 
@@ -264,6 +275,7 @@ TurnEvent = (
     | QuestionAsked
     | UsageEvent
     | UserMessageShortened
+    | SteeringAdded
     | ErrorEvent
     | TurnFinished
     | HookOutput

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from forge.agent.approvals import ApprovalPolicy
 from forge.agent.hooks.session_hooks import SessionHooks
 from forge.agent.sandbox.sandbox import CommandSandbox
+from forge.agent.tools.background import BackgroundCommands
 from forge.context.protocols import ContextManagerProtocol
 from forge.llm.protocols import Provider
 
@@ -29,3 +30,5 @@ class AgentParts:
     """The session's hooks (docs/adr/0043); None runs none. Children share the parent's."""
     sandbox: CommandSandbox | None = None
     """The sandbox of the model's commands (docs/adr/0053); children share the parent's."""
+    background: BackgroundCommands | None = None
+    """The session's background commands (docs/adr/0057); a child has none."""

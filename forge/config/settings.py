@@ -399,6 +399,12 @@ class ToolsSettings(DocumentedModel):
     """Shell commands that run without approval, matched by prefix (e.g. "git status")."""
     command_timeout: Seconds = 120
     """Seconds a shell command may run before it is stopped."""
+    max_background: PositiveCount = 4
+    """Background commands (`execute_command` with `background: true`) running at once; one
+    more is refused with an error naming this setting."""
+    background_timeout: Seconds | None = None
+    """Seconds after which a background command is stopped; none (the default): it runs until
+    stopped or the session ends."""
     bang_to_conversation: bool = True
     """A `!command` typed in the prompt is added to the conversation (with its output) as a
     note the model sees next turn; false keeps it out of the conversation."""

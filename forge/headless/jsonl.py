@@ -30,6 +30,7 @@ from forge.agent.events import (
     QuestionAsked,
     ReasoningDelta,
     RetryScheduled,
+    SteeringAdded,
     SubagentEvent,
     SummarizationCompleted,
     SummarizationFailed,
@@ -74,6 +75,8 @@ def record_type(event: SessionEvent) -> str | None:
             return "usage"
         case UserMessageShortened():
             return "user_message_shortened"
+        case SteeringAdded():
+            return "steering_added"
         case ErrorEvent():
             return "error"
         case TurnFinished():

@@ -37,6 +37,7 @@ from forge.agent.events import (
     QuestionAsked,
     ReasoningDelta,
     RetryScheduled,
+    SteeringAdded,
     SubagentEvent,
     SummarizationCompleted,
     SummarizationFailed,
@@ -354,6 +355,9 @@ class TextWriter(OutputWriter):
                 self._line(context_line(event))
             case HookBlocked() | HookOutput() | HookWarning():
                 self._line(hook_line(event))
+            case SteeringAdded():  # a `--steer-file` line, added to the turn (docs/adr/0057)
+                first = event.text.splitlines()[0] if event.text.strip() else ""
+                self._line(f"[steering] {first}")
             case ErrorEvent() | AttachmentsAdded():
                 pass  # said by `OutputWriter.event`
             case (

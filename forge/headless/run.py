@@ -60,6 +60,7 @@ from forge.headless.exit_status import (
 )
 from forge.headless.output import JsonLinesWriter, OutputWriter, TextWriter
 from forge.headless.result import BudgetGuard, RunRecorder, make_init_record
+from forge.headless.steer_file import check_steer_file, start_steer_reader
 from forge.llm.image_parts import ImagePart
 from forge.llm.messages import ToolCall
 from forge.session.build import SessionOptions, build_session
@@ -173,6 +174,15 @@ def _check_writable(path_text: str | None) -> Path | None:
     return path
 
 
+def _check_steer_file(path_text: str | None) -> Path | None:
+    if path_text is None:
+        return None
+    try:
+        return check_steer_file(path_text)
+    except ValueError as error:
+        raise UsageError(str(error)) from None
+
+
 def _check_prices(settings: Settings) -> None:
     """With a budget, every model the run may call needs a price (else spending is unknown)."""
     table = price_table(settings.prices)
@@ -269,6 +279,7 @@ def run_headless(args: argparse.Namespace) -> int:
             raise UsageError("--include-partial-messages needs --output-format stream-json")
         limit = budget(args)
         last_message = _check_writable(getattr(args, "output_last_message", None))
+        steer_file = _check_steer_file(getattr(args, "steer_file", None))
         task = read_task(args)
         mode = permission_mode(args)
         workspace = _workspace(args)
@@ -332,6 +343,10 @@ def run_headless(args: argparse.Namespace) -> int:
         task = skill_text  # `/name args` naming a skill (a custom command won above)
     if notice := session.reports.recache_notice():
         writer.write_err(f"forge run: {notice}")
+    for background_notice in session.background_notices:  # left by a Forge that died
+        writer.write_err(f"forge run: {background_notice}")
+    if steer_file is not None:  # lines steered into the turn (docs/adr/0057)
+        start_steer_reader(steer_file, session.steer_when_running)
     received: list[int] = []
     try:
         ending = asyncio.run(
@@ -470,6 +485,9 @@ async def run_task(
         writer.timed_out(time_limit or 0)
         return ending_for("timeout")
     finally:
+        # The run's background commands end with it; say which (docs/adr/0057).
+        for line in await asyncio.to_thread(session.end_background, "exit"):
+            writer.write_err(f"forge run: {line}")
         await session.aclose()
     return ending_for(reason)
 

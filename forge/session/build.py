@@ -32,6 +32,9 @@ from forge.agent.skills.session_setup import SessionSkills, session_skills
 from forge.agent.subagents.definitions import load_agent_definitions
 from forge.agent.subagents.run import Subagents
 from forge.agent.system_prompt import build_system_prompt, session_date
+from forge.agent.tools.background import BackgroundCommands
+from forge.agent.tools.background_records import BackgroundRecords, reap_stale, take_resumed
+from forge.agent.tools.background_tools import CommandOutputTool, CommandStopTool
 from forge.agent.tools.recall import RecallTool
 from forge.agent.tools.registry import ToolRegistry, default_registry
 from forge.agent.tools.skill import SkillTool
@@ -159,7 +162,10 @@ def build_session(
         mode=options.mode or settings.tools.mode,
         granted=skills.catalog.granted_tools,
     )
-    parts = _agent_parts(settings, workspace, record, model, policy, skills, trust, options)
+    background, background_notices = _background(settings, record)
+    parts = _agent_parts(
+        settings, workspace, record, model, policy, skills, trust, options, background
+    )
     children = SessionChildren(
         settings=settings,
         workspace=workspace,
@@ -213,6 +219,7 @@ def build_session(
         agent_problems=tools.agent_problems,
         skills=skills.catalog,
         skill_notices=list(skills.notices),
+        background_notices=background_notices,
     )
 
 
@@ -297,6 +304,8 @@ def _tools(
     """The session's tools: the defaults, recall, skills, web fetch, `task` when subagents
     are on, and MCP tools behind their deferral (a resumed session keeps its loads)."""
     registry = default_registry(readable=skills.catalog.readable_directories)
+    registry.register(CommandOutputTool())
+    registry.register(CommandStopTool())
     registry.register(RecallTool(SessionArchive(log.path)))
     registry.register(SkillTool(skills.catalog))
     registry.register(  # the page's answer to a `prompt` comes from the summarization model
@@ -362,9 +371,11 @@ def _agent_parts(
     skills: SessionSkills,
     trust: WorkspaceTrust,
     options: SessionOptions,
+    background: BackgroundCommands,
 ) -> AgentParts:
     """The parts the agent reads and a settings switch replaces: provider, context manager,
-    policy, command timeout, the session's hooks and the commands' sandbox."""
+    policy, command timeout, the session's hooks, the commands' sandbox and the background
+    commands."""
     hooks = SessionHooks(
         Hooks.load(settings, workspace, trust, no_hooks=options.no_hooks),
         record.log.id,
@@ -381,5 +392,26 @@ def _agent_parts(
         command_timeout=settings.tools.command_timeout,
         hooks=hooks,
         sandbox=command_sandbox(settings, workspace, skills.catalog.readable_directories),
+        background=background,
     )
     return parts
+
+
+def _background(settings: Settings, record: _Record) -> tuple[BackgroundCommands, list[str]]:
+    """The session's background commands (docs/adr/0057), and what to tell at start: what a
+    Forge that died left running is ended now; a resumed session hears what it had."""
+    log = record.log
+    notices = [stale.describe() for stale in reap_stale()] if not is_ephemeral() else []
+    if record.resumed and (earlier := take_resumed(log.id)):
+        names = ", ".join(f"{command.id} `{command.command}`" for command in earlier)
+        notices.append(
+            f"When this session stopped, background commands were running: {names}. "
+            "They were ended and are not restarted."
+        )
+    background = BackgroundCommands(
+        max_running=settings.tools.max_background,
+        timeout=settings.tools.background_timeout,
+        # `--ephemeral` leaves no file behind (the watchdog still ends them if Forge dies).
+        records=None if is_ephemeral() else BackgroundRecords(log.id),
+    )
+    return background, notices

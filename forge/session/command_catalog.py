@@ -142,6 +142,7 @@ COMMANDS: tuple[CatalogCommand, ...] = (
         verb="sandbox",
         editor_description="What confines the model's commands, and why not",
     ),
+    CatalogCommand("tasks", "Background commands: state, live output; stop one", offered_by=TUI),
     CatalogCommand(
         "skills",
         "Skills: list them; enable or disable one",

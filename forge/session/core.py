@@ -34,6 +34,7 @@ from forge.agent.modes import PermissionMode
 from forge.agent.parts import AgentParts
 from forge.agent.providers import AnyProvider, make_provider
 from forge.agent.sandbox.sandbox import CommandSandbox, close_quietly
+from forge.agent.tools.background import BackgroundCommands
 from forge.agent.tools.base import ToolError
 from forge.agent.tools.registry import ToolRegistry
 from forge.agent.trust import WorkspaceTrust
@@ -96,6 +97,9 @@ class Session:
     skill_notices: list[str] = field(default_factory=list)
     """What to tell the user once at start: skills left out (file and rule), clashes, a
     capped listing."""
+    background_notices: list[str] = field(default_factory=list)
+    """What to tell the user once at start: background commands a Forge that died left
+    running (ended now), and those a resumed session had running (docs/adr/0057)."""
 
     history: SessionHistory = field(init=False)
     """The recorded turns, `/undo`, `/rewind`, the session's name (forge.session.history)."""
@@ -134,6 +138,31 @@ class Session:
     def sandbox(self) -> CommandSandbox | None:
         """The sandbox of the model's commands (docs/adr/0053); None once closed."""
         return self.parts.sandbox
+
+    @property
+    def background(self) -> BackgroundCommands | None:
+        """The session's background commands (docs/adr/0057)."""
+        return self.parts.background
+
+    def move_command_to_background(self) -> str:
+        """The running foreground command of the model goes on in the background (the
+        user's key; its call answers at once with the id); "" when it will, else why not."""
+        background = self.parts.background
+        if background is None:
+            return "background commands are not available in this session"
+        return background.move_foreground()
+
+    def end_background(self, reason: str = "exit") -> list[str]:
+        """End every running background command (`reason`: exit, clear, a signal's name) and
+        refuse new ones; one line per command ended, for the user. Blocks for their grace
+        period: call it in a thread from an event loop."""
+        background = self.parts.background
+        if background is None:
+            return []
+        return [
+            f"ended background command {entry.id} `{entry.command}` ({reason})"
+            for entry in background.stop_all(reason)
+        ]
 
     @property
     def session_id(self) -> str:
@@ -271,6 +300,28 @@ class Session:
                 yield event
         finally:
             await provider.aclose()
+
+    def steer(self, text: str) -> bool:
+        """Send `text` into the running turn now: it is added as a user message at the turn's
+        next safe point (after the running tool calls, before the next request) and a
+        `SteeringAdded` event shows where. False when no turn runs (send it as a turn then).
+        Call it on the event loop's thread (`loop.call_soon_threadsafe` from another)."""
+        from forge.unicode_repair import repaired
+
+        if not text.strip():
+            return False
+        return self.agent.steer(repaired(text, "the user's message"))
+
+    def steer_when_running(self, text: str) -> None:
+        """Like `steer`, but kept for the turn that is about to start when none runs yet
+        (`forge run --steer-file`: a line may come before the turn begins). Thread-safe."""
+        if text.strip():
+            self.agent.steering.add(text)
+
+    def unsent_steering(self) -> list[str]:
+        """Steered messages the turn ended before adding (an interrupt, an error): the front
+        end sends them as the next message instead. None wait afterwards."""
+        return self.agent.steering.take()
 
     def agent_names(self) -> list[str]:
         """The subagents the `task` tool can run now (for `@agent-` completion); none when
@@ -418,6 +469,8 @@ class Session:
         hooks, self.parts.hooks = self.parts.hooks, None  # once, however often it is called
         if hooks is not None:
             await hooks.end(reason)
+        if self.parts.background is not None and self.parts.background.running():
+            await asyncio.to_thread(self.end_background, reason)  # before the sandbox goes
         sandbox, self.parts.sandbox = self.parts.sandbox, None
         close_quietly(sandbox)
         await self.servers.aclose()

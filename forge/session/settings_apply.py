@@ -182,6 +182,9 @@ def _switch_tools(session: Session, old: Settings, new: Settings) -> str:
         return ""
     session.parts.policy = carry_over(session.policy, old, new)
     session.parts.command_timeout = new.tools.command_timeout
+    if (background := session.parts.background) is not None:  # for the next ones started
+        background.max_running = new.tools.max_background
+        background.timeout = new.tools.background_timeout
     if (old.tools.sandbox, old.tools.hide_env) != (new.tools.sandbox, new.tools.hide_env):
         previous = session.parts.sandbox
         readable = previous.readable if previous is not None else None

@@ -28,6 +28,7 @@ from forge.agent.events import (
     QuestionAsked,
     ReasoningDelta,
     RetryScheduled,
+    SteeringAdded,
     SubagentEvent,
     SummarizationCompleted,
     SummarizationFailed,
@@ -141,6 +142,8 @@ class TurnTranscript:
             case AttachmentsAdded():
                 self.notices.extend(event.attached)
                 self.notices.extend(f"not attached: {problem}" for problem in event.problems)
+            case SteeringAdded():  # the user's words, added to the running turn
+                self.notices.append(f"[steering] {event.text}")
             case TurnFinished():
                 self.ending = event
             case (

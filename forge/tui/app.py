@@ -31,6 +31,12 @@ from textual.notifications import SeverityLevel
 
 from forge.text_safety import terminal_safe
 from forge.tui.attention import Attention
+from forge.tui.background_flows import (
+    BACKGROUND_KEY,
+    MOVED_NOTICE,
+    end_background,
+    running_count,
+)
 from forge.tui.command_table import ParsedCommand, SlashCommand
 from forge.tui.commands import SlashCommandProvider, SlashCommandRunner
 from forge.tui.config_flows import Configuration
@@ -64,6 +70,7 @@ from forge.tui.messages import (
 from forge.tui.retry_notices import RetryScheduledShown
 from forge.tui.session_controls import MODE_KEY, session_state
 from forge.tui.session_flows import SessionLifecycle
+from forge.tui.steering import STEER_KEY, steer_prompt, take_back_queued
 from forge.tui.turn_flows import Turns
 from forge.tui.widgets.chat import ChatView
 from forge.tui.widgets.chat_blocks import UserMessageBlock
@@ -99,11 +106,16 @@ class ForgeApp(App[int]):
     BINDINGS = [
         Binding("ctrl+c", "interrupt_or_quit", "Interrupt/quit", priority=True),
         Binding("escape", "interrupt", "Interrupt"),
+        # Shown while a turn runs (docs/adr/0057); F1's label gives it room at 80 columns.
+        Binding(STEER_KEY, "steer", "steer", priority=True),
+        Binding(BACKGROUND_KEY, "background_command", "bg", priority=True),
         # Most terminals cannot send Ctrl+, (it needs the kitty keyboard protocol): F2 works
         # everywhere and is the one the footer shows.
         Binding("f2", "open_settings", "Settings"),
+        Binding("f2", "open_settings_during_turn", "Settings", show=False),
         Binding("ctrl+comma", "open_settings", "Settings", show=False),
         Binding("f1", "help", "Help"),
+        Binding("f1", "help_during_turn", "Help", show=False),
         Binding(MODE_KEY, "cycle_mode", "Mode"),
         Binding(EDITOR_KEY, "edit_prompt", "Editor", show=False),
         Binding(STATUS_KEY, "toggle_status", "Status pane", show=False),
@@ -132,6 +144,11 @@ class ForgeApp(App[int]):
         )
         self.commands_runner = SlashCommandRunner(self)
         self.mcp_watch = McpSessionWatch(self)
+        self.status.background_view.running_source = lambda: running_count(
+            self.sessions.session if self.sessions.loaded else None
+        )
+        self.ended_background: list[str] = []
+        """The background commands the exit ended, one line each (printed after the app)."""
         self.dispatcher = EventDispatcher(
             {
                 "app": self,
@@ -276,6 +293,7 @@ class ForgeApp(App[int]):
     async def on_mount(self) -> None:
         # Focus first: keys typed as soon as the screen shows must land in the prompt.
         self.prompt.focus()
+        self.prompt.take_back_queued = lambda: take_back_queued(self)  # type: ignore[arg-type]
         self.query_one(FileHints).agent_names_source = lambda: (
             self.session.agent_names() if self.session_ready.is_set() else []
         )
@@ -289,6 +307,7 @@ class ForgeApp(App[int]):
 
     async def on_unmount(self) -> None:
         if self.sessions.loaded:
+            self.ended_background = await end_background(self.session, "exit")
             await self.session.aclose()
 
     def notify(
@@ -349,8 +368,31 @@ class ForgeApp(App[int]):
         self.keys.key(event)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        # Esc means "interrupt" only while something runs; hide it from the footer otherwise.
-        return self.busy if action == "interrupt" else True
+        # Esc, steer and bg mean something only while a turn runs; hidden from the footer
+        # otherwise. F1's and F2's labels make room for them during a turn at 80 columns (the
+        # keys still work: `…_during_turn`).
+        if action in ("interrupt", "steer", "background_command"):
+            return self.busy
+        if action in ("help", "open_settings"):
+            return not self.busy
+        return True
+
+    def action_open_settings_during_turn(self) -> None:
+        """F2 while a turn runs: the settings, its footer label making room."""
+        self.action_open_settings()
+
+    def action_help_during_turn(self) -> None:
+        """F1 while a turn runs: help, its footer label making room for `steer`."""
+        self.action_help()
+
+    def action_background_command(self) -> None:
+        """Move the model's running command to the background (docs/adr/0057)."""
+        why = self.session.move_command_to_background()
+        self.notify(f"Cannot move it to the background: {why}" if why else MOVED_NOTICE, timeout=3)
+
+    def action_steer(self) -> None:
+        """Send the prompt's text into the running turn now (docs/adr/0057)."""
+        steer_prompt(self)  # type: ignore[arg-type]
 
     def action_interrupt(self) -> None:
         """Stop the running turn; queued messages go back into the prompt, not lost."""
@@ -521,6 +563,8 @@ def run_tui(args: argparse.Namespace) -> int:
     # The Runner's close() settles the turn worker (cancels and awaits it), as asyncio.run does.
     with asyncio.Runner() as runner, exit_on_signals(runner.get_loop(), exit_app):
         result = app.run(loop=runner.get_loop())
+    for ended in app.ended_background:  # nothing outlives the session (docs/adr/0057)
+        print(ended)
     if line := resume_line(app):
         print(line)
     return result if isinstance(result, int) else app.return_code or 0

@@ -238,6 +238,12 @@ class SlashCommandRunner(CheckpointCommands, SkillSlashCommands, SessionCommands
         lines = "\n".join(self.app.session.reports.sandbox())
         await self.app.chat.add_notice(f"```text\n{lines}\n```")
 
+    async def command_tasks(self, argument: str) -> None:
+        """List the background commands; Enter shows one's output, s stops it (ADR 0057)."""
+        from forge.tui.background_flows import open_tasks
+
+        await open_tasks(self.app, self.app.session, self.app.chat)
+
     async def command_clear(self, argument: str) -> None:
         """Start a new session: a fresh session and an empty chat (the app's flow says so)."""
         from forge.tui.messages import NewSessionRequested

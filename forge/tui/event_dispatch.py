@@ -31,6 +31,7 @@ from forge.agent.events import (
     QuestionAsked,
     ReasoningDelta,
     RetryScheduled,
+    SteeringAdded,
     SubagentEvent,
     SummarizationCompleted,
     SummarizationFailed,
@@ -73,6 +74,7 @@ from forge.tui.messages import (
     UserMessageShortenedShown,
 )
 from forge.tui.retry_notices import RetryScheduledShown
+from forge.tui.steering import SteeringShown
 
 Region = Literal["app", "chat", "status", "summarization", "plan", "subagents", "header"]
 """Who shows events: the app (dialogs, toasts), the chat, the status pane, its summarization
@@ -104,6 +106,8 @@ def route_of(event: SessionEvent) -> Route:
             return UsageEventShown, ("status",)
         case UserMessageShortened():
             return UserMessageShortenedShown, ("chat",)
+        case SteeringAdded():
+            return SteeringShown, ("chat",)
         case AttachmentsAdded():
             return AttachmentsAddedShown, ("chat",)
         case ErrorEvent():

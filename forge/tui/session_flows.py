@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from textual.app import App
 
+from forge.tui.background_flows import end_background, say_start_notices
 from forge.tui.config_problem import show_start_report
 from forge.tui.event_dispatch import EventDispatcher
 from forge.tui.hook_flows import start_session_hooks
@@ -184,6 +185,7 @@ class SessionLifecycle:
         if problems := session.agent_problems:  # agent definitions (docs/adr/0045)
             lines = "\n".join(f"- {problem}" for problem in problems)
             await chat.add_notice(f"Some agent definitions were not used:\n\n{lines}", kind="error")
+        await say_start_notices(session, chat)  # what a dead Forge left running
         # SessionStart; the first prompt waits for it.
         start_session_hooks(self._app, self._dispatcher, session)
         # Once the ready hint is drawn (docs/adr/0042); a task may start before: its turn
@@ -291,9 +293,14 @@ class SessionLifecycle:
         self.show_session_name()
         self._mcp_watch.attach(self.session)
         self.session.start_background()  # built off the loop: MCP and the window start here
-        await old.aclose("clear" if session_id is None else "other")  # SessionEnd's reason
+        reason = "clear" if session_id is None else "other"
+        ended = await end_background(old, reason)  # said below, in the new session's chat
+        await old.aclose(reason)  # SessionEnd's reason
         self._turns.queued.clear()
         self._status.reset_session()
         self.refresh_gauge()
         source = "clear" if session_id is None else "resume"
         start_session_hooks(self._app, self._dispatcher, self.session, source)
+        for line in ended:
+            await self._chat.add_notice(line.capitalize())
+        await say_start_notices(self.session, self._chat)

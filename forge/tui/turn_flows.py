@@ -26,6 +26,7 @@ from forge.tui.event_dispatch import EventDispatcher
 from forge.tui.input_flows import turn_events, user_command_events
 from forge.tui.messages import ContextWarningShown, TurnEnded, TurnOver, TurnStarted
 from forge.tui.retry_notices import RetryScheduledShown
+from forge.tui.steering import requeue_unsent
 from forge.tui.widgets.chat import ChatView
 from forge.tui.widgets.chat_blocks import NoticeBlock, UserMessageBlock
 from forge.tui.widgets.config_banner import ConfigProblemBanner
@@ -255,6 +256,8 @@ class Turns:
         self._dialogs.dismiss_all()
         self._refresh_gauge()
         self.busy = False
+        # Steered messages the turn ended without adding (docs/adr/0057): not lost.
+        await requeue_unsent(self._app, cancelled=message.reason == "cancelled")  # type: ignore[arg-type]
         if message.reason != "cancelled":  # after Esc the user is here
             self._attention.call("turn_end", message.reason)
         if self.queued and message.reason != "cancelled":

@@ -20,6 +20,7 @@ from forge.agent.events import (
     QuestionAsked,
     ReasoningDelta,
     RetryScheduled,
+    SteeringAdded,
     SubagentEvent,
     SummarizationCompleted,
     SummarizationFailed,
@@ -52,6 +53,7 @@ def sample_events() -> list[SessionEvent]:
     return [
         AttachmentsAdded(("attached a.txt (lines 1-3)",), ("@missing.txt: no such file",)),
         UserMessageShortened("3f9a2c", 200_000, 14_000, 8_000),
+        SteeringAdded("m7", "use the v2 API instead"),
         ContextUsage(50, 100),
         ContextWarning(90, 100, 0.85),
         RetryScheduled(1, 4, 0.5, "server_error", "HTTP 503", 503, "m"),

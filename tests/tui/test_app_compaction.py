@@ -149,9 +149,9 @@ async def test_a_long_session_on_a_small_budget_summarizes_live_and_stays_respon
         "context": {
             # 3000 + the update_plan, recall, task and skill definitions (ADR 0028, 0038,
             # 0045, 0046), recall's query and task's work_ledger and the pinned work ledger
-            # (ADR 0050), recall's paging (0047), execute_command's unconfined (0053) and
-            # web_fetch (0055)
-            "max_tokens": 4050,
+            # (ADR 0050), recall's paging (0047), execute_command's unconfined (0053),
+            # web_fetch (0055) and the background commands' tools and argument (0057)
+            "max_tokens": 4310,
             "messages_old_threshold": 4,
             "min_tool_calls_to_summarize": 3,
             "max_concurrent_summaries": 1,

@@ -82,6 +82,7 @@ def test_every_required_command_exists() -> None:
         "rename",
         "fork",
         "export",
+        "tasks",
     }
 
 

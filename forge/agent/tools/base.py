@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, ClassVar, Generic, Protocol, TypeVar
 
 from forge.agent.sandbox.sandbox import CommandSandbox
+from forge.agent.tools.background import BackgroundCommands
 from forge.llm.image_parts import ImagePart
 from forge.llm.protocols import ToolSpec
 
@@ -65,6 +66,8 @@ class ToolContext:
     `changes`, when set, is told before and after every file a tool writes (checkpoints).
     `sandbox`, when set, confines the model's commands (docs/adr/0053); the user's `!`
     commands have none. `unconfined_approved`: the user allowed this call to run outside it.
+    `background`: the session's background commands (`execute_command` with `background:
+    true`, `command_output`, `command_stop`; docs/adr/0057); None where there are none.
     """
 
     workspace: Path
@@ -73,6 +76,7 @@ class ToolContext:
     changes: FileChangeRecorder | None = None
     sandbox: CommandSandbox | None = None
     unconfined_approved: bool = False
+    background: BackgroundCommands | None = None
 
 
 ArgsT = TypeVar("ArgsT")

@@ -25,6 +25,7 @@ import codecs
 import contextlib
 import os
 import signal
+import threading
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
@@ -33,9 +34,12 @@ from pydantic import Field
 
 from forge.agent.sandbox.environment import user_command_environment
 from forge.agent.sandbox.sandbox import PreparedCommand, SandboxRefusedError
-from forge.agent.tools.arguments import ModelTool, Number, ToolArguments, tool_schema
+from forge.agent.tools.arguments import Boolean, ModelTool, Number, ToolArguments, tool_schema
+from forge.agent.tools.background import AdoptedProcess, BackgroundCommands, BackgroundLimitError
+from forge.agent.tools.background_start import start_in_background
 from forge.agent.tools.base import ToolContext, ToolError, ToolResult, first_line
 from forge.agent.tools.output import HeadTailBuffer
+from forge.agent.tools.process_groups import group_alive, signal_group
 from forge.agent.tools.process_guard import GUARD, pdeathsig_preexec
 from forge.agent.tools.workspace import workspace_root
 from forge.config.secrets import StreamRedactor
@@ -72,6 +76,13 @@ class ExecuteCommandArgs(ToolArguments):
         ),
     )
     reason: str = Field(default="", description="Why the command must run unconfined.")
+    background: Boolean = Field(
+        default=False,
+        description=(
+            "Start it and return at once with an id (a dev server, a watcher, a long test "
+            "run): no timeout; read its output with command_output, end it with command_stop."
+        ),
+    )
 
 
 class ExecuteCommandTool(ModelTool[ExecuteCommandArgs]):
@@ -82,7 +93,8 @@ class ExecuteCommandTool(ModelTool[ExecuteCommandArgs]):
         description=(
             "Run a shell command (/bin/sh -c) in the workspace directory. stdout and stderr "
             "are merged; stdin is empty, so interactive prompts fail. Long output is cut to "
-            "its head and tail. The result ends with the exit code."
+            "its head and tail. The result ends with the exit code. With background: true it "
+            "returns at once with an id (command_output reads it, command_stop ends it)."
         ),
         parameters=tool_schema(ExecuteCommandArgs),
     )
@@ -99,7 +111,9 @@ class ExecuteCommandTool(ModelTool[ExecuteCommandArgs]):
     def describe(self, arguments: Mapping[str, Any]) -> str:
         """E.g. "execute_command: pytest -q"."""
         command = arguments.get("command")
-        return f"execute_command: {first_line(command) if isinstance(command, str) else '?'}"
+        shown = first_line(command) if isinstance(command, str) else "?"
+        suffix = " (background)" if arguments.get("background") else ""
+        return f"execute_command: {shown}{suffix}"
 
     def preview(self, arguments: Mapping[str, Any], context: ToolContext) -> str:
         """The full command, as it would run."""
@@ -121,16 +135,29 @@ class ExecuteCommandTool(ModelTool[ExecuteCommandArgs]):
             # The first confined command starts the session's namespace holder: off the loop.
             await asyncio.to_thread(sandbox.start)
         prepared = _prepare(command, cwd, args, context)
+        if args.background:
+            return start_in_background(command, prepared, cwd, context)
+        moved = False
         try:
-            result = await self._run(prepared, cwd, timeout_seconds=timeout, context=context)
+            result = await self._run(
+                prepared, cwd, timeout_seconds=timeout, context=context, command=command
+            )
+            moved = bool(result.metadata.get("background"))
         finally:
-            prepared.finish()
+            if not moved:  # a command moved to the background finishes there
+                prepared.finish()
         if prepared.confined and result.is_error and context.sandbox is not None:
             result.content += "\n" + context.sandbox.failure_hint()
         return result
 
     async def _run(
-        self, prepared: PreparedCommand, cwd: Path, *, timeout_seconds: float, context: ToolContext
+        self,
+        prepared: PreparedCommand,
+        cwd: Path,
+        *,
+        timeout_seconds: float,
+        context: ToolContext,
+        command: str = "",
     ) -> ToolResult:
         timeout = timeout_seconds
         # Our own pipe rather than asyncio's: with asyncio's, Process.wait() (Python 3.11)
@@ -157,20 +184,34 @@ class ExecuteCommandTool(ModelTool[ExecuteCommandArgs]):
             output, transport = await _open_pipe_reader(read_descriptor)
         except BaseException:
             # Cancelled before the reader existed: end the group all the same, and forget it.
-            _signal_group(process.pid, signal.SIGKILL)
+            signal_group(process.pid, signal.SIGKILL)
             GUARD.untrack(process.pid)
             raise
         buffer = HeadTailBuffer(self.head_characters, self.tail_characters)
         redactor = StreamRedactor()
-        reader = asyncio.create_task(_pump(output, buffer, context, redactor))
+        # Where the output goes: the call's buffer and screen, or, once the command has moved
+        # to the background, that command's store.
+        sink: list[Callable[[str], None]] = [lambda text: _emit(text, buffer, context)]
+        reader = asyncio.create_task(_pump(output, sink, redactor))
+        background = context.background
+        move = background.foreground_started() if background is not None else None
         timed_out = False
         group_ended = False
+        moved = False
         try:
             try:
                 async with asyncio.timeout(timeout):
-                    await process.wait()
+                    await _exit_or_move(process, move)
             except TimeoutError:
                 timed_out = True
+            if move is not None and move.is_set() and process.returncode is None:
+                assert background is not None
+                result = _move_to_background(
+                    background, command, process, prepared, buffer, sink, reader, transport
+                )
+                if result is not None:
+                    moved = group_ended = True
+                    return result
             await _end_process_group(process)
             group_ended = True
             await _finish_reading(reader)
@@ -180,13 +221,16 @@ class ExecuteCommandTool(ModelTool[ExecuteCommandArgs]):
             await _finish_reading(reader)
             raise
         finally:
+            if background is not None and move is not None:
+                background.foreground_ended(move)
             if not group_ended:
                 # Cancelled again while cleaning up: leave nothing running all the same.
-                _signal_group(process.pid, signal.SIGKILL)
+                signal_group(process.pid, signal.SIGKILL)
             killed_for_exit = GUARD.killed_for_exit(process.pid)
-            GUARD.untrack(process.pid)
-            reader.cancel()
-            transport.close()
+            if not moved:  # a moved command's group, reader and pipe are the background's
+                GUARD.untrack(process.pid)
+                reader.cancel()
+                transport.close()
         # What the redactor still holds if the pipe never closed (a process outside the group).
         _emit(redactor.flush(), buffer, context)
         if killed_for_exit:
@@ -209,21 +253,82 @@ async def _open_pipe_reader(
 
 async def _pump(
     output: asyncio.StreamReader,
-    buffer: HeadTailBuffer,
-    context: ToolContext,
+    sink: list[Callable[[str], None]],
     redactor: StreamRedactor,
 ) -> None:
-    """Copy the merged output, secrets masked, into `buffer` and to `context.on_output`
-    until the pipe closes."""
+    """Copy the merged output, secrets masked, to `sink[0]` (the call's buffer and
+    `context.on_output`, or a moved command's store) until the pipe closes."""
     decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
     while True:
         chunk = await output.read(_READ_SIZE)
         text = redactor.feed(decoder.decode(chunk, final=not chunk))
         if not chunk:
             text += redactor.flush()
-        _emit(text, buffer, context)
+        if text:
+            sink[0](text)
         if not chunk:
             return
+
+
+async def _exit_or_move(process: asyncio.subprocess.Process, move: asyncio.Event | None) -> None:
+    """Wait until the process exits, or (with `move`) until a front end asks for the command
+    to go on in the background."""
+    if move is None:
+        await process.wait()
+        return
+    exited = asyncio.ensure_future(process.wait())
+    moved = asyncio.ensure_future(move.wait())
+    try:
+        await asyncio.wait({exited, moved}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        moved.cancel()
+        if not exited.done():
+            exited.cancel()
+
+
+def _move_to_background(
+    background: BackgroundCommands,
+    command: str,
+    process: asyncio.subprocess.Process,
+    prepared: PreparedCommand,
+    buffer: HeadTailBuffer,
+    sink: list[Callable[[str], None]],
+    reader: asyncio.Task[None],
+    transport: asyncio.ReadTransport,
+) -> ToolResult | None:
+    """Hand the running command to the background (docs/adr/0057): its output so far, its
+    process and group, its reader (now feeding the background store); the call answers at
+    once. None when the background has no room (the call goes on waiting)."""
+    loop = asyncio.get_running_loop()
+    drained = threading.Event()
+    reader.add_done_callback(lambda _: drained.set())
+
+    def close() -> None:
+        loop.call_soon_threadsafe(reader.cancel)
+        loop.call_soon_threadsafe(transport.close)
+
+    so_far = buffer.render()
+    try:
+        entry = background.adopt(
+            command,
+            AdoptedProcess(process),
+            prepared,
+            output_so_far=so_far,
+            drained=drained.wait,
+            close=close,
+        )
+    except BackgroundLimitError:
+        return None
+    sink[0] = entry.output.add
+    shown = so_far if not so_far or so_far.endswith("\n") else so_far + "\n"
+    return ToolResult(
+        content=(
+            f"{shown}[moved to the background by the user as {entry.id}; it goes on running. "
+            f'Read its output with command_output(id: "{entry.id}", since: {len(so_far)}), '
+            f'end it with command_stop(id: "{entry.id}").]'
+        ),
+        metadata={"background_id": entry.id, "background": True},
+    )
 
 
 def _emit(text: str, buffer: HeadTailBuffer, context: ToolContext) -> None:
@@ -242,49 +347,16 @@ async def _finish_reading(reader: asyncio.Task[None]) -> None:
 async def _end_process_group(process: asyncio.subprocess.Process) -> None:
     """SIGTERM the command's process group, then SIGKILL whatever is left after a grace."""
     group = process.pid
-    if not _signal_group(group, signal.SIGTERM):
+    if not signal_group(group, signal.SIGTERM):
         await process.wait()
         return
     loop = asyncio.get_running_loop()
     deadline = loop.time() + TERMINATE_GRACE_SECONDS
     # No event fires when a process group empties, so poll it.
-    while _group_alive(group) and loop.time() < deadline:  # noqa: ASYNC110
+    while group_alive(group) and loop.time() < deadline:  # noqa: ASYNC110
         await asyncio.sleep(0.05)
-    _signal_group(group, signal.SIGKILL)
+    signal_group(group, signal.SIGKILL)
     await process.wait()
-
-
-def _signal_group(group: int, signal_number: int) -> bool:
-    """Send a signal to a process group; False if the group no longer exists."""
-    try:
-        os.killpg(group, signal_number)
-    except (ProcessLookupError, PermissionError):
-        return False
-    return True
-
-
-def _group_alive(group: int) -> bool:
-    """Whether a process of `group` still runs. Zombies do not count: a killed grandchild
-    whose new parent (PID 1 of a container, say) is slow to reap it would otherwise hold Esc
-    for the whole grace period. Without /proc, any process (zombie or not) counts."""
-    if not _signal_group(group, 0):
-        return False
-    try:
-        entries = list(os.scandir("/proc"))
-    except OSError:
-        return True
-    return any(entry.name.isdigit() and _running_in_group(entry.path, group) for entry in entries)
-
-
-def _running_in_group(process_directory: str, group: int) -> bool:
-    try:
-        with open(os.path.join(process_directory, "stat"), encoding="ascii", errors="replace") as f:
-            stat = f.read()
-    except OSError:
-        return False
-    # "pid (name) state ppid pgrp ..."; the name may hold spaces and parentheses.
-    fields = stat[stat.rfind(")") + 2 :].split()
-    return len(fields) > 2 and fields[2] == str(group) and fields[0] not in ("Z", "X")
 
 
 def _prepare(

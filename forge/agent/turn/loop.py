@@ -39,6 +39,7 @@ from forge.agent.mcp.deferral import ToolDeferral
 from forge.agent.parts import AgentParts
 from forge.agent.sandbox.sandbox import CommandSandbox
 from forge.agent.subagents.batches import TaskRunner, call_batches, is_task_batch
+from forge.agent.tools.background import BackgroundCommands
 from forge.agent.tools.base import FileChangeRecorder
 from forge.agent.tools.registry import ToolRegistry
 from forge.agent.turn.circuit_breaker import CircuitBreaker
@@ -49,6 +50,7 @@ from forge.agent.turn.interruption import (
     ensure_valid,
     keep_partial_answer,
 )
+from forge.agent.turn.steering import Steering
 from forge.agent.turn.tool_calls import run_tool_call
 from forge.agent.turn.turn_events import TurnEvents
 from forge.agent.turn.turn_state import TurnState
@@ -136,6 +138,8 @@ class Agent:
         self.tool_deferral = tool_deferral
         """The MCP tools sent or deferred behind `tool_search` (docs/adr/0054): decided before
         the first request, whose system prompt then lists the deferred servers for good."""
+        self.steering = Steering()
+        """Messages the user sent during the turn, added at its next safe point (issue 40)."""
         self.base_system_prompt = system_prompt
         self.set_system_prompt(self._system_prompt())
         ensure_valid(self.conversation)
@@ -172,9 +176,23 @@ class Agent:
         return self.parts.sandbox
 
     @property
+    def background(self) -> BackgroundCommands | None:
+        """The session's background commands (docs/adr/0057), if any."""
+        return self.parts.background
+
+    @property
     def turn_running(self) -> bool:
         """Whether a turn (or a `compact` run) is in progress."""
         return self._current_turn is not None
+
+    def steer(self, text: str) -> bool:
+        """Add `text` to the running turn as a user message at its next safe point (after the
+        running tool calls, before the next request); False when no turn runs (send it as
+        a turn of its own then)."""
+        if self._current_turn is None:
+            return False
+        self.steering.add(text)
+        return True
 
     def _system_prompt(self) -> str:
         """The base prompt, and the deferred tools' listing once it is fixed."""
@@ -326,6 +344,8 @@ class Agent:
         breaker = CircuitBreaker()
         llm_calls = self.turn_llm_calls  # a turn a Stop hook continued counts on
         while True:
+            for added in self.steering.add_to(self.conversation):  # the safe point
+                yield added
             if llm_calls >= self.max_llm_calls:
                 yield TurnFinished("max_turns")
                 return
@@ -366,6 +386,8 @@ class Agent:
                 return
             message = completion[0].message
             if not message.tool_calls:
+                if self.steering.pending:  # sent while the model answered: it reads it now
+                    continue
                 yield TurnFinished("answered", message.content)
                 return
             tasks = self.subagents is not None
@@ -378,11 +400,22 @@ class Agent:
                 async with aclosing(steps) as events:
                     async for event in events:
                         yield event
-                if turn.finished is not None:
+                if turn.finished is not None and not self._steered_on(turn):
                     for skipped in message.tool_calls[index + len(batch) :]:
                         self.conversation.append(cancelled_result(skipped, SKIPPED_RESULT))
                     yield turn.finished
                     return
+
+    def _steered_on(self, turn: TurnState) -> bool:
+        """A turn the model ended with `task_completion` or `converse` goes on when a steered
+        message waits (the call is answered; the message comes next)."""
+        finished = turn.finished
+        if finished is None or finished.reason not in ("completed", "answered"):
+            return False
+        if not self.steering.pending:
+            return False
+        turn.finished = None
+        return True
 
     def _turn_provider(self, turn: TurnState) -> Provider:
         """The turn's own provider, else the session's (as the settings now say)."""

@@ -46,6 +46,7 @@ from forge.agent.sandbox.approval import (
     unconfined_request,
 )
 from forge.agent.sandbox.sandbox import CommandSandbox
+from forge.agent.tools.background import BackgroundCommands
 from forge.agent.tools.base import FileChangeRecorder, ToolContext, ToolError, ToolResult
 from forge.agent.tools.diffs import diff_stats
 from forge.agent.tools.registry import PreparedCall, ToolRegistry
@@ -118,6 +119,11 @@ class ToolCallHost(Protocol):
         """Why the model is not sent images (`llm.vision`), or None when it is."""
         ...
 
+    @property
+    def background(self) -> BackgroundCommands | None:
+        """The session's background commands (docs/adr/0057), if any."""
+        ...
+
 
 async def run_tool_call(
     host: ToolCallHost,
@@ -133,6 +139,7 @@ async def run_tool_call(
         command_timeout=host.command_timeout,
         changes=host.checkpoints,
         sandbox=host.sandbox,
+        background=host.background,
     )
     try:
         prepared: PreparedCall | None = host.registry.prepare(call)

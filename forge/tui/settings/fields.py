@@ -307,6 +307,16 @@ SECTIONS: tuple[FieldSection, ...] = (
             ),
             SettingField("tools", "command_timeout", "Command timeout (s)", FieldKind.NUMBER),
             SettingField(
+                "tools", "max_background", "Background commands at most", FieldKind.WHOLE_NUMBER
+            ),
+            SettingField(
+                "tools",
+                "background_timeout",
+                "Background timeout (s)",
+                FieldKind.OPTIONAL_WHOLE_NUMBER,
+                placeholder="none: until stopped",
+            ),
+            SettingField(
                 "tools",
                 "bang_to_conversation",
                 "!command output to the model",

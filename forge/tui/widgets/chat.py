@@ -53,6 +53,7 @@ from forge.tui.messages import (
     TurnOver,
     UserMessageShortenedShown,
 )
+from forge.tui.steering import SteeringShown
 from forge.tui.widgets.chat_blocks import (
     AssistantBlock,
     ExpansionBlock,
@@ -287,6 +288,11 @@ class ChatView(VerticalScroll):
 
         workspace = getattr(self.app, "workspace", None)
         await self.add_block(HookNoticeBlock(message.event, workspace=workspace))
+
+    @on(SteeringShown)
+    async def _steering_shown(self, message: SteeringShown) -> None:
+        """A message steered into the turn: shown where the turn added it, as the user's."""
+        await self.add_user_message(message.event.text)
 
     @on(UserMessageShortenedShown)
     async def _user_message_cut(self, message: UserMessageShortenedShown) -> None:

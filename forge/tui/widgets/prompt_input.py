@@ -10,6 +10,7 @@ complete and Esc closes it.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from textual import events
@@ -71,6 +72,9 @@ class PromptInput(TextArea):
         self._draft = ""
         self._completed_at: tuple[int, int] | None = None
         """Where the cursor stood right after a file completion (which ends in a space)."""
+        self.take_back_queued: Callable[[], str | None] = lambda: None
+        """Up on an empty prompt asks this first: the app hands back the last queued message
+        during a turn (forge.tui.steering), else None and Up walks the history."""
 
     def on_resize(self, event: events.Resize) -> None:
         # One column stays free for the cursor at the end of the line.
@@ -101,6 +105,13 @@ class PromptInput(TextArea):
             self.submit()
         elif event.key in NEWLINE_KEYS:
             self.insert("\n")
+        elif (
+            event.key == "up"
+            and not self.text
+            and self._history_position is None
+            and (queued := self.take_back_queued()) is not None
+        ):
+            self._set_text(queued)  # during a turn: the queued message first (issue 40)
         elif event.key == "up" and self.cursor_location[0] == 0 and self.sent_history:
             self._walk_history(-1)
         elif (
@@ -139,16 +150,23 @@ class PromptInput(TextArea):
 
     def submit(self) -> None:
         """Send the text (if any), remember it in the history, and clear the prompt."""
+        text = self.take_text()
+        if text:
+            self.post_message(self.Submitted(text))
+
+    def take_text(self) -> str:
+        """The text (blank lines around it dropped), remembered in the history; the prompt
+        is cleared. "" when there is nothing to send."""
         text = self.text.strip("\n")
         if not text.strip():
-            return
+            return ""
         if not self.sent_history or self.sent_history[-1] != text:
             self.sent_history.append(text)
             del self.sent_history[:-MAX_HISTORY]
         self._history_position = None
         self._draft = ""
         self.clear()
-        self.post_message(self.Submitted(text))
+        return text
 
     def _walk_history(self, step: int) -> None:
         if self._history_position is None:

@@ -25,6 +25,7 @@ from forge.tui.messages import (
     SummarizationStartedShown,
     UsageEventShown,
 )
+from forge.tui.widgets.background_view import BackgroundView
 from forge.tui.widgets.cost_view import CostView, ModeView
 from forge.tui.widgets.formatting import format_tokens
 from forge.tui.widgets.plan_view import PlanView
@@ -132,6 +133,7 @@ class StatusPane(Vertical):
         self.completion_tokens = 0
         self.mode_view = ModeView(id="mode")
         self.sandbox_view = SandboxView(id="sandbox")
+        self.background_view = BackgroundView(id="background")
         self.cost_view = CostView(id="cost")
         self.session_source: Callable[[], SessionState | None] = lambda: None
         """The running agent's permission mode and cost (set by the app; None: not loaded)."""
@@ -142,6 +144,7 @@ class StatusPane(Vertical):
         yield Static(self._usage_text(), id="usage", markup=False)
         yield self.mode_view
         yield self.sandbox_view
+        yield self.background_view
         yield self.cost_view
         yield Label("", id="activity", markup=False)
         yield self.plan

@@ -214,7 +214,7 @@ def test_a_group_of_zombies_is_not_alive() -> None:
     import subprocess
     import time
 
-    from forge.agent.tools.execute_command import _group_alive
+    from forge.agent.tools.process_groups import group_alive
 
     # A finished child nobody has reaped yet: a zombie, which kill(0) still finds. Esc must
     # not wait the whole grace period for such a group (a container's PID 1 may reap late).
@@ -227,12 +227,12 @@ def test_a_group_of_zombies_is_not_alive() -> None:
                 break
             time.sleep(0.01)
         os.killpg(child.pid, 0)  # the group still exists for kill()
-        assert not _group_alive(child.pid)
+        assert not group_alive(child.pid)
     finally:
         child.wait()
     running = subprocess.Popen(["sleep", "30"], start_new_session=True)
     try:
-        assert _group_alive(running.pid)
+        assert group_alive(running.pid)
     finally:
         running.kill()
         running.wait()
