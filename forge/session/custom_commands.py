@@ -10,9 +10,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from forge.agent.input.custom_commands import CustomCommand, CustomCommands, load_custom_commands
-from forge.config.settings import Settings
+
+if TYPE_CHECKING:  # the settings (pydantic) stay out of the TUI's start-up imports
+    from forge.config.settings import Settings
 
 __all__ = ["CustomCommand", "CustomCommands", "read_custom_commands"]
 

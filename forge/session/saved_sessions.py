@@ -16,7 +16,6 @@ from forge.agent.history.session_file import (
     session_info,
     workspace_key,
 )
-from forge.agent.history.session_fork import fork_session
 from forge.agent.history.session_search import FullTextMatcher, SessionSearch
 
 __all__ = [
@@ -31,3 +30,12 @@ __all__ = [
     "session_info",
     "workspace_key",
 ]
+
+
+def fork_session(store: SessionStore, session_id: str, turn: int | None = None) -> str:
+    """`forge.agent.history.session_fork.fork_session`, imported when a fork is asked for: the
+    fork replays the conversation (mentions, the context's caps, the settings), which the
+    TUI's start-up imports must not pull in."""
+    from forge.agent.history.session_fork import fork_session as fork
+
+    return fork(store, session_id, turn)

@@ -60,6 +60,7 @@ from forge.tui.messages import (
     QuestionAskedShown,
     ReasoningDeltaShown,
     RequestResumed,
+    SteeringAddedShown,
     SubagentEventShown,
     SummarizationCompletedShown,
     SummarizationFailedShown,
@@ -74,7 +75,6 @@ from forge.tui.messages import (
     UserMessageShortenedShown,
 )
 from forge.tui.retry_notices import RetryScheduledShown
-from forge.tui.steering import SteeringShown
 
 Region = Literal["app", "chat", "status", "summarization", "plan", "subagents", "header"]
 """Who shows events: the app (dialogs, toasts), the chat, the status pane, its summarization
@@ -107,7 +107,7 @@ def route_of(event: SessionEvent) -> Route:
         case UserMessageShortened():
             return UserMessageShortenedShown, ("chat",)
         case SteeringAdded():
-            return SteeringShown, ("chat",)
+            return SteeringAddedShown, ("chat",)
         case AttachmentsAdded():
             return AttachmentsAddedShown, ("chat",)
         case ErrorEvent():

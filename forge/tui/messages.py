@@ -29,6 +29,7 @@ from forge.agent.events import (
     MessageDelta,
     QuestionAsked,
     ReasoningDelta,
+    SteeringAdded,
     SubagentEvent,
     SummarizationCompleted,
     SummarizationFailed,
@@ -100,6 +101,10 @@ class TurnFinishedShown(EventMessage[TurnFinished]):
 
 class ContextUsageShown(EventMessage[ContextUsage]):
     """The prompt's size against the budget."""
+
+
+class SteeringAddedShown(EventMessage[SteeringAdded]):
+    """A message the user steered into the running turn was added to the conversation."""
 
 
 class UserMessageShortenedShown(EventMessage[UserMessageShortened]):

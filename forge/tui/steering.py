@@ -3,7 +3,7 @@
 Enter during a turn queues the message (it waits for the turn's end); `STEER_KEY`, shown in
 the footer as `steer` while a turn runs, sends it *now*: the session adds it to the running
 turn at its next safe point (after the running tool call, before the next request) and a
-`SteeringAdded` event — carried to the chat by `SteeringShown` — shows it where it was added.
+`SteeringAdded` event — carried to the chat by `SteeringAddedShown` — shows it where it was added.
 A steered message the turn ended without adding (Esc, an error) is not lost: it is queued
 again, or after Esc put back into the prompt. Up on an empty prompt during a turn first takes
 back the last queued message (then walks the history as before).
@@ -17,9 +17,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Protocol
 
-from forge.agent.events import SteeringAdded
-from forge.tui.messages import EventMessage
-
 if TYPE_CHECKING:
     from forge.session.core import Session
     from forge.tui.widgets.chat import ChatView
@@ -29,10 +26,6 @@ if TYPE_CHECKING:
 STEER_KEY = "alt+s"
 """The key that steers the prompt's text into the running turn."""
 STEERED_NOTICE = "Steering: your message is added after the running tool call"
-
-
-class SteeringShown(EventMessage[SteeringAdded]):
-    """A message the user steered into the running turn was added to the conversation."""
 
 
 class SteeringHost(Protocol):

@@ -113,7 +113,10 @@ def test_an_overflow_from_an_empty_stream_compacts_and_the_retry_succeeds(
     # after compaction the retry (write_file) and the last request fit.
     assert sizes == [(True, False)] * 3 + [(True, True), (False, True)] + [(True, False)] * 2
     started = [r for r in records if r["type"] == "summarization_started"]
-    assert started and {r["trigger"] for r in started} == {"overflow"}
+    # The overflow starts it; at the learned budget the ordinary trigger may follow (the tool
+    # list alone is about a fifth of this tiny window).
+    assert started and started[0]["trigger"] == "overflow"
+    assert {r["trigger"] for r in started} <= {"overflow", "auto"}
     assert {r["max_tokens"] for r in started} == {window - default_reply_headroom(window)}
     completed = [r for r in records if r["type"] == "summarization_completed"]
     assert completed and completed[-1]["tokens_after"] < started[0]["current_tokens"]

@@ -188,7 +188,9 @@ async def test_sessions_id_replays_the_saved_session_off_the_ui_thread(
             assert await settled(pilot, app, 3) == [
                 "user: the first question",
                 "answer: first answer",
-                f"notice: Resumed session `{first}`.",
+                # The repair is said to the user too (issue 34), not only logged.
+                f"notice: Resumed session `{first}`. Its file needed repair:\n\n"
+                "- skipped torn last line 6",
             ]
         readers = {r.threadName for r in caplog.records if path.name in r.getMessage()}
         assert readers, "the torn line was noticed"

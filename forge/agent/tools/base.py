@@ -15,12 +15,14 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar, Generic, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol, TypeVar
 
-from forge.agent.sandbox.sandbox import CommandSandbox
-from forge.agent.tools.background import BackgroundCommands
 from forge.llm.image_parts import ImagePart
 from forge.llm.protocols import ToolSpec
+
+if TYPE_CHECKING:  # the sandbox pulls in the settings (pydantic): not at the TUI's start
+    from forge.agent.sandbox.sandbox import CommandSandbox
+    from forge.agent.tools.background import BackgroundCommands
 
 
 class ToolError(Exception):

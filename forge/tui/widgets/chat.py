@@ -41,6 +41,7 @@ from forge.tui.messages import (
     HookWarningShown,
     MessageDeltaShown,
     ReasoningDeltaShown,
+    SteeringAddedShown,
     SubagentEventShown,
     SummarizationCompletedShown,
     SummarizationFailedShown,
@@ -53,7 +54,6 @@ from forge.tui.messages import (
     TurnOver,
     UserMessageShortenedShown,
 )
-from forge.tui.steering import SteeringShown
 from forge.tui.widgets.chat_blocks import (
     AssistantBlock,
     ExpansionBlock,
@@ -289,8 +289,8 @@ class ChatView(VerticalScroll):
         workspace = getattr(self.app, "workspace", None)
         await self.add_block(HookNoticeBlock(message.event, workspace=workspace))
 
-    @on(SteeringShown)
-    async def _steering_shown(self, message: SteeringShown) -> None:
+    @on(SteeringAddedShown)
+    async def _steering_shown(self, message: SteeringAddedShown) -> None:
         """A message steered into the turn: shown where the turn added it, as the user's."""
         await self.add_user_message(message.event.text)
 
