@@ -1,8 +1,9 @@
 """`forge run` with a background command (issue 40, docs/adr/0057): the call that started it
 stays in progress, its output lines are streamed as they come (the test reads the first one
 from the live stream before it lets the command go on) and its end is said with its exit
-code, in text and in forge-jsonl. Real `forge run` subprocesses against the loopback server,
-real commands."""
+code, in text and in forge-jsonl; codex-json keeps the command's item in progress, stream-json
+carries Forge's records a Claude Code consumer skips. Real `forge run` subprocesses against
+the loopback server, real commands."""
 
 from __future__ import annotations
 
@@ -10,12 +11,13 @@ import json
 import subprocess
 import sys
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 import pytest
 
 from tests.headless.test_headless_sessions import environment
 from tests.support.openai_server import Call, OpenAIServer, Text, ToolCalls
+from tests.support.published_consumers import ClaudeCodeConsumer, CodexExecConsumer
 
 DEADLINE = 60.0
 BACKGROUND = (
@@ -151,3 +153,54 @@ def test_a_background_command_still_running_at_the_end_is_ended_and_said(
     assert ended["state"].startswith("exit (exit code ") and ended["exit_code"] != 0
     assert kinds.index("turn_finished") < kinds.index("background_ended") < kinds.index("result")
     assert "ended background command bg1" in done.stderr
+
+
+def run_released(
+    llm_server: OpenAIServer, workspace: Path, marker: str, *format_args: str
+) -> list[dict[str, Any]]:
+    """A run in a JSON format whose background command goes on once `marker` was streamed."""
+    process = start_forge(llm_server, workspace, *format_args)
+    try:
+        early = read_until(process.stdout, marker)
+        (workspace / "go").touch()
+    except BaseException:
+        process.kill()
+        raise
+    stdout, stderr = run_to_end(process)
+    assert process.returncode == 0, stderr
+    return [json.loads(line) for line in "".join(early).splitlines() + stdout.splitlines()]
+
+
+def test_codex_json_keeps_the_command_item_in_progress_until_the_command_ends(
+    llm_server: OpenAIServer, workspace: Path
+) -> None:
+    events = run_released(llm_server, workspace, "line1", "--output-format", "codex-json")
+    consumer = CodexExecConsumer().read(events)  # every item ends; known types and statuses
+    background = next(
+        item for item in consumer.of_type("command_execution") if item["command"] == BACKGROUND
+    )
+    assert background["status"] == "failed" and background["exit_code"] == 3
+    assert background["aggregated_output"] == "line1\nline2\nline3\nlast\n"
+    updates = [
+        event["item"]
+        for event in events
+        if event["type"] == "item.updated" and event["item"]["id"] == background["id"]
+    ]
+    assert updates and all(item["status"] == "in_progress" for item in updates)
+    assert updates[1]["aggregated_output"].startswith("line1\n")  # streamed as it came
+    kinds = [event["type"] for event in events]
+    assert kinds[-1] == "turn.completed"
+
+
+def test_stream_json_carries_forges_background_records_a_claude_consumer_skips(
+    llm_server: OpenAIServer, workspace: Path
+) -> None:
+    messages = run_released(
+        llm_server, workspace, '"background_output"', "--output-format", "stream-json"
+    )
+    consumer = ClaudeCodeConsumer().read(messages)
+    assert "background_output" in consumer.skipped and "background_ended" in consumer.skipped
+    output = [m for m in messages if m["type"] == "background_output"]
+    assert "".join(m["text"] for m in output) == "line1\nline2\nline3\nlast\n"
+    (ended,) = [m for m in messages if m["type"] == "background_ended"]
+    assert ended["exit_code"] == 3 and ended["call_id"] in consumer.tool_results
