@@ -15,6 +15,7 @@ from typing import IO, Any
 
 import pytest
 
+from tests.headless.test_headless import API_KEY
 from tests.headless.test_headless_sessions import environment
 from tests.support.openai_server import Call, OpenAIServer, Text, ToolCalls
 from tests.support.published_consumers import ClaudeCodeConsumer, CodexExecConsumer
@@ -204,3 +205,28 @@ def test_stream_json_carries_forges_background_records_a_claude_consumer_skips(
     assert "".join(m["text"] for m in output) == "line1\nline2\nline3\nlast\n"
     (ended,) = [m for m in messages if m["type"] == "background_ended"]
     assert ended["exit_code"] == 3 and ended["call_id"] in consumer.tool_results
+
+
+def test_background_lines_are_masked_and_terminal_safe_in_text(
+    llm_server: OpenAIServer, workspace: Path
+) -> None:
+    command = f"printf 'key={API_KEY}\\n\\033]0;title\\a\\033[31mred\\n'"
+    llm_server.enqueue(
+        ToolCalls([Call("execute_command", {"command": command, "background": True})]),
+        ToolCalls([Call("execute_command", {"command": "sleep 1"})]),
+        Text("done"),
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "forge", "run", "--yes", "print it"],
+        cwd=workspace,
+        env=environment(llm_server),
+        capture_output=True,
+        text=True,
+        timeout=DEADLINE,
+    )
+    assert done.returncode == 0, done.stderr
+    shown = [line for line in done.stderr.splitlines() if line.startswith("  [bg1] ")]
+    assert shown[0].startswith("  [bg1] key=") and API_KEY not in shown[0]
+    assert any("red" in line for line in shown)
+    assert API_KEY not in done.stderr and "\x1b" not in done.stderr and "\x07" not in done.stderr
+    assert "■ background bg1 ended: exited 0" in done.stderr
