@@ -7,7 +7,9 @@ agent did; last `turn.completed` with the run's usage (Codex's convention: `inpu
 includes `cached_input_tokens`) or `turn.failed` with the reason. Items:
 - `reasoning` and `agent_message` for what the model thought and said (a `task_completion`
   or `converse` answer is the last `agent_message`);
-- `command_execution` for `execute_command` (status `declined` when no one could approve);
+- `command_execution` for `execute_command` (status `declined` when no one could approve); a
+  background command's stays `in_progress`, `item.updated` as its output comes, and is
+  completed (exit code 0) or failed when it ends (docs/adr/0057);
 - `file_change` for `write_file`/`apply_diff` (kind `add` for a new file, else `update`);
 - `todo_list` for `update_plan` (started once, then updated);
 - `mcp_tool_call` for every other tool: an MCP server's (`server__tool`) with its server, and
@@ -21,7 +23,7 @@ warnings go to stderr as in the text mode. A child agent's calls are not items (
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, TextIO
+from typing import Any, TextIO, assert_never
 
 from forge.agent.events import (
     AssistantMessageDone,
@@ -36,6 +38,12 @@ from forge.headless.claude_result import tool_input
 from forge.headless.jsonl import dumps
 from forge.headless.output import ANSWER_TOOLS, OutputWriter
 from forge.llm.messages import ToolCall
+from forge.session.background_follow import (
+    BackgroundEnded,
+    BackgroundLines,
+    BackgroundUpdate,
+    is_background_start,
+)
 from forge.session.events import SessionEvent
 
 COMMAND_TOOL = "execute_command"
@@ -52,6 +60,8 @@ class CodexJsonWriter(OutputWriter):
         self._items = 0
         self._open: dict[str, dict[str, Any]] = {}
         """Items started and not completed, by tool call id."""
+        self._background: dict[str, dict[str, Any]] = {}
+        """`command_execution` items of background commands, in progress, by command id."""
         self._plan_item: dict[str, Any] | None = None
         self._last_message = ""
         self._fatal = ""
@@ -152,6 +162,12 @@ class CodexJsonWriter(OutputWriter):
         if item is None:  # refused before it ran: started and completed at once
             self._call_started(call)
             item = self._open.pop(call.id)
+        started = is_background_start(event.metadata) if not event.is_error else None
+        if item["type"] == "command_execution" and started is not None:
+            # It goes on: in progress, its output added as it comes (`background`; ADR 0057).
+            self._background[started] = item
+            self._write({"type": "item.updated", "item": item})
+            return
         if item["type"] == "command_execution":
             status = "declined" if refused else "failed" if event.is_error else "completed"
             item.update(aggregated_output=event.result, exit_code=event.exit_code, status=status)
@@ -174,6 +190,24 @@ class CodexJsonWriter(OutputWriter):
         else:
             self._plan_item["items"] = items
             self._write({"type": "item.updated", "item": self._plan_item})
+
+    def background(self, update: BackgroundUpdate) -> None:
+        """A background command's item: `item.updated` with its output so far as it comes,
+        then `item.completed` with its exit code (docs/adr/0057)."""
+        item = self._background.get(update.command_id)
+        if item is None:
+            return
+        match update:
+            case BackgroundLines():
+                item["aggregated_output"] += update.text
+                self._write({"type": "item.updated", "item": item})
+            case BackgroundEnded():
+                del self._background[update.command_id]
+                status = "completed" if update.exit_code == 0 else "failed"
+                item.update(exit_code=update.exit_code, status=status)
+                self._write({"type": "item.completed", "item": item})
+            case _:
+                assert_never(update)
 
     def finish(self, result: dict[str, Any]) -> None:
         """The plan's completion, then `turn.completed` with the usage or `turn.failed`."""

@@ -56,6 +56,12 @@ from forge.config.secrets import redact
 from forge.context.plan import PLAN_TOOL, checklist, plan_from_meta
 from forge.headless.jsonl import dumps, event_to_dict, has_record
 from forge.llm.messages import ToolCall
+from forge.session.background_follow import (
+    BackgroundEnded,
+    BackgroundLines,
+    BackgroundUpdate,
+    is_background_start,
+)
 from forge.session.events import AttachmentsAdded, SessionEvent
 from forge.session.notice_lines import context_line, hook_line
 from forge.session.transcript import TurnTranscript
@@ -125,6 +131,9 @@ class OutputWriter:
 
     def finish(self, result: dict[str, Any]) -> None:
         """The run's `result` record (docs/adr/0015): always the last thing written."""
+
+    def background(self, update: BackgroundUpdate) -> None:
+        """A background command's new output or its end (docs/adr/0057); json prints none."""
 
     def event(self, event: SessionEvent) -> None:
         """One session event: in every format, an error and what the task's `@path` mentions
@@ -224,6 +233,31 @@ class JsonLinesWriter(OutputWriter):
     def _cost_fields(self) -> dict[str, Any]:
         cost = self.cost()
         return {"cost": cost.to_dict()} if cost is not None else {}
+
+    def background(self, update: BackgroundUpdate) -> None:
+        """A `background_output` record (new whole lines) or a `background_ended` one."""
+        match update:
+            case BackgroundLines():
+                self._record(
+                    {
+                        "type": "background_output",
+                        "call_id": update.call_id,
+                        "command_id": update.command_id,
+                        "text": update.text,
+                    }
+                )
+            case BackgroundEnded():
+                self._record(
+                    {
+                        "type": "background_ended",
+                        "call_id": update.call_id,
+                        "command_id": update.command_id,
+                        "state": update.state,
+                        "exit_code": update.exit_code,
+                    }
+                )
+            case _:
+                assert_never(update)
 
     def approval_decided(self, call: ToolCall, decision: ApprovalDecision) -> None:
         """An `approval_decision` record: call id, tool name, verdict, reason."""
@@ -382,10 +416,25 @@ class TextWriter(OutputWriter):
         if not _ran(self.transcript, event.call) or event.call.name in ANSWER_TOOLS:
             # refused by the mode, or an answer tool that failed (its start was not shown)
             self._line(f"→ {self.describe(event.call)}")
+        started = is_background_start(event.metadata) if not event.is_error else None
+        if started is not None:  # it goes on; `background` streams it (docs/adr/0057)
+            self._line(f"  ⧗ running in the background as {started}")
+            return
         self._line(f"  {_result_line(event)}")
         if event.call.name == PLAN_TOOL and not event.is_error:
             for line in checklist(plan_from_meta(event.metadata.get("plan")) or ()).splitlines():
                 self._line(f"    {line}")
+
+    def background(self, update: BackgroundUpdate) -> None:
+        """A background command's output lines as they come, then its end."""
+        match update:
+            case BackgroundLines():
+                for line in update.text.splitlines():
+                    self._line(f"  [{update.command_id}] {line}")
+            case BackgroundEnded():
+                self._line(f"■ background {update.command_id} ended: {update.state}")
+            case _:
+                assert_never(update)
 
     def _child(self, event: SubagentEvent) -> None:
         """A child's tool calls, indented and labelled with its agent (docs/adr/0045)."""

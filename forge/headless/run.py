@@ -47,6 +47,7 @@ from forge.config.prices import PriceTable, price_table
 from forge.config.settings import Settings
 from forge.config.store import load_settings
 from forge.headless.attention import ring_at_end
+from forge.headless.background_stream import BackgroundFollowers
 from forge.headless.claude_stream import ClaudeResultWriter, ClaudeStreamWriter
 from forge.headless.codex_json import CodexJsonWriter
 from forge.headless.exit_status import (
@@ -458,6 +459,7 @@ async def run_task(
     if recorder is None:
         recorder = _recorder(session, price_table(session.settings.prices))
     reason = "cancelled"
+    followers = BackgroundFollowers(session, writer)
     session.servers.subscribe(writer.mcp_notice)  # a failing or crashing server, as it happens
     try:
         async with asyncio.timeout(time_limit):
@@ -473,6 +475,7 @@ async def run_task(
             async for event in session.run_turn(task, typed=typed, images=images):
                 recorder.observe(event)
                 writer.event(event)
+                followers.observe(event)  # a background command streams on (ADR 0057)
                 if isinstance(event, ApprovalRequested):
                     decision = headless_decision(yes, event.protected)
                     writer.approval_decided(event.call, decision)
@@ -488,6 +491,7 @@ async def run_task(
         # The run's background commands end with it; say which (docs/adr/0057).
         for line in await asyncio.to_thread(session.end_background, "exit"):
             writer.write_err(f"forge run: {line}")
+        await followers.finish()  # each followed command's last lines and its end
         await session.aclose()
     return ending_for(reason)
 

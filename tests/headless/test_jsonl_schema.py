@@ -34,6 +34,7 @@ from forge.headless.jsonl import event_to_dict, has_record
 from forge.headless.output import JsonLinesWriter
 from forge.headless.result import RunRecorder, make_init_record
 from forge.llm.stream import Usage
+from forge.session.background_follow import BackgroundEnded, BackgroundLines
 from forge.session.events import AttachmentsAdded
 from tests.support.session_events import CALL, event_classes, sample_events
 
@@ -104,6 +105,8 @@ async def test_writer_records_are_documented_and_every_row_is_produced() -> None
     for event in sample_events():
         writer.event(event)
     writer.approval_decided(CALL, ApprovalDecision(ApprovalVerdict.REJECT, "no"))
+    writer.background(BackgroundLines(CALL.id, "bg1", "line1\n"))  # ADR 0057
+    writer.background(BackgroundEnded(CALL.id, "bg1", "exited 0", 0))
     writer.mcp_notice(McpServerNotice("github", "start_failed", "command not found 'npx'"))
     source = ProgramSource(".forge/mcp.yaml", (WorkspaceProgram("x", "sh -c 'echo'"),), "f")
     writer.workspace_untrusted(source, TrustStatus.UNDECIDED)
